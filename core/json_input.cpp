@@ -1,0 +1,61 @@
+#include "core/json_input.hpp"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "core/input_error.hpp"
+
+namespace gpuqual {
+
+std::string read_text_file(const std::string& path, std::size_t max_bytes) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, "", fmt::format("cannot open: {}", std::strerror(errno)));
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  if (size < 0) throw InputError(path, "", "cannot determine size (not a regular file?)");
+  if (static_cast<std::size_t>(size) > max_bytes) {
+    throw InputError(path, "", fmt::format("file is {} bytes, over the limit of {} bytes", size, max_bytes));
+  }
+  in.seekg(0, std::ios::beg);
+  std::string text(static_cast<std::size_t>(size), '\0');
+  in.read(text.data(), size);
+  if (!in) throw InputError(path, "", "read failed");
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw InputError(path, "", "file is empty");
+  if (text.find('\0') != std::string::npos) throw InputError(path, "", "binary data (NUL byte), not text");
+  return text;
+}
+
+nlohmann::json parse_json_text(std::string_view text, const std::string& origin, const JsonLimits& limits) {
+  if (text.size() > limits.max_bytes) {
+    throw InputError(origin, "", fmt::format("input is {} bytes, over the limit of {} bytes", text.size(), limits.max_bytes));
+  }
+  if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) throw InputError(origin, "", "input is empty");
+  bool too_deep = false;
+  // The callback sees every value with its depth; refusing deep input here bounds the memory
+  // and the recursion of everything that later walks the tree.
+  auto guard = [&](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
+    if (depth > limits.max_depth) too_deep = true;
+    return !too_deep;
+  };
+  try {
+    nlohmann::json j = nlohmann::json::parse(text.begin(), text.end(), guard, /*allow_exceptions=*/true);
+    if (too_deep) throw InputError(origin, "", fmt::format("nesting deeper than {} levels", limits.max_depth));
+    return j;
+  } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for 1e999
+    if (too_deep) throw InputError(origin, "", fmt::format("nesting deeper than {} levels", limits.max_depth));
+    // nlohmann's message starts with "[json.exception.parse_error.101] "; keep the useful part.
+    std::string what = e.what();
+    if (auto pos = what.find("] "); pos != std::string::npos) what = what.substr(pos + 2);
+    throw InputError(origin, "", "malformed JSON: " + what);
+  }
+}
+
+nlohmann::json read_json_file(const std::string& path, const JsonLimits& limits) {
+  return parse_json_text(read_text_file(path, limits.max_bytes), path, limits);
+}
+
+}  // namespace gpuqual

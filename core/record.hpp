@@ -1,0 +1,133 @@
+#pragma once
+// The run record (`gpuqual.run/v1`): the single source of truth of a run. Everything after
+// `gpuqual run` (compare, diff, gate, baseline build, report) reads only this.
+// The JSON shape is fixed by schemas/run-record.v1.schema.json; record_json.cpp maps it.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/status.hpp"
+
+namespace gpuqual {
+
+inline constexpr const char* kRunSchema = "gpuqual.run/v1";
+
+enum class Direction { higher, lower };  // which way is better
+std::string_view to_string(Direction d);
+std::optional<Direction> parse_direction(std::string_view text);
+
+enum class Severity { info, warn, fail };
+std::string_view to_string(Severity s);
+std::optional<Severity> parse_severity(std::string_view text);
+
+// One measured quantity of one GPU (gpu set) or of the node (gpu empty), with its samples.
+struct Metric {
+  std::string name;               // dotted: gemm.bf16.tflops, hbm.triad.gbps, ...
+  std::string unit;               // one of known_units() (units.hpp)
+  Direction direction = Direction::higher;
+  std::optional<int> gpu;         // GPU index in RunRecord::gpus; empty = node scope
+  double median = 0;
+  std::vector<double> samples;    // raw samples, in `unit`
+  double cv = 0;                  // coefficient of variation of samples (stddev / mean)
+  double min = 0;
+  double max = 0;
+  int throttled_samples = 0;      // samples taken while the GPU reported a clock throttle
+  // n is samples.size(); it is written to JSON for readers but never stored twice here.
+  std::size_t n() const { return samples.size(); }
+};
+
+// A discrete fact found by a check: an ECC count, a downgraded link, a wrong GEMM answer, an XID.
+struct Finding {
+  std::string code;               // ecc.uncorrected_volatile, pcie.link_downgraded, xid.79, ...
+  Severity severity = Severity::info;
+  std::optional<int> gpu;         // empty = node scope
+  std::string detail;             // human sentence: what was seen
+  std::string action;             // what to do: drain, reset, RMA, check cabling (may be empty)
+  std::optional<double> value;    // a count or reading, when the finding has one
+};
+
+// Status of one check on one GPU, when a check reports per GPU (JUnit: one testcase each).
+struct GpuCheckStatus {
+  int gpu = 0;
+  Status status = Status::pass;
+  std::string reason;
+};
+
+struct CheckResult {
+  std::string name;               // registry name: gemm, hbm, health, ...
+  Status status = Status::error;
+  std::string reason;             // required for skip, error and fail
+  std::string started_at;         // RFC 3339 UTC
+  double duration_s = 0;
+  std::vector<GpuCheckStatus> per_gpu;
+  std::vector<Metric> metrics;
+  std::vector<Finding> findings;
+  // Free-form scalar facts of the check (parameters used, side-file paths, library versions).
+  std::map<std::string, std::string> attributes;
+};
+
+struct GpuInfo {
+  int index = 0;
+  std::string name;               // NVML / CUDA product name, e.g. "NVIDIA H200"
+  std::string uuid;               // GPU-xxxxxxxx-...
+  std::string pci_bus_id;         // 00000000:19:00.0
+  std::string compute_capability; // "9.0"
+  int sm_count = 0;
+  std::uint64_t memory_bytes = 0;
+  std::optional<bool> ecc_enabled;
+  std::optional<bool> mig_enabled;
+  std::optional<bool> persistence_enabled;
+  std::optional<int> pcie_max_gen;
+  std::optional<int> pcie_max_width;
+  std::optional<double> power_limit_w;
+  std::string vbios;
+  std::optional<int> nvlink_count;
+};
+
+struct NodeFacts {
+  std::string hostname;
+  std::string kernel;
+  std::string os;
+  std::string cpu_model;
+  std::optional<int> numa_nodes;
+  std::string driver_version;        // "570.133.20", empty when no driver
+  std::string cuda_driver_version;   // "12.8" (what the driver supports)
+  std::string cuda_runtime_version;  // "13.0" (what gpuqual carries)
+  std::string cublas_version;
+  std::string nccl_version;
+  std::vector<std::string> container_runtimes;  // "docker 28.2.2", "podman 4.3.1"
+  std::string k8s_node_name;
+  std::map<std::string, std::string> k8s_labels;
+};
+
+struct HardwareClass {
+  std::string slug;               // h200-sxm-141gb, or "unknown"
+  int gpu_count = 0;
+  std::string product;            // GFD nvidia.com/gpu.product label value
+  std::optional<std::uint64_t> memory_mib;  // GFD nvidia.com/gpu.memory
+  bool overridden = false;        // set by --class rather than derived
+};
+
+struct ToolInfo {
+  std::string version;
+  std::string git_revision;
+};
+
+struct RunRecord {
+  std::string schema = kRunSchema;
+  ToolInfo tool;
+  std::string run_id;
+  std::string started_at;         // RFC 3339 UTC
+  std::string ended_at;           // empty while the run is in progress
+  bool complete = false;          // false: run was interrupted or is still running
+  std::vector<std::string> argv;
+  std::string suite;
+  NodeFacts node;
+  HardwareClass hardware_class;
+  std::vector<GpuInfo> gpus;
+  std::vector<CheckResult> checks;
+};
+
+}  // namespace gpuqual

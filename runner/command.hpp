@@ -1,0 +1,15 @@
+#pragma once
+// How a subcommand plugs into the CLI: each `cmd_*.cpp` file adds its subcommand to the CLI11
+// app and, when the user selects it, stores the action to run. `cli_main` runs the action and
+// maps exceptions to exit codes (InputError → 3), so commands only return their verdict code.
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace gpuqual {
+
+using CommandAction = std::function<int()>;
+
+// Each adder is defined in its own cmd_<name>.cpp and listed once in cli.cpp.
+// (adders are declared here as the commands land)
+
+}  // namespace gpuqual

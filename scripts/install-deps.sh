@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Installs every dependency gpuqual needs to build and test on Debian 12 with the CUDA 13 toolkit
+# under /usr/local/cuda. Idempotent: packages already present are not touched, and it prints
+# nothing when everything is there. Needs root (or sudo) for apt-get.
+#
+#   scripts/install-deps.sh            everything (build, tests, real components)
+#   scripts/install-deps.sh --build    only what building gpuqual needs
+set -euo pipefail
+
+want_all=1
+[[ "${1:-}" == "--build" ]] && want_all=0
+
+build_pkgs=(
+  build-essential cmake ninja-build pkg-config git
+  libfmt-dev nlohmann-json3-dev libcli11-dev libyaml-cpp-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libcurl4-openssl-dev
+  libopenmpi-dev openmpi-bin
+  clang libclang-rt-14-dev clang-format clang-tidy
+)
+# Real components the tests start: container runtimes, a browser for the HTML report.
+test_pkgs=(
+  docker.io podman runc busybox-static uidmap
+  chromium
+  python3-pip
+)
+
+pkgs=("${build_pkgs[@]}")
+(( want_all )) && pkgs+=("${test_pkgs[@]}")
+
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+SUDO=""
+[[ $(id -u) -ne 0 ]] && SUDO="sudo"
+
+if (( ${#missing[@]} )); then
+  echo "install-deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# nvml.h: the CUDA 13 toolkit ships no NVML header; NVIDIA publishes it on PyPI.
+cuda_inc=/usr/local/cuda/include
+nvml_dir="$(cd "$(dirname "$0")/.." && pwd)/third_party/nvml"
+if [[ ! -f "$cuda_inc/nvml.h" && ! -f "$nvml_dir/nvml.h" ]]; then
+  tmp=$(mktemp -d)
+  PIP_BREAK_SYSTEM_PACKAGES=1 python3 -m pip download -q --root-user-action=ignore --no-deps -d "$tmp" nvidia-nvml-dev >/dev/null
+  python3 - "$tmp" "$nvml_dir" <<'PY'
+import sys, zipfile, glob, os
+tmp, dest = sys.argv[1], sys.argv[2]
+whl = glob.glob(os.path.join(tmp, "*.whl"))[0]
+with zipfile.ZipFile(whl) as z:
+    name = next(n for n in z.namelist() if n.endswith("/nvml.h"))
+    os.makedirs(dest, exist_ok=True)
+    with open(os.path.join(dest, "nvml.h"), "wb") as f:
+        f.write(z.read(name))
+PY
+  rm -rf "$tmp"
+fi
+
+if (( want_all )); then
+  py_missing=()
+  for m in yamllint kubernetes-validate jsonschema; do
+    python3 -m pip show -q "$m" >/dev/null 2>&1 || py_missing+=("$m")
+  done
+  if (( ${#py_missing[@]} )); then
+    echo "install-deps: pip installing ${py_missing[*]}"
+    PIP_BREAK_SYSTEM_PACKAGES=1 python3 -m pip install -q --root-user-action=ignore "${py_missing[@]}" >/dev/null
+  fi
+fi
