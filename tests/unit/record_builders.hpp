@@ -4,23 +4,13 @@
 #include <vector>
 
 #include "core/record.hpp"
-#include "core/stats.hpp"
+#include "core/metric_summary.hpp"
 
 namespace gpuqual::testing {
 
 inline Metric make_metric(std::string name, std::string unit, std::vector<double> samples,
                           std::optional<int> gpu = 0, Direction dir = Direction::higher) {
-  Metric m;
-  m.name = std::move(name);
-  m.unit = std::move(unit);
-  m.direction = dir;
-  m.gpu = gpu;
-  m.samples = std::move(samples);
-  m.median = stats::median(m.samples);
-  m.cv = stats::cv(m.samples);
-  m.min = stats::min(m.samples);
-  m.max = stats::max(m.samples);
-  return m;
+  return summarize_metric(std::move(name), std::move(unit), dir, gpu, std::move(samples));
 }
 
 inline GpuInfo make_gpu(int index, std::string name = "NVIDIA H200",

@@ -1,0 +1,69 @@
+#pragma once
+// The baseline (`gpuqual.baseline/v1`, YAML): what a healthy node of one hardware class
+// measures, how far a metric may drop before the node fails, and hard limits for findings.
+// Format for people who edit one: baselines/README.md.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/record.hpp"
+
+namespace gpuqual {
+
+inline constexpr const char* kBaselineSchema = "gpuqual.baseline/v1";
+
+struct MetricExpectation {
+  std::string name;                      // dotted metric name, as in records
+  std::string unit;                      // must match the record's unit
+  Direction direction = Direction::higher;
+  double expected = 0;                   // the healthy value (median over healthy nodes)
+  double tolerance = 0.05;               // allowed relative drop before fail (0.05 = 5 %)
+  std::optional<double> warn_tolerance;  // relative drop that warns (below tolerance)
+  std::optional<double> noise_cv;        // run-to-run CV seen when the baseline was built
+  bool per_gpu = true;                   // true: judged on every GPU; false: node-scope metric
+  bool required = true;                  // missing from the record → inconclusive
+};
+
+// A hard limit on findings whose code matches `code` (exact, or a prefix ending in ".*").
+struct FindingLimit {
+  std::string code;
+  std::optional<double> max_value;       // finding value above this fails; empty: any occurrence fails
+  Status status = Status::fail;          // fail, or warn for soft limits
+  std::string action;                    // what the operator should do
+};
+
+struct Provenance {
+  std::string source;                    // "built by gpuqual baseline build", "hand-written", ...
+  int runs = 0;
+  std::vector<std::string> nodes;
+  std::map<std::string, std::string> stack;  // driver, cuda, nccl, ... as seen in the runs
+  std::string created;                   // RFC 3339 date
+  std::string date_range;                // first..last run
+  std::string notes;
+};
+
+struct Baseline {
+  std::string schema = kBaselineSchema;
+  std::string hardware_class;            // slug, e.g. h200-sxm-141gb
+  std::optional<int> gpu_count;          // for node-scope metrics (NCCL): expectations hold for this count
+  Provenance provenance;
+  std::vector<MetricExpectation> metrics;
+  std::vector<FindingLimit> finding_limits;
+  std::string origin;                    // file it was loaded from (for reports)
+};
+
+// Strict loader: InputError naming the file, the key path and line, and the problem.
+Baseline load_baseline(const std::string& path);
+Baseline parse_baseline_yaml(const std::string& text, const std::string& origin);
+// Commented YAML, loadable by parse_baseline_yaml (used by `gpuqual baseline build`).
+std::string baseline_to_yaml(const Baseline& baseline);
+
+// Where `--baseline auto` looks: --baselines-dir if given, else $GPUQUAL_BASELINES_DIR, else
+// the installed share/gpuqual/baselines next to the binary, else the source tree's baselines/.
+std::string baselines_dir(const std::string& flag_value);
+// "auto" → <dir>/<slug>.yaml when it exists, else empty (unknown class: inconclusive);
+// anything else is a path used as given.
+std::string resolve_baseline(const std::string& spec, const std::string& slug, const std::string& dir);
+
+}  // namespace gpuqual

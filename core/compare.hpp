@@ -1,0 +1,18 @@
+#pragma once
+// `gpuqual compare`: judge one run record against the baseline of its hardware class.
+#include "core/baseline.hpp"
+#include "core/record.hpp"
+#include "core/verdict.hpp"
+
+namespace gpuqual {
+
+struct CompareOptions {
+  bool strict = false;               // warn counts as fail
+};
+
+// `baseline` null means no baseline exists for the record's class: the verdict is
+// inconclusive (never pass), with the reason. Checks that errored or were skipped are never
+// pass; a metric the baseline requires and the record lacks is inconclusive.
+Verdict compare_record(const RunRecord& record, const Baseline* baseline, const CompareOptions& options);
+
+}  // namespace gpuqual

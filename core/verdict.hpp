@@ -1,0 +1,78 @@
+#pragma once
+// The judgement of records (`gpuqual.verdict/v1`): the outcome, the reasons that decided it,
+// and every row that was judged. compare, diff and gate all produce a Verdict; reporters render
+// one Verdict in each output format.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/exit_code.hpp"
+#include "core/record.hpp"
+
+namespace gpuqual {
+
+inline constexpr const char* kVerdictSchema = "gpuqual.verdict/v1";
+
+enum class Outcome { pass, warn, fail, inconclusive };
+std::string_view to_string(Outcome o);
+// 0 pass/warn (warn → 1 with strict), 1 fail, 2 inconclusive.
+int exit_code_for(Outcome o, bool strict);
+
+// One metric of one GPU (or the node) judged against an expectation.
+struct MetricRow {
+  std::string check;                 // check that produced it ("" when the metric is missing)
+  std::string metric;
+  std::optional<int> gpu;            // GPU index in the judged record; empty: node scope
+  std::string gpu_uuid;              // for diff/gate matching and reports
+  std::string unit;
+  Direction direction = Direction::higher;
+  std::optional<double> expected;    // baseline value, or the before-median in a diff
+  std::optional<double> observed;    // record median (after-median in a diff)
+  std::optional<double> delta_pct;   // (observed - expected) / expected * 100, signed
+  double allowed_drop_pct = 0;       // drop that still passes, in %, after the noise model
+  Status status = Status::error;     // pass / warn / fail / error (missing, unjudgeable)
+  std::string reason;
+};
+
+// One finding judged against the baseline's hard limits (or its own severity).
+struct FindingRow {
+  std::string check;
+  Finding finding;
+  Status status = Status::pass;
+  std::string reason;
+};
+
+// One check on one GPU (or the whole check when gpu is empty): the JUnit testcase unit.
+struct CheckRow {
+  std::string check;
+  std::optional<int> gpu;
+  Status status = Status::error;
+  std::string reason;
+};
+
+struct Verdict {
+  std::string schema = kVerdictSchema;
+  std::string kind = "compare";      // compare | diff | gate
+  Outcome outcome = Outcome::inconclusive;
+  bool strict = false;
+  int exit_code = kExitInconclusive;
+  std::string summary;               // the one-line summary printed last on stdout
+  std::vector<std::string> reasons;  // what decided the outcome, most important first
+  // What was judged.
+  std::string hostname;
+  std::string run_id;
+  std::string hardware_class;
+  std::string driver_version;
+  std::string cuda_driver_version;
+  std::string baseline;              // path of the baseline (or of the before-record for diff)
+  std::vector<MetricRow> metrics;
+  std::vector<FindingRow> findings;
+  std::vector<CheckRow> checks;
+  std::map<int, Status> per_gpu;     // roll-up per GPU index
+  // diff: what changed in the stack ("driver: 550.90.07 → 570.133.20"); gate: per-node verdicts.
+  std::vector<std::string> stack_changes;
+  std::vector<Verdict> nodes;
+};
+
+}  // namespace gpuqual

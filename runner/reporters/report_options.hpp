@@ -1,0 +1,24 @@
+#pragma once
+// The output flags every judging command shares (compare, diff, gate, run), and the one place
+// that renders a Verdict to them. The one-line summary is always the last line on stdout.
+#include <CLI/CLI.hpp>
+#include <string>
+
+#include "core/verdict.hpp"
+
+namespace gpuqual {
+
+struct ReportOptions {
+  std::string format = "table";  // stdout: table | json
+  std::string junit;             // file paths; empty = not written
+  std::string prometheus;
+  std::string markdown;
+  bool strict = false;
+};
+
+void add_report_options(CLI::App* cmd, ReportOptions& options);
+// Writes the files atomically, prints the table or JSON, then the summary line. Returns the
+// verdict's exit code.
+int emit_reports(const Verdict& verdict, const ReportOptions& options);
+
+}  // namespace gpuqual
