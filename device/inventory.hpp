@@ -1,0 +1,26 @@
+#pragma once
+// The node's inventory: node facts, every GPU, and the hardware class. Collected once per run by
+// the parent process and copied into the run record and into every check's context. Never
+// throws for a missing driver/NVML/GPU: those are facts ("no GPU: <reason from CUDA>").
+#include <string>
+#include <vector>
+
+#include "core/record.hpp"
+
+namespace gpuqual {
+
+struct InventoryOptions {
+  std::string class_override;      // --class; empty = derive
+  std::string k8s_labels_file;     // mounted labels file (key=value lines), optional
+};
+
+struct Inventory {
+  NodeFacts node;
+  std::vector<GpuInfo> gpus;
+  HardwareClass hardware_class;
+  std::string gpu_unavailable_reason;  // why gpus is empty (CUDA/NVML message); "" when GPUs found
+};
+
+Inventory collect_inventory(const InventoryOptions& options);
+
+}  // namespace gpuqual
