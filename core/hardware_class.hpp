@@ -5,7 +5,9 @@
 // nvidia.com/gpu.memory, nvidia.com/gpu.count).
 #include <cstdint>
 #include <map>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/record.hpp"
@@ -26,5 +28,18 @@ HardwareClass derive_hardware_class(const std::vector<GpuInfo>& gpus);
 
 // The GFD labels a node of this class carries (nvidia.com/gpu.product/.memory/.count).
 std::map<std::string, std::string> gfd_labels(const HardwareClass& hw);
+
+// The inverse: the class of a node from its GFD labels (product label and memory MiB give the
+// slug exactly as the NVML name would; count gives gpu_count). Missing product or memory →
+// "unknown". Other labels are ignored.
+HardwareClass hardware_class_from_gfd_labels(const std::map<std::string, std::string>& labels);
+
+// Marketed memory size in GB from the MiB the driver reports, given the sizes a product ships
+// in: the nearest capacity C with 0.90 <= (MiB/1024)/C <= 1.02, else ceil(MiB/1024).
+int marketing_memory_gb(std::uint64_t memory_mib, std::span<const int> capacities_gb);
+
+// A slug gpuqual accepts from --class: 1-63 chars of [a-z0-9-], starting and ending with a
+// letter or digit. It names a file (baselines/<slug>.yaml), so no '/', '.' or blanks.
+bool is_valid_class_slug(std::string_view slug);
 
 }  // namespace gpuqual
