@@ -1,0 +1,418 @@
+#include "core/diff.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "core/diff_gpu_match.hpp"
+#include "core/diff_stack.hpp"
+
+namespace gpuqual {
+
+namespace {
+
+std::string scope(const std::optional<int>& gpu) { return gpu ? fmt::format("gpu {}", *gpu) : "node"; }
+
+const GpuInfo* gpu_at(const RunRecord& r, int index) {
+  for (const auto& g : r.gpus) {
+    if (g.index == index) return &g;
+  }
+  return nullptr;
+}
+
+const CheckResult* find_check(const RunRecord& r, const std::string& name) {
+  for (const auto& c : r.checks) {
+    if (c.name == name) return &c;
+  }
+  return nullptr;
+}
+
+std::pair<Status, std::string> recorded_status(const CheckResult& c, const std::optional<int>& gpu) {
+  if (gpu) {
+    for (const auto& g : c.per_gpu) {
+      if (g.gpu == *gpu) return {g.status, g.reason};
+    }
+  }
+  return {c.status, c.reason};
+}
+
+// A metric with no raw samples still has its median: judge that one value.
+std::vector<double> samples_of(const Metric& m) {
+  return m.samples.empty() ? std::vector<double>{m.median} : m.samples;
+}
+
+class Differ {
+ public:
+  Differ(const RunRecord& before, const RunRecord& after, const DiffOptions& options, Verdict& v)
+      : before_(before), after_(after), options_(options), v_(v), gpus_(match_gpus(before.gpus, after.gpus)) {}
+
+  void run() {
+    v_.stack_changes = stack_changes(before_, after_, gpus_);
+    add_gpu_rows();
+    add_metric_rows();
+    add_finding_rows();
+    add_check_rows();
+    roll_up_gpus();
+    decide();
+  }
+
+ private:
+  std::string uuid_of_after(const std::optional<int>& gpu) const {
+    if (!gpu) return "";
+    const GpuInfo* g = gpu_at(after_, *gpu);
+    return g ? g->uuid : "";
+  }
+
+  void add_gpu_rows() {
+    for (const auto& p : gpus_.pairs) {
+      if (p.after) continue;
+      const GpuInfo* g = gpu_at(before_, p.before);
+      const std::string who = g ? fmt::format("{} {} at {}", g->name, g->uuid.empty() ? "(no UUID)" : g->uuid,
+                                              g->pci_bus_id.empty() ? "(no PCI bus id)" : g->pci_bus_id)
+                                : "";
+      const std::string why = fmt::format("GPU present before (gpu {}: {}) is missing after", p.before, who);
+      v_.checks.push_back(CheckRow{"gpus", std::nullopt, Status::fail, why, 0});
+      fails_.push_back(why);
+      v_.stack_changes.push_back(fmt::format("GPU removed: gpu {} ({})", p.before, g ? g->uuid : ""));
+    }
+    for (int a : gpus_.only_after) {
+      const GpuInfo* g = gpu_at(after_, a);
+      v_.stack_changes.push_back(fmt::format("GPU added: gpu {} ({})", a, g ? g->uuid : ""));
+    }
+    int by_pci = 0;
+    for (const auto& p : gpus_.pairs) by_pci += p.matched_by == "pci_bus_id";
+    if (by_pci > 0) {
+      notes_.push_back(fmt::format("{} GPU(s) matched by PCI bus id: a UUID was missing from a record", by_pci));
+    }
+  }
+
+  void add_metric_rows() {
+    using Key = std::tuple<std::string, std::string, int>;  // check, metric, after GPU (-1 node)
+    std::map<Key, const Metric*> after_metrics;
+    for (const auto& c : after_.checks) {
+      for (const auto& m : c.metrics) after_metrics[{c.name, m.name, m.gpu ? *m.gpu : -1}] = &m;
+    }
+    for (const auto& c : before_.checks) {
+      for (const auto& bm : c.metrics) {
+        std::optional<int> gpu;
+        if (bm.gpu) {
+          gpu = gpus_.after_for(*bm.gpu);
+          if (!gpu) continue;  // the GPU itself is missing: its row already fails the diff
+        }
+        MetricRow row;
+        row.check = c.name;
+        row.metric = bm.name;
+        row.gpu = gpu;
+        row.gpu_uuid = uuid_of_after(gpu);
+        row.unit = bm.unit;
+        row.direction = bm.direction;
+        row.expected = bm.median;
+        const noise::DropRule rule = drop_rule_for(bm.name, options_);
+        row.allowed_drop_pct = rule.allowed_drop * 100;
+        auto it = after_metrics.find({c.name, bm.name, gpu ? *gpu : -1});
+        if (it == after_metrics.end()) {
+          row.status = Status::error;
+          row.reason = "measured before, missing after";
+          if (const CheckResult* ac = find_check(after_, c.name)) {
+            auto [status, reason] = recorded_status(*ac, gpu);
+            if (status != Status::pass) row.reason += fmt::format(" (check {} {}: {})", c.name, to_string(status), reason);
+          } else {
+            row.reason += fmt::format(" (check {} did not run after)", c.name);
+          }
+          push_metric(std::move(row));
+          continue;
+        }
+        const Metric& am = *it->second;
+        row.observed = am.median;
+        if (bm.median != 0) row.delta_pct = (am.median / bm.median - 1.0) * 100.0;
+        if (am.unit != bm.unit || am.direction != bm.direction) {
+          row.status = Status::error;
+          row.reason = fmt::format("before is {} ({} is better), after is {} ({} is better): not comparable", bm.unit,
+                                   to_string(bm.direction), am.unit, to_string(am.direction));
+        } else if (auto change = noise::relative_change(samples_of(bm), samples_of(am), rule.confidence)) {
+          const noise::ChangeJudgement j = noise::judge_change(*change, bm.direction, rule);
+          row.status = j.status;
+          row.reason = j.reason;
+        } else {
+          row.status = Status::error;
+          row.reason = "before-median is 0: a relative change is undefined";
+        }
+        push_metric(std::move(row));
+      }
+    }
+  }
+
+  void push_metric(MetricRow row) {
+    const std::string what = fmt::format("{} {}: {}", row.metric, scope(row.gpu), row.reason);
+    if (row.status == Status::fail) fails_.push_back(what);
+    if (row.status == Status::error) unjudged_.push_back(what);
+    if (row.status == Status::warn) warns_.push_back(what);
+    v_.metrics.push_back(std::move(row));
+  }
+
+  void add_finding_rows() {
+    struct Seen {
+      std::string code;
+      std::optional<int> after_gpu;  // the before GPU mapped to the after record; empty: node
+      bool lost = false;             // the before GPU is missing after
+      std::optional<double> value;
+    };
+    std::vector<Seen> before_findings;
+    for (const auto& c : before_.checks) {
+      for (const auto& f : c.findings) {
+        Seen s{f.code, std::nullopt, false, f.value};
+        if (f.gpu) {
+          s.after_gpu = gpus_.after_for(*f.gpu);
+          s.lost = !s.after_gpu;
+        }
+        before_findings.push_back(std::move(s));
+      }
+    }
+    for (const auto& c : after_.checks) {
+      for (const auto& f : c.findings) {
+        FindingRow row;
+        row.check = c.name;
+        row.finding = f;
+        const Seen* old = nullptr;
+        for (const auto& s : before_findings) {
+          if (!s.lost && s.code == f.code && s.after_gpu == f.gpu) old = &s;
+        }
+        const bool grew = old && f.value && old->value && *f.value > *old->value;
+        if (!old) {
+          if (f.severity == Severity::info) {
+            row.status = Status::pass;
+            row.reason = "new since the before-run, informational";
+          } else {
+            row.status = Status::fail;
+            row.reason = fmt::format("new since the before-run ({} severity){}", to_string(f.severity),
+                                     f.action.empty() ? "" : ": " + f.action);
+          }
+        } else if (grew && f.severity != Severity::info) {
+          row.status = Status::fail;
+          row.reason = fmt::format("grew from {:g} to {:g} since the before-run", *old->value, *f.value);
+        } else if (f.severity == Severity::fail) {
+          row.status = Status::fail;
+          row.reason = "present before too, and fails the node";
+        } else if (f.severity == Severity::warn) {
+          row.status = Status::warn;
+          row.reason = "present before too (not new)";
+        } else {
+          row.status = Status::pass;
+          row.reason = "informational, present before too";
+        }
+        const std::string what = fmt::format("finding {} {}: {}", f.code, scope(f.gpu), row.reason);
+        if (row.status == Status::fail) fails_.push_back(what);
+        if (row.status == Status::warn) warns_.push_back(what);
+        v_.findings.push_back(std::move(row));
+      }
+    }
+  }
+
+  // One row per check × GPU the check touched after (the JUnit testcases), like compare.
+  void add_check_rows() {
+    std::set<std::string> after_names;
+    for (const auto& c : after_.checks) {
+      after_names.insert(c.name);
+      std::set<int> gpus;
+      bool node = false;
+      auto touch = [&](const std::optional<int>& gpu) {
+        if (gpu) {
+          gpus.insert(*gpu);
+        } else {
+          node = true;
+        }
+      };
+      for (const auto& g : c.per_gpu) gpus.insert(g.gpu);
+      for (const auto& m : v_.metrics) {
+        if (m.check == c.name) touch(m.gpu);
+      }
+      for (const auto& f : v_.findings) {
+        if (f.check == c.name) touch(f.finding.gpu);
+      }
+      std::vector<std::optional<int>> scopes;
+      if (gpus.empty() || node) scopes.emplace_back(std::nullopt);
+      for (int g : gpus) scopes.emplace_back(g);
+      for (const auto& gpu : scopes) {
+        auto [status, reason] = recorded_status(c, gpu);
+        CheckRow row{c.name, gpu, status, status == Status::pass ? "" : reason, c.duration_s};
+        if (status == Status::fail) fails_.push_back(fmt::format("check {} {} failed after: {}", c.name, scope(gpu), reason));
+        if (status == Status::error) unjudged_.push_back(fmt::format("check {} {} errored after: {}", c.name, scope(gpu), reason));
+        if (status == Status::warn) warns_.push_back(fmt::format("check {} {} warned after: {}", c.name, scope(gpu), reason));
+        auto fold = [&](Status s, const std::string& why) {
+          if (s == Status::skip || severity_rank(s) <= severity_rank(row.status)) return;
+          row.status = s;
+          row.reason = why;
+        };
+        for (const auto& m : v_.metrics) {
+          if (m.check == c.name && m.gpu == gpu) fold(m.status, fmt::format("{}: {}", m.metric, m.reason));
+        }
+        for (const auto& f : v_.findings) {
+          if (f.check == c.name && f.finding.gpu == gpu) fold(f.status, fmt::format("{}: {}", f.finding.code, f.reason));
+        }
+        v_.checks.push_back(std::move(row));
+      }
+    }
+    for (const auto& c : before_.checks) {
+      if (after_names.count(c.name) || c.status == Status::skip) continue;
+      const std::string why = fmt::format("ran before ({}), not in the after-record", to_string(c.status));
+      v_.checks.push_back(CheckRow{c.name, std::nullopt, Status::error, why, 0});
+      unjudged_.push_back(fmt::format("check {}: {}", c.name, why));
+    }
+  }
+
+  void roll_up_gpus() {
+    for (const auto& g : after_.gpus) v_.per_gpu[g.index] = Status::pass;
+    auto fold = [&](const std::optional<int>& gpu, Status s) {
+      if (!gpu || s == Status::skip) return;
+      auto it = v_.per_gpu.find(*gpu);
+      if (it != v_.per_gpu.end()) it->second = worse_of(it->second, s);
+    };
+    for (const auto& m : v_.metrics) fold(m.gpu, m.status);
+    for (const auto& f : v_.findings) fold(f.finding.gpu, f.status);
+    for (const auto& c : v_.checks) fold(c.gpu, c.status);
+  }
+
+  void decide() {
+    std::size_t judged = 0;
+    for (const auto& m : v_.metrics) {
+      judged += m.status == Status::pass || m.status == Status::warn || m.status == Status::fail;
+    }
+    const bool any_check_ran = std::any_of(after_.checks.begin(), after_.checks.end(), [](const CheckResult& c) {
+      return c.status == Status::pass || c.status == Status::warn || c.status == Status::fail;
+    });
+    if (judged == 0 && !any_check_ran) unjudged_.push_back("nothing to compare: no metric measured in both records and no check ran after");
+    if (!before_.node.hostname.empty() && !after_.node.hostname.empty() && before_.node.hostname != after_.node.hostname) {
+      warns_.push_back(fmt::format("the records come from different hosts ({} before, {} after)", before_.node.hostname,
+                                   after_.node.hostname));
+    }
+    if (!fails_.empty()) {
+      v_.outcome = Outcome::fail;
+    } else if (!unjudged_.empty()) {
+      v_.outcome = Outcome::inconclusive;
+    } else if (!warns_.empty()) {
+      v_.outcome = options_.strict ? Outcome::fail : Outcome::warn;
+    } else {
+      v_.outcome = Outcome::pass;
+    }
+    if (options_.strict && v_.outcome == Outcome::fail && fails_.empty()) {
+      v_.reasons.push_back("--strict: warnings count as failures");
+    }
+    for (auto* list : {&fails_, &unjudged_, &warns_, &notes_}) v_.reasons.insert(v_.reasons.end(), list->begin(), list->end());
+    v_.exit_code = exit_code_for(v_.outcome, options_.strict);
+  }
+
+  const RunRecord& before_;
+  const RunRecord& after_;
+  const DiffOptions& options_;
+  Verdict& v_;
+  GpuMatching gpus_;
+  std::vector<std::string> fails_, unjudged_, warns_, notes_;
+};
+
+std::string upper(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// "gpuqual diff: FAIL node-a h200-sxm-141gb: 1 of 40 metrics regressed (gemm.bf16.tflops gpu 3
+// -5.1% < -2.0%), 1 GPU missing, 1 failing finding (ecc.uncorrected_volatile gpu 2); 3 stack
+// changes (driver: 550.90.07 → 570.133.20, ...)"
+std::string diff_summary(const Verdict& v) {
+  std::vector<std::string> parts;
+  std::size_t judged = 0, failed = 0, warned = 0, unjudged = 0;
+  const MetricRow* worst = nullptr;
+  double worst_drop = -1e300;
+  for (const auto& m : v.metrics) {
+    if (m.status == Status::error) {
+      ++unjudged;
+      continue;
+    }
+    ++judged;
+    failed += m.status == Status::fail;
+    warned += m.status == Status::warn;
+    if ((m.status == Status::fail || m.status == Status::warn) && m.delta_pct) {
+      const double drop = m.direction == Direction::higher ? -*m.delta_pct : *m.delta_pct;
+      if (drop > worst_drop) {
+        worst_drop = drop;
+        worst = &m;
+      }
+    }
+  }
+  const auto described = [](const MetricRow& m) {
+    return fmt::format("{} {} {:+.1f}% {} {}{:.1f}%", m.metric, scope(m.gpu), *m.delta_pct,
+                       m.direction == Direction::higher ? "<" : ">", m.direction == Direction::higher ? "-" : "+",
+                       m.allowed_drop_pct);
+  };
+  if (failed) {
+    parts.push_back(fmt::format("{} of {} metrics regressed{}", failed, judged, worst ? " (" + described(*worst) + ")" : ""));
+  } else if (warned) {
+    parts.push_back(fmt::format("{} of {} metrics moved, not confirmed{}", warned, judged,
+                                worst ? " (" + described(*worst) + ")" : ""));
+  } else {
+    parts.push_back(fmt::format("{} metrics within noise", judged));
+  }
+  if (unjudged) parts.push_back(fmt::format("{} not judged", unjudged));
+  std::size_t missing = 0;
+  for (const auto& c : v.checks) missing += c.check == "gpus" && c.status == Status::fail;
+  if (missing) parts.push_back(fmt::format("{} GPU{} missing", missing, missing == 1 ? "" : "s"));
+  std::size_t bad_findings = 0;
+  const FindingRow* first = nullptr;
+  for (const auto& f : v.findings) {
+    if (f.status == Status::fail && !bad_findings++) first = &f;
+  }
+  if (first) {
+    parts.push_back(fmt::format("{} failing finding{} ({} {})", bad_findings, bad_findings == 1 ? "" : "s",
+                                first->finding.code, scope(first->finding.gpu)));
+  }
+  const std::size_t n = v.stack_changes.size();
+  const std::string stack = n == 0 ? "stack unchanged"
+                                   : fmt::format("{} stack change{} ({}{})", n, n == 1 ? "" : "s",
+                                                 v.stack_changes.front(), n > 1 ? ", ..." : "");
+  std::string line = fmt::format("gpuqual diff: {} {} {}: {}; {}", upper(to_string(v.outcome)),
+                                 v.hostname.empty() ? "(no hostname)" : v.hostname,
+                                 v.hardware_class.empty() ? "unknown" : v.hardware_class, fmt::join(parts, ", "), stack);
+  for (char& c : line) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  return line;
+}
+
+}  // namespace
+
+noise::DropRule drop_rule_for(const std::string& metric, const DiffOptions& options) {
+  noise::DropRule rule;
+  rule.allowed_drop = options.allowed_drop;
+  rule.confidence = options.confidence;
+  if (options.tolerances) {
+    for (const auto& e : options.tolerances->metrics) {
+      if (e.name == metric) {
+        rule.allowed_drop = e.tolerance;
+        rule.warn_drop = e.warn_tolerance;
+        break;
+      }
+    }
+  }
+  return rule;
+}
+
+Verdict diff_records(const RunRecord& before, const RunRecord& after, const DiffOptions& options) {
+  Verdict v;
+  v.kind = "diff";
+  v.strict = options.strict;
+  v.hostname = after.node.hostname;
+  v.run_id = after.run_id;
+  v.hardware_class = after.hardware_class.slug;
+  v.driver_version = after.node.driver_version;
+  v.cuda_driver_version = after.node.cuda_driver_version;
+  v.baseline = options.before_origin;
+  Differ(before, after, options, v).run();
+  v.summary = diff_summary(v);
+  return v;
+}
+
+}  // namespace gpuqual

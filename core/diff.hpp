@@ -1,0 +1,35 @@
+#pragma once
+// `gpuqual diff BEFORE AFTER`: did this node get worse across an upgrade? Judges the after-record
+// against the before-record of the same node, with the noise model (noise_model.hpp) on the
+// samples of both, and lists what changed in the stack first.
+//
+// fail: a metric worse than the allowed drop with confidence; a GPU present before and missing
+// after; a new finding of severity warn or fail (or one whose count grew), and any fail-severity
+// finding after; a check that fails after.
+// inconclusive: a metric measured before that is missing or unjudgeable after, a check that
+// errored after, or nothing at all to compare.
+// warn: a drop beyond the allowed drop that the samples cannot confirm, or beyond a warn level.
+#include <string>
+
+#include "core/baseline.hpp"
+#include "core/noise_model.hpp"
+#include "core/record.hpp"
+#include "core/verdict.hpp"
+
+namespace gpuqual {
+
+struct DiffOptions {
+  double allowed_drop = 0.02;             // fraction; worse than this with confidence → fail
+  double confidence = 0.95;               // two-sided coverage of the interval
+  const Baseline* tolerances = nullptr;   // per-metric overrides: tolerance, warn_tolerance
+  bool strict = false;                    // warn counts as fail
+  std::string before_origin;              // path of the before-record (Verdict::baseline)
+};
+
+// The rule that applies to one metric: the baseline's tolerance for that metric name when the
+// tolerances file names it, else the global allowed drop.
+noise::DropRule drop_rule_for(const std::string& metric, const DiffOptions& options);
+
+Verdict diff_records(const RunRecord& before, const RunRecord& after, const DiffOptions& options);
+
+}  // namespace gpuqual

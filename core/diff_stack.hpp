@@ -1,0 +1,18 @@
+#pragma once
+// What changed in the software and firmware stack between two records of one node, listed
+// before any metric in a diff: an upgrade is judged knowing what was upgraded.
+#include <string>
+#include <vector>
+
+#include "core/diff_gpu_match.hpp"
+#include "core/record.hpp"
+
+namespace gpuqual {
+
+// One line per change, in this order: driver, CUDA driver, CUDA runtime, cuBLAS, NCCL, kernel,
+// OS, each container runtime, then per GPU (matched by UUID) VBIOS, ECC mode, MIG mode, power
+// limit, then the hardware class and the gpuqual version. "driver: 550.90.07 → 570.133.20";
+// a value that is missing on one side reads "(none)".
+std::vector<std::string> stack_changes(const RunRecord& before, const RunRecord& after, const GpuMatching& gpus);
+
+}  // namespace gpuqual
