@@ -1,6 +1,9 @@
 execute_process(COMMAND git -C ${SRC} rev-parse --short=12 HEAD
                 OUTPUT_VARIABLE rev OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE rc)
-if(NOT rc EQUAL 0 OR rev STREQUAL "")
+if(NOT "$ENV{GPUQUAL_GIT_REVISION}" STREQUAL "")
+  # Builds without a .git directory (the container image) pass the revision in.
+  set(rev "$ENV{GPUQUAL_GIT_REVISION}")
+elseif(NOT rc EQUAL 0 OR rev STREQUAL "")
   set(rev "unknown")
 else()
   execute_process(COMMAND git -C ${SRC} status --porcelain --untracked-files=no

