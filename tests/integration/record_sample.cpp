@@ -1,0 +1,150 @@
+// Test helper for tests/integration/validate_fixtures.py: the schema test needs the C++ writer's
+// real output and the C++ reader's real verdict on many files, without a GPU.
+//
+//   gpuqual_record_sample write DIR    writes DIR/full.json (every optional field set) and
+//                                      DIR/minimal.json (every optional field unset)
+//   gpuqual_record_sample read FILE... prints one line per file: "ok" or "error: <message>";
+//                                      exit 0 when all were read, 3 when any was rejected
+//   gpuqual_record_sample units        prints the units the reader knows, one per line
+#include <cstdio>
+#include <string>
+
+#include "core/input_error.hpp"
+#include "core/metric_summary.hpp"
+#include "core/record_io.hpp"
+#include "core/units.hpp"
+
+namespace {
+
+using namespace gpuqual;
+
+GpuInfo full_gpu(int index) {
+  GpuInfo g;
+  g.index = index;
+  g.name = "NVIDIA H200";
+  g.uuid = "GPU-5b0e4c3a-0000-4000-8000-00000000000" + std::to_string(index);
+  g.pci_bus_id = "00000000:1" + std::to_string(index) + ":00.0";
+  g.compute_capability = "9.0";
+  g.sm_count = 132;
+  g.memory_bytes = 143771ull << 20;
+  g.ecc_enabled = true;
+  g.mig_enabled = false;
+  g.persistence_enabled = true;
+  g.pcie_max_gen = 5;
+  g.pcie_max_width = 16;
+  g.power_limit_w = 700;
+  g.vbios = "96.00.A5.00.01";
+  g.nvlink_count = 18;
+  return g;
+}
+
+RunRecord full_record() {
+  RunRecord r;
+  r.tool = {"0.1.0", "0123456789abcdef0123456789abcdef01234567"};
+  r.run_id = "run-20261130T120000Z-node-a";
+  r.started_at = "2026-11-30T12:00:00Z";
+  r.ended_at = "2026-11-30T12:03:10Z";
+  r.complete = true;
+  r.argv = {"gpuqual", "run", "--suite", "canary", "--baseline", "auto"};
+  r.suite = "canary";
+  r.node.hostname = "node-a";
+  r.node.kernel = "6.1.0-28-amd64";
+  r.node.os = "Debian GNU/Linux 12 (bookworm)";
+  r.node.cpu_model = "Intel(R) Xeon(R) Platinum 8480+";
+  r.node.numa_nodes = 2;
+  r.node.driver_version = "570.133.20";
+  r.node.cuda_driver_version = "12.8";
+  r.node.cuda_runtime_version = "13.0";
+  r.node.cublas_version = "13.0.0";
+  r.node.nccl_version = "2.28.3";
+  r.node.container_runtimes = {"docker 28.2.2", "podman 4.3.1"};
+  r.node.k8s_node_name = "gpu-node-a";
+  r.node.k8s_labels = {{"nvidia.com/gpu.product", "NVIDIA-H200"}, {"nvidia.com/gpu.count", "2"}};
+  r.hardware_class = {"h200-sxm-141gb", 2, "NVIDIA-H200", 143771, false};
+  r.gpus = {full_gpu(0), full_gpu(1)};
+
+  CheckResult gemm;
+  gemm.name = "gemm";
+  gemm.status = Status::warn;
+  gemm.reason = "GPU 1 throttled during 1 of 3 samples";
+  gemm.started_at = "2026-11-30T12:00:01Z";
+  gemm.duration_s = 12.5;
+  gemm.per_gpu = {{0, Status::pass, ""}, {1, Status::warn, "throttled"}};
+  gemm.metrics.push_back(summarize_metric("gemm.bf16.tflops", "TFLOP/s", Direction::higher, 0, {770, 772, 771}));
+  gemm.metrics.push_back(summarize_metric("gemm.bf16.tflops", "TFLOP/s", Direction::higher, 1, {760, 770, 771}, 1));
+  gemm.attributes = {{"m", "8192"}, {"dtype", "bf16"}};
+  r.checks.push_back(gemm);
+
+  CheckResult health;
+  health.name = "health";
+  health.status = Status::fail;
+  health.reason = "uncorrected ECC errors on GPU 1";
+  health.started_at = "2026-11-30T12:00:20Z";
+  health.duration_s = 0.4;
+  health.per_gpu = {{0, Status::pass, ""}, {1, Status::fail, "ecc.uncorrected_volatile"}};
+  Finding ecc;
+  ecc.code = "ecc.uncorrected_volatile";
+  ecc.severity = Severity::fail;
+  ecc.gpu = 1;
+  ecc.detail = "2 uncorrected volatile ECC errors";
+  ecc.action = "drain the node and reset GPU 1";
+  ecc.value = 2;
+  health.findings.push_back(ecc);
+  health.metrics.push_back(summarize_metric("health.temperature", "celsius", Direction::lower, 0, {41}));
+  r.checks.push_back(health);
+  return r;
+}
+
+// Every optional field unset: node-scope metric and finding, no GPU facts beyond the required.
+RunRecord minimal_record() {
+  RunRecord r;
+  r.tool = {"0.1.0", ""};
+  r.run_id = "run-minimal";
+  r.started_at = "2026-11-30T12:00:00Z";
+  r.complete = false;
+  r.hardware_class = {"unknown", 0, "", std::nullopt, false};
+  CheckResult c;
+  c.name = "gemm";
+  c.status = Status::skip;
+  c.reason = "no GPU: CUDA driver version is insufficient for CUDA runtime version";
+  c.metrics.push_back(summarize_metric("run.duration", "s", Direction::lower, std::nullopt, {}));
+  Finding f;
+  f.code = "inventory.no_gpu";
+  f.severity = Severity::info;
+  c.findings.push_back(f);
+  r.checks.push_back(c);
+  return r;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string mode = argc > 1 ? argv[1] : "";
+  if (mode == "write" && argc == 3) {
+    const std::string dir = argv[2];
+    write_record(dir + "/full.json", full_record());
+    write_record(dir + "/minimal.json", minimal_record());
+    return 0;
+  }
+  if (mode == "units" && argc == 2) {
+    for (std::string_view u : known_units()) std::printf("%.*s\n", static_cast<int>(u.size()), u.data());
+    return 0;
+  }
+  if (mode == "read" && argc >= 3) {
+    int rc = 0;
+    for (int i = 2; i < argc; ++i) {
+      try {
+        read_record(argv[i]);
+        std::printf("ok\n");
+      } catch (const InputError& e) {
+        std::printf("error: %s\n", e.what());
+        rc = 3;
+      }
+      // Anything else escapes: the reader may only ever throw InputError, so a crash here
+      // fails the schema test loudly.
+    }
+    return rc;
+  }
+  std::fprintf(stderr, "usage: gpuqual_record_sample write DIR | read FILE... | units\n");
+  return 3;
+}
