@@ -18,7 +18,10 @@ struct Inventory {
   NodeFacts node;
   std::vector<GpuInfo> gpus;
   HardwareClass hardware_class;
-  std::string gpu_unavailable_reason;  // why gpus is empty (CUDA/NVML message); "" when GPUs found
+  // Why CUDA cannot use the GPUs (the runtime's and NVML's messages); "" when CUDA enumerated
+  // them. Non-empty with a non-empty `gpus` when NVML sees GPUs that CUDA cannot use (a driver
+  // older than the CUDA runtime gpuqual carries): they are listed with NVML's facts.
+  std::string gpu_unavailable_reason;
 };
 
 Inventory collect_inventory(const InventoryOptions& options);

@@ -26,6 +26,7 @@ void configure_app(CLI::App& app, CommandAction& selected) {
   app.require_subcommand(1);
   app.fallthrough(false);
   (void)selected;  // each add_*_command(app, selected) call below registers one subcommand
+  add_inventory_command(app, selected);
 }
 
 }  // namespace

@@ -1,0 +1,24 @@
+#pragma once
+// Facts about the host itself (not the GPU): hostname, kernel, OS, CPU model, NUMA nodes.
+// Each reader takes the file it reads as a parameter so tests can point it at fixtures; the
+// defaults are the real /etc, /proc and /sys paths. Nothing throws: an unreadable file leaves
+// the fact empty (an inventory of a strange node is still an inventory).
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace gpuqual {
+
+std::string read_hostname();
+// uname(2): "<release> (<machine>)", e.g. "6.1.0-18-amd64 (x86_64)".
+std::string read_kernel();
+// PRETTY_NAME from os-release ("Debian GNU/Linux 12 (bookworm)"), else NAME VERSION_ID.
+std::string read_os_name(const std::string& os_release = "/etc/os-release");
+std::string parse_os_release(std::string_view text);
+// "model name" of the first CPU in /proc/cpuinfo (x86), else "Model"/"CPU part" lines (Arm).
+std::string read_cpu_model(const std::string& cpuinfo = "/proc/cpuinfo");
+std::string parse_cpu_model(std::string_view cpuinfo_text);
+// Count of node<N> directories under sysfs; nullopt when the folder is missing (no NUMA info).
+std::optional<int> count_numa_nodes(const std::string& node_dir = "/sys/devices/system/node");
+
+}  // namespace gpuqual

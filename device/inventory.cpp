@@ -1,0 +1,100 @@
+#include "device/inventory.hpp"
+
+#include <cstdlib>
+
+#include "core/hardware_class.hpp"
+#include "core/input_error.hpp"
+#include "device/container_runtimes.hpp"
+#include "device/cuda_gpus.hpp"
+#include "device/host_facts.hpp"
+#include "device/k8s_node.hpp"
+#include "device/library_versions.hpp"
+#include "device/nvml_devices.hpp"
+#include "device/nvml_library.hpp"
+
+namespace gpuqual {
+
+namespace {
+
+// GPUs as CUDA enumerates them, completed with NVML's facts. When CUDA cannot enumerate but
+// NVML can (a driver older than the runtime gpuqual carries), the GPUs NVML sees are still
+// listed, so the record shows what hardware is there and the compat check can say why CUDA
+// failed; the reason stays set because no CUDA check can run on them.
+void collect_gpus(const NvmlSession& nvml, Inventory& inv) {
+  CudaGpuScan cuda = scan_cuda_gpus();
+  std::vector<std::string> nvml_problems;
+  std::vector<NvmlDeviceRef> nvml_devices = list_nvml_devices(nvml, &nvml_problems);
+
+  if (!cuda.gpus.empty()) {
+    inv.gpus = std::move(cuda.gpus);
+    for (auto& g : inv.gpus) {
+      if (const NvmlDeviceRef* d = match_nvml_device(nvml_devices, g.uuid, g.pci_bus_id)) {
+        fill_gpu_from_nvml(nvml, *d, g);
+      }
+    }
+    // A partial enumeration (one device's properties failed) is still worth saying.
+    inv.gpu_unavailable_reason = cuda.error;
+    return;
+  }
+
+  std::string reason = "CUDA runtime: " + cuda.error;
+  if (!nvml.ok()) {
+    reason += "; NVML: " + nvml.reason();
+  } else if (!nvml_devices.empty()) {
+    reason += "; NVML sees " + std::to_string(nvml_devices.size()) +
+              " GPU(s) that CUDA cannot use (driver older than the CUDA runtime? see `compat`)";
+    for (const auto& d : nvml_devices) {
+      GpuInfo g;
+      g.index = static_cast<int>(d.nvml_index);
+      fill_gpu_from_nvml(nvml, d, g);
+      inv.gpus.push_back(std::move(g));
+    }
+  } else {
+    reason += "; NVML sees no GPU";
+  }
+  for (const auto& p : nvml_problems) reason += "; " + p;
+  inv.gpu_unavailable_reason = reason;
+}
+
+}  // namespace
+
+Inventory collect_inventory(const InventoryOptions& options) {
+  if (!options.class_override.empty() && !is_valid_class_slug(options.class_override)) {
+    throw InputError("--class", "", "'" + options.class_override +
+                                        "' is not a class slug (1-63 of [a-z0-9-], e.g. h200-sxm-141gb)");
+  }
+  Inventory inv;
+  NodeFacts& n = inv.node;
+  n.hostname = read_hostname();
+  n.kernel = read_kernel();
+  n.os = read_os_name();
+  n.cpu_model = read_cpu_model();
+  n.numa_nodes = count_numa_nodes();
+
+  NvmlSession nvml = NvmlSession::open();
+  StackVersions v = read_stack_versions(nvml);
+  n.driver_version = v.driver_version;
+  n.cuda_driver_version = v.cuda_driver_version;
+  n.cuda_runtime_version = v.cuda_runtime_version;
+  n.cublas_version = v.cublas_version;
+  n.nccl_version = v.nccl_version;
+  n.container_runtimes = detect_container_runtimes();
+
+  n.k8s_node_name = k8s_node_name_from_env();
+  std::string labels_file = options.k8s_labels_file;
+  if (labels_file.empty()) {
+    if (const char* env = std::getenv(kLabelsFileEnvVar)) labels_file = env;
+  }
+  if (!labels_file.empty()) n.k8s_labels = read_k8s_labels_file(labels_file);
+
+  collect_gpus(nvml, inv);
+
+  inv.hardware_class = derive_hardware_class(inv.gpus);
+  if (!options.class_override.empty()) {
+    inv.hardware_class.slug = options.class_override;
+    inv.hardware_class.overridden = true;
+  }
+  return inv;
+}
+
+}  // namespace gpuqual

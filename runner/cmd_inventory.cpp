@@ -1,0 +1,131 @@
+// `gpuqual inventory [--format table|json] [--class SLUG] [--labels-file PATH]`: what this node
+// is (node facts, GPU stack versions, GPUs, hardware class), the same facts every run record
+// carries. Exit code: 0 when CUDA can use at least one GPU, 2 when it cannot (no GPU, no driver,
+// driver too old: the reason is printed), 3 for bad flags or an unreadable labels file.
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/exit_code.hpp"
+#include "core/record_json.hpp"
+#include "device/inventory.hpp"
+#include "runner/command.hpp"
+
+namespace gpuqual {
+
+namespace {
+
+struct InventoryArgs {
+  std::string format = "table";
+  InventoryOptions options;
+};
+
+// The inventory in the run record's own JSON shape (node, hardware_class, gpus), so a reader of
+// records reads this too; plus why CUDA could not use the GPUs.
+nlohmann::json inventory_json(const Inventory& inv) {
+  RunRecord r;
+  r.node = inv.node;
+  r.hardware_class = inv.hardware_class;
+  r.gpus = inv.gpus;
+  nlohmann::json rec = to_json(r);
+  return nlohmann::json{{"schema", "gpuqual.inventory/v1"},
+                        {"node", rec["node"]},
+                        {"hardware_class", rec["hardware_class"]},
+                        {"gpus", rec["gpus"]},
+                        {"gpu_unavailable_reason", inv.gpu_unavailable_reason}};
+}
+
+std::string or_dash(const std::string& s) { return s.empty() ? "-" : s; }
+template <class T>
+std::string opt_text(const std::optional<T>& v) {
+  return v ? fmt::format("{}", *v) : "-";
+}
+std::string opt_bool(const std::optional<bool>& v) { return v ? (*v ? "on" : "off") : "-"; }
+
+void print_table(const Inventory& inv) {
+  const NodeFacts& n = inv.node;
+  auto row = [](const char* key, const std::string& value) { fmt::print("  {:<22} {}\n", key, value); };
+  fmt::print("Node\n");
+  row("hostname", or_dash(n.hostname));
+  row("kernel", or_dash(n.kernel));
+  row("os", or_dash(n.os));
+  row("cpu", or_dash(n.cpu_model));
+  row("numa nodes", opt_text(n.numa_nodes));
+  row("driver", n.driver_version.empty() ? "- (no NVIDIA driver found)" : n.driver_version);
+  row("cuda (driver)", n.cuda_driver_version.empty() ? "- (cudaDriverGetVersion: 0)" : n.cuda_driver_version);
+  row("cuda (runtime)", or_dash(n.cuda_runtime_version));
+  row("cublas", or_dash(n.cublas_version));
+  row("nccl", or_dash(n.nccl_version));
+  std::string runtimes;
+  for (const auto& r : n.container_runtimes) runtimes += (runtimes.empty() ? "" : ", ") + r;
+  row("container runtimes", runtimes.empty() ? "- (none on PATH)" : runtimes);
+  row("k8s node", n.k8s_node_name.empty() ? "- (not set: GPUQUAL_NODE_NAME / NODE_NAME)" : n.k8s_node_name);
+  row("k8s labels", n.k8s_labels.empty() ? "-" : std::to_string(n.k8s_labels.size()));
+  for (const auto& [k, v] : n.k8s_labels) fmt::print("    {}={}\n", k, v);
+
+  const HardwareClass& hw = inv.hardware_class;
+  fmt::print("\nHardware class\n");
+  row("class", hw.slug + (hw.overridden ? " (--class)" : ""));
+  row("gpu count", std::to_string(hw.gpu_count));
+  row("product label", or_dash(hw.product));
+  row("memory label (MiB)", opt_text(hw.memory_mib));
+
+  fmt::print("\nGPUs ({})\n", inv.gpus.size());
+  if (!inv.gpus.empty()) {
+    fmt::print("  {:>3}  {:<24} {:<16} {:>4} {:>4} {:>9} {:>4} {:>4} {:>5} {:>8} {:>7} {:>6}  {}\n", "idx", "name",
+               "pci", "cc", "sms", "mem(GiB)", "ecc", "mig", "pers", "pcie", "power", "nvlink", "uuid / vbios");
+    for (const auto& g : inv.gpus) {
+      std::string pcie = (g.pcie_max_gen || g.pcie_max_width)
+                             ? fmt::format("{}x{}", opt_text(g.pcie_max_gen), opt_text(g.pcie_max_width))
+                             : "-";
+      std::string power = g.power_limit_w ? fmt::format("{:.0f}W", *g.power_limit_w) : "-";
+      fmt::print("  {:>3}  {:<24} {:<16} {:>4} {:>4} {:>9.1f} {:>4} {:>4} {:>5} {:>8} {:>7} {:>6}  {} / {}\n",
+                 g.index, g.name, or_dash(g.pci_bus_id), or_dash(g.compute_capability), g.sm_count,
+                 static_cast<double>(g.memory_bytes) / (1u << 30), opt_bool(g.ecc_enabled), opt_bool(g.mig_enabled),
+                 opt_bool(g.persistence_enabled), pcie, power, opt_text(g.nvlink_count), or_dash(g.uuid),
+                 or_dash(g.vbios));
+    }
+  }
+  if (!inv.gpu_unavailable_reason.empty()) fmt::print("  CUDA cannot use GPUs: {}\n", inv.gpu_unavailable_reason);
+}
+
+int run_inventory(const InventoryArgs& args) {
+  Inventory inv = collect_inventory(args.options);
+  const bool usable = inv.gpu_unavailable_reason.empty() && !inv.gpus.empty();
+  if (args.format == "json") {
+    fmt::print("{}\n", inventory_json(inv).dump(2));
+  } else {
+    print_table(inv);
+    // The one-line summary, last on stdout (DESIGN.md, "Exit codes").
+    if (usable) {
+      fmt::print("\ngpuqual inventory: {} GPU(s), class {}\n", inv.gpus.size(), inv.hardware_class.slug);
+    } else {
+      fmt::print("\ngpuqual inventory: no usable GPU ({}), class {}\n", inv.gpu_unavailable_reason,
+                 inv.hardware_class.slug);
+    }
+  }
+  std::fflush(stdout);
+  return usable ? kExitPass : kExitInconclusive;
+}
+
+}  // namespace
+
+void add_inventory_command(CLI::App& app, CommandAction& selected) {
+  auto args = std::make_shared<InventoryArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "inventory",
+      "Print this node's facts (OS, driver, CUDA/cuBLAS/NCCL versions, container runtimes, Kubernetes node),\n"
+      "its GPUs and hardware class. Exit 0: CUDA can use the GPUs; 2: no usable GPU (reason printed); 3: bad input.");
+  cmd->add_option("--format", args->format, "Output format")->check(CLI::IsMember({"table", "json"}))->default_val("table");
+  cmd->add_option("--class", args->options.class_override,
+                  "Hardware class to report instead of the derived one (e.g. h200-sxm-141gb)");
+  cmd->add_option("--labels-file", args->options.k8s_labels_file,
+                  "Kubernetes node labels file (downward API format key=\"value\"); default: $GPUQUAL_LABELS_FILE");
+  cmd->callback([args, &selected] { selected = [args] { return run_inventory(*args); }; });
+}
+
+}  // namespace gpuqual
