@@ -13,13 +13,14 @@ want_all=1
 build_pkgs=(
   build-essential cmake ninja-build pkg-config git
   libfmt-dev nlohmann-json3-dev libcli11-dev libyaml-cpp-dev
-  libgtest-dev libgmock-dev libbenchmark-dev libcurl4-openssl-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libcurl4-openssl-dev libsimdjson-dev
   libopenmpi-dev openmpi-bin
   clang libclang-rt-14-dev clang-format clang-tidy
 )
 # Real components the tests start: container runtimes, a browser for the HTML report.
 test_pkgs=(
   docker.io podman runc busybox-static uidmap
+  hyperfine
   chromium
   python3-pip
   shellcheck
