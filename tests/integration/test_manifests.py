@@ -210,6 +210,48 @@ class PodHardening(unittest.TestCase):
                         self.assertIn("nvidia.com/gpu", tolerated)
         self.assertGreaterEqual(seen, 7)
 
+    def test_run_timeout_below_job_deadline(self):
+        """gpuqual's own --timeout ends the run with a judged record before Kubernetes' deadline
+        would kill the pod with none."""
+        unit = {"s": 1, "m": 60, "h": 3600}
+        checked = 0
+        for obj in all_shipped_objects():
+            for label, spec in ml.job_specs(obj):
+                c = next(c for c in spec["template"]["spec"]["containers"] if c["name"] == "gpuqual")
+                args = c.get("args", [])
+                if args[:1] != ["run"]:
+                    continue
+                checked += 1
+                with self.subTest(job=label):
+                    self.assertIn("--timeout", args)
+                    m = re.fullmatch(r"(\d+)([smh])", args[args.index("--timeout") + 1])
+                    self.assertIsNotNone(m)
+                    self.assertLess(int(m.group(1)) * unit[m.group(2)], spec["activeDeadlineSeconds"])
+        self.assertGreaterEqual(checked, 4)
+
+    def test_workflow_containers(self):
+        wf = ml.load_all(os.path.join(ml.PIPELINES, "argo-workflows-upgrade.yaml"))[0]
+        psc = wf["spec"]["securityContext"]
+        self.assertIs(psc["runAsNonRoot"], True)
+        self.assertEqual(psc["runAsUser"], IMAGE_UID)
+        self.assertEqual(psc["seccompProfile"], {"type": "RuntimeDefault"})
+        for t in wf["spec"]["templates"]:
+            c = t.get("container") or t.get("script")
+            if not c:
+                continue
+            with self.subTest(template=t["name"]):
+                sc = c["securityContext"]
+                self.assertIs(sc["allowPrivilegeEscalation"], False)
+                self.assertIs(sc["readOnlyRootFilesystem"], True)
+                self.assertEqual(sc["capabilities"], {"drop": ["ALL"]})
+                env = {e["name"]: e for e in c.get("env", [])}
+                if "nvidia.com/gpu" in c.get("resources", {}).get("limits", {}):
+                    self.assertEqual(env["NODE_NAME"]["valueFrom"]["fieldRef"]["fieldPath"], "spec.nodeName")
+                    self.assertIn("nvidia.com/gpu", {x["key"] for x in t["tolerations"]})
+                    self.assertTrue({"/tmp", "/dev/shm"} <= {m["mountPath"] for m in c["volumeMounts"]})
+                else:
+                    self.assertEqual(env["NVIDIA_VISIBLE_DEVICES"]["value"], "void")
+
     def test_post_upgrade_job_tolerates_upgrade_taints(self):
         job = ml.load_all(os.path.join(ml.K8S, "job-post-upgrade.yaml"))[0]
         spec = job["spec"]
