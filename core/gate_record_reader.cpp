@@ -1,0 +1,448 @@
+#include "core/gate_record_reader.hpp"
+
+#include <fmt/format.h>
+#include <simdjson.h>
+
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+#include <vector>
+
+#include "core/input_error.hpp"
+#include "core/units.hpp"
+
+namespace gpuqual {
+
+namespace {
+
+using simdjson::dom::element;
+using simdjson::dom::element_type;
+
+const char* type_name(const element& e) {
+  switch (e.type()) {
+    case element_type::ARRAY: return "array";
+    case element_type::OBJECT: return "object";
+    case element_type::INT64:
+    case element_type::UINT64:
+    case element_type::DOUBLE: return "number";
+    case element_type::STRING: return "string";
+    case element_type::BOOL: return "boolean";
+    case element_type::NULL_VALUE: return "null";
+  }
+  return "unknown";
+}
+
+bool is_number(const element& e) {
+  const auto t = e.type();
+  return t == element_type::INT64 || t == element_type::UINT64 || t == element_type::DOUBLE;
+}
+
+double as_double(const element& e) {
+  switch (e.type()) {
+    case element_type::INT64: return static_cast<double>(int64_t(e));
+    case element_type::UINT64: return static_cast<double>(uint64_t(e));
+    default: return double(e);
+  }
+}
+
+std::string index_path(const std::string& array_path, std::size_t i) { return fmt::format("{}[{}]", array_path, i); }
+
+// `where()` builds the JSON path only when there is an error to report: paths for every sample
+// of every metric would cost more than parsing them.
+template <class Where>
+double finite(const element& v, const std::string& file, Where where) {
+  if (!is_number(v)) throw InputError(file, where(), fmt::format("expected a number, found {}", type_name(v)));
+  const double d = as_double(v);
+  if (!std::isfinite(d)) throw InputError(file, where(), "number is not finite (NaN or Inf)");
+  return d;
+}
+
+// The simdjson twin of JsonObject (json_fields.hpp): the same accessors, the same messages, the
+// same paths. A duplicated key resolves to its last occurrence, as nlohmann's parser does.
+class Obj {
+ public:
+  Obj(const element& e, const std::string& file, std::string path) : file_(file), path_(std::move(path)) {
+    if (e.type() != element_type::OBJECT) {
+      throw InputError(file_, path_, fmt::format("expected an object, found {}", type_name(e)));
+    }
+    for (auto field : simdjson::dom::object(e)) fields_.push_back({field.key, field.value, false});
+  }
+
+  [[noreturn]] void fail(const std::string& field, const std::string& problem) const {
+    throw InputError(file_, field.empty() ? path_ : child_path(field), problem);
+  }
+  std::string child_path(const std::string& key) const { return path_ + "." + key; }
+
+  std::string str(const char* key) {
+    const element& v = get(key);
+    if (v.type() != element_type::STRING) fail(key, fmt::format("expected a string, found {}", type_name(v)));
+    return std::string(std::string_view(v));
+  }
+  std::string str_or(const char* key, std::string fallback) { return find(key) ? str(key) : std::move(fallback); }
+  std::string nonempty_str(const char* key) {
+    std::string s = str(key);
+    if (s.empty()) fail(key, "must not be empty");
+    return s;
+  }
+  double number(const char* key, double lo = -std::numeric_limits<double>::max(),
+                double hi = std::numeric_limits<double>::max()) {
+    const double d = finite(get(key), file_, [&] { return child_path(key); });
+    if (d < lo || d > hi) fail(key, fmt::format("{} is out of range [{}, {}]", d, lo, hi));
+    return d;
+  }
+  std::optional<double> opt_number(const char* key, double lo = -std::numeric_limits<double>::max(),
+                                   double hi = std::numeric_limits<double>::max()) {
+    if (!find(key)) return std::nullopt;
+    return number(key, lo, hi);
+  }
+  std::int64_t integer(const char* key, std::int64_t lo = std::numeric_limits<std::int64_t>::min(),
+                       std::int64_t hi = std::numeric_limits<std::int64_t>::max()) {
+    const element& v = get(key);
+    std::int64_t i = 0;
+    if (v.type() == element_type::UINT64) {
+      const std::uint64_t u = uint64_t(v);
+      if (u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) fail(key, "integer too large");
+      i = static_cast<std::int64_t>(u);
+    } else if (v.type() == element_type::INT64) {
+      i = int64_t(v);
+    } else {
+      fail(key, fmt::format("expected an integer, found {}", type_name(v)));
+    }
+    if (i < lo || i > hi) fail(key, fmt::format("{} is out of range [{}, {}]", i, lo, hi));
+    return i;
+  }
+  std::optional<std::int64_t> opt_integer(const char* key, std::int64_t lo = std::numeric_limits<std::int64_t>::min(),
+                                          std::int64_t hi = std::numeric_limits<std::int64_t>::max()) {
+    if (!find(key)) return std::nullopt;
+    return integer(key, lo, hi);
+  }
+  bool boolean(const char* key) {
+    const element& v = get(key);
+    if (v.type() != element_type::BOOL) fail(key, fmt::format("expected true or false, found {}", type_name(v)));
+    return bool(v);
+  }
+  std::optional<bool> opt_boolean(const char* key) {
+    if (!find(key)) return std::nullopt;
+    return boolean(key);
+  }
+  simdjson::dom::array array(const char* key) {
+    const element& v = get(key);
+    if (v.type() != element_type::ARRAY) fail(key, fmt::format("expected an array, found {}", type_name(v)));
+    return simdjson::dom::array(v);
+  }
+  const element& object(const char* key) {
+    const element& v = get(key);
+    if (v.type() != element_type::OBJECT) fail(key, fmt::format("expected an object, found {}", type_name(v)));
+    return v;
+  }
+  std::vector<double> number_array(const char* key, double lo) {
+    const simdjson::dom::array arr = array(key);
+    std::vector<double> out;
+    out.reserve(arr.size());
+    std::size_t i = 0;
+    for (element e : arr) {
+      const double d = finite(e, file_, [&] { return index_path(child_path(key), i); });
+      if (d < lo) throw InputError(file_, index_path(child_path(key), i), fmt::format("{} is below the minimum {}", d, lo));
+      out.push_back(d);
+      ++i;
+    }
+    return out;
+  }
+  std::vector<std::string> string_array(const char* key) {
+    const simdjson::dom::array arr = array(key);
+    std::vector<std::string> out;
+    const std::string p = child_path(key);
+    std::size_t i = 0;
+    for (element e : arr) {
+      if (e.type() != element_type::STRING) {
+        throw InputError(file_, index_path(p, i), fmt::format("expected a string, found {}", type_name(e)));
+      }
+      out.emplace_back(std::string_view(e));
+      ++i;
+    }
+    return out;
+  }
+  // Every (key, string value) of an object field, last duplicate winning, or the same error as
+  // record_json.cpp for a non-string value.
+  std::map<std::string, std::string> string_map(const char* key, const char* what) {
+    const element& obj = object(key);
+    std::map<std::string, std::string> out;
+    std::string first_bad;
+    for (auto field : simdjson::dom::object(obj)) {
+      std::string k(field.key);
+      if (field.value.type() != element_type::STRING) {
+        if (first_bad.empty() || k < first_bad) first_bad = k;
+        continue;
+      }
+      out[k] = std::string(std::string_view(field.value));
+    }
+    if (!first_bad.empty()) fail(std::string(key) + "." + first_bad, what);
+    return out;
+  }
+  // Fields nobody asked for are an error; nlohmann iterates keys sorted, so report the first in
+  // that order to give the same message.
+  void finish() {
+    const Field* first = nullptr;
+    for (const auto& f : fields_) {
+      if (!f.seen && (!first || f.key < first->key)) first = &f;
+    }
+    if (first) fail(std::string(first->key), "unknown field (typo, or a newer schema?)");
+  }
+
+ private:
+  struct Field {
+    std::string_view key;
+    element value;
+    bool seen;
+  };
+  const element* find(std::string_view key) {
+    const element* found = nullptr;
+    for (auto& f : fields_) {
+      if (f.key == key) {
+        f.seen = true;
+        found = &f.value;
+      }
+    }
+    if (!found || found->type() == element_type::NULL_VALUE) return nullptr;
+    return found;
+  }
+  const element& get(const char* key) {
+    const element* v = find(key);
+    if (!v) fail(key, "required field is missing");
+    return *v;
+  }
+
+  const std::string& file_;
+  std::string path_;
+  std::vector<Field> fields_;
+};
+
+std::optional<int> read_gpu(Obj& o) {
+  auto g = o.opt_integer("gpu", 0, 1023);
+  if (!g) return std::nullopt;
+  return static_cast<int>(*g);
+}
+
+GpuInfo gpu_from(const element& e, const std::string& file, const std::string& path) {
+  Obj o(e, file, path);
+  GpuInfo g;
+  g.index = static_cast<int>(o.integer("index", 0, 1023));
+  g.name = o.str("name");
+  g.uuid = o.str("uuid");
+  g.pci_bus_id = o.str("pci_bus_id");
+  g.compute_capability = o.str("compute_capability");
+  g.sm_count = static_cast<int>(o.integer("sm_count", 0, 100000));
+  g.memory_bytes = static_cast<std::uint64_t>(o.integer("memory_bytes", 0));
+  g.vbios = o.str("vbios");
+  g.ecc_enabled = o.opt_boolean("ecc_enabled");
+  g.mig_enabled = o.opt_boolean("mig_enabled");
+  g.persistence_enabled = o.opt_boolean("persistence_enabled");
+  if (auto v = o.opt_integer("pcie_max_gen", 1, 16)) g.pcie_max_gen = static_cast<int>(*v);
+  if (auto v = o.opt_integer("pcie_max_width", 1, 64)) g.pcie_max_width = static_cast<int>(*v);
+  g.power_limit_w = o.opt_number("power_limit_w", 0);
+  if (auto v = o.opt_integer("nvlink_count", 0, 64)) g.nvlink_count = static_cast<int>(*v);
+  o.finish();
+  return g;
+}
+
+NodeFacts node_from(const element& e, const std::string& file, const std::string& path) {
+  Obj o(e, file, path);
+  NodeFacts n;
+  n.hostname = o.str("hostname");
+  n.kernel = o.str("kernel");
+  n.os = o.str("os");
+  n.cpu_model = o.str("cpu_model");
+  if (auto v = o.opt_integer("numa_nodes", 0, 4096)) n.numa_nodes = static_cast<int>(*v);
+  n.driver_version = o.str("driver_version");
+  n.cuda_driver_version = o.str("cuda_driver_version");
+  n.cuda_runtime_version = o.str("cuda_runtime_version");
+  n.cublas_version = o.str("cublas_version");
+  n.nccl_version = o.str("nccl_version");
+  n.container_runtimes = o.string_array("container_runtimes");
+  n.k8s_node_name = o.str("k8s_node_name");
+  n.k8s_labels = o.string_map("k8s_labels", "label value must be a string");
+  o.finish();
+  return n;
+}
+
+Metric metric_from(const element& e, const std::string& file, const std::string& path) {
+  Obj o(e, file, path);
+  Metric m;
+  m.name = o.nonempty_str("name");
+  m.unit = o.str("unit");
+  if (!is_known_unit(m.unit)) o.fail("unit", fmt::format("unknown unit \"{}\"", m.unit));
+  const std::string dir = o.str("direction");
+  auto d = parse_direction(dir);
+  if (!d) o.fail("direction", fmt::format("unknown direction \"{}\" (expected higher or lower)", dir));
+  m.direction = *d;
+  m.gpu = read_gpu(o);
+  m.median = o.number("median", 0);
+  m.samples = o.number_array("samples", 0);
+  const auto n = o.integer("n", 0);
+  if (static_cast<std::size_t>(n) != m.samples.size()) {
+    o.fail("n", fmt::format("n is {} but there are {} samples", n, m.samples.size()));
+  }
+  m.cv = o.number("cv", 0);
+  m.min = o.number("min", 0);
+  m.max = o.number("max", 0);
+  m.throttled_samples = static_cast<int>(o.opt_integer("throttled_samples", 0, n).value_or(0));
+  if (!m.samples.empty() && (m.median < m.min || m.median > m.max || m.min > m.max)) {
+    o.fail("median", fmt::format("median {} is not within [min {}, max {}]", m.median, m.min, m.max));
+  }
+  o.finish();
+  return m;
+}
+
+Finding finding_from(const element& e, const std::string& file, const std::string& path) {
+  Obj o(e, file, path);
+  Finding f;
+  f.code = o.nonempty_str("code");
+  const std::string sev = o.str("severity");
+  auto s = parse_severity(sev);
+  if (!s) o.fail("severity", fmt::format("unknown severity \"{}\" (expected info, warn or fail)", sev));
+  f.severity = *s;
+  f.gpu = read_gpu(o);
+  f.detail = o.str("detail");
+  f.action = o.str_or("action", "");
+  f.value = o.opt_number("value");
+  o.finish();
+  return f;
+}
+
+CheckResult check_from(const element& e, const std::string& file, const std::string& path) {
+  Obj o(e, file, path);
+  CheckResult c;
+  c.name = o.nonempty_str("name");
+  const std::string st = o.str("status");
+  auto s = parse_status(st);
+  if (!s) o.fail("status", fmt::format("unknown status \"{}\"", st));
+  c.status = *s;
+  c.reason = o.str("reason");
+  if (c.reason.empty() && (c.status == Status::skip || c.status == Status::error || c.status == Status::fail)) {
+    o.fail("reason", fmt::format("a {} status needs a reason", st));
+  }
+  c.started_at = o.str("started_at");
+  c.duration_s = o.number("duration_s", 0);
+  const std::string pg_path = o.child_path("per_gpu");
+  std::size_t i = 0;
+  for (element g_el : o.array("per_gpu")) {
+    Obj g(g_el, file, index_path(pg_path, i++));
+    GpuCheckStatus gs;
+    gs.gpu = static_cast<int>(g.integer("gpu", 0, 1023));
+    const std::string gst = g.str("status");
+    auto gs_status = parse_status(gst);
+    if (!gs_status) g.fail("status", fmt::format("unknown status \"{}\"", gst));
+    gs.status = *gs_status;
+    gs.reason = g.str("reason");
+    g.finish();
+    c.per_gpu.push_back(gs);
+  }
+  const std::string m_path = o.child_path("metrics");
+  i = 0;
+  const simdjson::dom::array metrics = o.array("metrics");
+  c.metrics.reserve(metrics.size());
+  for (element m : metrics) c.metrics.push_back(metric_from(m, file, index_path(m_path, i++)));
+  const std::string f_path = o.child_path("findings");
+  i = 0;
+  for (element f : o.array("findings")) c.findings.push_back(finding_from(f, file, index_path(f_path, i++)));
+  c.attributes = o.string_map("attributes", "attribute values are strings");
+  o.finish();
+  return c;
+}
+
+RunRecord record_from(const element& root, const std::string& file) {
+  Obj o(root, file, "$");
+  RunRecord r;
+  r.schema = o.str("schema");
+  if (r.schema != kRunSchema) {
+    o.fail("schema", fmt::format("unsupported schema \"{}\" (this gpuqual reads {})", r.schema, kRunSchema));
+  }
+  {
+    Obj t(o.object("tool"), file, o.child_path("tool"));
+    r.tool.version = t.str("version");
+    r.tool.git_revision = t.str("git_revision");
+    t.finish();
+  }
+  r.run_id = o.nonempty_str("run_id");
+  r.started_at = o.str("started_at");
+  r.ended_at = o.str("ended_at");
+  r.complete = o.boolean("complete");
+  r.argv = o.string_array("argv");
+  r.suite = o.str("suite");
+  r.node = node_from(o.object("node"), file, o.child_path("node"));
+  {
+    Obj h(o.object("hardware_class"), file, o.child_path("hardware_class"));
+    r.hardware_class.slug = h.nonempty_str("slug");
+    r.hardware_class.gpu_count = static_cast<int>(h.integer("gpu_count", 0, 1024));
+    r.hardware_class.product = h.str("product");
+    if (auto mib = h.opt_integer("memory_mib", 0)) r.hardware_class.memory_mib = static_cast<std::uint64_t>(*mib);
+    r.hardware_class.overridden = h.boolean("overridden");
+    h.finish();
+  }
+  const std::string g_path = o.child_path("gpus");
+  std::set<int> indices;
+  std::set<std::string> uuids;
+  std::size_t i = 0;
+  for (element g_el : o.array("gpus")) {
+    const std::string p = index_path(g_path, i++);
+    GpuInfo g = gpu_from(g_el, file, p);
+    if (!indices.insert(g.index).second) throw InputError(file, p + ".index", fmt::format("duplicate GPU index {}", g.index));
+    if (!g.uuid.empty() && !uuids.insert(g.uuid).second) {
+      throw InputError(file, p + ".uuid", fmt::format("duplicate GPU UUID {}", g.uuid));
+    }
+    r.gpus.push_back(std::move(g));
+  }
+  const std::string c_path = o.child_path("checks");
+  i = 0;
+  for (element c_el : o.array("checks")) {
+    const std::string p = index_path(c_path, i++);
+    CheckResult c = check_from(c_el, file, p);
+    auto check_gpu = [&](const std::optional<int>& gpu, const std::string& where) {
+      if (gpu && !indices.count(*gpu)) throw InputError(file, where, fmt::format("GPU {} is not in $.gpus", *gpu));
+    };
+    for (std::size_t k = 0; k < c.metrics.size(); ++k) check_gpu(c.metrics[k].gpu, index_path(p + ".metrics", k) + ".gpu");
+    for (std::size_t k = 0; k < c.findings.size(); ++k) check_gpu(c.findings[k].gpu, index_path(p + ".findings", k) + ".gpu");
+    for (std::size_t k = 0; k < c.per_gpu.size(); ++k) check_gpu(c.per_gpu[k].gpu, index_path(p + ".per_gpu", k) + ".gpu");
+    r.checks.push_back(std::move(c));
+  }
+  o.finish();
+  return r;
+}
+
+}  // namespace
+
+struct StreamingRecordReader::Impl {
+  simdjson::dom::parser parser;
+};
+
+StreamingRecordReader::StreamingRecordReader(const JsonLimits& limits) : impl_(std::make_unique<Impl>()), limits_(limits) {
+  // nlohmann's guard refuses values deeper than max_depth below the root; simdjson counts the
+  // root as a level.
+  // (No set_max_capacity: simdjson 3.0's clamps it to 32 bytes. The size limit is checked before
+  // parsing, as read_json_file does.)
+  if (auto err = impl_->parser.allocate(64 * 1024, static_cast<std::size_t>(limits.max_depth) + 1)) {
+    throw std::runtime_error(fmt::format("simdjson: cannot allocate a parser: {}", simdjson::error_message(err)));
+  }
+}
+
+StreamingRecordReader::~StreamingRecordReader() = default;
+
+RunRecord StreamingRecordReader::read(const std::string& path) {
+  return parse(read_text_file(path, limits_.max_bytes), path);
+}
+
+RunRecord StreamingRecordReader::parse(std::string_view text, const std::string& origin) {
+  if (text.size() > limits_.max_bytes) {
+    throw InputError(origin, "", fmt::format("input is {} bytes, over the limit of {} bytes", text.size(), limits_.max_bytes));
+  }
+  if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) throw InputError(origin, "", "input is empty");
+  element root;
+  if (auto err = impl_->parser.parse(text.data(), text.size(), /*realloc_if_needed=*/true).get(root)) {
+    if (err == simdjson::DEPTH_ERROR) throw InputError(origin, "", fmt::format("nesting deeper than {} levels", limits_.max_depth));
+    throw InputError(origin, "", fmt::format("malformed JSON: {}", simdjson::error_message(err)));
+  }
+  return record_from(root, origin);
+}
+
+}  // namespace gpuqual

@@ -1,0 +1,151 @@
+#include "core/gate_record_reader.hpp"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <nlohmann/json.hpp>
+
+#include "core/input_error.hpp"
+#include "core/json_input.hpp"
+#include "core/record_io.hpp"
+#include "core/record_json.hpp"
+#include "record_builders.hpp"
+
+using namespace gpuqual;
+using namespace gpuqual::testing;
+using nlohmann::json;
+
+namespace {
+
+// Every field of the record set, optional ones included, so a field the fast reader forgot
+// shows up as a difference (or as "unknown field").
+RunRecord full_record() {
+  RunRecord r = make_record(2);
+  r.node.cpu_model = "AMD EPYC 9654";
+  r.node.numa_nodes = 2;
+  r.node.cublas_version = "13.0.0";
+  r.node.nccl_version = "2.28.3";
+  r.node.container_runtimes = {"docker 28.2.2", "podman 4.3.1"};
+  r.node.k8s_node_name = "gpu-node-7";
+  r.node.k8s_labels = {{"nvidia.com/gpu.product", "NVIDIA-H200"}, {"nvidia.com/gpu.count", "2"}};
+  r.hardware_class.overridden = true;
+  r.gpus[0].mig_enabled = false;
+  r.gpus[0].persistence_enabled = true;
+  r.gpus[1].nvlink_count = 18;
+  CheckResult c;
+  c.name = "gemm";
+  c.status = Status::warn;
+  c.reason = "gpu 1 throttled";
+  c.started_at = "2026-11-30T12:00:01Z";
+  c.duration_s = 12.5;
+  c.per_gpu = {{0, Status::pass, ""}, {1, Status::warn, "throttled"}};
+  c.metrics.push_back(make_metric("gemm.bf16.tflops", "TFLOP/s", {801.5, 799.25, 800.125}, 0));
+  Metric m = make_metric("gemm.bf16.tflops", "TFLOP/s", {700.0, 701.0, 650.5, 1e-3}, 1);
+  m.throttled_samples = 2;
+  c.metrics.push_back(m);
+  c.metrics.push_back(make_metric("nccl.allreduce.busbw_gbps", "GB/s", {400.0}, std::nullopt));
+  c.findings.push_back(Finding{"clocks.throttled", Severity::warn, 1, "SM clock 1290 MHz", "check cooling", 1290.0});
+  c.findings.push_back(Finding{"note", Severity::info, std::nullopt, "detail", "", std::nullopt});
+  c.attributes = {{"m", "8192"}, {"dtype", "bf16"}};
+  r.checks.push_back(c);
+  r.checks.push_back(CheckResult{"health", Status::skip, "no NVML", "", 0, {}, {}, {}, {}});
+  return r;
+}
+
+std::string message_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(accepted)";
+}
+
+}  // namespace
+
+TEST(StreamingRecordReader, BuildsTheSameRecordAsTheStrictReader) {
+  const std::string text = record_to_text(full_record());
+  const RunRecord slow = record_from_json(parse_json_text(text, "full.json"), "full.json");
+  StreamingRecordReader reader;
+  const RunRecord fast = reader.parse(text, "full.json");
+  EXPECT_EQ(to_json(fast), to_json(slow));
+  // The parser is reused: a second record through the same reader is independent of the first.
+  RunRecord other = make_record(1);
+  EXPECT_EQ(to_json(reader.parse(record_to_text(other), "other.json")), to_json(other));
+}
+
+TEST(StreamingRecordReader, RejectsWhatTheStrictReaderRejectsWithTheSameMessage) {
+  const json good = to_json(full_record());
+  const std::vector<std::pair<std::string, std::function<void(json&)>>> mutations = {
+      {"wrong schema", [](json& j) { j["schema"] = "gpuqual.run/v2"; }},
+      {"missing field", [](json& j) { j.erase("run_id"); }},
+      {"null required field", [](json& j) { j["suite"] = nullptr; }},
+      {"unknown field", [](json& j) { j["zzz"] = 1; j["aaa"] = 2; }},
+      {"wrong type", [](json& j) { j["complete"] = "yes"; }},
+      {"empty run id", [](json& j) { j["run_id"] = ""; }},
+      {"negative sample", [](json& j) { j["checks"][0]["metrics"][0]["samples"][1] = -1.0; }},
+      {"n mismatch", [](json& j) { j["checks"][0]["metrics"][0]["n"] = 7; }},
+      {"unknown unit", [](json& j) { j["checks"][0]["metrics"][0]["unit"] = "GBps"; }},
+      {"unknown direction", [](json& j) { j["checks"][0]["metrics"][0]["direction"] = "up"; }},
+      {"median outside range", [](json& j) { j["checks"][0]["metrics"][0]["median"] = 5000.0; }},
+      {"float gpu index", [](json& j) { j["checks"][0]["metrics"][0]["gpu"] = 0.5; }},
+      {"gpu not in gpus", [](json& j) { j["checks"][0]["metrics"][0]["gpu"] = 5; }},
+      {"gpu out of range", [](json& j) { j["checks"][0]["findings"][0]["gpu"] = 4096; }},
+      {"duplicate gpu index", [](json& j) { j["gpus"][1]["index"] = 0; }},
+      {"duplicate uuid", [](json& j) { j["gpus"][1]["uuid"] = j["gpus"][0]["uuid"]; }},
+      {"fail without reason", [](json& j) { j["checks"][1]["status"] = "fail"; j["checks"][1]["reason"] = ""; }},
+      {"unknown status", [](json& j) { j["checks"][0]["per_gpu"][0]["status"] = "ok"; }},
+      {"unknown severity", [](json& j) { j["checks"][0]["findings"][0]["severity"] = "fatal"; }},
+      {"label not a string", [](json& j) { j["node"]["k8s_labels"]["b"] = 3; j["node"]["k8s_labels"]["a"] = true; }},
+      {"attribute not a string", [](json& j) { j["checks"][0]["attributes"]["x"] = 1.5; }},
+      {"huge integer", [](json& j) { j["gpus"][0]["memory_bytes"] = 18446744073709551615ull; }},
+      {"gpus not an array", [](json& j) { j["gpus"] = json::object(); }},
+      {"checks element not an object", [](json& j) { j["checks"][0] = 3; }},
+      {"argv element not a string", [](json& j) { j["argv"][0] = 1; }},
+      {"root not an object", [](json& j) { j = json::array(); }},
+  };
+  for (const auto& [what, mutate] : mutations) {
+    json j = good;
+    mutate(j);
+    const std::string text = j.dump(2);
+    const std::string slow = message_of([&] { record_from_json(parse_json_text(text, "bad.json"), "bad.json"); });
+    const std::string fast = message_of([&] { StreamingRecordReader().parse(text, "bad.json"); });
+    EXPECT_NE(slow, "(accepted)") << what;
+    EXPECT_EQ(fast, slow) << what;
+  }
+}
+
+TEST(StreamingRecordReader, RejectsMalformedText) {
+  StreamingRecordReader reader;
+  const std::string good = record_to_text(make_record(1));
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"empty", ""},
+      {"blank", "  \n\t "},
+      {"truncated", good.substr(0, good.size() / 2)},
+      {"trailing garbage", good + "}"},
+      {"invalid utf-8", "{\"schema\": \"\xff\xfe\"}"},
+      {"NaN", "{\"schema\": NaN}"},
+      {"overflowing number", "{\"schema\": 1e999}"},
+      {"too deep", std::string(100, '[') + std::string(100, ']')},
+  };
+  for (const auto& [what, text] : cases) {
+    EXPECT_THROW(reader.parse(text, "bad.json"), InputError) << what;
+    EXPECT_THROW(parse_json_text(text, "bad.json"), InputError) << what;  // the strict reader agrees
+  }
+  try {
+    reader.parse(std::string(100, '[') + std::string(100, ']'), "deep.json");
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "deep.json: nesting deeper than 64 levels");
+  }
+  // A good record still parses after all those errors.
+  EXPECT_NO_THROW(reader.parse(good, "good.json"));
+}
+
+TEST(StreamingRecordReader, ReadsFilesWithTheSameFileChecks) {
+  StreamingRecordReader reader;
+  EXPECT_THROW(reader.read("/nonexistent/record.json"), InputError);
+  const std::string dir = ::testing::TempDir();
+  const std::string path = dir + "/gate_reader_record.json";
+  write_record(path, full_record());
+  EXPECT_EQ(to_json(reader.read(path)), to_json(read_record(path)));
+}
