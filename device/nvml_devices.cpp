@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/diff_gpu_match.hpp"  // normalize_pci_bus_id: CUDA and NVML write the domain differently
 #include "device/nvml_library.hpp"
 
 namespace gpuqual {
@@ -15,16 +16,6 @@ std::string lower(std::string s) {
 }
 
 }  // namespace
-
-std::string normalize_pci_bus_id(const std::string& bus_id) {
-  std::string s = lower(bus_id);
-  auto colon = s.find(':');
-  // domain:bus:device.function — only the domain varies in width between CUDA and NVML.
-  if (colon != std::string::npos && s.find(':', colon + 1) != std::string::npos && colon < 8) {
-    s = std::string(8 - colon, '0') + s;
-  }
-  return s;
-}
 
 std::vector<NvmlDeviceRef> list_nvml_devices(const NvmlSession& nvml, std::vector<std::string>* problems) {
   std::vector<NvmlDeviceRef> out;

@@ -34,7 +34,4 @@ const NvmlDeviceRef* match_nvml_device(const std::vector<NvmlDeviceRef>& devices
 // NVML does not support stays empty (std::nullopt), which is the truth, not a default.
 void fill_gpu_from_nvml(const NvmlSession& nvml, const NvmlDeviceRef& device, GpuInfo& gpu);
 
-// "0000:19:00.0" and "00000000:19:00.0" name the same function: lower case, 8-digit domain.
-std::string normalize_pci_bus_id(const std::string& bus_id);
-
 }  // namespace gpuqual

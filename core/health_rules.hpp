@@ -1,0 +1,45 @@
+#pragma once
+// The health rules: pure functions from NVML readings (HealthSnapshot) to findings and a
+// status. Severities, meanings and actions come from the SeverityTable (data), never from here;
+// these rules only decide which facts are findings. CPU-tested with JSON snapshot fixtures.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/health_severity.hpp"
+#include "core/health_snapshot.hpp"
+#include "core/record.hpp"
+
+namespace gpuqual {
+
+struct HealthPolicy {
+  std::optional<int> expect_gpus;  // suite param expect_gpus, or the baseline's GPU count
+  bool expect_ecc = true;          // data-center GPUs run with ECC on
+  int temp_margin_c = 5;           // warn this close to the slowdown threshold
+  double power_limit_tolerance_w = 1.0;  // enforced limit this far below default is a finding
+};
+
+struct HealthEvaluation {
+  Status status = Status::pass;
+  std::string reason;              // one line; required for skip and fail
+  std::vector<Finding> findings;
+  std::vector<GpuCheckStatus> per_gpu;
+};
+
+// Every finding code (other than xid.<n>) these rules can emit: the table must define them all.
+const std::vector<std::string>& health_finding_codes();
+
+// Judges `now`. `before` (optional) is an earlier snapshot of the same node: counters that grew
+// between the two are findings of their own (*.grew). GPUs are matched by UUID, else by index.
+// NVML unavailable → skip with its reason. Xids in `now.xids` become xid.<code> findings.
+HealthEvaluation evaluate_health(const HealthSnapshot& now, const HealthSnapshot* before, const HealthPolicy& policy,
+                                 const SeverityTable& table);
+
+// One finding per (Xid code, GPU): severity from the table (own_kernel_severity when any of the
+// events hit while gpuqual's own check ran), value = how many events were seen.
+std::vector<Finding> xid_findings(const std::vector<XidEvent>& events, const SeverityTable& table);
+
+// The status a set of findings gives: any fail → fail, else any warn → warn, else pass.
+Status status_of_findings(const std::vector<Finding>& findings);
+
+}  // namespace gpuqual

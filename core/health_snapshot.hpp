@@ -1,0 +1,100 @@
+#pragma once
+// NVML health readings as plain data, so the health rules (health_rules.hpp) are pure C++ that
+// CPU tests drive with fixtures (tests/data/health/*.json) and a GPU node fills from NVML
+// (device/nvml_snapshot.hpp). Every reading is optional: std::nullopt means "not read", and
+// `unread` says why ("remapped_rows: NVML_ERROR_NOT_SUPPORTED"), so a rule never mistakes a
+// missing counter for a zero.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpuqual {
+
+struct NvLinkReading {
+  int link = 0;
+  bool active = false;
+  std::optional<std::uint64_t> replay_errors;    // NVML_NVLINK_ERROR_DL_REPLAY
+  std::optional<std::uint64_t> recovery_errors;  // NVML_NVLINK_ERROR_DL_RECOVERY
+  std::optional<std::uint64_t> crc_flit_errors;  // NVML_NVLINK_ERROR_DL_CRC_FLIT
+  std::optional<std::uint64_t> crc_data_errors;  // NVML_NVLINK_ERROR_DL_CRC_DATA
+};
+
+struct GpuHealthReading {
+  int index = 0;                   // the GPU's index in the run record (CUDA ordinal when known)
+  std::string name;
+  std::string uuid;
+  std::string pci_bus_id;
+  std::string compute_capability;  // "9.0"; retired pages apply before 8.0, remapped rows from 8.0
+
+  // ECC mode and counters (NVML_MEMORY_ERROR_TYPE_{CORRECTED,UNCORRECTED} x {VOLATILE,AGGREGATE}).
+  std::optional<bool> ecc_enabled;
+  std::optional<bool> ecc_pending_enabled;  // mode after the next reset
+  std::optional<std::uint64_t> ecc_volatile_corrected;
+  std::optional<std::uint64_t> ecc_volatile_uncorrected;
+  std::optional<std::uint64_t> ecc_aggregate_corrected;
+  std::optional<std::uint64_t> ecc_aggregate_uncorrected;
+  // By location where the GPU reports it (nvmlDeviceGetMemoryErrorCounter).
+  std::optional<std::uint64_t> ecc_dram_volatile_uncorrected;
+  std::optional<std::uint64_t> ecc_sram_volatile_uncorrected;
+  std::optional<std::uint64_t> ecc_sram_aggregate_uncorrected;
+
+  // Page retirement (before Ampere).
+  std::optional<std::uint64_t> retired_pages_sbe;
+  std::optional<std::uint64_t> retired_pages_dbe;
+  std::optional<bool> retired_pages_pending;
+
+  // Row remapping (Ampere and later).
+  std::optional<std::uint64_t> remapped_rows_correctable;
+  std::optional<std::uint64_t> remapped_rows_uncorrectable;
+  std::optional<bool> remap_pending;
+  std::optional<bool> remap_failure;
+
+  // Clock event ("throttle") reasons: the union of the bitmasks seen over `throttle_samples`
+  // samples, and how many samples had each reason of interest.
+  std::optional<std::uint64_t> throttle_reasons;
+  int throttle_samples = 0;
+  int hw_slowdown_samples = 0;
+  int hw_thermal_samples = 0;
+  int hw_power_brake_samples = 0;
+  int sw_thermal_samples = 0;
+  int sw_power_cap_samples = 0;
+
+  std::optional<int> temperature_c;       // highest seen
+  std::optional<int> slowdown_temp_c;     // NVML_TEMPERATURE_THRESHOLD_SLOWDOWN
+  std::optional<int> shutdown_temp_c;     // NVML_TEMPERATURE_THRESHOLD_SHUTDOWN
+  std::optional<double> power_limit_w;    // enforced limit
+  std::optional<double> default_power_limit_w;
+
+  std::optional<int> pcie_gen;            // lowest current generation seen while sampling
+  std::optional<int> pcie_width;          // lowest current width seen while sampling
+  std::optional<int> pcie_max_gen;        // max of this GPU in this slot (nvmlDeviceGetMaxPcieLinkGeneration)
+  std::optional<int> pcie_max_width;
+  std::optional<int> pcie_gpu_max_gen;    // max the GPU itself supports
+  bool pcie_read_under_load = false;      // links train down when idle: idle readings are weaker evidence
+  std::optional<std::uint64_t> pcie_replay_counter;
+
+  std::vector<NvLinkReading> nvlinks;     // links NVML answers for; empty on boards without NVLink
+
+  std::vector<std::string> unread;        // "<reading>: <why>" for each reading NVML did not give
+};
+
+// One Xid seen by NVML (nvmlEventTypeXidCriticalError) during the run.
+struct XidEvent {
+  int code = 0;
+  std::optional<int> gpu;        // run-record GPU index, when the device was matched
+  std::string uuid;
+  std::string time;              // RFC 3339 UTC, when the parent saw the event
+  std::string during_check;      // gpuqual check running on that GPU at the time, if any
+};
+
+struct HealthSnapshot {
+  bool nvml_available = false;
+  std::string nvml_reason;       // why NVML is unavailable (library missing, init failed)
+  std::string driver_version;
+  std::string taken_at;          // RFC 3339 UTC
+  std::vector<GpuHealthReading> gpus;
+  std::vector<XidEvent> xids;    // events captured while the snapshot's window was open
+};
+
+}  // namespace gpuqual
