@@ -1,0 +1,120 @@
+#include "device/measure_gpus.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <exception>
+#include <thread>
+
+#include "device/cuda_error.hpp"
+
+namespace gpuqual {
+
+CudaProbe probe_cuda() {
+  CudaProbe probe;
+  int count = 0;
+  const cudaError_t status = cudaGetDeviceCount(&count);
+  if (status == cudaErrorNoDevice) {
+    (void)cudaGetLastError();
+    probe.no_device = true;
+    probe.reason = "no GPU: cudaGetDeviceCount returned " + std::to_string(status) + " (" + CudaError::describe(status) + ")";
+    return probe;
+  }
+  if (status != cudaSuccess) {
+    (void)cudaGetLastError();  // clear it, so later calls do not report it again
+    probe.reason = "CUDA runtime cannot use a GPU: cudaGetDeviceCount returned " + std::to_string(status) + " (" +
+                   CudaError::describe(status) + ")";
+    return probe;
+  }
+  probe.device_count = count;
+  if (count == 0) {
+    probe.no_device = true;
+    probe.reason = "no GPU: the CUDA runtime reports 0 devices";
+  }
+  return probe;
+}
+
+CheckResult no_gpu_result(const std::string& check, const CudaProbe& probe) {
+  return unmeasurable(check, probe.no_device ? Status::skip : Status::error, probe.reason);
+}
+
+std::vector<int> select_gpus(const std::vector<int>& requested, int device_count, std::vector<int>* invisible) {
+  std::vector<int> out;
+  if (requested.empty()) {
+    for (int i = 0; i < device_count; ++i) out.push_back(i);
+    return out;
+  }
+  for (int gpu : requested) {
+    if (gpu >= 0 && gpu < device_count) {
+      out.push_back(gpu);
+    } else if (invisible) {
+      invisible->push_back(gpu);
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> run_on_each_gpu(const std::vector<int>& gpus,
+                                         const std::function<void(std::size_t slot, int gpu)>& body) {
+  std::vector<std::string> errors(gpus.size());
+  std::vector<std::thread> threads;
+  threads.reserve(gpus.size());
+  for (std::size_t slot = 0; slot < gpus.size(); ++slot) {
+    threads.emplace_back([&, slot] {
+      try {
+        CUDA_CHECK(cudaSetDevice(gpus[slot]));
+        body(slot, gpus[slot]);
+      } catch (const std::exception& e) {
+        errors[slot] = e.what();
+        if (errors[slot].empty()) errors[slot] = "unknown error";
+      } catch (...) {
+        errors[slot] = "unknown non-standard exception";
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  return errors;
+}
+
+void GpuOutcome::add(Status s, std::string note) {
+  status = worse_of(status, s);
+  if (!note.empty()) notes.push_back(std::move(note));
+}
+
+void merge_outcomes(CheckResult& result, const std::vector<int>& gpus, std::vector<GpuOutcome>& outcomes,
+                    const std::vector<std::string>& errors) {
+  for (std::size_t slot = 0; slot < gpus.size(); ++slot) {
+    auto& o = outcomes[slot];
+    if (!errors[slot].empty()) o.add(Status::error, errors[slot]);
+    for (auto& m : o.metrics) result.metrics.push_back(std::move(m));
+    for (auto& f : o.findings) result.findings.push_back(std::move(f));
+    for (auto& [k, v] : o.attributes) result.attributes[k] = v;
+    std::string reason;
+    for (const auto& n : o.notes) reason += (reason.empty() ? "" : "; ") + n;
+    result.per_gpu.push_back({gpus[slot], o.status, reason});
+  }
+  roll_up(result);
+}
+
+void roll_up(CheckResult& result) {
+  if (result.per_gpu.empty()) return;
+  Status status = Status::pass;
+  std::string reason;
+  for (const auto& g : result.per_gpu) {
+    status = worse_of(status, g.status);
+    if (g.status != Status::pass && !g.reason.empty()) {
+      reason += (reason.empty() ? "" : "; ") + ("gpu " + std::to_string(g.gpu) + ": " + g.reason);
+    }
+  }
+  result.status = status;
+  result.reason = reason;
+}
+
+CheckResult unmeasurable(std::string name, Status status, std::string reason) {
+  CheckResult r;
+  r.name = std::move(name);
+  r.status = status;
+  r.reason = std::move(reason);
+  return r;
+}
+
+}  // namespace gpuqual

@@ -1,0 +1,164 @@
+// `gemm`: dense matrix products through cuBLASLt at every precision the GPU has, in TFLOP/s
+// (TOP/s for INT8), each answer checked against a host reference. A wrong answer is `fail`
+// with the finding gemm.wrong_result, whatever the speed. Precisions the GPU lacks are skipped
+// with the reason. Parameters (suite YAML): sizes [8192], precisions [all], verify_samples 256,
+// and the common measurement keys (device/measure_params.hpp).
+#include <cuda_runtime_api.h>
+
+#include <sstream>
+
+#include "core/input_error.hpp"
+#include "device/cuda_error.hpp"
+#include "device/gemm_runner.hpp"
+#include "device/measure_clock_probe.hpp"
+#include "device/measure_gpus.hpp"
+#include "device/measure_params.hpp"
+#include "device/measure_report.hpp"
+#include "device/nvml_library.hpp"
+#include "suites/check.hpp"
+
+namespace gpuqual {
+namespace {
+
+struct GemmParams {
+  std::vector<std::uint64_t> sizes{kGemmCanonicalSize};
+  std::vector<GemmPrecision> precisions = all_gemm_precisions();
+  int verify_samples = 256;
+  CommonBenchParams common;
+};
+
+GemmParams read_params(const nlohmann::json& json) {
+  JsonObject o(json, "suite", "$.params");
+  GemmParams p;
+  if (o.has("sizes")) {
+    p.sizes.clear();
+    const auto& arr = o.array("sizes");
+    for (std::size_t i = 0; i < arr.size(); ++i) {
+      const auto where = JsonObject::index_path(o.child_path("sizes"), i);
+      if (!arr[i].is_number_integer()) throw InputError("suite", where, "expected an integer matrix size");
+      const auto n = arr[i].get<std::int64_t>();
+      if (n < 256 || n > 32768 || n % 16 != 0) {
+        throw InputError("suite", where, "size " + std::to_string(n) + " must be a multiple of 16 in [256, 32768]");
+      }
+      p.sizes.push_back(static_cast<std::uint64_t>(n));
+    }
+    if (p.sizes.empty()) o.fail("sizes", "must name at least one size");
+  }
+  if (o.has("precisions")) {
+    p.precisions.clear();
+    for (const auto& name : o.string_array("precisions")) {
+      const auto prec = parse_gemm_precision(name);
+      if (!prec) o.fail("precisions", "unknown precision '" + name + "' (fp64, fp32, tf32, fp16, bf16, fp8, int8)");
+      p.precisions.push_back(*prec);
+    }
+    if (p.precisions.empty()) o.fail("precisions", "must name at least one precision");
+  }
+  if (auto v = o.opt_integer("verify_samples", 4, 65536)) p.verify_samples = static_cast<int>(*v);
+  MeasureConfig defaults;
+  defaults.min_sample_s = 0.01;  // >= 10 ms per sample: several GEMMs at 8192
+  p.common = read_common_bench_params(o, defaults);
+  o.finish();
+  return p;
+}
+
+class GemmBench : public Check {
+ public:
+  CheckResult run(const CheckContext& ctx) override {
+    GemmParams params;
+    try {
+      params = read_params(ctx.params);
+    } catch (const InputError& e) {
+      return unmeasurable("gemm", Status::error, std::string("bad parameters: ") + e.what());
+    }
+    const CudaProbe probe = probe_cuda();
+    if (!probe.ok()) return no_gpu_result("gemm", probe);
+    std::vector<int> invisible;
+    const auto gpus = select_gpus(ctx.gpus, probe.device_count, &invisible);
+    CheckResult result;
+    result.name = "gemm";
+    if (gpus.empty()) return unmeasurable("gemm", Status::error, invisible_reason(invisible, probe.device_count));
+
+    const NvmlSession nvml = NvmlSession::open();
+    const int measurements = static_cast<int>(params.sizes.size() * params.precisions.size());
+    MeasureConfig mc = params.common.measure;
+    mc.budget_s = share_budget(ctx.budget_s, measurements, params.common.measure_budget_s);
+
+    std::vector<GpuOutcome> outcomes(gpus.size());
+    const auto errors = run_on_each_gpu(gpus, [&](std::size_t slot, int gpu) {
+      GpuOutcome& out = outcomes[slot];
+      cudaDeviceProp prop{};
+      CUDA_CHECK(cudaGetDeviceProperties(&prop, gpu));
+      const ComputeCapability cc{prop.major, prop.minor};
+      std::string probe_note;
+      const MeasureHooks hooks{{}, make_nvml_clock_probe(nvml, gpu, &probe_note), [&ctx] { return ctx.should_stop(); }};
+      if (!probe_note.empty()) out.attributes["gemm.clock_probe"] = "not read: " + probe_note;
+      int ran = 0;
+      for (std::uint64_t size : params.sizes) {
+        for (GemmPrecision p : params.precisions) {
+          const std::string label = std::string(to_string(p)) + (size == kGemmCanonicalSize ? "" : " n" + std::to_string(size));
+          if (auto why = gemm_skip_reason(p, cc)) {
+            out.notes.push_back(label + " skipped: " + *why);
+            out.attributes["gemm." + std::string(to_string(p)) + ".skipped"] = *why;
+            continue;
+          }
+          if (ctx.should_stop()) {
+            out.add(Status::error, label + ": not measured, the run is being stopped");
+            continue;
+          }
+          try {
+            GemmRunConfig rc;
+            rc.precision = p;
+            rc.size = size;
+            rc.seed = params.common.seed;
+            rc.verify_samples = params.verify_samples;
+            rc.measure = mc;
+            const GemmRunResult r = run_gemm(rc, hooks);
+            ++ran;
+            report_gemm(out, gpu, label, rc, r, mc);
+          } catch (const std::exception& e) {
+            out.add(Status::error, label + ": " + e.what());
+          }
+        }
+      }
+      if (ran == 0 && out.status == Status::pass) out.add(Status::skip, "no requested precision runs on this GPU");
+    });
+    merge_outcomes(result, gpus, outcomes, errors);
+    result.attributes["gemm.sizes"] = join_numbers(params.sizes);
+    result.attributes["gemm.seed"] = std::to_string(params.common.seed);
+    result.attributes["gemm.layout"] = "TN (A transposed), column-major, alpha=1 beta=0";
+    if (!invisible.empty()) result.attributes["gemm.gpus_not_visible"] = invisible_reason(invisible, probe.device_count);
+    return result;
+  }
+
+ private:
+  static void report_gemm(GpuOutcome& out, int gpu, const std::string& label, const GemmRunConfig& rc,
+                          const GemmRunResult& r, const MeasureConfig& mc) {
+    const std::string key = "gemm." + std::string(to_string(rc.precision)) +
+                            (rc.size == kGemmCanonicalSize ? "" : ".n" + std::to_string(rc.size));
+    out.metrics.push_back(rate_metric(gemm_metric_name(rc.precision, rc.size), gemm_metric_unit(rc.precision), gpu,
+                                      r.measure, r.flops_per_op, 1e12));
+    out.attributes[key + ".library"] = r.library;
+    record_measurement_attributes(out, key, gpu, r.measure);
+    if (!r.check.passed()) {
+      Finding f;
+      f.code = "gemm.wrong_result";
+      f.severity = Severity::fail;
+      f.gpu = gpu;
+      f.detail = label + " GEMM " + std::to_string(rc.size) + "^3: " + r.check.summary();
+      f.action = "drain the node; rerun gemm and memtest, and RMA the GPU if the wrong answers repeat";
+      f.value = r.check.wrong;
+      out.findings.push_back(f);
+      out.add(Status::fail, label + ": wrong result: " + r.check.summary());
+      return;
+    }
+    std::string why;
+    const Status s = measurement_status(r.measure, mc, &why);
+    if (s != Status::pass) out.add(s, label + ": " + why);
+  }
+};
+
+GPUQUAL_REGISTER_CHECK(GemmBench, "gemm",
+                       "dense GEMM TFLOP/s via cuBLASLt at FP64/FP32/TF32/FP16/BF16/FP8/INT8, answers verified");
+
+}  // namespace
+}  // namespace gpuqual

@@ -1,0 +1,124 @@
+// `p2p`: peer copies between every pair of GPUs (cudaMemcpyPeerAsync), one direction for each
+// ordered pair and both at once for each unordered pair, in GB/s, with the peer-access state of
+// each pair recorded. Pairs run one at a time (a pair alone on its links). Every copy is checked
+// against its source's pattern; corruption is `fail` with the finding p2p.corrupt_copy. Fewer
+// than two GPUs is `skip`. Parameters: bytes (268435456, at least that), bidirectional true, and
+// the common measurement keys.
+#include <cuda_runtime_api.h>
+
+#include <map>
+#include <memory>
+
+#include "core/input_error.hpp"
+#include "device/measure_gpus.hpp"
+#include "device/measure_params.hpp"
+#include "device/measure_report.hpp"
+#include "device/p2p_runner.hpp"
+#include "suites/check.hpp"
+
+namespace gpuqual {
+namespace {
+
+struct P2pParams {
+  P2pConfig config;
+  bool bidirectional = true;
+  CommonBenchParams common;
+};
+
+P2pParams read_params(const nlohmann::json& json) {
+  JsonObject o(json, "suite", "$.params");
+  P2pParams p;
+  if (auto v = o.opt_integer("bytes", static_cast<std::int64_t>(kPcieMinBytes), std::int64_t{16} << 30)) {
+    if (*v % 8 != 0) o.fail("bytes", "must be a multiple of 8");
+    p.config.bytes = static_cast<std::uint64_t>(*v);
+  }
+  if (auto v = o.opt_boolean("bidirectional")) p.bidirectional = *v;
+  MeasureConfig defaults;
+  defaults.min_sample_s = 0.005;
+  p.common = read_common_bench_params(o, defaults);
+  p.config.seed = p.common.seed;
+  o.finish();
+  return p;
+}
+
+class P2pBench : public Check {
+ public:
+  CheckResult run(const CheckContext& ctx) override {
+    P2pParams params;
+    try {
+      params = read_params(ctx.params);
+    } catch (const InputError& e) {
+      return unmeasurable("p2p", Status::error, std::string("bad parameters: ") + e.what());
+    }
+    const CudaProbe probe = probe_cuda();
+    if (!probe.ok()) return no_gpu_result("p2p", probe);
+    std::vector<int> invisible;
+    const auto gpus = select_gpus(ctx.gpus, probe.device_count, &invisible);
+    if (gpus.size() < 2) {
+      return unmeasurable("p2p", Status::skip,
+                          "peer copies need at least 2 GPUs; " + std::to_string(gpus.size()) + " selected");
+    }
+    const auto ordered = ordered_pairs(gpus);
+    const auto unordered = unordered_pairs(gpus);
+    const int measurements = static_cast<int>(ordered.size() + (params.bidirectional ? unordered.size() : 0));
+    params.config.measure = params.common.measure;
+    params.config.measure.budget_s = share_budget(ctx.budget_s, measurements, params.common.measure_budget_s);
+
+    CheckResult result;
+    result.name = "p2p";
+    std::vector<GpuOutcome> outcomes(gpus.size());
+    std::map<int, std::size_t> slot_of;
+    for (std::size_t s = 0; s < gpus.size(); ++s) slot_of[gpus[s]] = s;
+    std::vector<std::string> errors(gpus.size());
+    try {
+      for (const auto& a : enable_peer_access(gpus)) {
+        const std::string key = "p2p.access." + std::to_string(a.from) + "_" + std::to_string(a.to);
+        result.attributes[key] = a.enabled ? "enabled" : (a.can_access ? "failed: " + a.note : "none: " + a.note);
+      }
+      std::map<int, std::unique_ptr<P2pEndpoint>> ends;
+      for (int g : gpus) ends[g] = std::make_unique<P2pEndpoint>(g, params.config);
+      const MeasureHooks hooks{{}, {}, [&ctx] { return ctx.should_stop(); }};
+      auto run_pair = [&](int from, int to, bool bidir) {
+        GpuOutcome& out = outcomes[slot_of[from]];
+        const std::string label = std::to_string(from) + (bidir ? "<->" : "->") + std::to_string(to);
+        try {
+          const CopyResult r = run_p2p_pair(*ends[from], *ends[to], bidir, params.config, hooks);
+          out.metrics.push_back(rate_metric(p2p_metric_name(bidir, from, to), "GB/s", from, r.measure, r.bytes_per_op, 1e9));
+          record_measurement_attributes(out, std::string("p2p.") + (bidir ? "bidir." : "uni.") + std::to_string(from) +
+                                                 "_" + std::to_string(to), from, r.measure);
+          if (!r.ok()) {
+            Finding f;
+            f.code = "p2p.corrupt_copy";
+            f.severity = Severity::fail;
+            f.gpu = from;
+            f.detail = label + ": " + r.problem;
+            f.action = "drain the node; check NVLink/NVSwitch error counters and the GPUs; RMA if it repeats";
+            f.value = static_cast<double>(r.mismatches);
+            out.findings.push_back(f);
+            out.add(Status::fail, label + ": corrupt copy: " + r.problem);
+            return;
+          }
+          std::string why;
+          const Status s = measurement_status(r.measure, params.config.measure, &why);
+          if (s != Status::pass) out.add(s, label + ": " + why);
+        } catch (const std::exception& e) {
+          out.add(Status::error, label + ": " + e.what());
+        }
+      };
+      for (auto [from, to] : ordered) run_pair(from, to, false);
+      if (params.bidirectional)
+        for (auto [a, b] : unordered) run_pair(a, b, true);
+    } catch (const std::exception& e) {
+      for (auto& err : errors) err = e.what();
+    }
+    merge_outcomes(result, gpus, outcomes, errors);
+    result.attributes["p2p.bytes_per_copy"] = std::to_string(params.config.bytes);
+    if (!invisible.empty()) result.attributes["p2p.gpus_not_visible"] = invisible_reason(invisible, probe.device_count);
+    return result;
+  }
+};
+
+GPUQUAL_REGISTER_CHECK(P2pBench, "p2p", "GPU peer-to-peer copy bandwidth for every pair, uni- and bidirectional, verified");
+
+}  // namespace
+}  // namespace gpuqual
