@@ -2,10 +2,16 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cstdlib>
+#include <filesystem>
 #include <stdexcept>
 
 #include "core/input_error.hpp"
 #include "core/json_input.hpp"
+
+#ifndef GPUQUAL_SOURCE_BASELINES
+#define GPUQUAL_SOURCE_BASELINES "baselines"
+#endif
 
 namespace gpuqual {
 
@@ -209,6 +215,19 @@ void apply_severity_overrides(SeverityTable& table, const std::string& yaml, con
 
 void load_severity_overrides(SeverityTable& table, const std::string& path) {
   apply_severity_overrides(table, read_text_file(path, kMaxTableBytes), path);
+}
+
+std::string severity_tables_dir(const std::string& flag_value) {
+  namespace fs = std::filesystem;
+  if (!flag_value.empty()) return flag_value;
+  if (const char* env = std::getenv("GPUQUAL_BASELINES_DIR"); env && *env) return env;
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const fs::path installed = exe.parent_path().parent_path() / "share" / "gpuqual" / "baselines";
+    if (fs::is_regular_file(installed / kXidSeverityFile, ec)) return installed.string();
+  }
+  return GPUQUAL_SOURCE_BASELINES;
 }
 
 }  // namespace gpuqual

@@ -52,4 +52,8 @@ SeverityTable load_severity_tables(const std::string& dir, const std::vector<std
 void apply_severity_overrides(SeverityTable& table, const std::string& yaml, const std::string& origin);
 void load_severity_overrides(SeverityTable& table, const std::string& path);
 
+// Where the shipped tables are: `flag_value` if given, else $GPUQUAL_BASELINES_DIR, else
+// <exe>/../share/gpuqual/baselines of an installed binary, else the source tree's baselines/.
+std::string severity_tables_dir(const std::string& flag_value);
+
 }  // namespace gpuqual

@@ -1,0 +1,263 @@
+#include "device/nvml_snapshot.hpp"
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <ctime>
+
+#include "device/nvml_library.hpp"
+
+namespace gpuqual {
+
+namespace {
+
+// Records "<what>: <NVML message>" unless the reading is simply not applicable to this board.
+struct Reader {
+  const NvmlSession& nvml;
+  GpuHealthReading& g;
+
+  bool ok(nvmlReturn_t rc, const char* what) {
+    if (rc == NVML_SUCCESS) return true;
+    g.unread.push_back(std::string(what) + ": " + nvml.error_text(rc));
+    return false;
+  }
+  template <class Fn>
+  bool has(Fn fn, const char* symbol, const char* what) {
+    if (fn) return true;
+    g.unread.push_back(std::string(what) + ": " + nvml.missing(symbol));
+    return false;
+  }
+};
+
+int cc_major(const std::string& cc) {
+  try {
+    return cc.empty() ? 0 : std::stoi(cc);
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
+void read_ecc(const NvmlApi& api, nvmlDevice_t h, Reader& r) {
+  GpuHealthReading& g = r.g;
+  if (r.has(api.nvmlDeviceGetEccMode, "nvmlDeviceGetEccMode", "ecc_mode")) {
+    nvmlEnableState_t cur{}, pend{};
+    if (r.ok(api.nvmlDeviceGetEccMode(h, &cur, &pend), "ecc_mode")) {
+      g.ecc_enabled = cur == NVML_FEATURE_ENABLED;
+      g.ecc_pending_enabled = pend == NVML_FEATURE_ENABLED;
+    }
+  }
+  // Counters only mean something with ECC on; NVML answers NOT_SUPPORTED otherwise.
+  if (!g.ecc_enabled.value_or(false)) return;
+  if (r.has(api.nvmlDeviceGetTotalEccErrors, "nvmlDeviceGetTotalEccErrors", "ecc_counters")) {
+    auto total = [&](nvmlMemoryErrorType_t type, nvmlEccCounterType_t counter, std::optional<std::uint64_t>& out,
+                     const char* what) {
+      unsigned long long v = 0;
+      if (r.ok(api.nvmlDeviceGetTotalEccErrors(h, type, counter, &v), what)) out = v;
+    };
+    total(NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_VOLATILE_ECC, g.ecc_volatile_corrected, "ecc_volatile_corrected");
+    total(NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC, g.ecc_volatile_uncorrected, "ecc_volatile_uncorrected");
+    total(NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_AGGREGATE_ECC, g.ecc_aggregate_corrected, "ecc_aggregate_corrected");
+    total(NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_AGGREGATE_ECC, g.ecc_aggregate_uncorrected, "ecc_aggregate_uncorrected");
+  }
+  // Per location: many boards report only some locations, so a failure here is not listed.
+  if (api.nvmlDeviceGetMemoryErrorCounter) {
+    auto at = [&](nvmlEccCounterType_t counter, nvmlMemoryLocation_t loc, std::optional<std::uint64_t>& out) {
+      unsigned long long v = 0;
+      if (api.nvmlDeviceGetMemoryErrorCounter(h, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, counter, loc, &v) == NVML_SUCCESS) out = v;
+    };
+    at(NVML_VOLATILE_ECC, NVML_MEMORY_LOCATION_DRAM, g.ecc_dram_volatile_uncorrected);
+    at(NVML_VOLATILE_ECC, NVML_MEMORY_LOCATION_SRAM, g.ecc_sram_volatile_uncorrected);
+    at(NVML_AGGREGATE_ECC, NVML_MEMORY_LOCATION_SRAM, g.ecc_sram_aggregate_uncorrected);
+  }
+}
+
+void read_memory_repair(const NvmlApi& api, nvmlDevice_t h, Reader& r) {
+  GpuHealthReading& g = r.g;
+  if (cc_major(g.compute_capability) >= 8) {
+    // Ampere and later: row remapping replaces page retirement.
+    if (r.has(api.nvmlDeviceGetRemappedRows, "nvmlDeviceGetRemappedRows", "remapped_rows")) {
+      unsigned corr = 0, unc = 0, pending = 0, failure = 0;
+      if (r.ok(api.nvmlDeviceGetRemappedRows(h, &corr, &unc, &pending, &failure), "remapped_rows")) {
+        g.remapped_rows_correctable = corr;
+        g.remapped_rows_uncorrectable = unc;
+        g.remap_pending = pending != 0;
+        g.remap_failure = failure != 0;
+      }
+    }
+    return;
+  }
+  if (r.has(api.nvmlDeviceGetRetiredPages, "nvmlDeviceGetRetiredPages", "retired_pages")) {
+    auto count = [&](nvmlPageRetirementCause_t cause, std::optional<std::uint64_t>& out, const char* what) {
+      unsigned n = 0;  // with a zero-size buffer NVML returns the count
+      nvmlReturn_t rc = api.nvmlDeviceGetRetiredPages(h, cause, &n, nullptr);
+      if (rc == NVML_ERROR_INSUFFICIENT_SIZE) rc = NVML_SUCCESS;
+      if (r.ok(rc, what)) out = n;
+    };
+    count(NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS, g.retired_pages_sbe, "retired_pages_sbe");
+    count(NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR, g.retired_pages_dbe, "retired_pages_dbe");
+  }
+  if (r.has(api.nvmlDeviceGetRetiredPagesPendingStatus, "nvmlDeviceGetRetiredPagesPendingStatus", "retired_pages_pending")) {
+    nvmlEnableState_t pending{};
+    if (r.ok(api.nvmlDeviceGetRetiredPagesPendingStatus(h, &pending), "retired_pages_pending")) {
+      g.retired_pages_pending = pending == NVML_FEATURE_ENABLED;
+    }
+  }
+}
+
+void read_limits(const NvmlApi& api, nvmlDevice_t h, Reader& r) {
+  GpuHealthReading& g = r.g;
+  unsigned v = 0;
+  if (r.has(api.nvmlDeviceGetTemperatureThreshold, "nvmlDeviceGetTemperatureThreshold", "temperature_thresholds")) {
+    if (r.ok(api.nvmlDeviceGetTemperatureThreshold(h, NVML_TEMPERATURE_THRESHOLD_SLOWDOWN, &v), "slowdown_temp")) {
+      g.slowdown_temp_c = static_cast<int>(v);
+    }
+    if (api.nvmlDeviceGetTemperatureThreshold(h, NVML_TEMPERATURE_THRESHOLD_SHUTDOWN, &v) == NVML_SUCCESS) {
+      g.shutdown_temp_c = static_cast<int>(v);
+    }
+  }
+  if (r.has(api.nvmlDeviceGetEnforcedPowerLimit, "nvmlDeviceGetEnforcedPowerLimit", "power_limit") &&
+      r.ok(api.nvmlDeviceGetEnforcedPowerLimit(h, &v), "power_limit")) {
+    g.power_limit_w = v / 1000.0;
+  }
+  if (r.has(api.nvmlDeviceGetPowerManagementDefaultLimit, "nvmlDeviceGetPowerManagementDefaultLimit", "default_power_limit") &&
+      r.ok(api.nvmlDeviceGetPowerManagementDefaultLimit(h, &v), "default_power_limit")) {
+    g.default_power_limit_w = v / 1000.0;
+  }
+  if (r.has(api.nvmlDeviceGetMaxPcieLinkGeneration, "nvmlDeviceGetMaxPcieLinkGeneration", "pcie_max_gen") &&
+      r.ok(api.nvmlDeviceGetMaxPcieLinkGeneration(h, &v), "pcie_max_gen")) {
+    g.pcie_max_gen = static_cast<int>(v);
+  }
+  if (r.has(api.nvmlDeviceGetMaxPcieLinkWidth, "nvmlDeviceGetMaxPcieLinkWidth", "pcie_max_width") &&
+      r.ok(api.nvmlDeviceGetMaxPcieLinkWidth(h, &v), "pcie_max_width")) {
+    g.pcie_max_width = static_cast<int>(v);
+  }
+  if (api.nvmlDeviceGetGpuMaxPcieLinkGeneration && api.nvmlDeviceGetGpuMaxPcieLinkGeneration(h, &v) == NVML_SUCCESS) {
+    g.pcie_gpu_max_gen = static_cast<int>(v);
+  }
+  if (r.has(api.nvmlDeviceGetPcieReplayCounter, "nvmlDeviceGetPcieReplayCounter", "pcie_replay_counter") &&
+      r.ok(api.nvmlDeviceGetPcieReplayCounter(h, &v), "pcie_replay_counter")) {
+    g.pcie_replay_counter = v;
+  }
+}
+
+void read_nvlinks(const NvmlApi& api, nvmlDevice_t h, GpuHealthReading& g) {
+  if (!api.nvmlDeviceGetNvLinkState) return;
+  for (unsigned link = 0; link < NVML_NVLINK_MAX_LINKS; ++link) {
+    nvmlEnableState_t active{};
+    // Boards without NVLink (and links past the last) answer NOT_SUPPORTED / INVALID_ARGUMENT.
+    if (api.nvmlDeviceGetNvLinkState(h, link, &active) != NVML_SUCCESS) continue;
+    NvLinkReading l;
+    l.link = static_cast<int>(link);
+    l.active = active == NVML_FEATURE_ENABLED;
+    if (api.nvmlDeviceGetNvLinkErrorCounter) {
+      auto counter = [&](nvmlNvLinkErrorCounter_t c, std::optional<std::uint64_t>& out) {
+        unsigned long long v = 0;
+        if (api.nvmlDeviceGetNvLinkErrorCounter(h, link, c, &v) == NVML_SUCCESS) out = v;
+      };
+      counter(NVML_NVLINK_ERROR_DL_REPLAY, l.replay_errors);
+      counter(NVML_NVLINK_ERROR_DL_RECOVERY, l.recovery_errors);
+      counter(NVML_NVLINK_ERROR_DL_CRC_FLIT, l.crc_flit_errors);
+      counter(NVML_NVLINK_ERROR_DL_CRC_DATA, l.crc_data_errors);
+    }
+    g.nvlinks.push_back(l);
+  }
+}
+
+void sample_one(const NvmlApi& api, nvmlDevice_t h, GpuHealthReading& g) {
+  unsigned long long reasons = 0;
+  nvmlReturn_t rc = NVML_ERROR_FUNCTION_NOT_FOUND;
+  if (api.nvmlDeviceGetCurrentClocksEventReasons) rc = api.nvmlDeviceGetCurrentClocksEventReasons(h, &reasons);
+  else if (api.nvmlDeviceGetCurrentClocksThrottleReasons) rc = api.nvmlDeviceGetCurrentClocksThrottleReasons(h, &reasons);
+  if (rc == NVML_SUCCESS) {
+    g.throttle_reasons = g.throttle_reasons.value_or(0) | reasons;
+    ++g.throttle_samples;
+    if (reasons & nvmlClocksThrottleReasonHwSlowdown) ++g.hw_slowdown_samples;
+    if (reasons & nvmlClocksThrottleReasonHwThermalSlowdown) ++g.hw_thermal_samples;
+    if (reasons & nvmlClocksThrottleReasonHwPowerBrakeSlowdown) ++g.hw_power_brake_samples;
+    if (reasons & nvmlClocksEventReasonSwThermalSlowdown) ++g.sw_thermal_samples;
+    if (reasons & nvmlClocksEventReasonSwPowerCap) ++g.sw_power_cap_samples;
+  }
+  unsigned v = 0;
+  if (api.nvmlDeviceGetTemperature && api.nvmlDeviceGetTemperature(h, NVML_TEMPERATURE_GPU, &v) == NVML_SUCCESS) {
+    g.temperature_c = std::max(g.temperature_c.value_or(static_cast<int>(v)), static_cast<int>(v));
+  }
+  if (api.nvmlDeviceGetCurrPcieLinkGeneration && api.nvmlDeviceGetCurrPcieLinkGeneration(h, &v) == NVML_SUCCESS) {
+    g.pcie_gen = std::min(g.pcie_gen.value_or(static_cast<int>(v)), static_cast<int>(v));
+  }
+  if (api.nvmlDeviceGetCurrPcieLinkWidth && api.nvmlDeviceGetCurrPcieLinkWidth(h, &v) == NVML_SUCCESS) {
+    g.pcie_width = std::min(g.pcie_width.value_or(static_cast<int>(v)), static_cast<int>(v));
+  }
+}
+
+}  // namespace
+
+std::string utc_now_rfc3339() {
+  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::time(nullptr)));
+}
+
+NvmlHealthReader::NvmlHealthReader(const NvmlSession& nvml, const std::vector<GpuInfo>& record_gpus)
+    : nvml_(nvml) {
+  devices_ = list_nvml_devices(nvml, &problems_);
+  for (const auto& d : devices_) {
+    int index = static_cast<int>(d.nvml_index);
+    for (const auto& g : record_gpus) {
+      if (match_nvml_device({d}, g.uuid, g.pci_bus_id)) index = g.index;
+    }
+    record_index_.push_back(index);
+  }
+}
+
+int NvmlHealthReader::record_index_of(nvmlDevice_t device) const {
+  for (std::size_t i = 0; i < devices_.size(); ++i) {
+    if (devices_[i].handle == device) return record_index_[i];
+  }
+  return -1;
+}
+
+HealthSnapshot NvmlHealthReader::read() const {
+  HealthSnapshot s;
+  s.taken_at = utc_now_rfc3339();
+  if (!nvml_.ok()) {
+    s.nvml_reason = nvml_.reason();
+    return s;
+  }
+  s.nvml_available = true;
+  const NvmlApi& api = nvml_.api();
+  if (api.nvmlSystemGetDriverVersion) {
+    char buf[NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE] = {};
+    if (api.nvmlSystemGetDriverVersion(buf, sizeof buf) == NVML_SUCCESS) s.driver_version = buf;
+  }
+  for (std::size_t i = 0; i < devices_.size(); ++i) {
+    const NvmlDeviceRef& d = devices_[i];
+    GpuHealthReading g;
+    g.index = record_index_[i];
+    g.uuid = d.uuid;
+    g.pci_bus_id = d.pci_bus_id;
+    GpuInfo info;
+    fill_gpu_from_nvml(nvml_, d, info);
+    g.name = info.name;
+    g.compute_capability = info.compute_capability;
+    Reader r{nvml_, g};
+    read_ecc(api, d.handle, r);
+    read_memory_repair(api, d.handle, r);
+    read_limits(api, d.handle, r);
+    read_nvlinks(api, d.handle, g);
+    s.gpus.push_back(std::move(g));
+  }
+  // A GPU NVML lists but cannot open (fallen off the bus) is missing from `gpus`: the GPU-count
+  // rule sees it; its NVML message is kept on the first GPU's unread list for the record.
+  if (!problems_.empty() && !s.gpus.empty()) {
+    for (const auto& p : problems_) s.gpus.front().unread.push_back(p);
+  }
+  return s;
+}
+
+void NvmlHealthReader::sample(HealthSnapshot& snapshot) const {
+  if (!nvml_.ok()) return;
+  for (std::size_t i = 0; i < devices_.size() && i < snapshot.gpus.size(); ++i) {
+    sample_one(nvml_.api(), devices_[i].handle, snapshot.gpus[i]);
+  }
+}
+
+}  // namespace gpuqual

@@ -1,0 +1,43 @@
+#pragma once
+// Reads a HealthSnapshot (core/health_snapshot.hpp) from NVML: counters, modes and limits once,
+// and the fast-changing readings (clock event reasons, temperature, current PCIe link) on each
+// sample() call, accumulated (union of reasons, hottest temperature, lowest link seen).
+// A reading NVML does not give is left empty and named in `unread` with NVML's message.
+#include <string>
+#include <vector>
+
+#include "core/health_snapshot.hpp"
+#include "core/record.hpp"
+#include "device/nvml_devices.hpp"
+
+namespace gpuqual {
+
+class NvmlSession;
+
+class NvmlHealthReader {
+ public:
+  // `record_gpus`: the inventory's GPUs; NVML devices are matched to them by UUID so findings
+  // carry run-record GPU indices. Devices the inventory lacks get their NVML index.
+  NvmlHealthReader(const NvmlSession& nvml, const std::vector<GpuInfo>& record_gpus);
+
+  // A snapshot with every static reading (counters, modes, limits, NVLink), no samples yet.
+  // nvml_available=false (with the reason) when the session is not usable.
+  HealthSnapshot read() const;
+  // Adds one sample of the fast-changing readings to `snapshot` (same GPU order as read()).
+  void sample(HealthSnapshot& snapshot) const;
+
+  // Run-record index of an NVML device handle (for Xid events); -1 when unknown.
+  int record_index_of(nvmlDevice_t device) const;
+  const std::vector<NvmlDeviceRef>& devices() const { return devices_; }
+
+ private:
+  const NvmlSession& nvml_;
+  std::vector<NvmlDeviceRef> devices_;
+  std::vector<int> record_index_;  // parallel to devices_
+  std::vector<std::string> problems_;
+};
+
+// "2026-11-30T12:03:11Z"
+std::string utc_now_rfc3339();
+
+}  // namespace gpuqual

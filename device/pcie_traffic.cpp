@@ -1,0 +1,71 @@
+#include "device/pcie_traffic.hpp"
+
+#include <cstring>
+#include <memory>
+
+#include "device/device_buffer.hpp"
+#include "device/device_guard.hpp"
+#include "device/pinned_buffer.hpp"
+#include "device/stream.hpp"
+
+namespace gpuqual {
+
+PcieTraffic::~PcieTraffic() { stop(); }
+
+void PcieTraffic::start(const std::vector<int>& gpus, std::size_t bytes) {
+  stop();
+  stop_ = false;
+  for (int gpu : gpus) {
+    auto w = std::make_unique<Worker>();
+    w->gpu = gpu;
+    Worker* raw = w.get();
+    raw->thread = std::thread([this, raw, bytes] {
+      try {
+        DeviceGuard guard(raw->gpu);
+        PinnedBuffer host(bytes);
+        std::memset(host.get(), 0x5a, bytes);  // not zeros: some links compress nothing, but be honest
+        DeviceBuffer dev(bytes);
+        Stream stream;
+        bool to_device = true;
+        while (!stop_.load()) {
+          if (to_device) {
+            CUDA_CHECK(cudaMemcpyAsync(dev.get(), host.get(), bytes, cudaMemcpyHostToDevice, stream));
+          } else {
+            CUDA_CHECK(cudaMemcpyAsync(host.get(), dev.get(), bytes, cudaMemcpyDeviceToHost, stream));
+          }
+          stream.synchronize();
+          raw->copies.fetch_add(1);
+          to_device = !to_device;
+        }
+      } catch (const std::exception& e) {
+        raw->error = e.what();
+      }
+    });
+    workers_.push_back(std::move(w));
+  }
+}
+
+void PcieTraffic::stop() {
+  stop_ = true;
+  for (auto& w : workers_) {
+    if (w->thread.joinable()) w->thread.join();
+  }
+}
+
+std::vector<int> PcieTraffic::loaded() const {
+  std::vector<int> out;
+  for (const auto& w : workers_) {
+    if (w->copies.load() > 0) out.push_back(w->gpu);
+  }
+  return out;
+}
+
+std::map<int, std::string> PcieTraffic::failures() const {
+  std::map<int, std::string> out;
+  for (const auto& w : workers_) {
+    if (w->copies.load() == 0) out[w->gpu] = w->error.empty() ? "no copy completed" : w->error;
+  }
+  return out;
+}
+
+}  // namespace gpuqual

@@ -1,0 +1,65 @@
+#pragma once
+// XidMonitor: captures Xid events (nvmlEventTypeXidCriticalError) on a background thread for
+// as long as it runs. The runner's parent starts one around the whole run (Xids from any check,
+// even one that crashed its child process, are seen), and the health check runs one over its
+// own window. The thread waits on an NVML event set with a short timeout, so stop() returns
+// promptly. Nothing throws for a missing NVML or unsupported events: available() is false and
+// reason() says why.
+#include <atomic>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/health_snapshot.hpp"
+#include "core/record.hpp"
+#include "device/nvml_library.hpp"
+#include "device/nvml_snapshot.hpp"
+
+namespace gpuqual {
+
+class XidMonitor {
+ public:
+  // `record_gpus` maps NVML devices to run-record GPU indices (by UUID).
+  explicit XidMonitor(const std::vector<GpuInfo>& record_gpus, const std::string& nvml_library = kNvmlLibrary);
+  ~XidMonitor();  // stops the thread; never throws
+  XidMonitor(const XidMonitor&) = delete;
+  XidMonitor& operator=(const XidMonitor&) = delete;
+
+  // Registers for Xid events on every GPU that supports them and starts the thread. Returns
+  // false (with reason()) when no GPU could be registered.
+  bool start();
+  // Stops the thread and returns every event seen since start().
+  std::vector<XidEvent> stop();
+  // Events seen so far (the thread keeps running).
+  std::vector<XidEvent> events() const;
+
+  // Marks which gpuqual check runs now ("" for none): events carry it as during_check, so an
+  // application-side Xid during gpuqual's own known-good kernels is escalated.
+  void set_running_check(const std::string& check);
+
+  bool available() const { return available_; }
+  std::string reason() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return reason_;
+  }
+  // GPUs (run-record indices) whose Xid events are watched.
+  const std::vector<int>& watched_gpus() const { return watched_; }
+
+ private:
+  void loop();
+
+  NvmlSession nvml_;
+  NvmlHealthReader reader_;
+  nvmlEventSet_t set_ = nullptr;
+  std::thread thread_;
+  std::atomic<bool> stop_{false};
+  mutable std::mutex mu_;
+  std::vector<XidEvent> events_;
+  std::string running_check_;
+  std::vector<int> watched_;
+  bool available_ = false;
+  std::string reason_;
+};
+
+}  // namespace gpuqual

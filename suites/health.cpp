@@ -1,0 +1,178 @@
+// `health`: is the node's GPU hardware healthy, by NVML? ECC mode and counters, page
+// retirement / row remapping, clock event ("throttle") reasons sampled over a window, the
+// temperature against the slowdown threshold, the power limit against the default, the PCIe
+// link read while host<->device copies run, PCIe replays, NVLink state and error counters, the
+// GPU count, counters that grew during the window (or since the run's start snapshot), and Xid
+// events seen meanwhile. Severities and actions come from baselines/health-findings.yaml and
+// baselines/xid-severity.yaml (README, "Health checks and findings").
+//
+// Parameters (suite YAML): sample_s (2), interval_s (0.2), pcie_load (true), expect_gpus,
+// expect_ecc (true), temp_margin_c (5), severity_overrides (path; else $GPUQUAL_HEALTH_OVERRIDES),
+// tables_dir (path), before_snapshot (path of a snapshot taken at the start of the run; default
+// <side_dir>/nvml-before.json when it exists).
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "core/atomic_file.hpp"
+#include "core/health_rules.hpp"
+#include "core/health_severity.hpp"
+#include "core/health_snapshot_json.hpp"
+#include "core/json_fields.hpp"
+#include "device/nvml_library.hpp"
+#include "device/nvml_snapshot.hpp"
+#include "device/pcie_traffic.hpp"
+#include "device/xid_monitor.hpp"
+#include "suites/check.hpp"
+
+namespace gpuqual {
+namespace {
+
+struct HealthParams {
+  double sample_s = 2.0;
+  double interval_s = 0.2;
+  bool pcie_load = true;
+  HealthPolicy policy;
+  std::string severity_overrides;
+  std::string tables_dir;
+  std::string before_snapshot;
+};
+
+HealthParams read_params(const nlohmann::json& json) {
+  JsonObject o(json, "suite", "$.params");
+  HealthParams p;
+  if (auto v = o.opt_number("sample_s", 0, 3600)) p.sample_s = *v;
+  if (auto v = o.opt_number("interval_s", 0.01, 60)) p.interval_s = *v;
+  if (auto v = o.opt_boolean("pcie_load")) p.pcie_load = *v;
+  if (auto v = o.opt_integer("expect_gpus", 0, 1024)) p.policy.expect_gpus = static_cast<int>(*v);
+  if (auto v = o.opt_boolean("expect_ecc")) p.policy.expect_ecc = *v;
+  if (auto v = o.opt_integer("temp_margin_c", 0, 50)) p.policy.temp_margin_c = static_cast<int>(*v);
+  p.severity_overrides = o.str_or("severity_overrides", "");
+  p.tables_dir = o.str_or("tables_dir", "");
+  p.before_snapshot = o.str_or("before_snapshot", "");
+  o.finish();
+  if (p.severity_overrides.empty()) {
+    if (const char* env = std::getenv(kHealthOverridesEnv); env && *env) p.severity_overrides = env;
+  }
+  return p;
+}
+
+// Accumulated samples (throttle counts, hottest temperature, lowest link) move onto the final
+// snapshot, whose counters are the "after" reading.
+void carry_samples(const HealthSnapshot& sampled, HealthSnapshot& after) {
+  for (std::size_t i = 0; i < after.gpus.size() && i < sampled.gpus.size(); ++i) {
+    const GpuHealthReading& s = sampled.gpus[i];
+    GpuHealthReading& a = after.gpus[i];
+    a.throttle_reasons = s.throttle_reasons;
+    a.throttle_samples = s.throttle_samples;
+    a.hw_slowdown_samples = s.hw_slowdown_samples;
+    a.hw_thermal_samples = s.hw_thermal_samples;
+    a.hw_power_brake_samples = s.hw_power_brake_samples;
+    a.sw_thermal_samples = s.sw_thermal_samples;
+    a.sw_power_cap_samples = s.sw_power_cap_samples;
+    a.temperature_c = s.temperature_c;
+    a.pcie_gen = s.pcie_gen;
+    a.pcie_width = s.pcie_width;
+    a.pcie_read_under_load = s.pcie_read_under_load;
+  }
+}
+
+class HealthCheck : public Check {
+ public:
+  CheckResult run(const CheckContext& ctx) override {
+    CheckResult r;
+    r.name = "health";
+    const HealthParams p = read_params(ctx.params);
+    SeverityTable table = load_severity_tables(severity_tables_dir(p.tables_dir), health_finding_codes());
+    if (!p.severity_overrides.empty()) load_severity_overrides(table, p.severity_overrides);
+    std::string tables;
+    for (const auto& o : table.origins) tables += (tables.empty() ? "" : ", ") + o;
+    r.attributes["severity_tables"] = tables;
+
+    NvmlSession nvml = NvmlSession::open();
+    if (!nvml.ok()) {
+      r.status = Status::skip;
+      r.reason = "NVML unavailable: " + nvml.reason();
+      return r;
+    }
+    NvmlHealthReader reader(nvml, ctx.node_gpus);
+    XidMonitor xids(ctx.node_gpus);
+    const bool watching = xids.start();
+    r.attributes["xid_capture"] = watching ? "on" : "off: " + xids.reason();
+    if (watching) xids.set_running_check("health");
+
+    HealthSnapshot before = reader.read();
+    HealthSnapshot sampled = before;
+
+    // Copies on the GPUs this check covers, so the link is read while carrying traffic.
+    PcieTraffic traffic;
+    if (p.pcie_load && !ctx.gpus.empty()) {
+      traffic.start(ctx.gpus);
+      // Give the links a moment to retrain up from their idle state before the first sample.
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    const double budget = std::min(p.sample_s, std::max(0.0, ctx.budget_s * 0.8));
+    do {
+      reader.sample(sampled);
+      if (ctx.should_stop()) break;
+      std::this_thread::sleep_for(std::chrono::duration<double>(p.interval_s));
+    } while (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < budget);
+    traffic.stop();
+
+    const std::vector<int> loaded = traffic.loaded();
+    for (auto& g : sampled.gpus) {
+      g.pcie_read_under_load = std::find(loaded.begin(), loaded.end(), g.index) != loaded.end();
+    }
+    std::string load_note = p.pcie_load ? (ctx.gpus.empty() ? "off: no GPU assigned" : "on") : "off (pcie_load: false)";
+    for (const auto& [gpu, why] : traffic.failures()) load_note += "; GPU " + std::to_string(gpu) + ": " + why;
+    r.attributes["pcie_load"] = load_note;
+
+    HealthSnapshot after = reader.read();
+    carry_samples(sampled, after);
+    after.xids = xids.stop();
+
+    // Growth since the run's start when the runner left a snapshot, else over this window.
+    std::string before_path = p.before_snapshot;
+    if (before_path.empty() && !ctx.side_dir.empty()) {
+      std::error_code ec;
+      const std::string candidate = ctx.side_dir + "/nvml-before.json";
+      if (std::filesystem::is_regular_file(candidate, ec)) before_path = candidate;
+    }
+    HealthSnapshot run_before;
+    const HealthSnapshot* base = &before;
+    if (!before_path.empty()) {
+      run_before = load_health_snapshot(before_path);
+      base = &run_before;
+      r.attributes["counters_since"] = before_path;
+    } else {
+      r.attributes["counters_since"] = "start of the health check";
+    }
+
+    HealthEvaluation ev = evaluate_health(after, base, p.policy, table);
+    r.status = ev.status;
+    r.reason = ev.reason;
+    r.findings = std::move(ev.findings);
+    r.per_gpu = std::move(ev.per_gpu);
+    r.attributes["driver_version"] = after.driver_version;
+    r.attributes["samples"] = std::to_string(after.gpus.empty() ? 0 : after.gpus.front().throttle_samples);
+
+    if (!ctx.side_dir.empty()) {
+      const std::string path = ctx.side_dir + "/nvml-health.json";
+      write_file_atomic(path, to_json(after).dump(1) + "\n");
+      r.attributes["snapshot"] = path;
+    }
+    return r;
+  }
+};
+
+}  // namespace
+
+GPUQUAL_REGISTER_CHECK(HealthCheck, "health",
+                       "NVML health: ECC, row remap/page retirement, throttling, temperature, power limit, "
+                       "PCIe link under load, NVLink, GPU count, Xid events");
+
+}  // namespace gpuqual
