@@ -1,4 +1,5 @@
 #include "core/noise_model.hpp"
+#include "core/noise_model_options.hpp"
 
 #include <gtest/gtest.h>
 
@@ -225,4 +226,20 @@ TEST(NoiseModel, LargeSamplesAreFast) {
   EXPECT_NEAR(c->estimate, -0.02, 0.002);
   EXPECT_LT(c->high - c->low, 0.002);
   EXPECT_TRUE(c->reached);
+}
+
+TEST(NoiseModelOptions, DropPercentAndConfidence) {
+  EXPECT_DOUBLE_EQ(*parse_drop_percent("2"), 0.02);
+  EXPECT_DOUBLE_EQ(*parse_drop_percent("2.5%"), 0.025);
+  EXPECT_DOUBLE_EQ(*parse_drop_percent("0 %"), 0.0);
+  EXPECT_FALSE(parse_drop_percent("-1"));
+  EXPECT_FALSE(parse_drop_percent("100"));
+  EXPECT_FALSE(parse_drop_percent("2x"));
+  EXPECT_FALSE(parse_drop_percent(""));
+  EXPECT_DOUBLE_EQ(*parse_confidence("0.95"), 0.95);
+  EXPECT_DOUBLE_EQ(*parse_confidence("99%"), 0.99);
+  EXPECT_FALSE(parse_confidence("95"));
+  EXPECT_FALSE(parse_confidence("1"));
+  EXPECT_FALSE(parse_confidence("0"));
+  EXPECT_FALSE(parse_confidence("abc"));
 }
