@@ -1,8 +1,8 @@
 // `hbm`: STREAM-style memory bandwidth (copy, scale, add, triad, read-only, write-only) in GB/s
 // counting bytes read plus written, over arrays of at least 4 x L2 with seeded data; every
 // element verified on the GPU and a sample replayed on the host. A wrong answer is `fail` with
-// the finding hbm.wrong_result. Parameters (suite YAML): kernels [all], array_bytes (0 = max(4 x
-// L2, 1 GiB)), verify_samples 1024, threads_per_block 256, and the common measurement keys.
+// the finding hbm.wrong_result. Parameters (suite YAML): kernels [all], array_mib (0 = max(4 x L2,
+// 1 GiB)), verify_samples 1024, threads_per_block 256, and the common measurement keys.
 #include <cuda_runtime_api.h>
 
 #include "core/input_error.hpp"
@@ -34,8 +34,8 @@ HbmParams read_params(const nlohmann::json& json) {
     }
     if (p.config.kernels.empty()) o.fail("kernels", "must name at least one kernel");
   }
-  if (auto v = o.opt_integer("array_bytes", 0, static_cast<std::int64_t>(kHbmMaxArrayBytes))) {
-    p.config.array_bytes = static_cast<std::uint64_t>(*v);
+  if (auto v = o.opt_integer("array_mib", 0, static_cast<std::int64_t>(kHbmMaxArrayBytes >> 20))) {
+    p.config.array_bytes = static_cast<std::uint64_t>(*v) << 20;
   }
   if (auto v = o.opt_integer("verify_samples", 2, 1 << 20)) p.config.verify_samples = static_cast<int>(*v);
   if (auto v = o.opt_integer("threads_per_block", 64, 1024)) {

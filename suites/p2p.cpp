@@ -2,7 +2,7 @@
 // ordered pair and both at once for each unordered pair, in GB/s, with the peer-access state of
 // each pair recorded. Pairs run one at a time (a pair alone on its links). Every copy is checked
 // against its source's pattern; corruption is `fail` with the finding p2p.corrupt_copy. Fewer
-// than two GPUs is `skip`. Parameters: bytes (268435456, at least that), bidirectional true, and
+// than two GPUs is `skip`. Parameters: size_mib (256, at least that), bidirectional true, and
 // the common measurement keys.
 #include <cuda_runtime_api.h>
 
@@ -28,9 +28,8 @@ struct P2pParams {
 P2pParams read_params(const nlohmann::json& json) {
   JsonObject o(json, "suite", "$.params");
   P2pParams p;
-  if (auto v = o.opt_integer("bytes", static_cast<std::int64_t>(kPcieMinBytes), std::int64_t{16} << 30)) {
-    if (*v % 8 != 0) o.fail("bytes", "must be a multiple of 8");
-    p.config.bytes = static_cast<std::uint64_t>(*v);
+  if (auto v = o.opt_integer("size_mib", static_cast<std::int64_t>(kPcieMinBytes >> 20), 16384)) {
+    p.config.bytes = static_cast<std::uint64_t>(*v) << 20;
   }
   if (auto v = o.opt_boolean("bidirectional")) p.bidirectional = *v;
   MeasureConfig defaults;

@@ -2,8 +2,8 @@
 // GPU's NUMA node when sysfs names one), in GB/s: each GPU alone (host-to-device, device-to-host,
 // both at once), then every GPU at once (node-scope metrics pcie.all.*, the host-side limit).
 // Every copy carries a seeded pattern checked word for word; corruption is `fail` with the
-// finding pcie.corrupt_copy. Parameters (suite YAML): bytes (268435456, at least that),
-// directions [h2d, d2h, bidir], all_gpus true, numa_placement true, and the common keys.
+// finding pcie.corrupt_copy. Parameters (suite YAML): size_mib (256, at least that), directions
+// [h2d, d2h, bidir], all_gpus_at_once true, numa_placement true, and the common keys.
 #include <cuda_runtime_api.h>
 
 #include <memory>
@@ -30,9 +30,8 @@ struct PcieParams {
 PcieParams read_params(const nlohmann::json& json) {
   JsonObject o(json, "suite", "$.params");
   PcieParams p;
-  if (auto v = o.opt_integer("bytes", static_cast<std::int64_t>(kPcieMinBytes), std::int64_t{64} << 30)) {
-    if (*v % 8 != 0) o.fail("bytes", "must be a multiple of 8");
-    p.config.bytes = static_cast<std::uint64_t>(*v);
+  if (auto v = o.opt_integer("size_mib", static_cast<std::int64_t>(kPcieMinBytes >> 20), 65536)) {
+    p.config.bytes = static_cast<std::uint64_t>(*v) << 20;
   }
   if (o.has("directions")) {
     p.directions.clear();
@@ -43,7 +42,7 @@ PcieParams read_params(const nlohmann::json& json) {
     }
     if (p.directions.empty()) o.fail("directions", "must name at least one direction");
   }
-  if (auto v = o.opt_boolean("all_gpus")) p.all_gpus = *v;
+  if (auto v = o.opt_boolean("all_gpus_at_once")) p.all_gpus = *v;
   if (auto v = o.opt_boolean("numa_placement")) p.config.numa_placement = *v;
   MeasureConfig defaults;
   defaults.min_sample_s = 0.01;
@@ -117,7 +116,7 @@ class PcieBenchCheck : public Check {
     result.name = "pcie";
     GpuOutcome node;  // node scope: every GPU at once
     if (node_wide) measure_all(node, benches, params, should_stop);
-    else node.attributes["pcie.all"] = params.all_gpus ? "not measured: one GPU" : "not measured: all_gpus is false";
+    else node.attributes["pcie.all"] = params.all_gpus ? "not measured: one GPU" : "not measured: all_gpus_at_once is false";
 
     // Tear down on per-GPU threads, each with its device current.
     (void)run_on_each_gpu(gpus, [&](std::size_t slot, int) { benches[slot].reset(); });

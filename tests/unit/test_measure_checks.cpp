@@ -65,7 +65,8 @@ TEST(BenchChecks, BadParametersAreAnErrorNamingTheParameter) {
       {"gemm", {{"typo_key", 1}}, "typo_key"},
       {"hbm", {{"kernels", {"triad", "nstream"}}}, "nstream"},
       {"hbm", {{"threads_per_block", 300}}, "threads_per_block"},
-      {"pcie", {{"bytes", 1024}}, "bytes"},
+      {"pcie", {{"size_mib", 16}}, "size_mib"},
+      {"pcie", {{"bytes", 1 << 28}}, "bytes"},  // unknown: the parameter is size_mib
       {"pcie", {{"directions", {"sideways"}}}, "sideways"},
       {"p2p", {{"bidirectional", "yes"}}, "bidirectional"},
   };
@@ -88,9 +89,13 @@ TEST(BenchChecks, GoodParametersAreAccepted) {
                                            {"target_cv", 0.01},
                                            {"seed", 7}});
   EXPECT_EQ(r.reason, probe.reason);
-  EXPECT_EQ(run_check("hbm", {{"kernels", {"copy", "triad"}}, {"array_bytes", 1 << 30}}).reason, probe.reason);
-  EXPECT_EQ(run_check("pcie", {{"bytes", 1 << 28}, {"directions", {"h2d"}}, {"all_gpus", false}}).reason, probe.reason);
-  EXPECT_EQ(run_check("p2p", {{"bytes", 1 << 28}, {"bidirectional", false}}).reason, probe.reason);
+  // The parameter names the shipped suite YAMLs use.
+  EXPECT_EQ(run_check("hbm", {{"kernels", {"copy", "scale", "add", "triad", "read", "write"}}, {"array_mib", 1024}}).reason,
+            probe.reason);
+  EXPECT_EQ(run_check("pcie", {{"size_mib", 1024}, {"directions", {"h2d", "d2h", "bidir"}}, {"all_gpus_at_once", true},
+                               {"numa_placement", false}}).reason,
+            probe.reason);
+  EXPECT_EQ(run_check("p2p", {{"size_mib", 512}, {"bidirectional", false}}).reason, probe.reason);
 }
 
 TEST(BenchGpus, SelectionAndRollUp) {
