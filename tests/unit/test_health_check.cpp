@@ -12,7 +12,10 @@
 
 #include "core/input_error.hpp"
 #include "device/nvml_library.hpp"
+#include "core/health_rules.hpp"
+#include "core/health_severity.hpp"
 #include "device/pcie_traffic.hpp"
+#include "device/run_monitor.hpp"
 #include "device/xid_monitor.hpp"
 #include "suites/check.hpp"
 
@@ -87,4 +90,19 @@ TEST(PcieTraffic, ReportsTheCudaErrorWhenNoCopyRuns) {
     ASSERT_EQ(t.failures().count(0), 1u);
     EXPECT_NE(t.failures().at(0).find("cudaErrorInsufficientDriver"), std::string::npos) << t.failures().at(0);
   }
+}
+
+TEST(RunHealthMonitor, WithoutNvmlTheXidResultIsASkipWithTheReason) {
+  RunHealthMonitor m({}, "libnvidia-ml-missing.so.1");
+  const std::string dir = ::testing::TempDir();
+  m.start(dir);
+  m.set_running_check("gemm");
+  SeverityTable table = load_severity_tables(std::string(GPUQUAL_SOURCE_DIR) + "/baselines", health_finding_codes());
+  CheckResult r = m.stop(table);
+  EXPECT_EQ(r.name, "xid");
+  EXPECT_EQ(r.status, Status::skip);
+  EXPECT_NE(r.reason.find("libnvidia-ml-missing.so.1"), std::string::npos) << r.reason;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/nvml-before.json"));  // nothing measured, nothing written
+  RunHealthMonitor never({});
+  EXPECT_EQ(never.stop(table).status, Status::skip);
 }

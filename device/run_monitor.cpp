@@ -1,0 +1,66 @@
+#include "device/run_monitor.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+
+#include "core/atomic_file.hpp"
+#include "core/health_rules.hpp"
+#include "core/health_snapshot_json.hpp"
+#include "device/nvml_snapshot.hpp"
+
+namespace gpuqual {
+
+namespace {
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+}  // namespace
+
+RunHealthMonitor::RunHealthMonitor(const std::vector<GpuInfo>& gpus, const std::string& nvml_library)
+    : gpus_(gpus), nvml_library_(nvml_library) {}
+
+void RunHealthMonitor::start(const std::string& side_dir) {
+  started_at_ = utc_now_rfc3339();
+  started_s_ = now_s();
+  xids_ = std::make_unique<XidMonitor>(gpus_, nvml_library_);
+  capturing_ = xids_->start();
+  if (side_dir.empty()) return;
+  NvmlSession nvml = NvmlSession::open(nvml_library_);
+  if (!nvml.ok()) return;  // no start snapshot: `health` then measures growth over its own window
+  NvmlHealthReader reader(nvml, gpus_);
+  write_file_atomic(side_dir + "/" + kNvmlBeforeFile, to_json(reader.read()).dump(1) + "\n");
+}
+
+void RunHealthMonitor::set_running_check(const std::string& check) {
+  if (xids_) xids_->set_running_check(check);
+}
+
+CheckResult RunHealthMonitor::stop(const SeverityTable& table) {
+  CheckResult r;
+  r.name = kXidCheckName;
+  r.started_at = started_at_;
+  r.duration_s = started_s_ > 0 ? now_s() - started_s_ : 0;
+  if (!xids_) {
+    r.status = Status::skip;
+    r.reason = "Xid capture was never started";
+    return r;
+  }
+  const std::vector<XidEvent> events = xids_->stop();
+  const std::string why = xids_->reason();
+  if (!capturing_) {
+    r.status = Status::skip;
+    r.reason = "Xid capture unavailable: " + why;
+    return r;
+  }
+  r.findings = xid_findings(events, table);
+  r.status = status_of_findings(r.findings);
+  r.attributes["events"] = std::to_string(events.size());
+  if (!why.empty()) r.attributes["capture_notes"] = why;
+  r.reason = events.empty() ? fmt::format("no Xid on {} GPU(s) during the run", xids_->watched_gpus().size())
+                            : fmt::format("{} Xid event(s), {} distinct (code, GPU)", events.size(), r.findings.size());
+  return r;
+}
+
+}  // namespace gpuqual
