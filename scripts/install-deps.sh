@@ -19,7 +19,7 @@ build_pkgs=(
 )
 # Real components the tests start: container runtimes, a browser for the HTML report.
 test_pkgs=(
-  docker.io podman runc busybox-static uidmap
+  docker.io podman runc busybox-static uidmap curl
   hyperfine
   chromium
   python3-pip

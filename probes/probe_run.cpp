@@ -1,0 +1,237 @@
+#include "probes/probe_run.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <memory>
+
+#include "probes/container_janitor.hpp"
+#include "probes/container_owner.hpp"
+#include "probes/image_compat.hpp"
+#include "probes/names.hpp"
+
+namespace gpuqual::probes {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+// A refusal that is about the GPU request (no NVIDIA runtime, no CDI spec, no driver).
+bool about_gpu(const std::string& message) {
+  const std::string m = lower(message);
+  for (const char* k : {"device driver", "cdi", "nvidia", "gpu"})
+    if (m.find(k) != std::string::npos) return true;
+  return false;
+}
+
+// The last `n` bytes of the output, for a finding's detail.
+std::string tail(const std::string& s, std::size_t n = 300) {
+  std::string t = s.size() > n ? "…" + s.substr(s.size() - n) : s;
+  while (!t.empty() && (t.back() == '\n' || t.back() == '\r')) t.pop_back();
+  return t;
+}
+
+void add_finding(ProbeOutcome& o, std::string code, Severity sev, std::string detail, std::string action = {}) {
+  Finding f;
+  f.code = std::move(code);
+  f.severity = sev;
+  f.detail = std::move(detail);
+  f.action = std::move(action);
+  o.findings.push_back(std::move(f));
+}
+
+void set(ProbeOutcome& o, Status s, std::string reason) {
+  o.status = s;
+  o.reason = std::move(reason);
+}
+
+}  // namespace
+
+void judge_exit_and_output(const ProbeSpec& spec, ProbeOutcome& o) {
+  if (!o.exit_code) {
+    set(o, Status::error, "no exit code");
+    return;
+  }
+  if (*o.exit_code != spec.expect_exit) {
+    set(o, Status::fail, fmt::format("exit code {}, expected {}", *o.exit_code, spec.expect_exit));
+    add_finding(o, "container.exit_code", Severity::fail,
+                fmt::format("{} ({}) exited with {} (expected {}); output: {}", spec.name, spec.image, *o.exit_code,
+                            spec.expect_exit, tail(o.output)));
+    o.findings.back().value = *o.exit_code;
+    return;
+  }
+  if (!spec.expect_output.empty()) {
+    bool found = false;
+    try {
+      found = std::regex_search(o.output, std::regex(spec.expect_output, std::regex::ECMAScript | std::regex::multiline));
+    } catch (const std::regex_error& e) {
+      set(o, Status::error, fmt::format("cannot search the output for /{}/: {}", spec.expect_output, e.what()));
+      return;
+    }
+    if (!found) {
+      set(o, Status::fail,
+          fmt::format("output does not match /{}/{}", spec.expect_output,
+                      o.output_truncated ? fmt::format(" (searched the first {} bytes)", o.output.size()) : ""));
+      add_finding(o, "container.output_mismatch", Severity::fail,
+                  fmt::format("{} ({}) output does not match /{}/; output: {}", spec.name, spec.image,
+                              spec.expect_output, tail(o.output)));
+      return;
+    }
+  }
+  set(o, Status::pass, "");
+}
+
+ProbeOutcome run_probe(ContainerRuntime& runtime, const ProbeSpec& spec, const ProbeContext& ctx) {
+  ProbeOutcome o;
+  o.probe = spec.name;
+  o.image = spec.image;
+
+  // 1. The image: present locally, or pulled when asked. Never pulled implicitly: a probe
+  //    measures the node as it is.
+  std::optional<ImageInfo> image;
+  try {
+    image = runtime.inspect_image(spec.image);
+    if (!image && spec.pull) {
+      runtime.pull_image(spec.image, spec.pull_timeout_s);
+      image = runtime.inspect_image(spec.image);
+    }
+  } catch (const RuntimeUnavailable& e) {
+    set(o, Status::error, e.what());
+    return o;
+  } catch (const RuntimeError& e) {
+    set(o, Status::error, e.what());
+    return o;
+  }
+  if (!image) {
+    set(o, Status::error,
+        fmt::format("image {} is not present on this node ({}); set pull to fetch it", spec.image, runtime.describe()));
+    return o;
+  }
+
+  // 2. The CUDA requirement of the image against the host driver, before anything starts.
+  const ImageCompatVerdict compat = check_image_compat(image->env, ctx.host);
+  o.compat = compat.summary;
+  if (compat.status == Status::fail) {
+    set(o, Status::fail, compat.summary);
+    add_finding(o, "container.cuda_incompatible", Severity::fail,
+                fmt::format("{} ({}): {}", spec.name, spec.image, compat.summary),
+                "upgrade the driver, or use an image built for an older CUDA");
+    return o;
+  }
+  if (compat.status == Status::error) {
+    set(o, Status::error, compat.summary);
+    return o;
+  }
+
+  // 3. Create under the janitor's watch, start, wait.
+  ContainerSpec cs;
+  cs.name = container_name(ctx.run_id, spec.name, 0);
+  cs.image = spec.image;
+  cs.command = spec.command;
+  cs.env = spec.env;
+  cs.gpus = spec.gpus;
+  cs.labels = {{kRunLabel, ctx.run_id}, {kProbeLabel, spec.name}, {kOwnerLabel, this_process_owner()}};
+  o.container = cs.name;
+
+  std::unique_ptr<ContainerJanitor> janitor;
+  try {
+    janitor = std::make_unique<ContainerJanitor>(runtime.cleanup_recipe(cs.name));
+  } catch (const std::exception& e) {
+    set(o, Status::error, fmt::format("cannot guard the container (nothing was created): {}", e.what()));
+    return o;
+  }
+
+  const auto t0 = Clock::now();
+  bool started = false;
+  std::string gpu_refusal;
+  try {
+    runtime.create(cs);
+    o.created_s = seconds_since(t0);
+    runtime.start(cs.name);
+    o.started_s = seconds_since(t0);
+    started = true;
+  } catch (const RuntimeUnavailable& e) {
+    set(o, Status::error, e.what());
+  } catch (const RuntimeError& e) {
+    const std::string what = e.what();
+    if (spec.gpus.requested() && about_gpu(what)) {
+      gpu_refusal = what;
+      if (lower(what).find("requirement error") != std::string::npos) {
+        set(o, Status::fail, fmt::format("the NVIDIA runtime refused the image: {}", what));
+        add_finding(o, "container.cuda_incompatible", Severity::fail, fmt::format("{} ({}): {}", spec.name, spec.image, what),
+                    "upgrade the driver, or use an image built for an older CUDA");
+      } else {
+        set(o, Status::fail, fmt::format("GPU requested ({}) but the runtime could not provide it: {}",
+                                         spec.gpus.to_string(), what));
+        add_finding(o, "container.gpu_unavailable", Severity::fail,
+                    fmt::format("{} ({}): {}", spec.name, spec.image, what),
+                    "check the NVIDIA Container Toolkit / CDI spec on the node");
+      }
+    } else if (lower(what).find("already in use") != std::string::npos || lower(what).find("conflict") != std::string::npos) {
+      set(o, Status::error, what);  // our naming collided: a harness problem, not the node's
+    } else {
+      set(o, Status::fail, fmt::format("container did not start: {}", what));
+      add_finding(o, "container.start_failed", Severity::fail, fmt::format("{} ({}): {}", spec.name, spec.image, what));
+    }
+  }
+
+  if (started) {
+    try {
+      const WaitResult w = runtime.wait(cs.name, spec.timeout_s, ctx.stop);
+      o.exited_s = seconds_since(t0);
+      if (w.outcome == WaitResult::Outcome::timed_out) {
+        set(o, Status::fail, fmt::format("timed out: still running after {:g} s", spec.timeout_s));
+        add_finding(o, "container.timeout", Severity::fail,
+                    fmt::format("{} ({}) did not exit within {:g} s; removed", spec.name, spec.image, spec.timeout_s));
+      } else if (w.outcome == WaitResult::Outcome::stopped) {
+        set(o, Status::error, "stopped: the run was interrupted");
+      } else {
+        o.exit_code = w.exit_code;
+        try {
+          const ContainerOutput out = runtime.logs(cs.name, spec.max_output);
+          o.output = out.text;
+          o.output_truncated = out.truncated;
+          judge_exit_and_output(spec, o);
+        } catch (const std::exception& e) {
+          set(o, Status::error, fmt::format("exit code {} but the output could not be read: {}", w.exit_code, e.what()));
+        }
+      }
+    } catch (const std::exception& e) {
+      set(o, Status::error, fmt::format("waiting for the container: {}", e.what()));
+    }
+  }
+
+  // 4. Remove it, whatever happened. If that fails the janitor keeps trying after we go.
+  try {
+    runtime.remove(cs.name);
+    o.removed = true;
+    janitor->dismiss();
+  } catch (const std::exception& e) {
+    janitor->release();
+    if (o.status == Status::pass) set(o, Status::error, fmt::format("could not remove the container: {}", e.what()));
+  }
+
+  // 5. A GPU was asked for on a node that has none: nothing the container did is a verdict on
+  //    the node's container stack.
+  if (spec.gpus.requested() && ctx.host.has_gpus.has_value() && !*ctx.host.has_gpus && o.status != Status::error) {
+    const std::string what = !gpu_refusal.empty() ? fmt::format("the runtime refused: {}", gpu_refusal)
+                             : o.exit_code       ? fmt::format("the container ran without one and exited with {}", *o.exit_code)
+                                                 : o.reason;
+    o.findings.clear();
+    set(o, Status::skip,
+        fmt::format("GPU requested ({}) but this node has no GPU{}; {}", spec.gpus.to_string(),
+                    ctx.host.no_gpu_reason.empty() ? "" : " (" + ctx.host.no_gpu_reason + ")", what));
+  }
+  return o;
+}
+
+}  // namespace gpuqual::probes

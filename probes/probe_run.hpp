@@ -1,0 +1,74 @@
+#pragma once
+// One container probe, start to finish: inspect the image (pull only when asked), check its
+// CUDA requirement against the host driver, create the container under a janitor's watch,
+// start it, wait with a deadline, read its output (bounded), remove it, and judge.
+//
+//   pass   the container exited with the expected code and its output matched
+//   fail   wrong exit code, output mismatch, timeout, could not start (missing command), the
+//          runtime could not give it the GPU it asked for, or the image needs a newer driver
+//   skip   a GPU was requested but the node has no GPU (nothing the container does is judged)
+//   error  the runtime is missing or does not answer, the image is not there (and no pull was
+//          asked), the run was stopped
+#include <atomic>
+#include <optional>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "core/record.hpp"
+#include "core/status.hpp"
+#include "probes/container_runtime.hpp"
+
+namespace gpuqual::probes {
+
+struct ProbeSpec {
+  std::string name;                   // used in container and metric names
+  std::string image;
+  std::vector<std::string> command;   // empty: the image's own command
+  std::vector<std::string> env;       // "K=V"
+  GpuRequest gpus;
+  double timeout_s = 60;              // from start to exit
+  int expect_exit = 0;
+  std::string expect_output;          // ECMAScript regex searched in the output (^ and $ match at
+                                      // line ends); "" = none
+  bool pull = false;
+  double pull_timeout_s = 600;
+  std::size_t max_output = 64u << 10; // bytes of output kept (and searched)
+};
+
+// What the node is, for the compatibility preflight and the GPU-less case.
+struct HostFacts {
+  std::string driver_version;         // "570.133.20"; "" without a driver
+  std::string cuda_driver_version;    // "12.8"; "" without a driver
+  std::optional<bool> has_gpus;       // unknown when no inventory was taken
+  std::string no_gpu_reason;
+};
+
+struct ProbeContext {
+  std::string run_id;                 // containers are named gpuqual-<run>-<probe>-<n>
+  HostFacts host;
+  const std::atomic<bool>* stop = nullptr;
+};
+
+struct ProbeOutcome {
+  std::string probe;
+  std::string image;
+  std::string container;              // the name it had
+  Status status = Status::error;
+  std::string reason;
+  std::optional<int> exit_code;
+  // Seconds from the create call: created, started, exited.
+  std::optional<double> created_s, started_s, exited_s;
+  std::string output;
+  bool output_truncated = false;
+  bool removed = false;               // the probe saw the container removed
+  std::string compat;                 // what the CUDA preflight concluded, "" when not run
+  std::vector<Finding> findings;
+};
+
+ProbeOutcome run_probe(ContainerRuntime& runtime, const ProbeSpec& spec, const ProbeContext& context);
+
+// Exposed for tests: judges a finished container (exit code and output) against the spec.
+void judge_exit_and_output(const ProbeSpec& spec, ProbeOutcome& outcome);
+
+}  // namespace gpuqual::probes

@@ -1,0 +1,265 @@
+// `gpuqual probe container|telemetry|cleanup`: the platform probes of a suite, run once from a
+// shell — the same code as the `container_probe` and `telemetry` checks.
+//
+//   gpuqual probe container --runtime docker|podman|nerdctl|docker-cli|cli --image IMAGE
+//       [--gpus all|none|N] [--timeout S] [--expect-exit N] [--expect-output REGEX]
+//       [--env K=V]... [--pull] [--socket PATH] [--cli-template FILE] [-- CMD ARGS...]
+//   gpuqual probe telemetry [--url URL] [--series NAME]... [--gpu-uuid UUID]...
+//   gpuqual probe cleanup --runtime ... [--run-id ID]
+//
+// Exit codes as every judging command: 0 pass, 1 fail, 2 inconclusive (error/skip), 3 usage.
+#include <fmt/format.h>
+#include <signal.h>
+
+#include <CLI/CLI.hpp>
+#include <atomic>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <yaml-cpp/yaml.h>
+
+#include "core/exit_code.hpp"
+#include "core/input_error.hpp"
+#include "core/json_input.hpp"
+#include "core/record_json.hpp"
+#include "device/inventory.hpp"
+#include "probes/container_owner.hpp"
+#include "probes/names.hpp"
+#include "probes/probe_config.hpp"
+#include "probes/telemetry_check.hpp"
+#include "runner/command.hpp"
+
+namespace gpuqual {
+
+namespace {
+
+std::atomic<bool> g_probe_stop{false};
+extern "C" void on_probe_stop(int) { g_probe_stop.store(true); }
+
+// SIGTERM/SIGINT/SIGHUP end the probe early: the container is removed before we exit.
+void install_stop_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = on_probe_stop;
+  sigemptyset(&sa.sa_mask);
+  for (int sig : {SIGTERM, SIGINT, SIGHUP}) sigaction(sig, &sa, nullptr);
+}
+
+int exit_code_for(Status s) {
+  switch (s) {
+    case Status::pass:
+    case Status::warn: return kExitPass;
+    case Status::fail: return kExitFail;
+    case Status::skip:
+    case Status::error: return kExitInconclusive;
+  }
+  return kExitInconclusive;
+}
+
+std::string upper(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out) c = static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
+  return out;
+}
+
+// Human output: attributes, metrics, findings; the one-line summary last.
+int report(const CheckResult& r, const std::string& format, const std::string& what) {
+  if (format == "json") {
+    fmt::print("{}\n", to_json(r).dump(2));
+  } else {
+    fmt::print("{}\n", r.name);
+    for (const auto& [k, v] : r.attributes) fmt::print("  {:<28} {}\n", k, v);
+    for (const auto& m : r.metrics) fmt::print("  metric {:<40} {:.3f} {}\n", m.name, m.median, m.unit);
+    for (const auto& g : r.per_gpu)
+      fmt::print("  gpu {:<3} {}{}\n", g.gpu, to_string(g.status), g.reason.empty() ? "" : ": " + g.reason);
+    for (const auto& f : r.findings) fmt::print("  [{}] {}: {}\n", to_string(f.severity), f.code, f.detail);
+  }
+  fmt::print("gpuqual probe {}: {}{}\n", what, upper(to_string(r.status)), r.reason.empty() ? "" : " — " + r.reason);
+  return exit_code_for(r.status);
+}
+
+// Runtime flags shared by `container` and `cleanup`.
+struct RuntimeFlags {
+  std::string runtime = "docker";
+  std::string socket;
+  std::string gpu_style = "device-request";
+  std::string cli_template;
+};
+
+void add_runtime_flags(CLI::App* sub, RuntimeFlags& f) {
+  sub->add_option("--runtime", f.runtime, "docker (Engine API over a unix socket), podman, nerdctl, docker-cli, cli")
+      ->check(CLI::IsMember({"docker", "podman", "nerdctl", "docker-cli", "cli"}));
+  sub->add_option("--socket", f.socket, "Docker API socket (docker; also podman's service). Default $DOCKER_HOST or /var/run/docker.sock");
+  sub->add_option("--gpu-style", f.gpu_style, "docker: how GPUs are requested")->check(CLI::IsMember({"device-request", "cdi"}));
+  sub->add_option("--cli-template", f.cli_template, "CLI template file (JSON or YAML); for --runtime cli, or overrides a preset");
+}
+
+// YAML (or JSON, which is YAML) → JSON, strings and lists and maps only.
+nlohmann::json yaml_to_json(const YAML::Node& n, const std::string& file) {
+  switch (n.Type()) {
+    case YAML::NodeType::Sequence: {
+      nlohmann::json a = nlohmann::json::array();
+      for (const auto& e : n) a.push_back(yaml_to_json(e, file));
+      return a;
+    }
+    case YAML::NodeType::Map: {
+      nlohmann::json o = nlohmann::json::object();
+      for (const auto& kv : n) o[kv.first.as<std::string>()] = yaml_to_json(kv.second, file);
+      return o;
+    }
+    case YAML::NodeType::Scalar: return n.as<std::string>();
+    default: return nullptr;
+  }
+}
+
+probes::RuntimeConfig runtime_config(const RuntimeFlags& f) {
+  probes::RuntimeConfig rc;
+  rc.kind = f.runtime;
+  rc.socket = f.socket;
+  rc.gpu_style = f.gpu_style;
+  if (!f.socket.empty() && f.runtime != "docker") throw InputError("--socket", "", "only for --runtime docker");
+  if (!f.cli_template.empty()) {
+    if (f.runtime == "docker") throw InputError("--cli-template", "", "not for --runtime docker (the Engine API)");
+    const std::string text = read_text_file(f.cli_template, 1u << 20);
+    YAML::Node node;
+    try {
+      node = YAML::Load(text);
+    } catch (const YAML::Exception& e) {
+      throw InputError(f.cli_template, fmt::format("line {}", e.mark.line + 1), e.msg);
+    }
+    nlohmann::json doc = yaml_to_json(node, f.cli_template);
+    if (f.runtime != "cli" && doc.is_object() && !doc.contains("preset")) doc["preset"] = f.runtime;
+    rc.cli = probes::parse_cli_template(doc, f.cli_template, "$");
+  } else if (f.runtime == "cli") {
+    throw InputError("--cli-template", "", "--runtime cli needs a template file");
+  }
+  return rc;
+}
+
+struct ContainerArgs {
+  RuntimeFlags rt;
+  probes::ProbeSpec spec;
+  std::string gpus = "none";
+  std::string run_id;
+  std::string format = "text";
+  bool no_sweep = false;
+  int max_output = 64 << 10;
+};
+
+int run_container(ContainerArgs& a) {
+  probes::ContainerProbeConfig config;
+  config.runtime = runtime_config(a.rt);
+  config.sweep_orphans = !a.no_sweep;
+  const auto gpus = probes::parse_gpu_request(a.gpus);
+  if (!gpus) throw InputError("--gpus", "", fmt::format("'{}' is not none, all or a number", a.gpus));
+  a.spec.gpus = *gpus;
+  a.spec.max_output = static_cast<std::size_t>(a.max_output);
+  if (a.spec.name.empty()) {
+    const std::string last = a.spec.image.substr(a.spec.image.rfind('/') == std::string::npos ? 0 : a.spec.image.rfind('/') + 1);
+    a.spec.name = probes::slug(last.substr(0, last.find('@')));
+  }
+  for (const auto& kv : a.spec.env)
+    if (kv.empty() || kv[0] == '=' || kv.find('=') == std::string::npos)
+      throw InputError("--env", "", fmt::format("'{}' is not K=V", kv));
+  const std::string problem = probes::validate_probe_spec(a.spec);
+  if (!problem.empty()) throw InputError("--image/--expect-output", "", problem);
+  config.probes.push_back(a.spec);
+
+  probes::ProbeContext pc;
+  pc.run_id = a.run_id.empty() ? probes::local_run_id() : a.run_id;
+  pc.stop = &g_probe_stop;
+  // The host's driver and GPUs: for the image's CUDA requirement and the GPU-less case.
+  const Inventory inv = collect_inventory({});
+  pc.host.driver_version = inv.node.driver_version;
+  pc.host.cuda_driver_version = inv.node.cuda_driver_version;
+  pc.host.has_gpus = !inv.gpus.empty();
+  pc.host.no_gpu_reason = inv.gpu_unavailable_reason;
+  install_stop_handlers();
+  return report(probes::run_container_probes(config, pc), a.format, "container");
+}
+
+struct TelemetryArgs {
+  probes::TelemetryConfig config;
+  std::vector<std::string> series;
+  std::string format = "text";
+};
+
+int run_telemetry_cmd(TelemetryArgs& a) {
+  if (!a.series.empty()) a.config.series = a.series;
+  if (a.config.url.rfind("http://", 0) != 0 && a.config.url.rfind("https://", 0) != 0)
+    throw InputError("--url", "", fmt::format("'{}' is not an http:// or https:// URL", a.config.url));
+  std::vector<GpuInfo> gpus;
+  std::string reason;
+  if (a.config.gpu_uuids.empty()) {
+    const Inventory inv = collect_inventory({});
+    gpus = inv.gpus;
+    reason = inv.gpu_unavailable_reason;
+  }
+  install_stop_handlers();
+  return report(probes::run_telemetry(a.config, gpus, reason, &g_probe_stop), a.format, "telemetry");
+}
+
+struct CleanupArgs {
+  RuntimeFlags rt;
+  std::string run_id;
+};
+
+int run_cleanup(CleanupArgs& a) {
+  std::unique_ptr<probes::ContainerRuntime> runtime;
+  try {
+    runtime = probes::make_runtime(runtime_config(a.rt));
+    runtime->version();
+  } catch (const probes::RuntimeUnavailable& e) {
+    fmt::print("gpuqual probe cleanup: ERROR — container runtime unavailable: {}\n", e.what());
+    return kExitInconclusive;
+  }
+  const probes::SweepResult swept =
+      a.run_id.empty() ? probes::sweep_orphaned_containers(*runtime) : probes::remove_run_containers(*runtime, a.run_id);
+  for (const auto& n : swept.removed) fmt::print("removed {}\n", n);
+  for (const auto& n : swept.failed) fmt::print("not removed: {}\n", n);
+  fmt::print("gpuqual probe cleanup: {} — {} removed, {} failed\n", swept.failed.empty() ? "PASS" : "ERROR",
+             swept.removed.size(), swept.failed.size());
+  return swept.failed.empty() ? kExitPass : kExitInconclusive;
+}
+
+}  // namespace
+
+void add_probe_command(CLI::App& app, CommandAction& selected) {
+  CLI::App* probe = app.add_subcommand("probe", "Run one platform probe: a container image start, the GPU telemetry endpoint");
+  probe->require_subcommand(1);
+
+  auto c = std::make_shared<ContainerArgs>();
+  CLI::App* cont = probe->add_subcommand(
+      "container", "Start IMAGE with a runtime, check exit code, output, GPU access and the image's CUDA requirement");
+  add_runtime_flags(cont, c->rt);
+  cont->add_option("--image", c->spec.image, "Image reference (present locally unless --pull)")->required();
+  cont->add_option("--name", c->spec.name, "Probe name (container and metric names); default from the image");
+  cont->add_option("--gpus", c->gpus, "GPUs to request: none, all or N");
+  cont->add_option("--timeout", c->spec.timeout_s, "Seconds from start to exit before it is a timeout")->check(CLI::Range(0.1, 86400.0));
+  cont->add_option("--expect-exit", c->spec.expect_exit, "Expected exit code")->check(CLI::Range(0, 255));
+  cont->add_option("--expect-output", c->spec.expect_output, "ECMAScript regex the output must contain");
+  cont->add_option("--env", c->spec.env, "K=V for the container (repeatable)");
+  cont->add_flag("--pull", c->spec.pull, "Pull the image when it is not present");
+  cont->add_option("--max-output", c->max_output, "Bytes of output kept and searched")->check(CLI::Range(1, 64 << 20));
+  cont->add_option("--run-id", c->run_id, "Run id in the container name and label (default: host-pid-time-random)");
+  cont->add_flag("--no-sweep", c->no_sweep, "Do not remove containers left by dead gpuqual processes first");
+  cont->add_option("--format", c->format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  cont->add_option("command", c->spec.command, "Command and arguments (after --), instead of the image's own");
+  cont->callback([c, &selected] { selected = [c] { return run_container(*c); }; });
+
+  auto t = std::make_shared<TelemetryArgs>();
+  CLI::App* tel = probe->add_subcommand("telemetry", "Scrape a Prometheus endpoint; every GPU must report every series");
+  tel->add_option("--url", t->config.url, "Endpoint (default http://localhost:9400/metrics, dcgm-exporter)");
+  tel->add_option("--series", t->series, "Expected series (repeatable; default: dcgm-exporter's default counters)");
+  tel->add_option("--gpu-uuid", t->config.gpu_uuids, "GPU UUIDs to require (repeatable; default: the inventory's GPUs)");
+  tel->add_option("--timeout", t->config.timeout_s, "Seconds for the scrape")->check(CLI::Range(0.1, 600.0));
+  tel->add_option("--format", t->format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  tel->callback([t, &selected] { selected = [t] { return run_telemetry_cmd(*t); }; });
+
+  auto k = std::make_shared<CleanupArgs>();
+  CLI::App* clean = probe->add_subcommand(
+      "cleanup", "Remove probe containers left by dead gpuqual processes (or, with --run-id, all of one run)");
+  add_runtime_flags(clean, k->rt);
+  clean->add_option("--run-id", k->run_id, "Remove every container of this run, owners alive or not");
+  clean->callback([k, &selected] { selected = [k] { return run_cleanup(*k); }; });
+}
+
+}  // namespace gpuqual

@@ -1,0 +1,91 @@
+# The container-probe cases every runtime must pass (sourced after container_probe_lib.sh).
+# The caller defines:
+#   RT=(...)                 gpuqual runtime flags, e.g. (--runtime docker --socket /tmp/x/docker.sock)
+#   IMG                      the imported busybox image
+#   rt_count FILTER...       prints how many containers match `--filter` FILTERs (all states)
+#   rt_orphan NAME OWNER RUN creates and starts a container labelled gpuqual.owner=OWNER and
+#                            gpuqual.run=RUN, running sleep
+#   rt_exists NAME           succeeds while container NAME exists
+
+# run_has RUN N [FILTER...]: exactly N containers of run RUN (evaluated each time wait_until polls).
+run_has() {
+  local run=$1 n=$2
+  shift 2
+  [[ $(rt_count "label=gpuqual.run=$run" "$@") -eq $n ]]
+}
+
+run_common_cases() {
+  local tag=$1 run
+  expect_gq "$tag success" 0 'container: PASS' -- probe container "${RT[@]}" --image "$IMG" --expect-output '^hello$' -- echo hello
+  expect_gq "$tag env passed as argv" 0 'PASS' -- probe container "${RT[@]}" --image "$IMG" --env 'GQ_A=b c; $(id)' \
+    --expect-output '^b c; \$\(id\)$' -- sh -c 'echo "$GQ_A"'
+  expect_gq "$tag non-zero exit" 1 'FAIL — .*exit code 3, expected 0' -- probe container "${RT[@]}" --image "$IMG" -- sh -c 'echo bad; exit 3'
+  expect_gq "$tag expected non-zero exit" 0 'PASS' -- probe container "${RT[@]}" --image "$IMG" --expect-exit 3 -- sh -c 'exit 3'
+  expect_gq "$tag missing command" 1 'FAIL — .*did not start: .*(not found|no such file)' -- probe container "${RT[@]}" --image "$IMG" -- /no/such/command
+  expect_gq "$tag unknown image" 2 'ERROR — .*gq-no-such-image:1 is not present' -- probe container "${RT[@]}" --image gq-no-such-image:1 -- true
+  expect_gq "$tag output mismatch" 1 'FAIL — .*output does not match /hello/' -- probe container "${RT[@]}" --image "$IMG" --expect-output hello -- echo goodbye
+  expect_gq "$tag GPU requested on a GPU-less host" 2 'SKIP — .*GPU requested \(all\) but this node has no GPU' -- probe container "${RT[@]}" --image "$IMG" --gpus all -- true
+
+  # Huge output: bounded capture, the probe still ends quickly and judges what it kept.
+  local t0=$SECONDS
+  expect_gq "$tag huge output" 0 'output_truncated +true' -- probe container "${RT[@]}" --image "$IMG" --max-output 65536 \
+    --expect-output '^x{100}' -- sh -c 'yes xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx | head -c 8000000'
+  (( SECONDS - t0 < 60 )) || fail "$tag huge output took $((SECONDS - t0)) s"
+
+  # Metrics in the run record's JSON shape.
+  expect_gq "$tag json metrics" 0 '"name": "container\.hello\.start_latency"' -- probe container "${RT[@]}" --image "$IMG" --name hello --format json -- true
+  grep -q '"unit": "ms"' <<<"$LAST_OUT" || fail "$tag json metrics: no ms unit"
+
+  # A hang past the timeout: fail, and the container is gone afterwards.
+  run="timeout-$tag-$$"
+  expect_gq "$tag timeout" 1 'FAIL — .*timed out: still running after 1 s' -- probe container "${RT[@]}" --image "$IMG" --run-id "$run" --timeout 1 -- sleep 300
+  [[ $(rt_count "label=gpuqual.run=$run") -eq 0 ]] && ok "$tag timeout: container removed" || fail "$tag timeout: container left behind"
+
+  # gpuqual SIGKILLed while its container runs: the janitor removes the container.
+  run="killed-$tag-$$"
+  "$GQ" probe container "${RT[@]}" --image "$IMG" --run-id "$run" --timeout 300 -- sleep 300 >/dev/null 2>&1 &
+  local gq=$!
+  if wait_until 60 run_has "$run" 1 status=running; then
+    kill -KILL "$gq"
+    wait "$gq" 2>/dev/null || true
+    if wait_until 20 run_has "$run" 0; then
+      ok "$tag killed gpuqual: container removed"
+    else
+      fail "$tag killed gpuqual: container still there 20 s after the kill"
+    fi
+  else
+    kill -KILL "$gq" 2>/dev/null || true
+    fail "$tag killed gpuqual: the container never ran"
+  fi
+
+  # SIGTERM: gpuqual stops the probe, removes the container itself and says so.
+  run="term-$tag-$$"
+  "$GQ" probe container "${RT[@]}" --image "$IMG" --run-id "$run" --timeout 300 -- sleep 300 >"$WORK/term.out" 2>&1 &
+  gq=$!
+  if wait_until 60 run_has "$run" 1 status=running; then
+    kill -TERM "$gq"
+    local rc=0
+    wait "$gq" || rc=$?
+    if [[ $rc -eq 2 ]] && grep -q 'stopped' "$WORK/term.out" && [[ $(rt_count "label=gpuqual.run=$run") -eq 0 ]]; then
+      ok "$tag SIGTERM: stopped, container removed"
+    else
+      fail "$tag SIGTERM: exit $rc, containers $(rt_count "label=gpuqual.run=$run"):"$'\n'"$(cat "$WORK/term.out")"
+    fi
+  else
+    kill -KILL "$gq" 2>/dev/null || true
+    fail "$tag SIGTERM: the container never ran"
+  fi
+
+  # The sweep: a container of a dead gpuqual process goes, one of a live process stays.
+  local boot dead live
+  boot=$(cut -c1-8 /proc/sys/kernel/random/boot_id)
+  true & dead=$!
+  wait "$dead"
+  live="$(hostname)/$boot/$$/$(awk '{print $22}' /proc/$$/stat)"
+  rt_orphan "gq-orphan-$tag-$$" "$(hostname)/$boot/$dead/1" "orphan-run-$$"
+  rt_orphan "gq-alive-$tag-$$" "$live" "alive-run-$$"
+  expect_gq "$tag cleanup sweep" 0 "removed gq-orphan-$tag-$$" -- probe cleanup "${RT[@]}"
+  if rt_exists "gq-orphan-$tag-$$"; then fail "$tag cleanup: orphan still there"; fi
+  if rt_exists "gq-alive-$tag-$$"; then ok "$tag cleanup spares a live owner's container"; else fail "$tag cleanup removed a live owner's container"; fi
+  expect_gq "$tag cleanup by run id" 0 "removed gq-alive-$tag-$$" -- probe cleanup "${RT[@]}" --run-id "alive-run-$$"
+}
