@@ -1,0 +1,146 @@
+#include "device/nccl_allreduce_runner.hpp"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "device/device_guard.hpp"
+#include "device/nccl_error.hpp"
+#include "device/nccl_wait.hpp"
+#include "kernels/nccl_pattern_kernels.cuh"
+
+namespace gpuqual {
+
+namespace {
+
+ncclDataType_t nccl_type(ReduceType t) { return t == ReduceType::f32 ? ncclFloat32 : ncclBfloat16; }
+
+}  // namespace
+
+NcclAllreduceRunner::NcclAllreduceRunner(std::vector<int> gpus, std::vector<int> ranks, int nranks,
+                                         std::uint64_t max_bytes)
+    : gpus_(std::move(gpus)), ranks_(std::move(ranks)), nranks_(nranks), max_bytes_(max_bytes) {
+  if (gpus_.empty() || gpus_.size() != ranks_.size()) throw std::invalid_argument("all-reduce runner: one rank per GPU");
+  DeviceGuard restore(gpus_[0]);
+  locals_.reserve(gpus_.size());
+  for (int g : gpus_) {
+    // Streams and events belong to the device current when they are made.
+    CUDA_CHECK(cudaSetDevice(g));
+    Local& l = locals_.emplace_back();
+    l.gpu = g;
+    l.send = DeviceBuffer(max_bytes_);
+    l.recv = DeviceBuffer(max_bytes_);
+    l.counters = DeviceBuffer(2 * sizeof(unsigned long long));
+  }
+}
+
+void NcclAllreduceRunner::connect(const ncclUniqueId& id, double timeout_s) {
+  comms_ = NcclLocalComms(gpus_, ranks_, nranks_, id, timeout_s);
+}
+
+void NcclAllreduceRunner::wait_all(double timeout_s, const std::string& what) {
+  for (auto& l : locals_) {
+    DeviceGuard g(l.gpu);
+    l.stop.record(l.stream);
+  }
+  for (auto& l : locals_) wait_event(l.stop.get(), comms_.handles(), timeout_s, what);
+}
+
+void NcclAllreduceRunner::prepare(const AllreduceItem& item, std::uint64_t seed, double timeout_s) {
+  if (item.bytes > max_bytes_) throw std::invalid_argument("all-reduce item larger than the buffers");
+  const auto pattern = kernels::make_allreduce_pattern(seed, nranks_, item.type);
+  for (std::size_t k = 0; k < locals_.size(); ++k) {
+    DeviceGuard g(locals_[k].gpu);
+    CUDA_CHECK(kernels::launch_allreduce_fill(locals_[k].send.get(), item.type, item.count(), pattern, ranks_[k],
+                                              locals_[k].stream));
+  }
+  wait_all(timeout_s, "the all-reduce buffers to be filled");
+}
+
+void NcclAllreduceRunner::enqueue_allreduce(const AllreduceItem& item, double timeout_s) {
+  NCCL_CHECK(ncclGroupStart());
+  std::exception_ptr failure;
+  for (std::size_t k = 0; k < locals_.size() && !failure; ++k) {
+    Local& l = locals_[k];
+    void* dst = item.in_place ? l.send.get() : l.recv.get();
+    try {
+      NCCL_CHECK(ncclAllReduce(l.send.get(), dst, item.count(), nccl_type(item.type), ncclSum, comms_.handles()[k], l.stream));
+    } catch (...) {
+      failure = std::current_exception();
+    }
+  }
+  const ncclResult_t ended = ncclGroupEnd();  // always closes the group, even after a failure
+  if (failure) std::rethrow_exception(failure);
+  NCCL_CHECK(ended);
+  // Non-blocking communicators may still be enqueueing: no further NCCL call until they are done.
+  if (ended == ncclInProgress) {
+    wait_comms_settled(comms_.handles(), timeout_s, "NCCL to enqueue the all-reduce " + allreduce_item_label(item));
+  }
+}
+
+double NcclAllreduceRunner::time_reps(const AllreduceItem& item, int reps, double timeout_s) {
+  Local& first = locals_[0];
+  {
+    DeviceGuard g(first.gpu);
+    first.start.record(first.stream);
+    first.fork.record(first.stream);
+  }
+  for (std::size_t k = 1; k < locals_.size(); ++k) CUDA_CHECK(cudaStreamWaitEvent(locals_[k].stream, first.fork.get(), 0));
+  for (int r = 0; r < reps; ++r) enqueue_allreduce(item, timeout_s);
+  for (std::size_t k = 1; k < locals_.size(); ++k) {
+    DeviceGuard g(locals_[k].gpu);
+    locals_[k].join.record(locals_[k].stream);
+    CUDA_CHECK(cudaStreamWaitEvent(first.stream, locals_[k].join.get(), 0));
+  }
+  {
+    DeviceGuard g(first.gpu);
+    first.stop.record(first.stream);
+  }
+  wait_event(first.stop.get(), comms_.handles(), timeout_s,
+             fmt::format("the all-reduce {} ({} runs)", allreduce_item_label(item), reps));
+  return Event::elapsed_ms(first.start, first.stop) / 1e3;
+}
+
+void NcclAllreduceRunner::check_once(const AllreduceItem& item, std::uint64_t seed, double timeout_s,
+                                     std::vector<AllreduceCheckCount>& counts,
+                                     const std::function<void(std::size_t, void*, const AllreduceItem&)>& corrupt) {
+  counts.resize(locals_.size());
+  const auto pattern = kernels::make_allreduce_pattern(seed, nranks_, item.type);
+  for (std::size_t k = 0; k < locals_.size(); ++k) {
+    Local& l = locals_[k];
+    DeviceGuard g(l.gpu);
+    CUDA_CHECK(kernels::launch_allreduce_fill(l.send.get(), item.type, item.count(), pattern, ranks_[k], l.stream));
+    // All ones is NaN in float and bf16: an element the all-reduce never writes cannot pass.
+    if (!item.in_place) CUDA_CHECK(cudaMemsetAsync(l.recv.get(), 0xff, item.bytes, l.stream));
+  }
+  enqueue_allreduce(item, timeout_s);
+  if (corrupt) {
+    wait_all(timeout_s, "the all-reduce " + allreduce_item_label(item));
+    for (std::size_t k = 0; k < locals_.size(); ++k) {
+      DeviceGuard g(locals_[k].gpu);
+      corrupt(k, item.in_place ? locals_[k].send.get() : locals_[k].recv.get(), item);
+    }
+  }
+  for (auto& l : locals_) {
+    DeviceGuard g(l.gpu);
+    auto* c = l.counters.as<unsigned long long>();
+    CUDA_CHECK(cudaMemsetAsync(c, 0, sizeof *c, l.stream));
+    CUDA_CHECK(cudaMemsetAsync(c + 1, 0xff, sizeof *c, l.stream));  // UINT64_MAX: no wrong element yet
+    CUDA_CHECK(kernels::launch_allreduce_verify(item.in_place ? l.send.get() : l.recv.get(), item.type, item.count(),
+                                                pattern, c, l.stream));
+  }
+  wait_all(timeout_s, "the verified all-reduce " + allreduce_item_label(item));
+  // Every stream is idle now, so these copies cannot block on a hung collective.
+  for (std::size_t k = 0; k < locals_.size(); ++k) {
+    DeviceGuard g(locals_[k].gpu);
+    unsigned long long got[2] = {0, 0};
+    CUDA_CHECK(cudaMemcpy(got, locals_[k].counters.get(), sizeof got, cudaMemcpyDeviceToHost));
+    if (got[0] > 0) {
+      counts[k].wrong += got[0];
+      counts[k].iterations_wrong += 1;
+      if (got[1] < counts[k].first_wrong) counts[k].first_wrong = got[1];
+    }
+  }
+}
+
+}  // namespace gpuqual

@@ -1,0 +1,247 @@
+// `gpuqual nccl` under mpirun (compiled only with GPUQUAL_WITH_MPI; runner/nccl_multinode.hpp).
+//
+// Every MPI call below is made by every rank in the same order, whatever happened locally:
+// local failures are carried in flags and reports, never in exceptions that would make one rank
+// skip a collective the others wait in. The order:
+//   gather hosts -> rank 0 prepares (inventory, baseline, output) -> broadcast go/no-go ->
+//   broadcast the NCCL unique id -> agree that every rank has a usable GPU -> the benchmark
+//   (its own agreements, nccl_allreduce_bench.hpp) -> gather reports -> MPI_Finalize ->
+//   rank 0 writes the record and judges it.
+#include <fmt/format.h>
+#include <nccl.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <exception>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <random>
+
+#include "core/baseline.hpp"
+#include "core/exit_code.hpp"
+#include "core/input_error.hpp"
+#include "core/version.hpp"
+#include "device/cuda_gpus.hpp"
+#include "device/inventory.hpp"
+#include "device/measure_gpus.hpp"
+#include "device/nccl_allreduce_bench.hpp"
+#include "device/nccl_local_comms.hpp"
+#include "runner/mpi_session.hpp"
+#include "runner/nccl_multinode.hpp"
+#include "runner/nccl_rank_report.hpp"
+#include "runner/run/clock.hpp"
+
+namespace gpuqual {
+
+namespace {
+
+std::string this_host() {
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0) return "unknown-host";
+  return name;
+}
+
+std::vector<std::string> own_argv() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::vector<std::string> argv;
+  std::string arg;
+  while (std::getline(in, arg, '\0')) argv.push_back(arg);
+  return argv;
+}
+
+std::string new_run_id() {
+  std::random_device rd;
+  std::uniform_int_distribution<unsigned> byte(0, 255);
+  unsigned char b[16];
+  for (auto& x : b) x = static_cast<unsigned char>(byte(rd));
+  b[6] = static_cast<unsigned char>((b[6] & 0x0f) | 0x40);  // UUID version 4
+  b[8] = static_cast<unsigned char>((b[8] & 0x3f) | 0x80);
+  return fmt::format("{:02x}{:02x}{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}{:02x}{:02x}{:02x}{:02x}",
+                     b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+}
+
+// What rank 0 settles before anything is measured, so bad input stops every rank at once.
+struct RootPlan {
+  Inventory inventory;
+  std::unique_ptr<Baseline> baseline;
+  std::string output;
+};
+
+RootPlan plan_root(const NcclCommandOptions& o, const std::vector<std::string>& hosts,
+                   std::chrono::system_clock::time_point now) {
+  RootPlan plan;
+  plan.inventory = collect_inventory(InventoryOptions{o.class_override, o.labels_file});
+  const std::string& slug = plan.inventory.hardware_class.slug;
+  plan.output = o.output.empty() ? fmt::format("results/nccl-multinode-{}.json", utc_compact(now)) : o.output;
+  if (o.baseline == "none") return plan;
+  if (o.baseline != "auto") {
+    plan.baseline = std::make_unique<Baseline>(load_baseline(o.baseline));
+  } else {
+    // Multi-node figures belong to a topology, not to one node: their own baseline file.
+    const std::string topology = uniform_topology(hosts);
+    const std::string dir = baselines_dir(o.baselines_dir);
+    if (topology.empty()) {
+      std::fprintf(stderr, "gpuqual nccl: ranks are spread unevenly over the nodes (%s): no baseline is looked up, "
+                           "the verdict will be inconclusive\n", host_layout(hosts).c_str());
+    } else {
+      const std::string key = slug + ".nccl-" + topology;
+      const std::string path = resolve_baseline("auto", key, dir);
+      if (path.empty()) {
+        std::fprintf(stderr, "gpuqual nccl: no baseline %s/%s.yaml for class %s on %s: the verdict will be inconclusive\n",
+                     dir.c_str(), key.c_str(), slug.c_str(), topology.c_str());
+      } else {
+        plan.baseline = std::make_unique<Baseline>(load_baseline(path));
+      }
+    }
+  }
+  if (plan.baseline && plan.baseline->hardware_class != slug) {
+    throw InputError(plan.baseline->origin, "$.hardware_class",
+                     fmt::format("baseline is for class {} but rank 0's node is class {} (use --class to override)",
+                                 plan.baseline->hardware_class, slug));
+  }
+  return plan;
+}
+
+// This rank's GPU: the one of its node-local rank. Never throws.
+NcclRankReport ready_report(int rank, int local_rank, const std::string& host) {
+  NcclRankReport me;
+  me.rank = rank;
+  me.local_rank = local_rank;
+  me.host = host;
+  me.outcome.record_gpu = rank;
+  const CudaProbe probe = probe_cuda();
+  if (!probe.ok()) {
+    me.ready = probe.no_device ? Status::skip : Status::error;
+    me.ready_reason = probe.reason;
+    return me;
+  }
+  if (local_rank >= probe.device_count) {
+    me.ready = Status::error;
+    me.ready_reason = fmt::format("node-local rank {} but CUDA sees {} GPUs here: start one rank per GPU", local_rank,
+                                  probe.device_count);
+    return me;
+  }
+  me.gpu = local_rank;
+  CudaGpuScan scan = scan_cuda_gpus();
+  if (static_cast<std::size_t>(me.gpu) < scan.gpus.size()) {
+    me.gpu_info = scan.gpus[static_cast<std::size_t>(me.gpu)];
+  } else {
+    me.gpu_info = GpuInfo{};
+    me.gpu_info->name = "unknown";
+  }
+  me.gpu_info->index = rank;
+  return me;
+}
+
+}  // namespace
+
+int run_nccl_multinode(const NcclCommandOptions& o) {
+  const auto started = std::chrono::system_clock::now();
+  const auto started_steady = std::chrono::steady_clock::now();
+  std::unique_ptr<MpiSession> mpi = start_mpi_session();
+  RankSync& world = mpi->world();
+  const int rank = world.rank();
+  const int size = world.size();
+  const std::string host = this_host();
+  const std::vector<std::string> hosts = world.gather_to_root(host);
+
+  // Rank 0 prepares; bad input (a baseline file, a labels file) stops every rank before work.
+  RootPlan plan;
+  std::exception_ptr preflight;
+  unsigned char go = 1;
+  if (rank == 0) {
+    std::fprintf(stderr, "gpuqual nccl: %d ranks on %s\n", size, host_layout(hosts).c_str());
+    try {
+      plan = plan_root(o, hosts, started);
+    } catch (...) {
+      preflight = std::current_exception();
+      go = 0;
+    }
+  }
+  world.broadcast(std::span<unsigned char>(&go, 1), 0);
+  if (!go) {
+    mpi->finalize();
+    if (rank == 0) std::rethrow_exception(preflight);
+    return kExitPass;
+  }
+
+  // The NCCL unique id: made by rank 0, the same bytes everywhere.
+  ncclUniqueId id{};
+  std::string id_error;
+  if (rank == 0) {
+    const ncclResult_t st = ncclGetUniqueId(&id);
+    if (st != ncclSuccess) id_error = std::string("ncclGetUniqueId: ") + ncclGetErrorString(st);
+  }
+  world.broadcast(std::span<unsigned char>(reinterpret_cast<unsigned char*>(&id), sizeof id), 0);
+
+  NcclRankReport me = ready_report(rank, mpi->local_rank(), host);
+  if (!id_error.empty()) {
+    me.ready = Status::error;
+    me.ready_reason = id_error;
+  }
+  const bool everyone_ready = !world.any(me.ready != Status::pass);
+
+  std::optional<AllreduceBenchOutcome> out;
+  if (everyone_ready && size >= 2) {
+    AllreduceBenchSetup setup;
+    setup.gpus = {me.gpu};
+    setup.ranks = {rank};
+    setup.record_gpus = {rank};
+    setup.nranks = size;
+    setup.id = id;
+    setup.sync = &world;
+    setup.budget_s = o.budget_s;
+    if (rank == 0) setup.progress = [](const std::string& text) { std::fprintf(stderr, "gpuqual nccl: %s\n", text.c_str()); };
+    out = run_allreduce_bench(o.params, setup);
+    me.local_error = out->local_error;
+    if (!out->gpus.empty()) me.outcome = out->gpus.front();
+  }
+
+  const std::vector<std::string> texts = world.gather_to_root(rank_report_to_json(me));
+  mpi->finalize();
+  if (rank != 0) return kExitPass;
+
+  std::vector<NcclRankReport> reports;
+  for (int r = 0; r < static_cast<int>(texts.size()); ++r) {
+    try {
+      reports.push_back(rank_report_from_json(texts[static_cast<std::size_t>(r)], r));
+    } catch (const std::exception& e) {
+      NcclRankReport bad;
+      bad.rank = r;
+      bad.host = static_cast<std::size_t>(r) < hosts.size() ? hosts[static_cast<std::size_t>(r)] : "unknown-host";
+      bad.ready = Status::error;
+      bad.ready_reason = e.what();
+      bad.local_error = e.what();
+      reports.push_back(std::move(bad));
+    }
+  }
+  std::map<std::string, std::string> attributes;
+  attributes["nccl.bootstrap"] = "MPI (" + mpi->library_version() + ")";
+  attributes["nccl.hosts"] = host_layout(hosts);
+  attributes["nccl.ranks"] = std::to_string(size);
+  attributes["nccl.version"] = nccl_version_string();
+  for (const auto& [k, v] : nccl_environment()) attributes["nccl.env." + k] = v;
+  CheckResult check = multinode_check_result(reports, out ? &*out : nullptr, attributes);
+  check.started_at = utc_rfc3339(started);
+  check.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_steady).count();
+
+  RunRecord record;
+  record.tool = {tool_version(), git_revision()};
+  record.run_id = new_run_id();
+  record.started_at = utc_rfc3339(started);
+  record.ended_at = utc_now_rfc3339();
+  record.complete = true;
+  record.argv = own_argv();
+  record.suite = "nccl-multinode";
+  record.node = plan.inventory.node;
+  record.hardware_class = plan.inventory.hardware_class;
+  for (const auto& r : reports) {
+    if (r.gpu_info) record.gpus.push_back(*r.gpu_info);
+  }
+  record.checks.push_back(std::move(check));
+  return write_and_judge_nccl_record(record, plan.output, plan.baseline.get(), o);
+}
+
+}  // namespace gpuqual
