@@ -61,7 +61,8 @@ std::uint64_t check_seed(std::uint64_t seed, std::size_t item, int iteration) {
 
 class Bench {
  public:
-  Bench(const AllreduceParams& params, const AllreduceBenchSetup& setup) : p_(params), s_(setup), sync_(*setup.sync) {
+  Bench(const AllreduceParams& params, const AllreduceBenchSetup& setup)
+      : p_(params), s_(setup), sync_(*setup.sync) {
     for (int g : setup.record_gpus) out_.gpus.push_back(AllreduceGpuOutcome{g, Status::pass, {}, {}});
   }
 
@@ -85,7 +86,8 @@ class Bench {
     for (std::size_t i = 0; i < items.size(); ++i) {
       if (agreed_stop()) {
         out_.status = worse_of(out_.status, Status::error);
-        out_.notes.push_back(fmt::format("stopped before {}: the run is being stopped", allreduce_item_label(items[i])));
+        out_.notes.push_back(
+            fmt::format("stopped before {}: the run is being stopped", allreduce_item_label(items[i])));
         break;
       }
       if (!run_item(i, items[i], config)) break;
@@ -95,7 +97,9 @@ class Bench {
   }
 
  private:
-  double elapsed_s() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
+  double elapsed_s() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
 
   void say(const std::string& text) {
     if (s_.progress) s_.progress(text);
@@ -133,7 +137,8 @@ class Bench {
     const MeasureHooks hooks{[this] { return sync_.max(elapsed_s()); }, {}, [this] { return agreed_stop(); }};
     // Preparing is local work: its own step, so no rank enters the measurement's agreements
     // while another is already reporting a failure.
-    if (!step(label + ": filling buffers", [&] { runner_->prepare(item, p_.common.seed, p_.timeout_s); })) return false;
+    if (!step(label + ": filling buffers", [&] { runner_->prepare(item, p_.common.seed, p_.timeout_s); }))
+      return false;
     if (!step(label + ": measurement", [&] {
           AgreedTimer timer(*runner_, item, p_.timeout_s, sync_);
           m = measure(timer, config, hooks);
@@ -143,13 +148,14 @@ class Bench {
     const double bytes = static_cast<double>(item.bytes);
     std::vector<double> us;
     for (double s : m.seconds_per_op) us.push_back(s * 1e6);
-    out_.metrics.push_back(summarize_metric(prefix + ".time_us", "us", Direction::lower, std::nullopt, us, m.throttled_samples));
-    out_.metrics.push_back(rate_metric(prefix + ".algbw_gbps", "GB/s", std::nullopt, m, bytes, 1e9));
     out_.metrics.push_back(
-        rate_metric(prefix + ".busbw_gbps", "GB/s", std::nullopt, m, bytes * allreduce_bus_factor(s_.nranks), 1e9));
+        summarize_metric(prefix + ".time_us", "us", Direction::lower, std::nullopt, us, m.throttled_samples));
+    out_.metrics.push_back(rate_metric(prefix + ".algbw_gbps", "GB/s", std::nullopt, m, bytes, 1e9));
+    out_.metrics.push_back(rate_metric(prefix + ".busbw_gbps", "GB/s", std::nullopt, m,
+                                       bytes * allreduce_bus_factor(s_.nranks), 1e9));
     out_.attributes[prefix + ".stop"] =
-        fmt::format("{} after {} samples of {} runs (CV {})", to_string(m.stop), m.seconds_per_op.size(), m.reps_per_sample,
-                    percent(m.cv));
+        fmt::format("{} after {} samples of {} runs (CV {})", to_string(m.stop), m.seconds_per_op.size(),
+                    m.reps_per_sample, percent(m.cv));
     std::string why;
     const Status quality = measurement_status(m, config, &why);
     if (quality != Status::pass) {
@@ -165,8 +171,9 @@ class Bench {
     say("nccl all-reduce " + label + ": checking " + std::to_string(p_.check_iters) + " results");
     std::vector<AllreduceCheckCount> counts(s_.gpus.size());
     for (int it = 0; it < p_.check_iters; ++it) {
-      if (!step(label + ": correctness check",
-                [&] { runner_->check_once(item, check_seed(p_.common.seed, index, it), p_.timeout_s, counts); })) {
+      if (!step(label + ": correctness check", [&] {
+            runner_->check_once(item, check_seed(p_.common.seed, index, it), p_.timeout_s, counts);
+          })) {
         return false;
       }
     }
@@ -177,17 +184,18 @@ class Bench {
   void record_wrong(std::size_t k, const AllreduceItem& item, const AllreduceCheckCount& c) {
     if (c.wrong == 0) return;
     AllreduceGpuOutcome& g = out_.gpus[k];
-    const std::string what =
-        fmt::format("{}: {} wrong elements in {} of {} checked all-reduces of {} elements (first at element {}), rank {}",
-                    allreduce_item_label(item), c.wrong, c.iterations_wrong, p_.check_iters, item.count(), c.first_wrong,
-                    s_.ranks[k]);
+    const std::string what = fmt::format(
+        "{}: {} wrong elements in {} of {} checked all-reduces of {} elements (first at element {}), rank {}",
+        allreduce_item_label(item), c.wrong, c.iterations_wrong, p_.check_iters, item.count(), c.first_wrong,
+        s_.ranks[k]);
     Finding f;
     f.code = "nccl.wrong_result";
     f.severity = Severity::fail;
     f.gpu = g.record_gpu;
     f.detail = what;
-    f.action = "drain the node; check NVLink/NVSwitch and network error counters and XIDs, run the memory test; "
-               "RMA the GPU if it repeats";
+    f.action =
+        "drain the node; check NVLink/NVSwitch and network error counters and XIDs, run the memory test; "
+        "RMA the GPU if it repeats";
     f.value = static_cast<double>(c.wrong);
     g.findings.push_back(std::move(f));
     g.status = Status::fail;
@@ -203,7 +211,8 @@ class Bench {
     std::string sizes, types, placements;
     for (auto b : p_.sizes) sizes += (sizes.empty() ? "" : ",") + size_label(b);
     for (auto t : p_.types) types += (types.empty() ? "" : ",") + std::string(reduce_type_name(t));
-    for (bool ip : p_.in_place) placements += (placements.empty() ? "" : ",") + std::string(ip ? "in_place" : "out_of_place");
+    for (bool ip : p_.in_place)
+      placements += (placements.empty() ? "" : ",") + std::string(ip ? "in_place" : "out_of_place");
     a["nccl.sizes"] = sizes;
     a["nccl.dtypes"] = types;
     a["nccl.placements"] = placements;
@@ -232,14 +241,16 @@ std::map<std::string, std::string> nccl_environment() {
   for (char** e = environ; e && *e; ++e) {
     const std::string entry(*e);
     const auto eq = entry.find('=');
-    if (entry.rfind("NCCL_", 0) == 0 && eq != std::string::npos) env[entry.substr(0, eq)] = entry.substr(eq + 1);
+    if (entry.rfind("NCCL_", 0) == 0 && eq != std::string::npos)
+      env[entry.substr(0, eq)] = entry.substr(eq + 1);
   }
   return env;
 }
 
 std::string aborted_reason(const AllreduceBenchOutcome& outcome) {
   if (!outcome.aborted) return "";
-  return outcome.aborted_at + ": " + (outcome.local_error.empty() ? "stopped because another rank failed" : outcome.local_error);
+  return outcome.aborted_at + ": " +
+         (outcome.local_error.empty() ? "stopped because another rank failed" : outcome.local_error);
 }
 
 }  // namespace gpuqual

@@ -25,11 +25,11 @@ struct AllreduceBenchSetup {
   std::vector<int> ranks;        // their ranks in the clique
   std::vector<int> record_gpus;  // their index in the record (GPU index on one node, the rank across nodes)
   int nranks = 0;
-  ncclUniqueId id{};             // identical on every rank (made by rank 0, broadcast)
+  ncclUniqueId id{};  // identical on every rank (made by rank 0, broadcast)
   RankSync* sync = nullptr;
-  double budget_s = 60;          // soft budget of all measurements together
-  std::function<bool()> should_stop;                   // the run is being stopped
-  std::function<void(const std::string&)> progress;    // optional
+  double budget_s = 60;                              // soft budget of all measurements together
+  std::function<bool()> should_stop;                 // the run is being stopped
+  std::function<void(const std::string&)> progress;  // optional
 };
 
 // What one local GPU showed: wrong results are facts of that GPU.
@@ -46,11 +46,11 @@ struct AllreduceBenchOutcome {
   std::map<std::string, std::string> attributes;  // parameters, NCCL version and environment, stops
   Status status = Status::pass;                   // measurement quality (warn), stop requests
   std::vector<std::string> notes;
-  bool aborted = false;                           // some rank failed: everything stopped at `aborted_at`
-  std::string aborted_at;                         // "NCCL init", "float 2GiB out-of-place: measurement", ...
+  bool aborted = false;    // some rank failed: everything stopped at `aborted_at`
+  std::string aborted_at;  // "NCCL init", "float 2GiB out-of-place: measurement", ...
   // This rank's own:
-  std::string local_error;                        // what failed here ("" when it was another rank)
-  std::vector<AllreduceGpuOutcome> gpus;          // one per setup.gpus
+  std::string local_error;                // what failed here ("" when it was another rank)
+  std::vector<AllreduceGpuOutcome> gpus;  // one per setup.gpus
 };
 
 AllreduceBenchOutcome run_allreduce_bench(const AllreduceParams& params, const AllreduceBenchSetup& setup);

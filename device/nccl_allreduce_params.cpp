@@ -13,7 +13,9 @@ namespace {
 
 std::vector<std::uint64_t> read_sizes(JsonObject& o) {
   const nlohmann::json* arr = o.opt_array("sizes");
-  if (!arr) return {std::uint64_t{8} << 10, std::uint64_t{64} << 20, std::uint64_t{512} << 20, std::uint64_t{2} << 30};
+  if (!arr)
+    return {std::uint64_t{8} << 10, std::uint64_t{64} << 20, std::uint64_t{512} << 20,
+            std::uint64_t{2} << 30};
   if (arr->empty()) o.fail("sizes", "must list at least one size");
   std::vector<std::uint64_t> sizes;
   std::set<std::string> labels;
@@ -22,17 +24,23 @@ std::vector<std::uint64_t> read_sizes(JsonObject& o) {
     const std::string where = fmt::format("sizes[{}]", i);
     std::optional<std::uint64_t> bytes;
     if (v.is_number_integer()) {  // signed or unsigned, as YAML and JSON readers give it
-      if (v.get<std::int64_t>() <= 0 && !v.is_number_unsigned()) o.fail(where, "must be a positive byte count");
+      if (v.get<std::int64_t>() <= 0 && !v.is_number_unsigned())
+        o.fail(where, "must be a positive byte count");
       bytes = v.get<std::uint64_t>();
     } else if (v.is_string()) {
       bytes = parse_size_bytes(v.get<std::string>());
-      if (!bytes) o.fail(where, fmt::format("\"{}\" is not a size (e.g. 8K, 64M, 2G, 512MiB, 4096)", v.get<std::string>()));
+      if (!bytes)
+        o.fail(where,
+               fmt::format("\"{}\" is not a size (e.g. 8K, 64M, 2G, 512MiB, 4096)", v.get<std::string>()));
     } else {
       o.fail(where, "expected a size such as \"64MiB\" or a byte count");
     }
-    if (*bytes == 0 || *bytes % 4 != 0) o.fail(where, fmt::format("{} bytes: must be a positive multiple of 4", *bytes));
-    if (*bytes > kAllreduceMaxBytes) o.fail(where, fmt::format("{} is larger than 64GiB", size_label(*bytes)));
-    if (!labels.insert(size_label(*bytes)).second) o.fail(where, fmt::format("{} is listed twice", size_label(*bytes)));
+    if (*bytes == 0 || *bytes % 4 != 0)
+      o.fail(where, fmt::format("{} bytes: must be a positive multiple of 4", *bytes));
+    if (*bytes > kAllreduceMaxBytes)
+      o.fail(where, fmt::format("{} is larger than 64GiB", size_label(*bytes)));
+    if (!labels.insert(size_label(*bytes)).second)
+      o.fail(where, fmt::format("{} is listed twice", size_label(*bytes)));
     sizes.push_back(*bytes);
   }
   return sizes;

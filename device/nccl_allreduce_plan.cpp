@@ -35,7 +35,8 @@ std::optional<std::uint64_t> parse_size_bytes(std::string_view text) {
 std::string size_label(std::uint64_t bytes) {
   for (const Unit& u : kUnits) {
     const std::uint64_t unit = std::uint64_t{1} << u.shift;
-    if (u.shift > 0 && bytes >= unit && bytes % unit == 0) return std::to_string(bytes >> u.shift) + std::string(u.long_name);
+    if (u.shift > 0 && bytes >= unit && bytes % unit == 0)
+      return std::to_string(bytes >> u.shift) + std::string(u.long_name);
   }
   return std::to_string(bytes) + "B";
 }
@@ -71,7 +72,8 @@ std::string allreduce_item_label(const AllreduceItem& item) {
          (item.in_place ? " in-place" : " out-of-place");
 }
 
-std::vector<AllreduceItem> plan_allreduce(const std::vector<ReduceType>& types, const std::vector<bool>& in_place,
+std::vector<AllreduceItem> plan_allreduce(const std::vector<ReduceType>& types,
+                                          const std::vector<bool>& in_place,
                                           const std::vector<std::uint64_t>& sizes) {
   std::vector<AllreduceItem> items;
   for (ReduceType t : types) {

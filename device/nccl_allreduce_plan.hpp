@@ -32,7 +32,7 @@ std::size_t reduce_type_bytes(ReduceType type);      // 4, 2
 
 // 2(n-1)/n: the share of the data each rank must send and receive in an all-reduce. 0 for n < 2.
 double allreduce_bus_factor(int nranks);
-double algbw_gbps(double bytes, double seconds);                 // 1e9 bytes per second
+double algbw_gbps(double bytes, double seconds);  // 1e9 bytes per second
 double busbw_gbps(double bytes, double seconds, int nranks);
 
 // One measurement: a data type, a size, in-place (send buffer = receive buffer) or not.
@@ -49,7 +49,8 @@ std::string allreduce_metric_prefix(const AllreduceItem& item);
 std::string allreduce_item_label(const AllreduceItem& item);
 
 // Every (type, placement, size), in that nesting order, sizes ascending as given.
-std::vector<AllreduceItem> plan_allreduce(const std::vector<ReduceType>& types, const std::vector<bool>& in_place,
+std::vector<AllreduceItem> plan_allreduce(const std::vector<ReduceType>& types,
+                                          const std::vector<bool>& in_place,
                                           const std::vector<std::uint64_t>& sizes);
 
 }  // namespace gpuqual

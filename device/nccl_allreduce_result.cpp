@@ -16,7 +16,8 @@ std::string join(const std::vector<std::string>& parts, const std::string& sep) 
 
 }  // namespace
 
-CheckResult allreduce_check_result(const AllreduceBenchOutcome& agreed, const std::vector<AllreduceGpuOutcome>& gpus,
+CheckResult allreduce_check_result(const AllreduceBenchOutcome& agreed,
+                                   const std::vector<AllreduceGpuOutcome>& gpus,
                                    const std::vector<std::string>& errors) {
   CheckResult r;
   r.name = kNcclAllreduceCheck;
@@ -24,8 +25,9 @@ CheckResult allreduce_check_result(const AllreduceBenchOutcome& agreed, const st
   r.attributes = agreed.attributes;
   std::vector<std::string> node_notes;
   if (agreed.aborted) {
-    node_notes.push_back(agreed.aborted_at + ": " +
-                         (errors.empty() ? std::string("a rank failed without saying why") : join(errors, "; ")));
+    node_notes.push_back(
+        agreed.aborted_at + ": " +
+        (errors.empty() ? std::string("a rank failed without saying why") : join(errors, "; ")));
   }
   for (const auto& n : agreed.notes) node_notes.push_back(n);
   Status status = agreed.status;
@@ -42,7 +44,8 @@ CheckResult allreduce_check_result(const AllreduceBenchOutcome& agreed, const st
     }
     r.per_gpu.push_back({g.record_gpu, s, reason});
     status = worse_of(status, s);
-    if (!g.notes.empty()) gpu_notes.push_back("gpu " + std::to_string(g.record_gpu) + ": " + join(g.notes, "; "));
+    if (!g.notes.empty())
+      gpu_notes.push_back("gpu " + std::to_string(g.record_gpu) + ": " + join(g.notes, "; "));
   }
   r.status = status;
   std::vector<std::string> all = node_notes;
@@ -80,7 +83,8 @@ std::vector<std::string> group_rank_messages(const std::vector<RankMessage>& mes
     const auto& [ranks, hosts] = by_message[msg];
     std::string host_list;
     for (const auto& h : hosts) host_list += (host_list.empty() ? "" : ",") + h;
-    out.push_back((ranks.size() == 1 ? "rank " : "ranks ") + rank_ranges(ranks) + " (" + host_list + "): " + msg);
+    out.push_back((ranks.size() == 1 ? "rank " : "ranks ") + rank_ranges(ranks) + " (" + host_list +
+                  "): " + msg);
   }
   return out;
 }

@@ -16,7 +16,8 @@ inline constexpr const char* kNcclAllreduceCheck = "nccl_allreduce";
 // `agreed`: any rank's outcome (its metrics, attributes, notes and abort point are the same on
 // every rank). `gpus`: every rank's GPU outcomes. `errors`: why the ranks that failed did
 // ("ranks 3,7 (node-b): timed out after 60 s ..."); empty when nothing failed.
-CheckResult allreduce_check_result(const AllreduceBenchOutcome& agreed, const std::vector<AllreduceGpuOutcome>& gpus,
+CheckResult allreduce_check_result(const AllreduceBenchOutcome& agreed,
+                                   const std::vector<AllreduceGpuOutcome>& gpus,
                                    const std::vector<std::string>& errors);
 
 // "0-3,5,7-8": ranks in ascending order as ranges.

@@ -20,7 +20,8 @@ ncclDataType_t nccl_type(ReduceType t) { return t == ReduceType::f32 ? ncclFloat
 NcclAllreduceRunner::NcclAllreduceRunner(std::vector<int> gpus, std::vector<int> ranks, int nranks,
                                          std::uint64_t max_bytes)
     : gpus_(std::move(gpus)), ranks_(std::move(ranks)), nranks_(nranks), max_bytes_(max_bytes) {
-  if (gpus_.empty() || gpus_.size() != ranks_.size()) throw std::invalid_argument("all-reduce runner: one rank per GPU");
+  if (gpus_.empty() || gpus_.size() != ranks_.size())
+    throw std::invalid_argument("all-reduce runner: one rank per GPU");
   DeviceGuard restore(gpus_[0]);
   locals_.reserve(gpus_.size());
   for (int g : gpus_) {
@@ -51,8 +52,8 @@ void NcclAllreduceRunner::prepare(const AllreduceItem& item, std::uint64_t seed,
   const auto pattern = kernels::make_allreduce_pattern(seed, nranks_, item.type);
   for (std::size_t k = 0; k < locals_.size(); ++k) {
     DeviceGuard g(locals_[k].gpu);
-    CUDA_CHECK(kernels::launch_allreduce_fill(locals_[k].send.get(), item.type, item.count(), pattern, ranks_[k],
-                                              locals_[k].stream));
+    CUDA_CHECK(kernels::launch_allreduce_fill(locals_[k].send.get(), item.type, item.count(), pattern,
+                                              ranks_[k], locals_[k].stream));
   }
   wait_all(timeout_s, "the all-reduce buffers to be filled");
 }
@@ -64,7 +65,8 @@ void NcclAllreduceRunner::enqueue_allreduce(const AllreduceItem& item, double ti
     Local& l = locals_[k];
     void* dst = item.in_place ? l.send.get() : l.recv.get();
     try {
-      NCCL_CHECK(ncclAllReduce(l.send.get(), dst, item.count(), nccl_type(item.type), ncclSum, comms_.handles()[k], l.stream));
+      NCCL_CHECK(ncclAllReduce(l.send.get(), dst, item.count(), nccl_type(item.type), ncclSum,
+                               comms_.handles()[k], l.stream));
     } catch (...) {
       failure = std::current_exception();
     }
@@ -74,7 +76,8 @@ void NcclAllreduceRunner::enqueue_allreduce(const AllreduceItem& item, double ti
   NCCL_CHECK(ended);
   // Non-blocking communicators may still be enqueueing: no further NCCL call until they are done.
   if (ended == ncclInProgress) {
-    wait_comms_settled(comms_.handles(), timeout_s, "NCCL to enqueue the all-reduce " + allreduce_item_label(item));
+    wait_comms_settled(comms_.handles(), timeout_s,
+                       "NCCL to enqueue the all-reduce " + allreduce_item_label(item));
   }
 }
 
@@ -85,7 +88,8 @@ double NcclAllreduceRunner::time_reps(const AllreduceItem& item, int reps, doubl
     first.start.record(first.stream);
     first.fork.record(first.stream);
   }
-  for (std::size_t k = 1; k < locals_.size(); ++k) CUDA_CHECK(cudaStreamWaitEvent(locals_[k].stream, first.fork.get(), 0));
+  for (std::size_t k = 1; k < locals_.size(); ++k)
+    CUDA_CHECK(cudaStreamWaitEvent(locals_[k].stream, first.fork.get(), 0));
   for (int r = 0; r < reps; ++r) enqueue_allreduce(item, timeout_s);
   for (std::size_t k = 1; k < locals_.size(); ++k) {
     DeviceGuard g(locals_[k].gpu);
@@ -101,15 +105,16 @@ double NcclAllreduceRunner::time_reps(const AllreduceItem& item, int reps, doubl
   return Event::elapsed_ms(first.start, first.stop) / 1e3;
 }
 
-void NcclAllreduceRunner::check_once(const AllreduceItem& item, std::uint64_t seed, double timeout_s,
-                                     std::vector<AllreduceCheckCount>& counts,
-                                     const std::function<void(std::size_t, void*, const AllreduceItem&)>& corrupt) {
+void NcclAllreduceRunner::check_once(
+    const AllreduceItem& item, std::uint64_t seed, double timeout_s, std::vector<AllreduceCheckCount>& counts,
+    const std::function<void(std::size_t, void*, const AllreduceItem&)>& corrupt) {
   counts.resize(locals_.size());
   const auto pattern = kernels::make_allreduce_pattern(seed, nranks_, item.type);
   for (std::size_t k = 0; k < locals_.size(); ++k) {
     Local& l = locals_[k];
     DeviceGuard g(l.gpu);
-    CUDA_CHECK(kernels::launch_allreduce_fill(l.send.get(), item.type, item.count(), pattern, ranks_[k], l.stream));
+    CUDA_CHECK(
+        kernels::launch_allreduce_fill(l.send.get(), item.type, item.count(), pattern, ranks_[k], l.stream));
     // All ones is NaN in float and bf16: an element the all-reduce never writes cannot pass.
     if (!item.in_place) CUDA_CHECK(cudaMemsetAsync(l.recv.get(), 0xff, item.bytes, l.stream));
   }
@@ -126,8 +131,8 @@ void NcclAllreduceRunner::check_once(const AllreduceItem& item, std::uint64_t se
     auto* c = l.counters.as<unsigned long long>();
     CUDA_CHECK(cudaMemsetAsync(c, 0, sizeof *c, l.stream));
     CUDA_CHECK(cudaMemsetAsync(c + 1, 0xff, sizeof *c, l.stream));  // UINT64_MAX: no wrong element yet
-    CUDA_CHECK(kernels::launch_allreduce_verify(item.in_place ? l.send.get() : l.recv.get(), item.type, item.count(),
-                                                pattern, c, l.stream));
+    CUDA_CHECK(kernels::launch_allreduce_verify(item.in_place ? l.send.get() : l.recv.get(), item.type,
+                                                item.count(), pattern, c, l.stream));
   }
   wait_all(timeout_s, "the verified all-reduce " + allreduce_item_label(item));
   // Every stream is idle now, so these copies cannot block on a hung collective.

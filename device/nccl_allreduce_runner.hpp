@@ -50,9 +50,10 @@ class NcclAllreduceRunner {
   // One verified all-reduce: fresh pattern (`seed`), receive buffer poisoned with NaN for
   // out-of-place, then every element checked against the expected sum. Adds to counts[k].
   // `corrupt(k, result, item)` (GPU tests) damages local GPU k's result before the check.
-  void check_once(const AllreduceItem& item, std::uint64_t seed, double timeout_s,
-                  std::vector<AllreduceCheckCount>& counts,
-                  const std::function<void(std::size_t k, void* result, const AllreduceItem& item)>& corrupt = {});
+  void check_once(
+      const AllreduceItem& item, std::uint64_t seed, double timeout_s,
+      std::vector<AllreduceCheckCount>& counts,
+      const std::function<void(std::size_t k, void* result, const AllreduceItem& item)>& corrupt = {});
 
   const std::vector<int>& gpus() const { return gpus_; }
   const std::vector<int>& ranks() const { return ranks_; }

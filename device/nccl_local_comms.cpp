@@ -12,7 +12,8 @@ namespace gpuqual {
 
 NcclLocalComms::NcclLocalComms(const std::vector<int>& gpus, const std::vector<int>& ranks, int nranks,
                                const ncclUniqueId& id, double timeout_s) {
-  if (gpus.empty() || gpus.size() != ranks.size()) throw std::invalid_argument("NcclLocalComms: one rank per GPU");
+  if (gpus.empty() || gpus.size() != ranks.size())
+    throw std::invalid_argument("NcclLocalComms: one rank per GPU");
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
   config.blocking = 0;
   std::vector<ncclComm_t> raw(gpus.size(), nullptr);
@@ -42,8 +43,9 @@ NcclLocalComms::NcclLocalComms(const std::vector<int>& gpus, const std::vector<i
   try {
     if (failure) std::rethrow_exception(failure);
     NCCL_CHECK(ended);
-    wait_comms_settled(handles_, timeout_s, fmt::format("NCCL communicator init ({} of {} ranks in this process)",
-                                                        gpus.size(), nranks));
+    wait_comms_settled(
+        handles_, timeout_s,
+        fmt::format("NCCL communicator init ({} of {} ranks in this process)", gpus.size(), nranks));
   } catch (...) {
     mark_failed();
     throw;

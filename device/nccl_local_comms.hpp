@@ -19,8 +19,8 @@ class NcclLocalComms {
   // gpus[k] (a CUDA device of this process) becomes rank ranks[k] of `nranks` in the clique
   // named by `id`. Waits at most `timeout_s` for every rank of the clique to join; throws
   // NcclTimeout or NcclError/CudaError (and aborts what it made) when that fails.
-  NcclLocalComms(const std::vector<int>& gpus, const std::vector<int>& ranks, int nranks, const ncclUniqueId& id,
-                 double timeout_s);
+  NcclLocalComms(const std::vector<int>& gpus, const std::vector<int>& ranks, int nranks,
+                 const ncclUniqueId& id, double timeout_s);
 
   std::size_t size() const { return comms_.size(); }
   const std::vector<ncclComm_t>& handles() const { return handles_; }

@@ -24,7 +24,7 @@ class RankSync {
   virtual int rank() const = 0;  // this process's index among the processes
   virtual int size() const = 0;  // number of processes
   // Every process calls these in the same order; each returns the same result everywhere.
-  virtual void max_in_place(std::span<double> values) = 0;          // element-wise maximum
+  virtual void max_in_place(std::span<double> values) = 0;  // element-wise maximum
   virtual void broadcast(std::span<unsigned char> bytes, int root) = 0;
   // Process 0 gets every process's text in rank order; the others get an empty vector.
   virtual std::vector<std::string> gather_to_root(const std::string& text) = 0;

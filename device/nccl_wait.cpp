@@ -11,11 +11,13 @@
 namespace gpuqual {
 
 NcclTimeout::NcclTimeout(double seconds, const std::string& what)
-    : std::runtime_error(fmt::format("timed out after {:g} s waiting for {}", seconds, what)), seconds_(seconds) {}
+    : std::runtime_error(fmt::format("timed out after {:g} s waiting for {}", seconds, what)),
+      seconds_(seconds) {}
 
 void poll_until(const std::function<bool()>& done, double timeout_s, const std::string& what) {
   using clock = std::chrono::steady_clock;
-  const auto deadline = clock::now() + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(timeout_s));
+  const auto deadline =
+      clock::now() + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(timeout_s));
   // Spin briefly (short all-reduces finish in microseconds), then sleep between polls so a
   // long wait does not burn a CPU core the other ranks' proxy threads need.
   for (int polls = 0;; ++polls) {
@@ -47,7 +49,8 @@ void wait_comms_settled(std::span<const ncclComm_t> comms, double timeout_s, con
   poll_until([&] { return comms_settled(comms); }, timeout_s, what);
 }
 
-void wait_event(cudaEvent_t event, std::span<const ncclComm_t> comms, double timeout_s, const std::string& what) {
+void wait_event(cudaEvent_t event, std::span<const ncclComm_t> comms, double timeout_s,
+                const std::string& what) {
   poll_until(
       [&] {
         const cudaError_t st = cudaEventQuery(event);

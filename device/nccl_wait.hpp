@@ -36,6 +36,7 @@ bool comms_settled(std::span<const ncclComm_t> comms);
 void wait_comms_settled(std::span<const ncclComm_t> comms, double timeout_s, const std::string& what);
 
 // Waits until `event` completed on the GPU, watching `comms` for asynchronous errors.
-void wait_event(cudaEvent_t event, std::span<const ncclComm_t> comms, double timeout_s, const std::string& what);
+void wait_event(cudaEvent_t event, std::span<const ncclComm_t> comms, double timeout_s,
+                const std::string& what);
 
 }  // namespace gpuqual

@@ -58,8 +58,9 @@ std::string new_run_id() {
   for (auto& x : b) x = static_cast<unsigned char>(byte(rd));
   b[6] = static_cast<unsigned char>((b[6] & 0x0f) | 0x40);  // UUID version 4
   b[8] = static_cast<unsigned char>((b[8] & 0x3f) | 0x80);
-  return fmt::format("{:02x}{:02x}{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}{:02x}{:02x}{:02x}{:02x}",
-                     b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+  return fmt::format(
+      "{:02x}{:02x}{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}{:02x}{:02x}{:02x}{:02x}",
+      b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
 }
 
 // What rank 0 settles before anything is measured, so bad input stops every rank at once.
@@ -83,23 +84,28 @@ RootPlan plan_root(const NcclCommandOptions& o, const std::vector<std::string>& 
     const std::string topology = uniform_topology(hosts);
     const std::string dir = baselines_dir(o.baselines_dir);
     if (topology.empty()) {
-      std::fprintf(stderr, "gpuqual nccl: ranks are spread unevenly over the nodes (%s): no baseline is looked up, "
-                           "the verdict will be inconclusive\n", host_layout(hosts).c_str());
+      std::fprintf(stderr,
+                   "gpuqual nccl: ranks are spread unevenly over the nodes (%s): no baseline is looked up, "
+                   "the verdict will be inconclusive\n",
+                   host_layout(hosts).c_str());
     } else {
       const std::string key = slug + ".nccl-" + topology;
       const std::string path = resolve_baseline("auto", key, dir);
       if (path.empty()) {
-        std::fprintf(stderr, "gpuqual nccl: no baseline %s/%s.yaml for class %s on %s: the verdict will be inconclusive\n",
-                     dir.c_str(), key.c_str(), slug.c_str(), topology.c_str());
+        std::fprintf(
+            stderr,
+            "gpuqual nccl: no baseline %s/%s.yaml for class %s on %s: the verdict will be inconclusive\n",
+            dir.c_str(), key.c_str(), slug.c_str(), topology.c_str());
       } else {
         plan.baseline = std::make_unique<Baseline>(load_baseline(path));
       }
     }
   }
   if (plan.baseline && plan.baseline->hardware_class != slug) {
-    throw InputError(plan.baseline->origin, "$.hardware_class",
-                     fmt::format("baseline is for class {} but rank 0's node is class {} (use --class to override)",
-                                 plan.baseline->hardware_class, slug));
+    throw InputError(
+        plan.baseline->origin, "$.hardware_class",
+        fmt::format("baseline is for class {} but rank 0's node is class {} (use --class to override)",
+                    plan.baseline->hardware_class, slug));
   }
   return plan;
 }
@@ -119,8 +125,8 @@ NcclRankReport ready_report(int rank, int local_rank, const std::string& host) {
   }
   if (local_rank >= probe.device_count) {
     me.ready = Status::error;
-    me.ready_reason = fmt::format("node-local rank {} but CUDA sees {} GPUs here: start one rank per GPU", local_rank,
-                                  probe.device_count);
+    me.ready_reason = fmt::format("node-local rank {} but CUDA sees {} GPUs here: start one rank per GPU",
+                                  local_rank, probe.device_count);
     return me;
   }
   me.gpu = local_rank;
@@ -193,7 +199,10 @@ int run_nccl_multinode(const NcclCommandOptions& o) {
     setup.id = id;
     setup.sync = &world;
     setup.budget_s = o.budget_s;
-    if (rank == 0) setup.progress = [](const std::string& text) { std::fprintf(stderr, "gpuqual nccl: %s\n", text.c_str()); };
+    if (rank == 0)
+      setup.progress = [](const std::string& text) {
+        std::fprintf(stderr, "gpuqual nccl: %s\n", text.c_str());
+      };
     out = run_allreduce_bench(o.params, setup);
     me.local_error = out->local_error;
     if (!out->gpus.empty()) me.outcome = out->gpus.front();
@@ -210,7 +219,8 @@ int run_nccl_multinode(const NcclCommandOptions& o) {
     } catch (const std::exception& e) {
       NcclRankReport bad;
       bad.rank = r;
-      bad.host = static_cast<std::size_t>(r) < hosts.size() ? hosts[static_cast<std::size_t>(r)] : "unknown-host";
+      bad.host =
+          static_cast<std::size_t>(r) < hosts.size() ? hosts[static_cast<std::size_t>(r)] : "unknown-host";
       bad.ready = Status::error;
       bad.ready_reason = e.what();
       bad.local_error = e.what();

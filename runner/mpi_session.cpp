@@ -24,7 +24,8 @@ class MpiWorld : public RankSync {
   int size() const override { return size_; }
 
   void max_in_place(std::span<double> values) override {
-    MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_DOUBLE, MPI_MAX,
+                  MPI_COMM_WORLD);
   }
 
   void broadcast(std::span<unsigned char> bytes, int root) override {
@@ -42,7 +43,8 @@ class MpiWorld : public RankSync {
       total += lengths[r];
     }
     std::string all(static_cast<std::size_t>(total), '\0');
-    MPI_Gatherv(text.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, 0, MPI_COMM_WORLD);
+    MPI_Gatherv(text.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, 0,
+                MPI_COMM_WORLD);
     std::vector<std::string> out;
     for (std::size_t r = 0; r < lengths.size(); ++r) out.push_back(all.substr(offsets[r], lengths[r]));
     return out;

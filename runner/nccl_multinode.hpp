@@ -15,9 +15,9 @@ namespace gpuqual {
 
 struct NcclCommandOptions {
   AllreduceParams params;
-  double budget_s = 120;           // soft budget of all measurements together
-  std::string output;              // record path; empty: results/nccl-multinode-<UTC>.json
-  std::string baseline = "auto";   // auto | FILE | none
+  double budget_s = 120;          // soft budget of all measurements together
+  std::string output;             // record path; empty: results/nccl-multinode-<UTC>.json
+  std::string baseline = "auto";  // auto | FILE | none
   std::string baselines_dir;
   std::string class_override;
   std::string labels_file;

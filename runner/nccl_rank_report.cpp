@@ -94,7 +94,8 @@ NcclRankReport rank_report_from_json(const std::string& text, int rank) {
     r.outcome.notes = j.at("notes").get<std::vector<std::string>>();
     const json& findings = j.at("findings");
     for (std::size_t i = 0; i < findings.size(); ++i) {
-      r.outcome.findings.push_back(finding_from_json(findings[i], "rank report", fmt::format("$.findings[{}]", i)));
+      r.outcome.findings.push_back(
+          finding_from_json(findings[i], "rank report", fmt::format("$.findings[{}]", i)));
     }
     return r;
   } catch (const std::exception& e) {
@@ -102,15 +103,17 @@ NcclRankReport rank_report_from_json(const std::string& text, int rank) {
   }
 }
 
-CheckResult multinode_check_result(const std::vector<NcclRankReport>& reports, const AllreduceBenchOutcome* agreed,
+CheckResult multinode_check_result(const std::vector<NcclRankReport>& reports,
+                                   const AllreduceBenchOutcome* agreed,
                                    const std::map<std::string, std::string>& attributes) {
   CheckResult result;
   if (reports.size() < 2) {
     result = CheckResult{};
     result.name = kNcclAllreduceCheck;
     result.status = Status::skip;
-    result.reason = fmt::format("an all-reduce needs at least 2 ranks; mpirun started {} (one rank per GPU: mpirun -np N)",
-                                reports.size());
+    result.reason = fmt::format(
+        "an all-reduce needs at least 2 ranks; mpirun started {} (one rank per GPU: mpirun -np N)",
+        reports.size());
   } else if (!agreed) {
     // Some rank could not take part: nothing ran. Error when any could not use CUDA, skip when
     // the only problem is ranks without a GPU.
@@ -149,7 +152,8 @@ CheckResult multinode_check_result(const std::vector<NcclRankReport>& reports, c
 
 std::string host_layout(const std::vector<std::string>& host_of_rank) {
   std::string out;
-  for (const auto& [h, n] : hosts_in_order(host_of_rank)) out += fmt::format("{}{}:{}", out.empty() ? "" : ",", h, n);
+  for (const auto& [h, n] : hosts_in_order(host_of_rank))
+    out += fmt::format("{}{}:{}", out.empty() ? "" : ",", h, n);
   return out;
 }
 

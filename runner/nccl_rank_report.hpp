@@ -21,8 +21,8 @@ struct NcclRankReport {
   // Whether this rank could take part: skip (no GPU for it) or error (CUDA unusable), with why.
   Status ready = Status::pass;
   std::string ready_reason;
-  std::string local_error;          // what failed on this rank during the benchmark
-  AllreduceGpuOutcome outcome;      // its GPU's statuses and findings (record_gpu = rank)
+  std::string local_error;      // what failed on this rank during the benchmark
+  AllreduceGpuOutcome outcome;  // its GPU's statuses and findings (record_gpu = rank)
 };
 
 std::string rank_report_to_json(const NcclRankReport& report);
@@ -32,7 +32,8 @@ NcclRankReport rank_report_from_json(const std::string& text, int rank);
 // Rank 0's view. `agreed` is rank 0's benchmark outcome, null when the benchmark did not run
 // (a rank was not ready, or fewer than 2 ranks). `attributes` are added (NCCL version and
 // environment, bootstrap, hosts) whether or not it ran.
-CheckResult multinode_check_result(const std::vector<NcclRankReport>& reports, const AllreduceBenchOutcome* agreed,
+CheckResult multinode_check_result(const std::vector<NcclRankReport>& reports,
+                                   const AllreduceBenchOutcome* agreed,
                                    const std::map<std::string, std::string>& attributes);
 
 // Hosts in rank order with their rank counts: "node-a:8,node-b:8".

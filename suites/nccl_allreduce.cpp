@@ -33,7 +33,8 @@ class NcclAllreduceBench : public Check {
     std::vector<int> invisible;
     const auto gpus = select_gpus(ctx.gpus, probe.device_count, &invisible);
     if (gpus.size() < 2) {
-      std::string reason = "an all-reduce needs at least 2 GPUs; " + std::to_string(gpus.size()) + " selected";
+      std::string reason =
+          "an all-reduce needs at least 2 GPUs; " + std::to_string(gpus.size()) + " selected";
       if (!invisible.empty()) reason += " (" + invisible_reason(invisible, probe.device_count) + ")";
       return unmeasurable(kNcclAllreduceCheck, Status::skip, reason);
     }
@@ -58,13 +59,15 @@ class NcclAllreduceBench : public Check {
     std::vector<std::string> errors;
     if (!out.local_error.empty()) errors.push_back(out.local_error);
     CheckResult result = allreduce_check_result(out, out.gpus, errors);
-    if (!invisible.empty()) result.attributes["nccl.gpus_not_visible"] = invisible_reason(invisible, probe.device_count);
+    if (!invisible.empty())
+      result.attributes["nccl.gpus_not_visible"] = invisible_reason(invisible, probe.device_count);
     return result;
   }
 };
 
-GPUQUAL_REGISTER_CHECK(NcclAllreduceBench, "nccl_allreduce",
-                       "NCCL all-reduce over the node's GPUs: time, algbw and busbw per size, every result verified");
+GPUQUAL_REGISTER_CHECK(
+    NcclAllreduceBench, "nccl_allreduce",
+    "NCCL all-reduce over the node's GPUs: time, algbw and busbw per size, every result verified");
 
 }  // namespace
 }  // namespace gpuqual

@@ -22,11 +22,11 @@
 namespace gpuqual {
 namespace {
 
-#define REQUIRE_TWO_GPUS()                                                                   \
-  GPUQUAL_REQUIRE_GPU();                                                                     \
-  do {                                                                                       \
-    int gpuqual_n_ = 0;                                                                      \
-    ASSERT_EQ(cudaGetDeviceCount(&gpuqual_n_), cudaSuccess);                                 \
+#define REQUIRE_TWO_GPUS()                                                                             \
+  GPUQUAL_REQUIRE_GPU();                                                                               \
+  do {                                                                                                 \
+    int gpuqual_n_ = 0;                                                                                \
+    ASSERT_EQ(cudaGetDeviceCount(&gpuqual_n_), cudaSuccess);                                           \
     if (gpuqual_n_ < 2) GTEST_SKIP() << "an all-reduce needs 2 GPUs; this machine has " << gpuqual_n_; \
   } while (0)
 
@@ -52,7 +52,8 @@ TEST(GpuNccl, EveryTypePlacementAndSizeVerifies) {
         std::vector<AllreduceCheckCount> counts;
         for (int it = 0; it < 3; ++it) runner.check_once(item, 100 + it, 60, counts);
         ASSERT_EQ(counts.size(), 2u);
-        for (const auto& c : counts) EXPECT_EQ(c.wrong, 0u) << allreduce_item_label(item) << ", first " << c.first_wrong;
+        for (const auto& c : counts)
+          EXPECT_EQ(c.wrong, 0u) << allreduce_item_label(item) << ", first " << c.first_wrong;
         std::cout << "[ INFO ] " << allreduce_item_label(item) << ": " << t / 3 * 1e6 << " us, busbw "
                   << busbw_gbps(static_cast<double>(bytes), t / 3, 2) << " GB/s\n";
       }
@@ -91,11 +92,12 @@ TEST(GpuNccl, CheckPassesWithMetricsPerSize) {
   const CheckInfo* info = CheckRegistry::instance().find("nccl_allreduce");
   ASSERT_NE(info, nullptr);
   CheckContext ctx;
-  ctx.params = nlohmann::json{{"sizes", {"8K", "64M"}}, {"check_iters", 2}, {"warmup_s", 0.02},
+  ctx.params = nlohmann::json{{"sizes", {"8K", "64M"}}, {"check_iters", 2},  {"warmup_s", 0.02},
                               {"min_samples", 3},       {"max_samples", 20}, {"measure_budget_s", 1.0}};
   ctx.budget_s = 20;
   const CheckResult r = info->make()->run(ctx);
-  EXPECT_TRUE(r.status == Status::pass || r.status == Status::warn) << to_string(r.status) << ": " << r.reason;
+  EXPECT_TRUE(r.status == Status::pass || r.status == Status::warn)
+      << to_string(r.status) << ": " << r.reason;
   EXPECT_TRUE(r.findings.empty());
   int n = 0;
   ASSERT_EQ(cudaGetDeviceCount(&n), cudaSuccess);
@@ -107,7 +109,8 @@ TEST(GpuNccl, CheckPassesWithMetricsPerSize) {
     EXPECT_GT(m.median, 0) << m.name;
     if (m.name == "nccl.allreduce.float.64MiB.algbw_gbps") algbw = m.median;
     if (m.name == "nccl.allreduce.float.64MiB.busbw_gbps") busbw = m.median;
-    std::cout << "[ INFO ] " << m.name << " " << m.median << " " << m.unit << " (CV " << m.cv * 100 << " %)\n";
+    std::cout << "[ INFO ] " << m.name << " " << m.median << " " << m.unit << " (CV " << m.cv * 100
+              << " %)\n";
   }
   EXPECT_NEAR(busbw, algbw * 2.0 * (n - 1) / n, 1e-6 * busbw);
   EXPECT_FALSE(r.attributes.at("nccl.version").empty());
@@ -149,7 +152,8 @@ TEST(GpuNccl, ACollectiveNobodyJoinsTimesOutAndAborts) {
   EXPECT_LT(s, 60.0) << "abort took too long";
   std::cout << "[ INFO ] timeout and abort took " << s << " s\n";
   // The aborted kernel leaves the stream (polled: a stuck kernel must fail the test, not hang it).
-  EXPECT_NO_THROW(poll_until([&] { return cudaStreamQuery(stream) != cudaErrorNotReady; }, 20, "the aborted kernel to end"));
+  EXPECT_NO_THROW(poll_until([&] { return cudaStreamQuery(stream) != cudaErrorNotReady; }, 20,
+                             "the aborted kernel to end"));
 }
 
 }  // namespace

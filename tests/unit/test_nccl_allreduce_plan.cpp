@@ -28,7 +28,8 @@ TEST(NcclSizes, ParsesBinaryUnitsAndBytes) {
 }
 
 TEST(NcclSizes, RejectsWhatIsNotASize) {
-  for (const char* bad : {"", "M", "64MB", "64 M", "-1", "1.5G", "2T", "64Mi", "0x10", "8b", "99999999999G"}) {
+  for (const char* bad :
+       {"", "M", "64MB", "64 M", "-1", "1.5G", "2T", "64Mi", "0x10", "8b", "99999999999G"}) {
     EXPECT_FALSE(parse_size_bytes(bad).has_value()) << bad;
   }
 }

@@ -14,8 +14,8 @@
 namespace gpuqual {
 namespace {
 
-#define SKIP_IF_A_GPU_WORKS()                                                                   \
-  do {                                                                                          \
+#define SKIP_IF_A_GPU_WORKS()                                                                          \
+  do {                                                                                                 \
     if (probe_cuda().ok()) GTEST_SKIP() << "a GPU is usable here: tests/gpu runs the real all-reduce"; \
   } while (0)
 

@@ -34,9 +34,9 @@ TEST(NcclPattern, MagnitudeAndStrideKeepEverySumExact) {
     int nranks, stride, magnitude;
   };
   const Case cases[] = {
-      {ReduceType::f32, 2, 1, 1000},  {ReduceType::f32, 8, 1, 1000},   {ReduceType::f32, 1024, 1, 1000},
-      {ReduceType::bf16, 2, 1, 128},  {ReduceType::bf16, 8, 1, 32},    {ReduceType::bf16, 16, 1, 16},
-      {ReduceType::bf16, 256, 1, 1},  {ReduceType::bf16, 300, 2, 1},   {ReduceType::bf16, 1000, 4, 1},
+      {ReduceType::f32, 2, 1, 1000}, {ReduceType::f32, 8, 1, 1000}, {ReduceType::f32, 1024, 1, 1000},
+      {ReduceType::bf16, 2, 1, 128}, {ReduceType::bf16, 8, 1, 32},  {ReduceType::bf16, 16, 1, 16},
+      {ReduceType::bf16, 256, 1, 1}, {ReduceType::bf16, 300, 2, 1}, {ReduceType::bf16, 1000, 4, 1},
   };
   for (const auto& c : cases) {
     const auto p = make_allreduce_pattern(7, c.nranks, c.type);
@@ -68,7 +68,7 @@ TEST(NcclPattern, ExpectedIsTheSumOfContributionsAndNeverAllZero) {
         ASSERT_LE(std::llabs(sum), exact_integer_limit(type));
         if (sum != 0) ++nonzero_sums;
       }
-      EXPECT_GT(nonzero_sums, 1500) << "n " << n;         // never on zeros
+      EXPECT_GT(nonzero_sums, 1500) << "n " << n;           // never on zeros
       EXPECT_GE(seen.size(), std::size_t{3}) << "n " << n;  // more than a sign
     }
   }
@@ -102,7 +102,8 @@ TEST(NcclPattern, SumsAreExactInAnyOrderInFloatAndBf16) {
           acc = acc + static_cast<float>(allreduce_contribution(p, r, i));
           if (type == ReduceType::bf16) acc = round_to_bf16(acc);
         }
-        ASSERT_TRUE(allreduce_element_ok(acc, allreduce_expected(p, i))) << "type " << static_cast<int>(type) << " n " << n;
+        ASSERT_TRUE(allreduce_element_ok(acc, allreduce_expected(p, i)))
+            << "type " << static_cast<int>(type) << " n " << n;
       }
     }
   }

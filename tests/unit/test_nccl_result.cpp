@@ -73,7 +73,8 @@ TEST(NcclResult, AbortedRunIsErrorOnEveryGpuAndSaysWhereAndWhy) {
   o.aborted = true;
   o.aborted_at = "bf16 512MiB in-place: measurement";
   o.status = Status::error;
-  const CheckResult r = allreduce_check_result(o, o.gpus, {"timed out after 60 s waiting for the all-reduce"});
+  const CheckResult r =
+      allreduce_check_result(o, o.gpus, {"timed out after 60 s waiting for the all-reduce"});
   EXPECT_EQ(r.status, Status::error);
   EXPECT_EQ(r.reason.rfind("bf16 512MiB in-place: measurement: timed out after 60 s", 0), 0u) << r.reason;
   for (const auto& g : r.per_gpu) {
@@ -216,7 +217,8 @@ TEST(NcclWait, ReturnsWhenDoneAndTimesOutWithTheSeconds) {
   EXPECT_GE(waited, 0.2);
   EXPECT_LT(waited, 2.0);
   // An asynchronous error seen while waiting ends the wait with that error at once.
-  EXPECT_THROW(poll_until([]() -> bool { throw std::runtime_error("peer failed"); }, 60, "x"), std::runtime_error);
+  EXPECT_THROW(poll_until([]() -> bool { throw std::runtime_error("peer failed"); }, 60, "x"),
+               std::runtime_error);
 }
 
 }  // namespace
