@@ -54,7 +54,9 @@ make_bundle() {
   local lib
   for lib in $(ldd "$bundle_dir"/bin/* | awk '/=> \// {print $3}' | sort -u); do
     case "$(basename "$lib")" in
-      libc.so* | libm.so* | libpthread.so* | libdl.so* | librt.so* | libgcc_s.so* | libstdc++.so* | ld-linux*) ;;
+      # glibc's own libraries (some use GLIBC_PRIVATE symbols) and the C++ runtime: the GPU machine's.
+      libc.so* | libm.so* | libpthread.so* | libdl.so* | librt.so* | libresolv.so* | libnss_* | libanl.so* | \
+        libutil.so* | libmvec.so* | ld-linux* | libgcc_s.so* | libstdc++.so*) ;;
       libcuda.so* | libcudart.so* | libcublas*.so* | libnccl.so* | libnvidia-*.so*) ;;
       *) cp -L "$lib" "$bundle_dir/lib/" ;;
     esac
@@ -182,7 +184,7 @@ lines += ["", "| check | run 1 | run 2 |", "|---|---|---|"]
 checks = {}
 for i, r in enumerate(runs):
     for c in r.get("checks", []):
-        checks.setdefault(c["name"], ["-", "-"])[i] = f"{c['status']}" + (f": {c['reason'][:80]}" if c.get("reason") else "")
+        checks.setdefault(c["name"], ["-", "-"])[i] = f"{c['status']}" + (f": {c['reason'][:80]}" if c.get("reason") else "").replace("|", "/")
 for name, (a, b) in checks.items():
     lines.append(f"| {name} | {a} | {b} |")
 lines += ["", "| metric | gpu | run 1 median (CV, n) | run 2 median (CV, n) | target | PyTorch |", "|---|---|---|---|---|---|"]
@@ -231,7 +233,7 @@ main() {
   nvidia-smi -q >"$out/nvidia-smi-q.txt" 2>&1 || log "nvidia-smi -q failed (see nvidia-smi-q.txt)"
   nvidia-smi 2>&1 | head -20
 
-  local gpuqual tests
+  local gpuqual tests rc
   if [[ -x $bundle_dir/bin/gpuqual && -x $bundle_dir/bin/gpuqual_gpu_tests ]]; then
     log "using the prebuilt bundle $bundle_dir"
     gpuqual=$bundle_dir/bin/gpuqual
@@ -247,6 +249,8 @@ main() {
     tests=$build_dir/tests/gpu/gpuqual_gpu_tests
   fi
   add_cuda_library_dirs
+  # Data files from this checkout (a bundle's compiled-in source paths are the build machine's).
+  export GPUQUAL_SUITES_DIR="$repo/suites" GPUQUAL_BASELINES_DIR="$repo/baselines"
   if ldd "$gpuqual" "$tests" | grep 'not found'; then
     log "shared libraries missing (above): LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
     return 1
@@ -254,10 +258,13 @@ main() {
   "$gpuqual" --version
 
   log "GPU tests"
+  local final_rc=0
   timeout 240 "$tests" --gtest_output="xml:$out/gpu-tests.xml"
-  log "GPU tests exit code $?"
+  rc=$?
+  log "GPU tests exit code $rc"
+  ((rc == 0)) || final_rc=1
 
-  local i rc
+  local i
   for i in 1 2; do
     if ((i == 2 && SECONDS > allowance_s - 150)); then
       log "canary run 2 skipped: ${SECONDS}s used of the ${allowance_s}s allowance"
@@ -268,7 +275,10 @@ main() {
       --timeout "$canary_timeout" --output "$work/canary-$i.json")
     rc=$?
     log "canary run $i exit code $rc (2 = inconclusive is expected with --baseline none)"
-    cp "$work/canary-$i.json" "$out/" 2>/dev/null || log "canary run $i wrote no record"
+    if ! cp "$work/canary-$i.json" "$out/" 2>/dev/null; then
+      log "canary run $i wrote no record"
+      final_rc=1
+    fi
   done
 
   if python3 -c 'import torch' 2>/dev/null; then
@@ -282,7 +292,8 @@ main() {
     summary_table "$out"
   fi
   rm -rf "$work"
-  log "done in ${SECONDS}s"
+  log "done in ${SECONDS}s (exit $final_rc: 1 when a GPU test failed or a canary run left no record)"
+  return "$final_rc"
 }
 
 if [[ ${1:-} == --bundle ]]; then
