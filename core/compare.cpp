@@ -1,0 +1,286 @@
+// `gpuqual compare`: every metric of every GPU against the baseline, every finding against the
+// hard limits, roll-ups per check × GPU, per GPU and overall. Semantics: README.md, "Judging a
+// record: gpuqual compare"; per-value rules: compare_rules.hpp.
+#include "core/compare.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+#include <tuple>
+
+#include "core/compare_rules.hpp"
+#include "core/compare_summary.hpp"
+
+namespace gpuqual {
+
+namespace {
+
+const MetricExpectation* find_expectation(const Baseline* b, const std::string& name) {
+  if (!b) return nullptr;
+  for (const auto& e : b->metrics) {
+    if (e.name == name) return &e;
+  }
+  return nullptr;
+}
+
+// The check that should have produced a missing metric: the one that produced it on another
+// GPU, else the check named by the metric's first component ("hbm" for hbm.triad.gbps).
+std::string producing_check(const RunRecord& r, const std::string& metric) {
+  for (const auto& c : r.checks) {
+    for (const auto& m : c.metrics) {
+      if (m.name == metric) return c.name;
+    }
+  }
+  return metric.substr(0, metric.find('.'));
+}
+
+const CheckResult* find_check(const RunRecord& r, const std::string& name) {
+  for (const auto& c : r.checks) {
+    if (c.name == name) return &c;
+  }
+  return nullptr;
+}
+
+// The record's own status and reason of a check on one GPU (per_gpu when present).
+std::pair<Status, std::string> recorded_status(const CheckResult& c, const std::optional<int>& gpu) {
+  if (gpu) {
+    for (const auto& g : c.per_gpu) {
+      if (g.gpu == *gpu) return {g.status, g.reason};
+    }
+  }
+  return {c.status, c.reason};
+}
+
+std::string missing_reason(const RunRecord& r, const std::string& check, const std::optional<int>& gpu, bool required) {
+  std::string why = required ? "required metric missing from the record" : "optional metric not measured";
+  if (const CheckResult* c = find_check(r, check)) {
+    auto [status, reason] = recorded_status(*c, gpu);
+    if (status != Status::pass) why += fmt::format(" (check {} {}: {})", check, to_string(status), reason);
+  } else {
+    why += " (no check in the record reported it)";
+  }
+  return why;
+}
+
+using Scope = std::pair<std::string, int>;  // (metric, gpu index or -1 for node)
+int scope_key(const std::optional<int>& gpu) { return gpu ? *gpu : -1; }
+
+void add_metric_rows(const RunRecord& r, const Baseline* b, Verdict& v) {
+  const std::string no_baseline = fmt::format("no baseline for class {}", r.hardware_class.slug);
+  const int gpus = static_cast<int>(r.gpus.size());
+  std::set<Scope> seen;
+  for (const auto& c : r.checks) {
+    for (const auto& m : c.metrics) {
+      seen.insert({m.name, scope_key(m.gpu)});
+      const MetricExpectation* e = find_expectation(b, m.name);
+      MetricRow row;
+      if (e && e->per_gpu == m.gpu.has_value() && (e->per_gpu || !b->gpu_count || *b->gpu_count == gpus)) {
+        row = judge_metric(c.name, m, *e);
+      } else {
+        row.check = c.name;
+        row.metric = m.name;
+        row.gpu = m.gpu;
+        row.unit = m.unit;
+        row.direction = m.direction;
+        row.observed = m.median;
+        if (!b) {
+          row.status = Status::skip;
+          row.reason = no_baseline;
+        } else if (!e) {
+          row.status = Status::skip;
+          row.reason = "not in the baseline";
+        } else {
+          row.expected = e->expected;
+          row.allowed_drop_pct = e->tolerance * 100;
+          row.status = Status::error;
+          if (e->per_gpu != m.gpu.has_value()) {
+            row.reason = e->per_gpu ? "the baseline judges it per GPU, the record has it for the node"
+                                    : "the baseline judges it for the node, the record has it per GPU";
+          } else {
+            row.reason = fmt::format("the baseline holds for {} GPUs, this node has {}", *b->gpu_count, gpus);
+          }
+        }
+      }
+      for (const auto& g : r.gpus) {
+        if (m.gpu && g.index == *m.gpu) row.gpu_uuid = g.uuid;
+      }
+      v.metrics.push_back(std::move(row));
+    }
+  }
+  if (!b) return;
+  // Expectations nothing in the record answered.
+  for (const auto& e : b->metrics) {
+    std::vector<std::optional<int>> scopes;
+    if (e.per_gpu) {
+      for (const auto& g : r.gpus) scopes.emplace_back(g.index);
+      if (scopes.empty()) scopes.emplace_back(std::nullopt);  // no GPUs at all: one row says so
+    } else {
+      scopes.emplace_back(std::nullopt);
+    }
+    for (const auto& gpu : scopes) {
+      if (seen.count({e.name, scope_key(gpu)})) continue;
+      MetricRow row;
+      row.check = producing_check(r, e.name);
+      row.metric = e.name;
+      row.gpu = gpu;
+      row.unit = e.unit;
+      row.direction = e.direction;
+      row.expected = e.expected;
+      row.allowed_drop_pct = e.tolerance * 100;
+      row.status = e.required ? Status::error : Status::skip;
+      row.reason = (e.per_gpu && !gpu) ? std::string(e.required ? "required per-GPU metric, but the record has no GPUs"
+                                                                 : "optional per-GPU metric, but the record has no GPUs")
+                                       : missing_reason(r, row.check, gpu, e.required);
+      for (const auto& g : r.gpus) {
+        if (gpu && g.index == *gpu) row.gpu_uuid = g.uuid;
+      }
+      v.metrics.push_back(std::move(row));
+    }
+  }
+}
+
+void add_finding_rows(const RunRecord& r, const Baseline* b, Verdict& v) {
+  for (const auto& c : r.checks) {
+    for (const auto& f : c.findings) v.findings.push_back(judge_finding(c.name, f, b));
+  }
+}
+
+// One row per check × GPU the check touched (node row when it touched none, or has node-scope
+// results). The record's status is the base; judged metric and finding rows can only worsen it.
+void add_check_rows(const RunRecord& r, Verdict& v) {
+  std::set<std::string> in_record;
+  for (const auto& c : r.checks) {
+    in_record.insert(c.name);
+    std::set<int> gpus;
+    bool node = false;
+    for (const auto& g : c.per_gpu) gpus.insert(g.gpu);
+    auto touch = [&](const std::optional<int>& gpu) {
+      if (gpu) {
+        gpus.insert(*gpu);
+      } else {
+        node = true;
+      }
+    };
+    for (const auto& m : v.metrics) {
+      if (m.check == c.name && m.status != Status::skip) touch(m.gpu);
+    }
+    for (const auto& f : v.findings) {
+      if (f.check == c.name) touch(f.finding.gpu);
+    }
+    std::vector<std::optional<int>> scopes;
+    if (gpus.empty() || node) scopes.emplace_back(std::nullopt);
+    for (int g : gpus) scopes.emplace_back(g);
+    for (const auto& gpu : scopes) {
+      auto [status, reason] = recorded_status(c, gpu);
+      CheckRow row{c.name, gpu, status, status == Status::pass ? "" : reason, c.duration_s};
+      auto fold = [&](Status s, const std::string& why) {
+        if (s == Status::skip || severity_rank(s) <= severity_rank(row.status)) return;
+        row.status = s;
+        row.reason = why;
+      };
+      for (const auto& m : v.metrics) {
+        if (m.check == c.name && m.gpu == gpu) fold(m.status, fmt::format("{}: {}", m.metric, m.reason));
+      }
+      for (const auto& f : v.findings) {
+        if (f.check == c.name && f.finding.gpu == gpu) fold(f.status, fmt::format("{}: {}", f.finding.code, f.reason));
+      }
+      v.checks.push_back(std::move(row));
+    }
+  }
+  // A required metric whose check is not in the record at all: the check did not run there.
+  std::set<std::pair<std::string, int>> added;
+  for (const auto& m : v.metrics) {
+    if (m.status != Status::error || in_record.count(m.check)) continue;
+    if (!added.insert({m.check, scope_key(m.gpu)}).second) continue;
+    v.checks.push_back(CheckRow{m.check, m.gpu, Status::error, fmt::format("check did not run: {} {}", m.metric, m.reason), 0});
+  }
+}
+
+void roll_up_gpus(const RunRecord& r, const Baseline* b, Verdict& v) {
+  for (const auto& g : r.gpus) v.per_gpu[g.index] = b ? Status::pass : Status::skip;
+  auto fold = [&](const std::optional<int>& gpu, Status s) {
+    if (!gpu) return;
+    auto it = v.per_gpu.find(*gpu);
+    if (it != v.per_gpu.end()) it->second = worse_of(it->second, s);
+  };
+  // Metrics the baseline does not name (skip) are shown but do not judge a GPU.
+  for (const auto& m : v.metrics) {
+    if (m.status != Status::skip) fold(m.gpu, m.status);
+  }
+  for (const auto& f : v.findings) fold(f.finding.gpu, f.status);
+  for (const auto& c : v.checks) fold(c.gpu, c.status);
+}
+
+bool nothing_measured(const RunRecord& r) {
+  for (const auto& c : r.checks) {
+    if (c.status == Status::pass || c.status == Status::warn) return false;
+    for (const auto& m : c.metrics) {
+      if (m.n() > 0) return false;
+    }
+  }
+  return true;
+}
+
+void decide(const RunRecord& r, const Baseline* b, const CompareOptions& options, Verdict& v) {
+  std::vector<std::string> fails, unjudged, warns;
+  if (!b) unjudged.push_back(fmt::format("no baseline for class {}", r.hardware_class.slug));
+  if (nothing_measured(r)) unjudged.push_back("nothing was measured (no metric and no passing check)");
+  for (const auto& m : v.metrics) {
+    const std::string what = fmt::format("{} {}: {}", m.metric, scope_name(m.gpu), m.reason);
+    if (m.status == Status::fail) fails.push_back(what);
+    if (m.status == Status::error) unjudged.push_back(what);
+    if (m.status == Status::warn) warns.push_back(what);
+  }
+  for (const auto& f : v.findings) {
+    const std::string what = fmt::format("finding {} {}: {}", f.finding.code, scope_name(f.finding.gpu), f.reason);
+    if (f.status == Status::fail) fails.push_back(what);
+    if (f.status == Status::warn) warns.push_back(what);
+  }
+  // The record's own check statuses (a check may fail or error with no metric to show for it).
+  for (const auto& c : r.checks) {
+    std::vector<std::pair<std::optional<int>, GpuCheckStatus>> results{{std::nullopt, {0, c.status, c.reason}}};
+    for (const auto& g : c.per_gpu) results.push_back({g.gpu, g});
+    for (const auto& [gpu, s] : results) {
+      const std::string what = fmt::format("check {} {} {}: {}", c.name, scope_name(gpu), to_string(s.status), s.reason);
+      if (s.status == Status::fail) fails.push_back(what);
+      if (s.status == Status::error) unjudged.push_back(what);
+      if (s.status == Status::warn) warns.push_back(what);
+    }
+  }
+  if (!fails.empty()) {
+    v.outcome = Outcome::fail;
+  } else if (!unjudged.empty()) {
+    v.outcome = Outcome::inconclusive;
+  } else if (!warns.empty()) {
+    v.outcome = options.strict ? Outcome::fail : Outcome::warn;
+  } else {
+    v.outcome = Outcome::pass;
+  }
+  if (options.strict && v.outcome == Outcome::fail && fails.empty()) v.reasons.push_back("--strict: warnings count as failures");
+  for (auto* list : {&fails, &unjudged, &warns}) v.reasons.insert(v.reasons.end(), list->begin(), list->end());
+  v.exit_code = exit_code_for(v.outcome, options.strict);
+}
+
+}  // namespace
+
+Verdict compare_record(const RunRecord& r, const Baseline* b, const CompareOptions& options) {
+  Verdict v;
+  v.kind = "compare";
+  v.strict = options.strict;
+  v.hostname = r.node.hostname;
+  v.run_id = r.run_id;
+  v.hardware_class = r.hardware_class.slug;
+  v.driver_version = r.node.driver_version;
+  v.cuda_driver_version = r.node.cuda_driver_version;
+  v.baseline = b ? b->origin : "";
+  add_metric_rows(r, b, v);
+  add_finding_rows(r, b, v);
+  add_check_rows(r, v);
+  roll_up_gpus(r, b, v);
+  decide(r, b, options, v);
+  v.summary = compare_summary(v, b != nullptr);
+  return v;
+}
+
+}  // namespace gpuqual

@@ -1,0 +1,128 @@
+#include "core/compare_summary.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <vector>
+
+#include "core/compare_rules.hpp"
+
+namespace gpuqual {
+
+namespace {
+
+std::string upper(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string plural(std::size_t n, const char* one, const char* many) { return fmt::format("{} {}", n, n == 1 ? one : many); }
+
+// "gemm.bf16.tflops gpu 3 -7.1% < -5.0%" for a judged row, "hbm.triad.gbps gpu 1: <reason>" otherwise.
+std::string describe(const MetricRow& m) {
+  if (m.delta_pct && (m.status == Status::fail || m.status == Status::warn)) {
+    const bool higher = m.direction == Direction::higher;
+    if (m.status == Status::fail) {
+      return fmt::format("{} {} {:+.1f}% {} {}{:.1f}%", m.metric, scope_name(m.gpu), *m.delta_pct, higher ? "<" : ">",
+                         higher ? "-" : "+", m.allowed_drop_pct);
+    }
+    return fmt::format("{} {} {:+.1f}%", m.metric, scope_name(m.gpu), *m.delta_pct);
+  }
+  return fmt::format("{} {}: {}", m.metric, scope_name(m.gpu), m.reason);
+}
+
+std::string metrics_part(const Verdict& v) {
+  std::size_t total = 0, passed = 0;
+  const MetricRow* first[5] = {};
+  std::size_t count[5] = {};
+  for (const auto& m : v.metrics) {
+    if (m.status == Status::skip) continue;  // not named by the baseline: shown, not judged
+    ++total;
+    const auto k = static_cast<std::size_t>(m.status);
+    if (!first[k]) first[k] = &m;
+    ++count[k];
+    if (m.status == Status::pass) ++passed;
+  }
+  auto part = [&](Status s, const char* verb) {
+    const auto k = static_cast<std::size_t>(s);
+    return fmt::format("{} of {} metrics {} ({})", count[k], total, verb, describe(*first[k]));
+  };
+  if (count[static_cast<std::size_t>(Status::fail)]) return part(Status::fail, "failed");
+  if (count[static_cast<std::size_t>(Status::error)]) return part(Status::error, "not judged");
+  if (count[static_cast<std::size_t>(Status::warn)]) return part(Status::warn, "warned");
+  return fmt::format("{} of {} metrics passed", passed, total);
+}
+
+std::string findings_part(const Verdict& v) {
+  const FindingRow* first_fail = nullptr;
+  const FindingRow* first_warn = nullptr;
+  std::size_t fails = 0, warns = 0;
+  for (const auto& f : v.findings) {
+    if (f.status == Status::fail && !fails++) first_fail = &f;
+    if (f.status == Status::warn && !warns++) first_warn = &f;
+  }
+  const std::size_t n = v.findings.size();
+  if (first_fail) {
+    return fmt::format("{} of {} failed ({} {})", fails, plural(n, "finding", "findings"), first_fail->finding.code,
+                       scope_name(first_fail->finding.gpu));
+  }
+  if (first_warn) {
+    return fmt::format("{} of {} warned ({} {})", warns, plural(n, "finding", "findings"), first_warn->finding.code,
+                       scope_name(first_warn->finding.gpu));
+  }
+  return plural(n, "finding", "findings");
+}
+
+// Check results that failed or errored with no metric or finding row of the same check, GPU
+// and status to explain them (a check that crashed, a container probe that could not start).
+std::string checks_part(const Verdict& v) {
+  std::vector<const CheckRow*> bad;
+  for (const auto& c : v.checks) {
+    if (c.status != Status::fail && c.status != Status::error) continue;
+    const bool explained =
+        std::any_of(v.metrics.begin(), v.metrics.end(),
+                    [&](const MetricRow& m) { return m.check == c.check && m.gpu == c.gpu && m.status == c.status; }) ||
+        std::any_of(v.findings.begin(), v.findings.end(), [&](const FindingRow& f) {
+          return f.check == c.check && f.finding.gpu == c.gpu && f.status == c.status;
+        });
+    if (!explained) bad.push_back(&c);
+  }
+  if (bad.empty()) return "";
+  const CheckRow& c = *bad.front();
+  return fmt::format("{} not passed ({} {} {}: {})", plural(bad.size(), "check result", "check results"), c.check,
+                     scope_name(c.gpu), to_string(c.status), c.reason);
+}
+
+}  // namespace
+
+std::string compare_summary(const Verdict& v, bool had_baseline) {
+  std::vector<std::string> parts;
+  if (!had_baseline) parts.push_back(fmt::format("no baseline for class {}", v.hardware_class));
+  if (had_baseline) parts.push_back(metrics_part(v));
+  parts.push_back(findings_part(v));
+  if (v.outcome != Outcome::pass && v.outcome != Outcome::warn) {
+    if (std::string c = checks_part(v); !c.empty()) {
+      parts.push_back(c);
+    } else if (had_baseline && parts.front().ends_with("metrics passed") && !v.reasons.empty() &&
+               parts[1].find(" failed (") == std::string::npos) {
+      parts.push_back(v.reasons.front());  // e.g. "nothing was measured"
+    }
+  }
+  if (v.strict && v.outcome == Outcome::fail) {
+    const bool only_warnings = std::none_of(v.metrics.begin(), v.metrics.end(), [](auto& m) { return m.status == Status::fail; }) &&
+                               std::none_of(v.findings.begin(), v.findings.end(), [](auto& f) { return f.status == Status::fail; }) &&
+                               std::none_of(v.checks.begin(), v.checks.end(), [](auto& c) { return c.status == Status::fail; });
+    if (only_warnings) parts.push_back("warnings fail with --strict");
+  }
+  std::string line = fmt::format("gpuqual: {} {} {}: {}", upper(to_string(v.outcome)),
+                                 v.hostname.empty() ? "(no hostname)" : v.hostname,
+                                 v.hardware_class.empty() ? "unknown" : v.hardware_class, fmt::join(parts, ", "));
+  for (char& c : line) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  return line;
+}
+
+}  // namespace gpuqual

@@ -1,0 +1,84 @@
+// `gpuqual compare RECORD --baseline auto|FILE`: judge one run record against the baseline of
+// its hardware class (README "Judging a record: gpuqual compare").
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <memory>
+
+#include "core/baseline.hpp"
+#include "core/compare.hpp"
+#include "core/input_error.hpp"
+#include "core/record_io.hpp"
+#include "runner/command.hpp"
+#include "runner/reporters/report_options.hpp"
+
+namespace gpuqual {
+
+namespace {
+
+struct CompareArgs {
+  std::string record;
+  std::string baseline = "auto";
+  std::string baselines_dir;
+  std::string class_override;
+  ReportOptions report;
+};
+
+bool is_slug(const std::string& s) {
+  if (s.empty()) return false;
+  for (char c : s) {
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-')) return false;
+  }
+  return true;
+}
+
+int run_compare(const CompareArgs& a) {
+  RunRecord record = read_record(a.record);
+  if (!a.class_override.empty()) {
+    record.hardware_class.slug = a.class_override;
+    record.hardware_class.overridden = true;
+  }
+  const std::string& slug = record.hardware_class.slug;
+  std::unique_ptr<Baseline> baseline;
+  if (a.baseline == "auto") {
+    const std::string dir = baselines_dir(a.baselines_dir);
+    const std::string path = resolve_baseline("auto", slug, dir);
+    if (path.empty()) {
+      std::fprintf(stderr, "gpuqual: note: no baseline %s/%s.yaml for class %s (the verdict is inconclusive)\n", dir.c_str(),
+                   slug.c_str(), slug.c_str());
+    } else {
+      baseline = std::make_unique<Baseline>(load_baseline(path));
+    }
+  } else {
+    baseline = std::make_unique<Baseline>(load_baseline(a.baseline));
+  }
+  // Judging an H100 against an H200 baseline would pass or fail for the wrong reason.
+  if (baseline && baseline->hardware_class != slug) {
+    throw InputError(baseline->origin, "$.hardware_class",
+                     fmt::format("baseline is for class {} but the record is class {} (use --class to override)",
+                                 baseline->hardware_class, slug));
+  }
+  const Verdict verdict = compare_record(record, baseline.get(), CompareOptions{a.report.strict});
+  return emit_reports(verdict, a.report);
+}
+
+}  // namespace
+
+void add_compare_command(CLI::App& app, CommandAction& selected) {
+  auto args = std::make_shared<CompareArgs>();
+  CLI::App* cmd = app.add_subcommand("compare", "Judge a run record against the baseline of its hardware class");
+  cmd->add_option("RECORD", args->record, "Run record (gpuqual.run/v1 JSON)")->required();
+  cmd->add_option("--baseline", args->baseline, "auto (baselines/<class>.yaml) or a baseline YAML file")->capture_default_str();
+  cmd->add_option("--baselines-dir", args->baselines_dir,
+                  "Where --baseline auto looks (default: $GPUQUAL_BASELINES_DIR, the installed share/gpuqual/baselines, "
+                  "or the source tree's baselines/)")
+      ->type_name("DIR");
+  cmd->add_option("--class", args->class_override, "Judge as this hardware class instead of the record's")
+      ->type_name("SLUG")
+      ->check(CLI::Validator([](std::string& s) { return is_slug(s) ? std::string() : "not a class slug (e.g. h200-sxm-141gb)"; },
+                             "SLUG"));
+  add_report_options(cmd, args->report);
+  cmd->callback([args, &selected] { selected = [args] { return run_compare(*args); }; });
+}
+
+}  // namespace gpuqual

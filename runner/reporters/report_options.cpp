@@ -1,0 +1,51 @@
+#include "runner/reporters/report_options.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <exception>
+
+#include "core/atomic_file.hpp"
+#include "core/input_error.hpp"
+#include "runner/reporters/reporters.hpp"
+
+namespace gpuqual {
+
+void add_report_options(CLI::App* cmd, ReportOptions& o) {
+  cmd->add_option("--format", o.format, "What stdout shows before the summary line: table or json")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->capture_default_str();
+  cmd->add_option("--junit", o.junit, "Also write JUnit XML (one testcase per check x GPU) to FILE")->type_name("FILE");
+  cmd->add_option("--prometheus", o.prometheus, "Also write a node-exporter textfile (.prom) to FILE, atomically")->type_name("FILE");
+  cmd->add_option("--markdown", o.markdown, "Also write a Markdown report to FILE")->type_name("FILE");
+  cmd->add_flag("--strict", o.strict, "Warnings count as failures (exit 1)");
+}
+
+namespace {
+
+void write_report(const std::string& path, const std::string& text) {
+  if (path.empty()) return;
+  try {
+    write_file_atomic(path, text);
+  } catch (const std::exception& e) {
+    // An unwritable output path is the caller's mistake: exit 3, not a verdict.
+    throw InputError(path, "", fmt::format("cannot write the report: {}", e.what()));
+  }
+}
+
+}  // namespace
+
+int emit_reports(const Verdict& v, const ReportOptions& o) {
+  // Files first: if one cannot be written, stdout carries no verdict that a caller might trust.
+  write_report(o.junit, render_junit(v));
+  write_report(o.prometheus, render_prometheus(v));
+  write_report(o.markdown, render_markdown(v));
+  const std::string body = o.format == "json" ? render_json(v) : render_table(v);
+  std::fputs(body.c_str(), stdout);
+  std::fputs((v.summary + "\n").c_str(), stdout);
+  std::fflush(stdout);
+  if (o.strict && v.outcome == Outcome::warn) return exit_code_for(v.outcome, true);
+  return v.exit_code;
+}
+
+}  // namespace gpuqual

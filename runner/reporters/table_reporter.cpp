@@ -1,0 +1,96 @@
+// Console output: a header naming what was judged, the metric table (metric, GPU, expected,
+// observed, delta %, allowed, status), findings, checks that did not pass, the per-GPU roll-up
+// and the reasons. Plain text with aligned columns: it ends up in Job logs, not terminals only.
+#include <fmt/format.h>
+
+#include <vector>
+
+#include "runner/reporters/report_format.hpp"
+#include "runner/reporters/reporters.hpp"
+
+namespace gpuqual {
+
+namespace {
+
+using Row = std::vector<std::string>;
+
+// Left-aligned columns two spaces apart; the last column is not padded (no trailing blanks).
+void table(std::string& out, const Row& header, const std::vector<Row>& rows) {
+  std::vector<std::size_t> width(header.size(), 0);
+  auto measure = [&](const Row& r) {
+    for (std::size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], r[i].size());
+  };
+  measure(header);
+  for (const auto& r : rows) measure(r);
+  auto line = [&](const Row& r) {
+    std::string l;
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      l += i + 1 < r.size() ? fmt::format("{:<{}}  ", r[i], width[i]) : r[i];
+    }
+    while (!l.empty() && l.back() == ' ') l.pop_back();
+    out += l + "\n";
+  };
+  line(header);
+  for (const auto& r : rows) line(r);
+}
+
+std::string one_line(std::string s) {
+  for (char& c : s) {
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string render_table(const Verdict& v) {
+  std::string out = fmt::format("gpuqual {}: {} ({}), run {}\n", v.kind, v.hostname.empty() ? "(no hostname)" : v.hostname,
+                                v.hardware_class.empty() ? "unknown class" : v.hardware_class, v.run_id.empty() ? "-" : v.run_id);
+  out += fmt::format("driver {}, CUDA {}, baseline {}\n", v.driver_version.empty() ? "-" : v.driver_version,
+                     v.cuda_driver_version.empty() ? "-" : v.cuda_driver_version, v.baseline.empty() ? "none" : v.baseline);
+  if (!v.metrics.empty()) {
+    std::vector<Row> rows;
+    for (const auto& m : v.metrics) {
+      rows.push_back({m.metric, report::gpu(m.gpu), report::value(m.expected), report::value(m.observed), m.unit,
+                      report::delta(m.delta_pct), report::allowed(m), std::string(to_string(m.status)),
+                      m.status == Status::pass ? "" : one_line(m.reason)});
+    }
+    out += "\n";
+    table(out, {"METRIC", "GPU", "EXPECTED", "OBSERVED", "UNIT", "DELTA", "ALLOWED", "STATUS", "NOTE"}, rows);
+  }
+  if (!v.findings.empty()) {
+    std::vector<Row> rows;
+    for (const auto& f : v.findings) {
+      rows.push_back({f.finding.code, report::gpu(f.finding.gpu), std::string(to_string(f.status)), one_line(f.reason),
+                      one_line(f.finding.action)});
+    }
+    out += "\n";
+    table(out, {"FINDING", "GPU", "STATUS", "REASON", "ACTION"}, rows);
+  }
+  if (!v.checks.empty()) {
+    std::vector<Row> rows;
+    for (const auto& c : v.checks) {
+      rows.push_back({c.check, report::gpu(c.gpu), std::string(to_string(c.status)), one_line(c.reason)});
+    }
+    out += "\n";
+    table(out, {"CHECK", "GPU", "STATUS", "REASON"}, rows);
+  }
+  if (!v.per_gpu.empty()) {
+    std::vector<Row> rows;
+    for (const auto& [gpu, status] : v.per_gpu) rows.push_back({std::to_string(gpu), std::string(to_string(status))});
+    out += "\n";
+    table(out, {"GPU", "STATUS"}, rows);
+  }
+  if (!v.stack_changes.empty()) {
+    out += "\nstack changes:\n";
+    for (const auto& s : v.stack_changes) out += "  " + one_line(s) + "\n";
+  }
+  for (const auto& n : v.nodes) {
+    out += fmt::format("\nnode {}: {}\n", n.hostname, one_line(n.summary));
+  }
+  out += fmt::format("\nverdict: {}\n", report::upper(to_string(v.outcome)));
+  for (const auto& r : v.reasons) out += "  - " + one_line(r) + "\n";
+  return out;
+}
+
+}  // namespace gpuqual
