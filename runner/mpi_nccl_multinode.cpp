@@ -83,7 +83,11 @@ RootPlan plan_root(const NcclCommandOptions& o, const std::vector<std::string>& 
     // Multi-node figures belong to a topology, not to one node: their own baseline file.
     const std::string topology = uniform_topology(hosts);
     const std::string dir = baselines_dir(o.baselines_dir);
-    if (topology.empty()) {
+    if (slug == "unknown") {
+      std::fprintf(stderr,
+                   "gpuqual nccl: hardware class unknown on rank 0's node: no baseline is looked up, "
+                   "the verdict will be inconclusive\n");
+    } else if (topology.empty()) {
       std::fprintf(stderr,
                    "gpuqual nccl: ranks are spread unevenly over the nodes (%s): no baseline is looked up, "
                    "the verdict will be inconclusive\n",

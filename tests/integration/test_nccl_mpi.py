@@ -132,6 +132,28 @@ class NcclUnderMpirun(unittest.TestCase):
         self.assertTrue(os.path.exists(out), log)
         self.record(out)
 
+    def test_baseline_auto_finds_the_topology_baseline(self):
+        # <class>.nccl-<nodes>x<ranks per node>.yaml: 2 ranks on this one host is 1x2.
+        bdir = os.path.join(self.tmp, "topology-baselines")
+        os.makedirs(bdir, exist_ok=True)
+        path = os.path.join(bdir, "test-class.nccl-1x2.yaml")
+        with open(path, "w") as f:
+            f.write("schema: gpuqual.baseline/v1\nhardware_class: test-class\ngpu_count: 2\n"
+                    "provenance:\n  source: hand-written for the loopback test\n"
+                    "metrics:\n  - name: nccl.allreduce.float.1MiB.busbw_gbps\n    unit: GB/s\n"
+                    "    direction: higher\n    expected: 0.001\n    tolerance: 0.5\n    per_gpu: false\n")
+        out = os.path.join(self.tmp, "topo", "record.json")
+        res = self.nccl("--baseline", "auto", "--baselines-dir", bdir, "--class", "test-class",
+                        "--output", out, "--format", "json")
+        log = res.stdout + res.stderr
+        self.assertNotIn("no baseline", res.stderr, log)
+        verdict = json.loads(res.stdout[:res.stdout.rindex("}") + 1])
+        self.assertEqual(verdict["baseline"], path, log)
+        if self.gpu:
+            self.assertEqual(res.returncode, 0, log)
+        else:
+            self.assertEqual(res.returncode, 2, log)  # the required metric could not be measured
+
     def test_bad_baseline_file_stops_every_rank_with_exit_3(self):
         bad = os.path.join(self.tmp, "bad.yaml")
         with open(bad, "w") as f:
