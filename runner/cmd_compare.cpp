@@ -76,7 +76,7 @@ void add_compare_command(CLI::App& app, CommandAction& selected) {
   cmd->add_option("--class", args->class_override, "Judge as this hardware class instead of the record's")
       ->type_name("SLUG")
       ->check(CLI::Validator([](std::string& s) { return is_slug(s) ? std::string() : "not a class slug (e.g. h200-sxm-141gb)"; },
-                             "SLUG"));
+                             ""));
   add_report_options(cmd, args->report);
   cmd->callback([args, &selected] { selected = [args] { return run_compare(*args); }; });
 }
