@@ -1,0 +1,100 @@
+// `memtest`: pattern test over >= 90 % of each GPU's free memory, all GPUs at once (one host
+// thread each): walking ones/zeros, own address, moving inversions (ones/zeros and seeded
+// random), random sequence. Any bad word is `fail` with the finding memtest.bit_errors, naming
+// per pattern the first bad addresses, expected and read words and the flipped bits.
+// Parameters (suite YAML): fraction_of_free 0.9, passes 1, patterns [all], chunk_mib 1024,
+// max_mib 0 (no cap), seed 1.
+#include <chrono>
+#include <limits>
+
+#include "core/input_error.hpp"
+#include "core/json_fields.hpp"
+#include "device/measure_gpus.hpp"
+#include "device/measure_report.hpp"
+#include "device/memtest_report.hpp"
+#include "device/memtest_runner.hpp"
+#include "suites/check.hpp"
+
+namespace gpuqual {
+namespace {
+
+MemtestConfig read_params(const nlohmann::json& json) {
+  JsonObject o(json, "suite", "$.params");
+  MemtestConfig c;
+  if (auto v = o.opt_number("fraction_of_free", 0.001, 1.0)) c.fraction_of_free = *v;
+  if (auto v = o.opt_integer("passes", 1, 100000)) c.passes = static_cast<std::uint32_t>(*v);
+  if (o.has("patterns")) {
+    c.patterns.clear();
+    for (const auto& name : o.string_array("patterns")) {
+      const auto p = parse_memtest_pattern(name);
+      if (!p) {
+        o.fail("patterns", "unknown pattern '" + name +
+                               "' (walking_ones, walking_zeros, own_address, moving_inv_ones, moving_inv_random, "
+                               "random_sequence)");
+      }
+      c.patterns.push_back(*p);
+    }
+    if (c.patterns.empty()) o.fail("patterns", "must name at least one pattern");
+  }
+  if (auto v = o.opt_integer("chunk_mib", 1, 1 << 20)) c.chunk_bytes = static_cast<std::uint64_t>(*v) << 20;
+  if (auto v = o.opt_integer("max_mib", 0, 1 << 30)) c.max_bytes = static_cast<std::uint64_t>(*v) << 20;
+  if (auto v = o.opt_integer("seed", 0, std::numeric_limits<std::int64_t>::max())) c.seed = static_cast<std::uint64_t>(*v);
+  o.finish();
+  return c;
+}
+
+class Memtest : public Check {
+ public:
+  CheckResult run(const CheckContext& ctx) override {
+    MemtestConfig config;
+    try {
+      config = read_params(ctx.params);
+    } catch (const InputError& e) {
+      return unmeasurable("memtest", Status::error, std::string("bad parameters: ") + e.what());
+    }
+    const CudaProbe probe = probe_cuda();
+    if (!probe.ok()) return no_gpu_result("memtest", probe);
+    std::vector<int> invisible;
+    const auto gpus = select_gpus(ctx.gpus, probe.device_count, &invisible);
+    if (gpus.empty()) return unmeasurable("memtest", Status::error, invisible_reason(invisible, probe.device_count));
+
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(ctx.budget_s);
+    const auto should_stop = [&] {
+      if (ctx.should_stop()) return true;
+      return std::chrono::steady_clock::now() > deadline;
+    };
+    CheckResult result;
+    result.name = "memtest";
+    std::vector<GpuOutcome> outcomes(gpus.size());
+    const auto errors = run_on_each_gpu(gpus, [&](std::size_t slot, int gpu) {
+      GpuOutcome& out = outcomes[slot];
+      if (ctx.progress) ctx.progress("memtest gpu " + std::to_string(gpu) + ": started");
+      const MemtestRunResult run = run_memtest(config, should_stop);
+      report_memtest(out, "memtest", gpu, run);
+      if (run.target_bytes > 0 && run.bytes_tested < run.target_bytes) {
+        out.add(Status::error, "tested " + std::to_string(run.bytes_tested >> 20) + " of " +
+                                   std::to_string(run.target_bytes >> 20) + " MiB: " + run.allocation_note);
+      }
+      if (run.passes_completed < config.passes) {
+        out.add(Status::error, "stopped after " + std::to_string(run.passes_completed) + " of " +
+                                   std::to_string(config.passes) + " passes (" +
+                                   (ctx.should_stop() ? "run stopped" : "budget of " + std::to_string(ctx.budget_s) + " s spent") +
+                                   ")");
+      }
+    });
+    merge_outcomes(result, gpus, outcomes, errors);
+    result.attributes["memtest.seed"] = std::to_string(config.seed);
+    result.attributes["memtest.fraction_of_free"] = std::to_string(config.fraction_of_free);
+    std::string names;
+    for (auto p : config.patterns) names += (names.empty() ? "" : ",") + std::string(to_string(p));
+    result.attributes["memtest.patterns"] = names;
+    if (!invisible.empty()) result.attributes["memtest.gpus_not_visible"] = invisible_reason(invisible, probe.device_count);
+    return result;
+  }
+};
+
+GPUQUAL_REGISTER_CHECK(Memtest, "memtest",
+                       "device memory pattern test (walking bits, own address, moving inversions, random) over 90% of free memory");
+
+}  // namespace
+}  // namespace gpuqual
