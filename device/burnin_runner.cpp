@@ -1,0 +1,118 @@
+#include "device/burnin_runner.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <vector>
+
+#include "device/burnin_gemm.hpp"
+#include "device/cuda_error.hpp"
+#include "device/device_buffer.hpp"
+#include "device/event.hpp"
+#include "device/stream.hpp"
+
+namespace gpuqual {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// Adds one memtest run into the running total: passes and errors add up, first errors are kept
+// up to the per-pattern cap, bytes are the latest run's region.
+void accumulate(MemtestRunResult& total, const MemtestRunResult& run) {
+  total.free_bytes = run.free_bytes;
+  total.total_bytes = run.total_bytes;
+  total.target_bytes = run.target_bytes;
+  total.bytes_tested = run.bytes_tested;
+  if (!run.allocation_note.empty()) total.allocation_note = run.allocation_note;
+  total.passes_completed += run.passes_completed;
+  total.seconds += run.seconds;
+  total.bytes_moved += run.bytes_moved;
+  total.stopped = total.stopped || run.stopped;
+  if (total.patterns.empty()) {
+    total.patterns = run.patterns;
+    return;
+  }
+  for (std::size_t i = 0; i < total.patterns.size() && i < run.patterns.size(); ++i) {
+    auto& t = total.patterns[i];
+    t.passes_run += run.patterns[i].passes_run;
+    t.errors += run.patterns[i].errors;
+    for (const auto& e : run.patterns[i].first_errors) {
+      if (t.first_errors.size() < 64) t.first_errors.push_back(e);
+    }
+  }
+}
+
+}  // namespace
+
+BurninGpuResult run_burnin(const BurninConfig& config, const std::function<bool()>& should_stop,
+                           const BurninWindowHook& on_window, const BurninCorruptor& corrupt) {
+  const auto t0 = Clock::now();
+  const auto stop = [&] { return should_stop && should_stop(); };
+  BurninGpuResult r;
+  Stream stream;
+  BurninGemm gemm(config.precision, config.size, config.seed, stream.get());
+
+  // Calibrate: one product and its fingerprint, to size the window.
+  DeviceBuffer probe_slot(sizeof(unsigned long long));
+  CUDA_CHECK(cudaMemsetAsync(probe_slot.get(), 0, probe_slot.bytes(), stream.get()));
+  Event c0, c1;
+  c0.record(stream.get());
+  gemm.enqueue_gemm();
+  c1.record(stream.get());
+  gemm.enqueue_hash(probe_slot.as<unsigned long long>());
+  stream.synchronize();
+  const double one_s = std::max(1e-6, Event::elapsed_ms(c0, c1) / 1e3);
+  const auto per_window = static_cast<std::size_t>(std::clamp(config.window_s / one_s, 1.0, 4096.0));
+
+  DeviceBuffer slots(per_window * sizeof(unsigned long long));
+  std::vector<unsigned long long> hashes(per_window);
+  std::vector<Event> starts(per_window), ends(per_window);
+  auto last_memtest = Clock::now();
+  std::uint64_t iteration = 0;
+
+  while (!stop() && seconds_since(t0) < config.duration_s) {
+    CUDA_CHECK(cudaMemsetAsync(slots.get(), 0, slots.bytes(), stream.get()));
+    for (std::size_t i = 0; i < per_window; ++i) {
+      starts[i].record(stream.get());
+      gemm.enqueue_gemm();
+      ends[i].record(stream.get());
+      if (corrupt) {
+        stream.synchronize();
+        corrupt(iteration + i, gemm.output(), gemm.output_bytes());
+      }
+      gemm.enqueue_hash(slots.as<unsigned long long>() + i);
+    }
+    CUDA_CHECK(cudaMemcpyAsync(hashes.data(), slots.get(), slots.bytes(), cudaMemcpyDeviceToHost, stream.get()));
+    stream.synchronize();
+    double window_gemm_s = 0;
+    for (std::size_t i = 0; i < per_window; ++i) {
+      window_gemm_s += Event::elapsed_ms(starts[i], ends[i]) / 1e3;
+      r.compare.observe(iteration + i, hashes[i]);
+    }
+    iteration += per_window;
+    r.gemms += per_window;
+    r.gemm_seconds += window_gemm_s;
+    const double tflops = window_gemm_s > 0 ? gemm.flops_per_gemm() * static_cast<double>(per_window) / window_gemm_s / 1e12 : 0;
+    r.tflops.add(tflops);
+    if (on_window) on_window(seconds_since(t0), tflops);
+
+    if (config.memtest_every_s > 0 && std::chrono::duration<double>(Clock::now() - last_memtest).count() >=
+                                          config.memtest_every_s) {
+      MemtestConfig mc = config.memtest;
+      mc.passes = 1;
+      const double left = config.duration_s - seconds_since(t0);
+      if (left <= 0) break;
+      const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(left));
+      const MemtestRunResult run = run_memtest(mc, [&] { return stop() || Clock::now() > deadline; });
+      accumulate(r.memtest, run);
+      ++r.memtest_runs;
+      last_memtest = Clock::now();
+    }
+  }
+  r.elapsed_s = seconds_since(t0);
+  r.stopped = stop() && r.elapsed_s < config.duration_s;
+  return r;
+}
+
+}  // namespace gpuqual

@@ -1,0 +1,47 @@
+#pragma once
+// Burn-in on the current device: GEMMs back to back for the duration, each product's output
+// fingerprinted and compared bit for bit with the first (ResultComparator), GEMM-only time from
+// CUDA events per window of about a second giving a TFLOP/s series (bounded: DecimatedSeries),
+// and memtest passes interleaved every `memtest_every_s`.
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "core/burnin_logic.hpp"
+#include "core/telemetry_summary.hpp"
+#include "device/gemm_precision.hpp"
+#include "device/memtest_runner.hpp"
+
+namespace gpuqual {
+
+struct BurninConfig {
+  GemmPrecision precision = GemmPrecision::bf16;
+  std::uint64_t size = 8192;
+  double duration_s = 60;
+  double window_s = 1.0;          // GEMMs per TFLOP/s figure: about this long
+  double memtest_every_s = 600;   // <= 0: no memtest
+  MemtestConfig memtest;          // passes forced to 1 per interleaved run
+  std::uint64_t seed = 1;
+};
+
+struct BurninGpuResult {
+  DecimatedSeries tflops{1024};   // one value per window
+  ResultComparator compare;
+  std::uint64_t gemms = 0;
+  double gemm_seconds = 0;        // GEMM-only GPU time
+  double elapsed_s = 0;           // wall time of the load
+  bool stopped = false;           // should_stop() ended it before the duration
+  unsigned memtest_runs = 0;
+  MemtestRunResult memtest;       // summed over runs: bytes (last run), passes, errors per pattern
+};
+
+// Per window: elapsed seconds, that window's TFLOP/s (progress lines).
+using BurninWindowHook = std::function<void(double elapsed_s, double tflops)>;
+// Test hook: after GEMM `iteration` ran and before its output is fingerprinted.
+using BurninCorruptor = std::function<void(std::uint64_t iteration, void* output, std::uint64_t bytes)>;
+
+// Throws CudaError/CublasError (the result so far is lost with it; the caller reports error).
+BurninGpuResult run_burnin(const BurninConfig& config, const std::function<bool()>& should_stop,
+                           const BurninWindowHook& on_window = {}, const BurninCorruptor& corrupt = {});
+
+}  // namespace gpuqual
