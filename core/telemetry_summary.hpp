@@ -55,6 +55,7 @@ class TelemetrySummary {
 
   std::uint64_t samples() const { return samples_; }
   std::uint64_t throttled_samples() const { return throttled_; }
+  std::uint64_t reasons_read() const { return reasons_read_; }  // samples whose clock reasons were read
   double throttled_fraction() const;  // of samples whose reasons were read
   double power_capped_fraction() const;
   // Per reason bit: the fraction of read samples that had it ("hw_thermal_slowdown" -> 0.1).

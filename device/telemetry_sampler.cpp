@@ -130,6 +130,7 @@ void TelemetrySampler::loop() {
   while (!stop_) {
     const double t_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     for (std::size_t i = 0; i < gpus_.size(); ++i) {
+      if (!handles_[i]) continue;  // nothing readable: no sample rather than an empty one
       const TelemetrySample s = read_one(i, t_s);
       {
         std::lock_guard<std::mutex> lock(mu_);

@@ -101,7 +101,9 @@ void report_telemetry(GpuOutcome& out, int gpu, const TelemetrySummary& t, const
   if (t.sm_clock().seen()) {
     out.metrics.push_back(one_value("burnin.sm_clock_median", "MHz", Direction::higher, gpu, t.sm_clock().percentile(50)));
   }
-  out.metrics.push_back(one_value("burnin.throttled_fraction", "ratio", Direction::lower, gpu, t.throttled_fraction()));
+  if (t.reasons_read() > 0) {
+    out.metrics.push_back(one_value("burnin.throttled_fraction", "ratio", Direction::lower, gpu, t.throttled_fraction()));
+  }
   std::string reasons;
   for (const auto& [name, f] : t.reason_fractions()) reasons += fmt::format("{}{}={:.3f}", reasons.empty() ? "" : ",", name, f);
   if (!reasons.empty()) out.attributes[g + "clock_reason_fractions"] = reasons;

@@ -76,6 +76,8 @@ TEST(TelemetrySummary, UnreadReasonsAreNotCountedAsClean) {
   s.add(a);
   s.add(b);
   EXPECT_DOUBLE_EQ(s.throttled_fraction(), 1.0);
+  EXPECT_EQ(s.reasons_read(), 1U);
+  EXPECT_EQ(s.samples(), 2U);
 }
 
 TEST(TelemetrySummary, EccGrowthFromFirstToLast) {
