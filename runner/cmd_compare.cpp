@@ -1,15 +1,12 @@
 // `gpuqual compare RECORD --baseline auto|FILE`: judge one run record against the baseline of
 // its hardware class (README "Judging a record: gpuqual compare").
-#include <fmt/format.h>
-
-#include <cstdio>
 #include <memory>
 
 #include "core/baseline.hpp"
 #include "core/compare.hpp"
-#include "core/input_error.hpp"
 #include "core/record_io.hpp"
 #include "runner/command.hpp"
+#include "runner/compare_baseline.hpp"
 #include "runner/reporters/report_options.hpp"
 
 namespace gpuqual {
@@ -38,26 +35,7 @@ int run_compare(const CompareArgs& a) {
     record.hardware_class.slug = a.class_override;
     record.hardware_class.overridden = true;
   }
-  const std::string& slug = record.hardware_class.slug;
-  std::unique_ptr<Baseline> baseline;
-  if (a.baseline == "auto") {
-    const std::string dir = baselines_dir(a.baselines_dir);
-    const std::string path = resolve_baseline("auto", slug, dir);
-    if (path.empty()) {
-      std::fprintf(stderr, "gpuqual: note: no baseline %s/%s.yaml for class %s (the verdict is inconclusive)\n", dir.c_str(),
-                   slug.c_str(), slug.c_str());
-    } else {
-      baseline = std::make_unique<Baseline>(load_baseline(path));
-    }
-  } else {
-    baseline = std::make_unique<Baseline>(load_baseline(a.baseline));
-  }
-  // Judging an H100 against an H200 baseline would pass or fail for the wrong reason.
-  if (baseline && baseline->hardware_class != slug) {
-    throw InputError(baseline->origin, "$.hardware_class",
-                     fmt::format("baseline is for class {} but the record is class {} (use --class to override)",
-                                 baseline->hardware_class, slug));
-  }
+  const std::unique_ptr<Baseline> baseline = load_record_baseline(a.baseline, a.baselines_dir, record.hardware_class.slug);
   const Verdict verdict = compare_record(record, baseline.get(), CompareOptions{a.report.strict});
   return emit_reports(verdict, a.report);
 }

@@ -14,6 +14,7 @@ using CommandAction = std::function<int()>;
 void add_compare_command(CLI::App& app, CommandAction& selected);
 void add_inventory_command(CLI::App& app, CommandAction& selected);
 void add_nccl_command(CLI::App& app, CommandAction& selected);
+void add_report_command(CLI::App& app, CommandAction& selected);
 void add_probe_command(CLI::App& app, CommandAction& selected);
 
 }  // namespace gpuqual

@@ -1,0 +1,140 @@
+// `gpuqual report RECORD [--baseline auto|FILE] [--before RECORD] --html FILE` and
+// `gpuqual report --gate RECORD... --html FILE`: the verdict of compare, diff or gate as one
+// self-contained HTML page (README "HTML report"). The exit code is the verdict's, as for the
+// command it mirrors: 0 pass/warn, 1 fail (warn too with --strict), 2 inconclusive, 3 bad input.
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <exception>
+#include <memory>
+
+#include "core/atomic_file.hpp"
+#include "core/compare.hpp"
+#include "core/diff.hpp"
+#include "core/gate_stream.hpp"
+#include "core/health_rules.hpp"
+#include "core/health_severity.hpp"
+#include "core/input_error.hpp"
+#include "core/record_io.hpp"
+#include "runner/command.hpp"
+#include "runner/compare_baseline.hpp"
+#include "runner/html/html_report.hpp"
+
+namespace gpuqual {
+
+namespace {
+
+struct ReportArgs {
+  std::string record;
+  std::string baseline = "auto";
+  std::string baselines_dir;
+  std::string before;
+  std::vector<std::string> gate;
+  std::string html;
+  bool strict = false;
+};
+
+// The meaning and action texts of finding codes. A report without them is still a report, so a
+// table that does not load is a note, not an error.
+// The shipped tables, not --baselines-dir: that one holds class baselines, often a test's own.
+std::unique_ptr<SeverityTable> load_meanings() {
+  try {
+    return std::make_unique<SeverityTable>(load_severity_tables(severity_tables_dir(""), health_finding_codes()));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gpuqual: note: findings are shown without their meaning: %s\n", e.what());
+    return nullptr;
+  }
+}
+
+int finish(const Verdict& v, const html::ReportInput& in, const ReportArgs& a) {
+  const std::string page = html::render_report(in);
+  try {
+    write_file_atomic(a.html, page);
+  } catch (const std::exception& e) {
+    throw InputError(a.html, "", fmt::format("cannot write the report: {}", e.what()));
+  }
+  std::fputs((v.summary + "\n").c_str(), stdout);
+  std::fflush(stdout);
+  if (a.strict && v.outcome == Outcome::warn) return exit_code_for(v.outcome, true);
+  return v.exit_code;
+}
+
+int run_gate_report(const ReportArgs& a) {
+  const std::vector<std::string> paths = expand_record_paths(a.gate);
+  std::unique_ptr<BaselineSource> source;
+  if (a.baseline == "auto") {
+    source = std::make_unique<AutoBaselines>(baselines_dir(a.baselines_dir));
+  } else {
+    source = std::make_unique<FixedBaselines>(FixedBaselines::from_files({a.baseline}));
+  }
+  GateOptions o;
+  o.strict = a.strict;
+  const Verdict verdict = gate_records(paths, *source, o, 1);
+  html::ReportInput in;
+  in.verdict = &verdict;
+  // The heat map wants every metric of every node; the gate verdict keeps only a trimmed view.
+  for (const auto& path : paths) {
+    const RunRecord record = read_record(path);
+    const Baseline* baseline = source->for_class(record.hardware_class.slug);
+    html::PoolNode node;
+    node.node = record.node.k8s_node_name.empty() ? record.node.hostname : record.node.k8s_node_name;
+    node.path = path;
+    node.verdict = compare_record(record, baseline, CompareOptions{a.strict});
+    in.pool.push_back(std::move(node));
+  }
+  return finish(verdict, in, a);
+}
+
+int run_report(const ReportArgs& a) {
+  if (!a.gate.empty()) {
+    if (!a.record.empty() || !a.before.empty())
+      throw InputError("--gate", "", "a pool report takes its records after --gate only (no RECORD, no --before)");
+    return run_gate_report(a);
+  }
+  if (a.record.empty()) throw InputError("RECORD", "", "give a run record, or --gate RECORD... for a pool");
+  const RunRecord record = read_record(a.record);
+  const std::unique_ptr<SeverityTable> meanings = load_meanings();
+  html::ReportInput in;
+  in.record = &record;
+  in.severity = meanings.get();
+  if (!a.before.empty()) {
+    const RunRecord before = read_record(a.before);
+    // As `gpuqual diff --baseline`: the baseline only lends its per-metric tolerances.
+    const std::unique_ptr<Baseline> tolerances = load_record_baseline(a.baseline, a.baselines_dir, record.hardware_class.slug);
+    DiffOptions o;
+    o.tolerances = tolerances.get();
+    o.strict = a.strict;
+    o.before_origin = a.before;
+    const Verdict verdict = diff_records(before, record, o);
+    in.verdict = &verdict;
+    in.before = &before;
+    return finish(verdict, in, a);
+  }
+  const std::unique_ptr<Baseline> baseline = load_record_baseline(a.baseline, a.baselines_dir, record.hardware_class.slug);
+  const Verdict verdict = compare_record(record, baseline.get(), CompareOptions{a.strict});
+  in.verdict = &verdict;
+  return finish(verdict, in, a);
+}
+
+}  // namespace
+
+void add_report_command(CLI::App& app, CommandAction& selected) {
+  auto args = std::make_shared<ReportArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "report",
+      "Write the verdict of a record (against its baseline, or against --before) or of a pool (--gate) as one "
+      "self-contained HTML page; exit code as compare/diff/gate");
+  cmd->add_option("RECORD", args->record, "Run record (gpuqual.run/v1 JSON)");
+  cmd->add_option("--baseline", args->baseline, "auto (baselines/<class>.yaml) or a baseline YAML file")->capture_default_str();
+  cmd->add_option("--baselines-dir", args->baselines_dir, "Where --baseline auto (and the finding tables) are looked up")
+      ->type_name("DIR");
+  cmd->add_option("--before", args->before, "Before-record of the same node: show a diff (before/after bars, stack changes)")
+      ->type_name("RECORD");
+  cmd->add_option("--gate", args->gate, "Records (or directories of records) of a pool: verdict and heat map")
+      ->type_name("RECORD...");
+  cmd->add_option("--html", args->html, "Where to write the HTML report (atomically)")->type_name("FILE")->required();
+  cmd->add_flag("--strict", args->strict, "Warnings count as failures (exit 1)");
+  cmd->callback([args, &selected] { selected = [args] { return run_report(*args); }; });
+}
+
+}  // namespace gpuqual

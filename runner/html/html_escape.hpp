@@ -1,0 +1,14 @@
+#pragma once
+// Escaping for the HTML report: every string that comes from a record, a baseline or a verdict
+// (hostnames, image names, messages: they can hold anything) goes through html_escape before it
+// reaches the page, in text and in attribute values alike.
+#include <string>
+#include <string_view>
+
+namespace gpuqual::html {
+
+// & < > " ' → entities; control characters other than tab/newline → U+FFFD; invalid UTF-8
+// bytes → U+FFFD (a mailed report must not carry bytes a reader may mis-decode).
+std::string escape(std::string_view text);
+
+}  // namespace gpuqual::html
