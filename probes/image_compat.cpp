@@ -2,53 +2,38 @@
 
 #include <fmt/format.h>
 
+#include "core/cuda_compat_image.hpp"
+#include "core/input_error.hpp"
+
 namespace gpuqual::probes {
 
-namespace {
-
-// Go's strconv.ParseBool "true" spellings: what the toolkit accepts for NVIDIA_DISABLE_REQUIRE.
-bool go_parse_bool_true(const std::string& v) {
-  return v == "1" || v == "t" || v == "T" || v == "true" || v == "TRUE" || v == "True";
-}
-
-}  // namespace
-
-ImageCudaEnv read_image_cuda_env(const std::vector<std::string>& env) {
-  ImageCudaEnv out;
-  for (const auto& kv : env) {
-    const std::size_t eq = kv.find('=');
-    if (eq == std::string::npos) continue;
-    const std::string key = kv.substr(0, eq);
-    const std::string value = kv.substr(eq + 1);
-    if (key == "CUDA_VERSION") {
-      out.cuda_version = value;
-    } else if (key == "NVIDIA_DISABLE_REQUIRE") {
-      out.disable_require = value;
-    } else if (key == "NVIDIA_DISABLE_REQUIRES") {
-      out.misspelt_disable = true;
-    } else if (key.rfind("NVIDIA_REQUIRE_", 0) == 0 && key != "NVIDIA_REQUIRE_JETPACK") {
-      out.requirements.push_back(value);
-    }
-  }
-  return out;
-}
-
-ImageCompatVerdict check_image_compat(const std::vector<std::string>& env, const HostFacts& host) {
-  const ImageCudaEnv img = read_image_cuda_env(env);
+ImageCompatVerdict check_image_compat(const std::string& image, const std::vector<std::string>& env,
+                                      const CompatInputs& inputs) {
   ImageCompatVerdict v;
-  if (img.cuda_version.empty() && img.requirements.empty()) {
+  const ImageCudaEnv cuda_env = parse_image_cuda_env(env);
+  if (cuda_env.cuda_version.empty() && cuda_env.requirements.empty()) {
     v.summary = "image declares no CUDA requirement";
     return v;
   }
-  if (!img.disable_require.empty() && go_parse_bool_true(img.disable_require)) {
-    v.summary = fmt::format("CUDA requirement disabled by NVIDIA_DISABLE_REQUIRE={}", img.disable_require);
+  if (!inputs.table) {
+    v.summary = fmt::format("CUDA requirement not evaluated: {}", inputs.problem);
     return v;
   }
-  if (host.driver_version.empty() && host.cuda_driver_version.empty()) {
-    v.summary = "no NVIDIA driver on this node: CUDA requirement not evaluated";
-    return v;
+  try {
+    ImageCompat ic = judge_image(image, cuda_env, *inputs.table, inputs.host, inputs.gpus);
+    v.status = ic.status;
+    v.summary = ic.reason;
+    v.findings = std::move(ic.findings);
+  } catch (const InputError& e) {
+    // The toolkit rejects such an image too ("invalid expression"): the image is wrong.
+    v.status = Status::fail;
+    v.summary = fmt::format("image {} has a malformed CUDA requirement: {}", image, e.what());
+    Finding f;
+    f.code = "compat.require_malformed";
+    f.severity = Severity::fail;
+    f.detail = v.summary;
+    v.findings.push_back(std::move(f));
   }
-  v.summary = "CUDA requirement not evaluated (compatibility rules not in this build)";
   return v;
 }
 

@@ -1,32 +1,38 @@
 #pragma once
-// The pre-start check of a container image against the host driver: read the image's
-// CUDA_VERSION and NVIDIA_REQUIRE_* variables (Config.Env, without running it) and evaluate
-// them the way the NVIDIA Container Toolkit would (reference/cuda-image-env.md §4), so that
-// an image that needs a newer driver fails early, with the reason, instead of failing later
-// inside the process (under CDI the toolkit does not check at all).
+// The pre-start check of a container image against the host driver: the image's CUDA_VERSION
+// and NVIDIA_REQUIRE_* variables (Config.Env, read without running it) judged with the
+// compatibility rules of the `compat` preflight (core/cuda_compat_image.hpp), so an image that
+// needs a newer driver fails early, with the reason, instead of failing later inside the
+// process (under CDI the NVIDIA Container Toolkit does not check the requirement at all).
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "core/cuda_compat.hpp"
+#include "core/cuda_compat_require.hpp"
+#include "core/record.hpp"
 #include "core/status.hpp"
-#include "probes/probe_run.hpp"
 
 namespace gpuqual::probes {
 
-// What the image declares.
-struct ImageCudaEnv {
-  std::string cuda_version;                 // CUDA_VERSION, "" when absent
-  std::vector<std::string> requirements;    // every NVIDIA_REQUIRE_* value except _JETPACK
-  std::string disable_require;              // NVIDIA_DISABLE_REQUIRE as written, "" when absent
-  bool misspelt_disable = false;            // NVIDIA_DISABLE_REQUIRES (no effect in the toolkit)
+// What the preflight knows about the node (device/compat_facts.hpp collects it).
+struct CompatInputs {
+  std::shared_ptr<const CudaCompatTable> table;  // null: not loaded (`problem` says why)
+  std::string problem;
+  HostDriver host;
+  std::vector<RequireFacts> gpus;                // the GPUs as NVIDIA_REQUIRE_* sees them
 };
-ImageCudaEnv read_image_cuda_env(const std::vector<std::string>& env);
 
 struct ImageCompatVerdict {
-  // pass: the driver satisfies the image; fail: it does not (summary says why);
-  // skip: nothing to evaluate (no CUDA image, no driver, requirement disabled).
+  // pass: the driver satisfies the image; warn: only with a limited feature set (minor-version)
+  // or forward compatibility; fail: it does not; skip: nothing to judge (not a CUDA image, no
+  // driver, no table).
   Status status = Status::skip;
   std::string summary;
+  std::vector<Finding> findings;                 // compat.* findings of the rules
 };
-ImageCompatVerdict check_image_compat(const std::vector<std::string>& env, const HostFacts& host);
+
+ImageCompatVerdict check_image_compat(const std::string& image, const std::vector<std::string>& env,
+                                      const CompatInputs& inputs);
 
 }  // namespace gpuqual::probes

@@ -64,6 +64,8 @@ ProbeSpec parse_probe(const nlohmann::json& j, const std::string& origin, const 
   p.pull_timeout_s = o.opt_number("pull_timeout_s", 1, 86400).value_or(p.pull_timeout_s);
   p.max_output = static_cast<std::size_t>(
       o.opt_integer("max_output_bytes", 1, 64 << 20).value_or(static_cast<std::int64_t>(p.max_output)));
+  p.self_probe = o.opt_boolean("self_probe").value_or(false);
+  if (p.self_probe && !p.command.empty()) o.fail("command", "self_probe runs gpuqual's own program: give no command");
   o.finish({"env", "gpus"});
   const std::string problem = validate_probe_spec(p);
   if (!problem.empty()) o.fail("", problem);
@@ -131,6 +133,7 @@ ContainerProbeConfig parse_container_probe_params(const nlohmann::json& params, 
     o.fail("cli_template", "runtime cli needs a cli_template");
   }
   c.sweep_orphans = o.opt_boolean("sweep_orphans").value_or(true);
+  c.tables_dir = o.str_or("tables_dir", "");
   const nlohmann::json& probes = o.array("probes");
   if (probes.empty()) o.fail("probes", "at least one probe is needed");
   std::set<std::string> names;
@@ -216,6 +219,7 @@ CheckResult run_container_probes(const ContainerProbeConfig& config, const Probe
     if (o.created_s) a[key + ".created_s"] = seconds(*o.created_s);
     if (o.started_s) a[key + ".started_s"] = seconds(*o.started_s);
     if (o.exited_s) a[key + ".exited_s"] = seconds(*o.exited_s);
+    for (const auto& [k, v] : o.seen) a[key + ".inside." + k] = v;
     if (!o.container.empty()) a[key + ".removed"] = o.removed ? "true" : "false (the janitor retries)";
     if (o.exit_code) {
       a[key + ".output_bytes"] = std::to_string(o.output.size());

@@ -9,6 +9,7 @@
 //   gpu_style: device-request  # docker only: device-request | cdi
 //   cli_template: {...}        # cli: the template; presets: overrides (cli_template.hpp)
 //   sweep_orphans: true        # first remove containers of dead gpuqual processes
+//   tables_dir: DIR            # where cuda-compat.yaml is (default: the baselines directory)
 //   probes:
 //     - name: trainer
 //       image: registry.example.com/train:2.4
@@ -19,6 +20,7 @@
 //       expect_exit: 0
 //       expect_output: "ok"    # ECMAScript regex searched in the output
 //       pull: false
+//       self_probe: false      # run gpuqual's program inside instead of a command
 #include <memory>
 #include <optional>
 #include <string>
@@ -44,6 +46,7 @@ struct ContainerProbeConfig {
   RuntimeConfig runtime;
   std::vector<ProbeSpec> probes;
   bool sweep_orphans = true;
+  std::string tables_dir;                // where cuda-compat.yaml is; "" = the baselines directory
 };
 
 // $DOCKER_HOST when it is unix://PATH, else /var/run/docker.sock.

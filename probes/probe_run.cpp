@@ -9,8 +9,8 @@
 
 #include "probes/container_janitor.hpp"
 #include "probes/container_owner.hpp"
-#include "probes/image_compat.hpp"
 #include "probes/names.hpp"
+#include "probes/self_probe.hpp"
 
 namespace gpuqual::probes {
 
@@ -90,6 +90,24 @@ void judge_exit_and_output(const ProbeSpec& spec, ProbeOutcome& o) {
   set(o, Status::pass, "");
 }
 
+void judge_self_probe_outcome(const ProbeSpec& spec, ProbeOutcome& o) {
+  if (o.exit_code && *o.exit_code != 0) {
+    set(o, Status::error, fmt::format("gpuqual's probe program exited with {} in this image: {}", *o.exit_code, tail(o.output)));
+    return;
+  }
+  SelfProbeJudgement j = judge_self_probe(o.output, spec.gpus);
+  o.seen = std::move(j.attributes);
+  for (auto& f : j.findings) {
+    f.detail = fmt::format("{} ({}): {}", spec.name, spec.image, f.detail);
+    o.findings.push_back(std::move(f));
+  }
+  if (j.status != Status::pass) {
+    set(o, j.status, j.reason);
+    return;
+  }
+  judge_exit_and_output(spec, o);  // exit code 0 and, if given, expect_output on its JSON
+}
+
 ProbeOutcome run_probe(ContainerRuntime& runtime, const ProbeSpec& spec, const ProbeContext& ctx) {
   ProbeOutcome o;
   o.probe = spec.name;
@@ -118,17 +136,12 @@ ProbeOutcome run_probe(ContainerRuntime& runtime, const ProbeSpec& spec, const P
   }
 
   // 2. The CUDA requirement of the image against the host driver, before anything starts.
-  const ImageCompatVerdict compat = check_image_compat(image->env, ctx.host);
-  o.compat = compat.summary;
+  const ImageCompatVerdict compat = check_image_compat(spec.image, image->env, ctx.host.compat);
+  o.compat = fmt::format("{}: {}", to_string(compat.status), compat.summary);
+  for (const auto& f : compat.findings)
+    if (f.severity != Severity::info) o.findings.push_back(f);
   if (compat.status == Status::fail) {
     set(o, Status::fail, compat.summary);
-    add_finding(o, "container.cuda_incompatible", Severity::fail,
-                fmt::format("{} ({}): {}", spec.name, spec.image, compat.summary),
-                "upgrade the driver, or use an image built for an older CUDA");
-    return o;
-  }
-  if (compat.status == Status::error) {
-    set(o, Status::error, compat.summary);
     return o;
   }
 
@@ -140,6 +153,15 @@ ProbeOutcome run_probe(ContainerRuntime& runtime, const ProbeSpec& spec, const P
   cs.env = spec.env;
   cs.gpus = spec.gpus;
   cs.labels = {{kRunLabel, ctx.run_id}, {kProbeLabel, spec.name}, {kOwnerLabel, this_process_owner()}};
+  if (spec.self_probe) {
+    if (ctx.self_probe_program.empty()) {
+      set(o, Status::error,
+          "self-probe asked for, but gpuqual-container-probe was not found next to gpuqual (or $GPUQUAL_CONTAINER_PROBE)");
+      return o;
+    }
+    cs.mounts.push_back({ctx.self_probe_program, kSelfProbeTarget, true});
+    cs.command = {kSelfProbeTarget};
+  }
   o.container = cs.name;
 
   std::unique_ptr<ContainerJanitor> janitor;
@@ -178,6 +200,10 @@ ProbeOutcome run_probe(ContainerRuntime& runtime, const ProbeSpec& spec, const P
       }
     } else if (lower(what).find("already in use") != std::string::npos || lower(what).find("conflict") != std::string::npos) {
       set(o, Status::error, what);  // our naming collided: a harness problem, not the node's
+    } else if (spec.self_probe) {
+      // Our program could not be executed there (no glibc, a read-only or noexec mount): that
+      // says nothing about the node.
+      set(o, Status::error, fmt::format("gpuqual's probe program cannot run in this image: {}", what));
     } else {
       set(o, Status::fail, fmt::format("container did not start: {}", what));
       add_finding(o, "container.start_failed", Severity::fail, fmt::format("{} ({}): {}", spec.name, spec.image, what));
@@ -200,7 +226,11 @@ ProbeOutcome run_probe(ContainerRuntime& runtime, const ProbeSpec& spec, const P
           const ContainerOutput out = runtime.logs(cs.name, spec.max_output);
           o.output = out.text;
           o.output_truncated = out.truncated;
-          judge_exit_and_output(spec, o);
+          if (spec.self_probe) {
+            judge_self_probe_outcome(spec, o);
+          } else {
+            judge_exit_and_output(spec, o);
+          }
         } catch (const std::exception& e) {
           set(o, Status::error, fmt::format("exit code {} but the output could not be read: {}", w.exit_code, e.what()));
         }
@@ -219,6 +249,10 @@ ProbeOutcome run_probe(ContainerRuntime& runtime, const ProbeSpec& spec, const P
     janitor->release();
     if (o.status == Status::pass) set(o, Status::error, fmt::format("could not remove the container: {}", e.what()));
   }
+
+  // A driver that runs the image only with a limited feature set (minor-version) or through
+  // forward compatibility: the container worked, but say so.
+  if (compat.status == Status::warn && o.status == Status::pass) set(o, Status::warn, compat.summary);
 
   // 5. A GPU was asked for on a node that has none: nothing the container did is a verdict on
   //    the node's container stack.

@@ -10,6 +10,7 @@
 //   error  the runtime is missing or does not answer, the image is not there (and no pull was
 //          asked), the run was stopped
 #include <atomic>
+#include <map>
 #include <optional>
 #include <regex>
 #include <string>
@@ -18,6 +19,7 @@
 #include "core/record.hpp"
 #include "core/status.hpp"
 #include "probes/container_runtime.hpp"
+#include "probes/image_compat.hpp"
 
 namespace gpuqual::probes {
 
@@ -34,12 +36,14 @@ struct ProbeSpec {
   bool pull = false;
   double pull_timeout_s = 600;
   std::size_t max_output = 64u << 10; // bytes of output kept (and searched)
+  // Run gpuqual's own program inside instead of a command (self_probe.hpp): GPUs visible, CUDA
+  // driver and runtime inside, a tiny kernel per GPU.
+  bool self_probe = false;
 };
 
 // What the node is, for the compatibility preflight and the GPU-less case.
 struct HostFacts {
-  std::string driver_version;         // "570.133.20"; "" without a driver
-  std::string cuda_driver_version;    // "12.8"; "" without a driver
+  CompatInputs compat;                // driver, GPUs and the rules table for the CUDA preflight
   std::optional<bool> has_gpus;       // unknown when no inventory was taken
   std::string no_gpu_reason;
 };
@@ -48,6 +52,7 @@ struct ProbeContext {
   std::string run_id;                 // containers are named gpuqual-<run>-<probe>-<n>
   HostFacts host;
   const std::atomic<bool>* stop = nullptr;
+  std::string self_probe_program;     // host path of gpuqual-container-probe ("" = not found)
 };
 
 struct ProbeOutcome {
@@ -63,6 +68,7 @@ struct ProbeOutcome {
   bool output_truncated = false;
   bool removed = false;               // the probe saw the container removed
   std::string compat;                 // what the CUDA preflight concluded, "" when not run
+  std::map<std::string, std::string> seen;  // what the self-probe saw inside (visible_gpus, ...)
   std::vector<Finding> findings;
 };
 
@@ -70,5 +76,7 @@ ProbeOutcome run_probe(ContainerRuntime& runtime, const ProbeSpec& spec, const P
 
 // Exposed for tests: judges a finished container (exit code and output) against the spec.
 void judge_exit_and_output(const ProbeSpec& spec, ProbeOutcome& outcome);
+// ... and a finished self-probe: its JSON (self_probe.hpp), then exit code and output.
+void judge_self_probe_outcome(const ProbeSpec& spec, ProbeOutcome& outcome);
 
 }  // namespace gpuqual::probes

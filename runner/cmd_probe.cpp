@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
+#include "core/cuda_compat_version.hpp"
 #include "core/exit_code.hpp"
 #include "core/input_error.hpp"
 #include "core/json_input.hpp"
@@ -25,8 +26,10 @@
 #include "probes/container_owner.hpp"
 #include "probes/names.hpp"
 #include "probes/probe_config.hpp"
+#include "probes/self_probe.hpp"
 #include "probes/telemetry_check.hpp"
 #include "runner/command.hpp"
+#include "suites/container_probe.hpp"
 
 namespace gpuqual {
 
@@ -142,12 +145,38 @@ struct ContainerArgs {
   std::string format = "text";
   bool no_sweep = false;
   int max_output = 64 << 10;
+  std::string tables_dir;
+  std::string assume_driver, assume_cuda;
 };
+
+// What-if: judge the images' CUDA requirement as if the node had this driver (before an
+// upgrade or a rollback). The container still runs on the real one.
+void assume_driver(probes::CompatInputs& in, const std::string& driver, const std::string& cuda) {
+  if (!driver.empty()) {
+    const auto v = parse_driver_version(driver);
+    if (!v) throw InputError("--assume-driver", "", fmt::format("'{}' is not a driver version (e.g. 570.133.20)", driver));
+    in.host.driver = v;
+    in.host.driver_text = driver;
+  }
+  if (!cuda.empty()) {
+    const auto v = DottedVersion::parse(cuda);
+    if (!v) throw InputError("--assume-cuda", "", fmt::format("'{}' is not a CUDA version (e.g. 12.8)", cuda));
+    in.host.cuda = v;
+  }
+  // Without a GPU list (a GPU-less machine) the requirement is still judged against the
+  // assumed driver: one GPU whose brand and architecture are unknown (treated as satisfied).
+  if (in.gpus.empty()) in.gpus.emplace_back();
+  for (auto& g : in.gpus) {
+    g.driver = in.host.driver;
+    g.cuda = in.host.cuda;
+  }
+}
 
 int run_container(ContainerArgs& a) {
   probes::ContainerProbeConfig config;
   config.runtime = runtime_config(a.rt);
   config.sweep_orphans = !a.no_sweep;
+  config.tables_dir = a.tables_dir;
   const auto gpus = probes::parse_gpu_request(a.gpus);
   if (!gpus) throw InputError("--gpus", "", fmt::format("'{}' is not none, all or a number", a.gpus));
   a.spec.gpus = *gpus;
@@ -156,6 +185,8 @@ int run_container(ContainerArgs& a) {
     const std::string last = a.spec.image.substr(a.spec.image.rfind('/') == std::string::npos ? 0 : a.spec.image.rfind('/') + 1);
     a.spec.name = probes::slug(last.substr(0, last.find('@')));
   }
+  if (a.spec.self_probe && !a.spec.command.empty())
+    throw InputError("--self-probe", "", "runs gpuqual's own program in the container: give no command");
   for (const auto& kv : a.spec.env)
     if (kv.empty() || kv[0] == '=' || kv.find('=') == std::string::npos)
       throw InputError("--env", "", fmt::format("'{}' is not K=V", kv));
@@ -166,14 +197,18 @@ int run_container(ContainerArgs& a) {
   probes::ProbeContext pc;
   pc.run_id = a.run_id.empty() ? probes::local_run_id() : a.run_id;
   pc.stop = &g_probe_stop;
+  pc.self_probe_program = probes::find_container_probe_program();
   // The host's driver and GPUs: for the image's CUDA requirement and the GPU-less case.
   const Inventory inv = collect_inventory({});
-  pc.host.driver_version = inv.node.driver_version;
-  pc.host.cuda_driver_version = inv.node.cuda_driver_version;
+  pc.host.compat = node_compat_inputs(a.tables_dir);
+  if (!a.assume_driver.empty() || !a.assume_cuda.empty()) assume_driver(pc.host.compat, a.assume_driver, a.assume_cuda);
   pc.host.has_gpus = !inv.gpus.empty();
   pc.host.no_gpu_reason = inv.gpu_unavailable_reason;
   install_stop_handlers();
-  return report(probes::run_container_probes(config, pc), a.format, "container");
+  CheckResult result = probes::run_container_probes(config, pc);
+  if (!a.assume_driver.empty()) result.attributes["assumed_driver"] = a.assume_driver;
+  if (!a.assume_cuda.empty()) result.attributes["assumed_cuda_driver"] = a.assume_cuda;
+  return report(result, a.format, "container");
 }
 
 struct TelemetryArgs {
@@ -238,8 +273,13 @@ void add_probe_command(CLI::App& app, CommandAction& selected) {
   cont->add_option("--expect-output", c->spec.expect_output, "ECMAScript regex the output must contain");
   cont->add_option("--env", c->spec.env, "K=V for the container (repeatable)");
   cont->add_flag("--pull", c->spec.pull, "Pull the image when it is not present");
+  cont->add_flag("--self-probe", c->spec.self_probe,
+                 "Run gpuqual's program inside (mounted read-only): GPUs visible, CUDA inside, a tiny kernel per GPU");
   cont->add_option("--max-output", c->max_output, "Bytes of output kept and searched")->check(CLI::Range(1, 64 << 20));
   cont->add_option("--run-id", c->run_id, "Run id in the container name and label (default: host-pid-time-random)");
+  cont->add_option("--tables-dir", c->tables_dir, "Where cuda-compat.yaml is (default: the baselines directory)");
+  cont->add_option("--assume-driver", c->assume_driver, "What-if: judge the image's CUDA requirement against this driver version");
+  cont->add_option("--assume-cuda", c->assume_cuda, "What-if: ... and this driver CUDA version (cudaDriverGetVersion, e.g. 12.8)");
   cont->add_flag("--no-sweep", c->no_sweep, "Do not remove containers left by dead gpuqual processes first");
   cont->add_option("--format", c->format, "text or json")->check(CLI::IsMember({"text", "json"}));
   cont->add_option("command", c->spec.command, "Command and arguments (after --), instead of the image's own");

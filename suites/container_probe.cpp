@@ -3,13 +3,35 @@
 // against the host driver, runs it under a janitor (no container outlives the check, even
 // when the check is SIGKILLed), and judges exit code and output. The work is in probes/;
 // this file maps the check's context onto it.
-#include <cstdlib>
+#include "suites/container_probe.hpp"
 
+#include <cstdlib>
+#include <memory>
+
+#include "core/cuda_compat.hpp"
+#include "core/health_severity.hpp"
+#include "core/input_error.hpp"
+#include "device/compat_facts.hpp"
 #include "probes/names.hpp"
 #include "probes/probe_config.hpp"
+#include "probes/self_probe.hpp"
 #include "suites/check.hpp"
 
 namespace gpuqual {
+
+probes::CompatInputs node_compat_inputs(const std::string& tables_dir) {
+  probes::CompatInputs in;
+  const std::string path = severity_tables_dir(tables_dir) + "/" + kCudaCompatFile;
+  try {
+    in.table = std::make_shared<const CudaCompatTable>(load_cuda_compat_table(path));
+  } catch (const std::exception& e) {
+    in.problem = e.what();
+  }
+  const CompatFacts facts = collect_compat_facts();
+  in.host = facts.host;
+  in.gpus = facts.gpus;
+  return in;
+}
 
 namespace {
 
@@ -21,10 +43,10 @@ class ContainerProbeCheck : public Check {
     // Containers are named and labelled after the run; the runner exports its run id.
     const char* run_id = std::getenv("GPUQUAL_RUN_ID");
     pc.run_id = run_id && *run_id ? run_id : probes::local_run_id();
-    pc.host.driver_version = ctx.node.driver_version;
-    pc.host.cuda_driver_version = ctx.node.cuda_driver_version;
+    pc.host.compat = node_compat_inputs(config.tables_dir);
     pc.host.has_gpus = !ctx.node_gpus.empty();
     pc.stop = ctx.stop_requested;
+    pc.self_probe_program = probes::find_container_probe_program();
     return probes::run_container_probes(config, pc);
   }
 };

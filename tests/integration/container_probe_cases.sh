@@ -2,6 +2,8 @@
 # The caller defines:
 #   RT=(...)                 gpuqual runtime flags, e.g. (--runtime docker --socket /tmp/x/docker.sock)
 #   IMG                      the imported busybox image
+#   IMG_CUDA                 the same with CUDA_VERSION=12.4.1 and NVIDIA_REQUIRE_CUDA of nvidia/cuda:12.4.1
+#   IMG_GLIBC                busybox plus the host's glibc (runs gpuqual's self-probe program)
 #   rt_count FILTER...       prints how many containers match `--filter` FILTERs (all states)
 #   rt_orphan NAME OWNER RUN creates and starts a container labelled gpuqual.owner=OWNER and
 #                            gpuqual.run=RUN, running sleep
@@ -25,6 +27,25 @@ run_common_cases() {
   expect_gq "$tag unknown image" 2 'ERROR — .*gq-no-such-image:1 is not present' -- probe container "${RT[@]}" --image gq-no-such-image:1 -- true
   expect_gq "$tag output mismatch" 1 'FAIL — .*output does not match /hello/' -- probe container "${RT[@]}" --image "$IMG" --expect-output hello -- echo goodbye
   expect_gq "$tag GPU requested on a GPU-less host" 2 'SKIP — .*GPU requested \(all\) but this node has no GPU' -- probe container "${RT[@]}" --image "$IMG" --gpus all -- true
+
+  # The image's CUDA requirement, judged before anything starts: on a driver too old (what-if
+  # flags; this host has no driver) it fails early and creates no container.
+  run="compat-$tag-$$"
+  expect_gq "$tag CUDA image, driver too old" 1 'FAIL — .*refuses it: NVIDIA_REQUIRE_CUDA: unsatisfied condition: cuda>=12.4' -- \
+    probe container "${RT[@]}" --image "$IMG_CUDA" --run-id "$run" --assume-driver 525.60.13 --assume-cuda 12.0 -- true
+  grep -q 'compat.require_unsatisfied' <<<"$LAST_OUT" || fail "$tag CUDA image: no compat.require_unsatisfied finding"
+  if grep -q '\.container ' <<<"$LAST_OUT"; then fail "$tag CUDA image: a container was created"; fi
+  expect_gq "$tag CUDA image, driver new enough" 0 'cuda_compat +pass: ' -- \
+    probe container "${RT[@]}" --image "$IMG_CUDA" --assume-driver 570.133.20 --assume-cuda 12.8 -- true
+  expect_gq "$tag CUDA image on this driver-less host" 0 'cuda_compat +skip: .*no driver|cuda_compat +skip: .*driver' -- \
+    probe container "${RT[@]}" --image "$IMG_CUDA" -- true
+
+  # The self-probe: gpuqual's program inside the container, mounted read-only.
+  expect_gq "$tag self-probe, no GPU asked" 0 'inside\.visible_gpus +0' -- probe container "${RT[@]}" --image "$IMG_GLIBC" --self-probe
+  grep -q 'inside\.libcuda .*libcuda\.so\.1' <<<"$LAST_OUT" || fail "$tag self-probe: libcuda not reported"
+  expect_gq "$tag self-probe, GPU asked on a GPU-less host" 2 'SKIP — .*no GPU' -- probe container "${RT[@]}" --image "$IMG_GLIBC" --self-probe --gpus all
+  expect_gq "$tag self-probe in an image without glibc" 2 "ERROR — .*gpuqual's probe program" -- probe container "${RT[@]}" --image "$IMG" --self-probe
+  expect_gq "$tag self-probe with a command" 3 'give no command' -- probe container "${RT[@]}" --image "$IMG_GLIBC" --self-probe -- true
 
   # Huge output: bounded capture, the probe still ends quickly and judges what it kept.
   local t0=$SECONDS

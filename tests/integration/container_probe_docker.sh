@@ -26,6 +26,12 @@ command -v docker >/dev/null || { echo "SKIP: the docker CLI is not installed" >
 make_busybox_tar "$WORK/busybox.tar"
 IMG=gq-busybox:test
 dk import "$WORK/busybox.tar" "$IMG" >/dev/null || { echo "FAIL: docker import" >&2; exit 1; }
+IMG_GLIBC=gq-glibc:test
+make_glibc_tar "$WORK/glibc.tar" "$WORK/busybox.tar"
+dk import "$WORK/glibc.tar" "$IMG_GLIBC" >/dev/null || { echo "FAIL: docker import" >&2; exit 1; }
+IMG_CUDA=gq-cuda:12.4.1
+dk import --change 'ENV CUDA_VERSION=12.4.1' --change "ENV NVIDIA_REQUIRE_CUDA=$REQUIRE_12_4_1" \
+  "$WORK/busybox.tar" "$IMG_CUDA" >/dev/null || { echo "FAIL: docker import" >&2; exit 1; }
 
 RT=(--runtime docker --socket "$SOCK")
 rt_count() {

@@ -16,6 +16,25 @@ make_busybox_tar() {
   rm -rf "$root"
 }
 
+# NVIDIA_REQUIRE_CUDA of nvidia/cuda:12.4.1 (shared/reference/cuda-image-env.md, first clauses).
+REQUIRE_12_4_1='cuda>=12.4 brand=tesla,driver>=470,driver<471 brand=unknown,driver>=470,driver<471 brand=tesla,driver>=535,driver<536 brand=unknown,driver>=535,driver<536'
+
+# The busybox rootfs plus the host's glibc (libc.so.6 and the dynamic loader): enough for
+# gpuqual's own probe program (dynamically linked against glibc, nothing else).
+make_glibc_tar() {
+  local out=$1 root libc loader
+  libc=$(ldd /bin/true | awk '/libc\.so\.6/ {print $3}')
+  loader=$(ldd /bin/true | awk '/ld-linux/ {print $1}')
+  [[ -f "$libc" && -f "$loader" ]] || { echo "SKIP: cannot find the host's glibc" >&2; exit 77; }
+  root=$(mktemp -d "${TMPDIR:-/tmp}/gq-glibcroot.XXXXXX")
+  tar -C "$root" -xf "$2"
+  mkdir -p "$root$(dirname "$libc")" "$root$(dirname "$loader")"
+  cp -L "$libc" "$root$libc"
+  cp -L "$loader" "$root$loader"
+  tar -C "$root" -cf "$out" .
+  rm -rf "$root"
+}
+
 FAILURES=0
 PASSES=0
 

@@ -50,6 +50,12 @@ if ! podman import "$WORK/busybox.tar" "$IMG" >/dev/null 2>"$WORK/import.err"; t
   echo "SKIP: podman cannot import an image here: $(tail -2 "$WORK/import.err" | tr '\n' ' ')" >&2
   exit 77
 fi
+IMG_GLIBC=localhost/gq-glibc:test
+make_glibc_tar "$WORK/glibc.tar" "$WORK/busybox.tar"
+podman import --quiet "$WORK/glibc.tar" "$IMG_GLIBC" >/dev/null || { echo "FAIL: podman import" >&2; exit 1; }
+IMG_CUDA=localhost/gq-cuda:12.4.1
+podman import --quiet --change 'ENV CUDA_VERSION=12.4.1' --change "ENV NVIDIA_REQUIRE_CUDA=$REQUIRE_12_4_1" \
+  "$WORK/busybox.tar" "$IMG_CUDA" >/dev/null || { echo "FAIL: podman import" >&2; exit 1; }
 if ! podman run --rm "$IMG" true >/dev/null 2>"$WORK/run.err"; then
   echo "SKIP: podman cannot run a container here: $(tail -2 "$WORK/run.err" | tr '\n' ' ')" >&2
   exit 77

@@ -8,6 +8,7 @@
 
 #include "core/input_error.hpp"
 #include "probes/container_owner.hpp"
+#include "core/cuda_compat.hpp"
 #include "probes/image_compat.hpp"
 #include "probes/probe_config.hpp"
 #include "probes/probe_run.hpp"
@@ -154,29 +155,64 @@ TEST(ProbeJudge, ExitCodeAndOutput) {
   EXPECT_EQ(o.findings.at(0).code, "container.output_mismatch");
 }
 
-TEST(ProbeImageCompat, ReadsTheImageCudaVariables) {
-  const auto env = read_image_cuda_env({"PATH=/usr/bin", "CUDA_VERSION=12.4.1",
-                                        "NVIDIA_REQUIRE_CUDA=cuda>=12.4 brand=tesla,driver>=470,driver<471",
-                                        "NVIDIA_REQUIRE_JETPACK=csv-mounts=all", "NVIDIA_REQUIRE_ARCH=arch>=8.0",
-                                        "NVIDIA_DISABLE_REQUIRES=true", "NVIDIA_VISIBLE_DEVICES=all"});
-  EXPECT_EQ(env.cuda_version, "12.4.1");
-  EXPECT_EQ(env.requirements,
-            (std::vector<std::string>{"cuda>=12.4 brand=tesla,driver>=470,driver<471", "arch>=8.0"}));
-  EXPECT_TRUE(env.misspelt_disable);
-  EXPECT_EQ(env.disable_require, "");
+namespace {
+
+CompatInputs inputs_for(const std::string& driver, const std::string& cuda) {
+  CompatInputs in;
+  in.table = std::make_shared<const CudaCompatTable>(
+      load_cuda_compat_table(std::string(GPUQUAL_SOURCE_DIR) + "/baselines/cuda-compat.yaml"));
+  in.host.driver = DottedVersion::parse(driver);
+  in.host.driver_text = driver;
+  in.host.cuda = DottedVersion::parse(cuda);
+  RequireFacts gpu;
+  gpu.driver = in.host.driver;
+  gpu.cuda = in.host.cuda;
+  gpu.arch = DottedVersion::parse("9.0");
+  gpu.brand = "nvidia";
+  in.gpus = {gpu};
+  return in;
+}
+
+// nvidia/cuda:12.4.1 as `docker image inspect` shows it (shared/reference/cuda-image-env.md).
+const std::vector<std::string> kCuda1241 = {
+    "PATH=/usr/local/nvidia/bin:/usr/local/cuda/bin:/usr/bin", "CUDA_VERSION=12.4.1",
+    "NVIDIA_REQUIRE_CUDA=cuda>=12.4 brand=tesla,driver>=470,driver<471 brand=unknown,driver>=470,driver<471 "
+    "brand=tesla,driver>=535,driver<536 brand=unknown,driver>=535,driver<536",
+    "NVIDIA_VISIBLE_DEVICES=all", "NVIDIA_DRIVER_CAPABILITIES=compute,utility"};
+
+}  // namespace
+
+TEST(ProbeImageCompat, NewEnoughDriverPasses) {
+  const auto v = check_image_compat("nvidia/cuda:12.4.1", kCuda1241, inputs_for("570.133.20", "12.8"));
+  EXPECT_EQ(v.status, Status::pass) << v.summary;
+}
+
+TEST(ProbeImageCompat, TooOldDriverFailsWithTheReason) {
+  const auto v = check_image_compat("nvidia/cuda:12.4.1", kCuda1241, inputs_for("525.60.13", "12.0"));
+  EXPECT_EQ(v.status, Status::fail) << v.summary;
+  EXPECT_NE(v.summary.find("cuda>=12.4"), std::string::npos) << v.summary;
+  ASSERT_FALSE(v.findings.empty());
+  EXPECT_EQ(v.findings[0].severity, Severity::fail);
+}
+
+TEST(ProbeImageCompat, MalformedRequirementFails) {
+  const auto v = check_image_compat("bad:1", {"NVIDIA_REQUIRE_CUDA=cuda>>12"}, inputs_for("570.133.20", "12.8"));
+  EXPECT_EQ(v.status, Status::fail);
+  EXPECT_EQ(v.findings.at(0).code, "compat.require_malformed");
 }
 
 TEST(ProbeImageCompat, NothingToEvaluate) {
-  HostFacts host;
-  host.driver_version = "570.133.20";
-  host.cuda_driver_version = "12.8";
-  EXPECT_EQ(check_image_compat({"PATH=/bin"}, host).status, Status::skip);
-  EXPECT_NE(check_image_compat({"CUDA_VERSION=12.4.1", "NVIDIA_DISABLE_REQUIRE=true"}, host).summary.find("disabled"),
-            std::string::npos);
-  EXPECT_EQ(check_image_compat({"CUDA_VERSION=12.4.1", "NVIDIA_DISABLE_REQUIRE=yes"}, host).summary.find("disabled"),
-            std::string::npos);  // "yes" is not a Go ParseBool true
-  EXPECT_NE(check_image_compat({"CUDA_VERSION=12.4.1"}, HostFacts{}).summary.find("no NVIDIA driver"),
-            std::string::npos);
+  EXPECT_EQ(check_image_compat("busybox", {"PATH=/bin"}, inputs_for("570.133.20", "12.8")).status, Status::skip);
+  CompatInputs no_table;
+  no_table.problem = "cuda-compat.yaml: not found";
+  const auto v = check_image_compat("nvidia/cuda:12.4.1", kCuda1241, no_table);
+  EXPECT_EQ(v.status, Status::skip);
+  EXPECT_NE(v.summary.find("not evaluated: cuda-compat.yaml"), std::string::npos) << v.summary;
+  // No driver on the host: nothing to judge against, never a pass.
+  CompatInputs no_driver = inputs_for("570.133.20", "12.8");
+  no_driver.host = {};
+  no_driver.gpus.clear();
+  EXPECT_EQ(check_image_compat("nvidia/cuda:12.4.1", kCuda1241, no_driver).status, Status::skip);
 }
 
 TEST(ProbeOwner, LiveAndDeadOwners) {
