@@ -94,9 +94,11 @@ int run_report(const ReportArgs& a) {
   if (a.record.empty()) throw InputError("RECORD", "", "give a run record, or --gate RECORD... for a pool");
   const RunRecord record = read_record(a.record);
   const std::unique_ptr<SeverityTable> meanings = load_meanings();
+  const html::BurninTelemetry telemetry = html::load_burnin_telemetry(record, a.record);
   html::ReportInput in;
   in.record = &record;
   in.severity = meanings.get();
+  in.telemetry = &telemetry;
   if (!a.before.empty()) {
     const RunRecord before = read_record(a.before);
     // As `gpuqual diff --baseline`: the baseline only lends its per-metric tolerances.

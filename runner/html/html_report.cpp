@@ -287,6 +287,7 @@ std::string render_report(const ReportInput& in) {
   } else {
     stack_section(out, v, in.record, in.before);
     metrics_section(out, v);
+    if (in.record) out += burnin_section(*in.record, in.telemetry);
     findings_section(out, v, in.severity);
     checks_section(out, v);
   }

@@ -2,14 +2,15 @@
 // `gpuqual report`: one self-contained HTML page (inline CSS, inline SVG drawn here, no scripts,
 // no fonts, images or URLs) that shows a verdict the way people would rather look at it: the
 // outcome and its reasons first, the stack, each metric per GPU against the expectation and its
-// tolerance band, findings with their meaning and action; before/after bars for a diff and a
-// nodes x metrics heat map for a pool.
+// tolerance band, burn-in time series, findings with their meaning and action; before/after bars
+// for a diff and a nodes x metrics heat map for a pool.
 #include <string>
 #include <vector>
 
 #include "core/health_severity.hpp"
 #include "core/record.hpp"
 #include "core/verdict.hpp"
+#include "runner/html/html_burnin.hpp"
 
 namespace gpuqual::html {
 
@@ -26,6 +27,7 @@ struct ReportInput {
   const RunRecord* before = nullptr;         // diff: the before-record, for the stack columns
   const SeverityTable* severity = nullptr;   // meaning and action of finding codes; may be null
   std::vector<PoolNode> pool;                // gate: one per node
+  const BurninTelemetry* telemetry = nullptr; // burn-in side file series; may be null
 };
 
 std::string render_report(const ReportInput& input);

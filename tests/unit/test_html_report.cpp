@@ -168,7 +168,7 @@ TEST(HtmlReport, HostileStringsAreEscaped) {
   // Only the page's own tags: every '<' starts a tag this renderer writes.
   const std::regex tag("<(/?)([a-zA-Z0-9!]+)");
   const std::set<std::string> ours{"!DOCTYPE", "html", "head", "meta", "title", "style", "body", "div", "h1", "h2", "h3", "p",
-                                   "ul", "li", "table", "tr", "th", "td", "span", "b", "br", "svg", "text", "rect", "line"};
+                                   "ul", "li", "table", "tr", "th", "td", "span", "b", "br", "svg", "text", "tspan", "rect", "line", "polyline"};
   for (auto it = std::sregex_iterator(page.begin(), page.end(), tag); it != std::sregex_iterator(); ++it)
     EXPECT_TRUE(ours.count((*it)[2].str())) << "unexpected tag <" << (*it)[2].str();
   // <b> is ours but only inside the stack-change paragraph; the record's <b> must be text.
