@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -109,6 +110,9 @@ Attempt exec_attempt(const Prepared& p) {
 }
 
 [[noreturn]] void watch(int read_fd, const Prepared& p) {
+  // A name a supervisor can recognise (ps, /proc/<pid>/comm): a runner that reaps orphans
+  // should leave "gpuqual-janitor" processes to finish; they end by themselves within seconds.
+  ::prctl(PR_SET_NAME, "gpuqual-janitor", 0, 0, 0);
   // Our own session (set by the intermediate child); no inherited signal dispositions or mask.
   sigset_t none;
   sigemptyset(&none);

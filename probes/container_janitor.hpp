@@ -13,6 +13,10 @@
 //     create still in flight at the moment of death is caught too;
 //   - the object is destroyed without dismiss() (the probe's own removal failed): same as death.
 //
+// The watcher is named "gpuqual-janitor" (/proc/<pid>/comm). A supervisor that kills every
+// orphan it inherits (the runner's reaper) must spare it, or call the check's after-abort
+// cleanup (suites/container_probe.hpp), or the container stays until the next sweep.
+//
 // After fork the watcher only makes async-signal-safe calls (read, socket, connect, write,
 // fork, execve, waitpid, nanosleep): everything it needs is prepared before the fork, so it is
 // safe in a multi-threaded process.

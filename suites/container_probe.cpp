@@ -12,6 +12,7 @@
 #include "core/health_severity.hpp"
 #include "core/input_error.hpp"
 #include "device/compat_facts.hpp"
+#include "probes/container_owner.hpp"
 #include "probes/names.hpp"
 #include "probes/probe_config.hpp"
 #include "probes/self_probe.hpp"
@@ -31,6 +32,20 @@ probes::CompatInputs node_compat_inputs(const std::string& tables_dir) {
   in.host = facts.host;
   in.gpus = facts.gpus;
   return in;
+}
+
+std::vector<std::string> container_probe_after_abort(const nlohmann::json& params) {
+  std::vector<std::string> out;
+  try {
+    const probes::ContainerProbeConfig config = probes::parse_container_probe_params(params, "container_probe params");
+    auto runtime = probes::make_runtime(config.runtime);
+    const probes::SweepResult swept = probes::sweep_orphaned_containers(*runtime);
+    out = swept.removed;
+    for (const auto& f : swept.failed) out.push_back("not removed: " + f);
+  } catch (const std::exception& e) {
+    out.push_back(std::string("not removed: ") + e.what());
+  }
+  return out;
 }
 
 namespace {

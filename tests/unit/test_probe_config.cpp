@@ -12,6 +12,7 @@
 #include "probes/image_compat.hpp"
 #include "probes/probe_config.hpp"
 #include "probes/probe_run.hpp"
+#include "suites/container_probe.hpp"
 
 using namespace gpuqual;
 using namespace gpuqual::probes;
@@ -229,4 +230,16 @@ TEST(ProbeOwner, LiveAndDeadOwners) {
   EXPECT_EQ(owner_state(reused), OwnerState::gone);
   EXPECT_EQ(owner_state("another-host/abc/1/2"), OwnerState::foreign);
   EXPECT_EQ(owner_state("garbage"), OwnerState::foreign);
+}
+
+TEST(ProbeAfterAbort, NeverThrowsAndSaysWhatFailed) {
+  // The runner's hook after a killed container_probe: with no daemon behind the socket it
+  // reports the problem instead of throwing.
+  const auto out = container_probe_after_abort(
+      json::parse(R"({"runtime": "docker", "socket": "/tmp/gpuqual-no-such-daemon.sock", "probes": [{"image": "a"}]})"));
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].rfind("not removed: ", 0), 0u) << out[0];
+  const auto bad = container_probe_after_abort(json::parse(R"({"probes": []})"));
+  ASSERT_EQ(bad.size(), 1u);
+  EXPECT_NE(bad[0].find("at least one probe"), std::string::npos) << bad[0];
 }
