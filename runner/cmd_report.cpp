@@ -27,6 +27,7 @@ namespace {
 struct ReportArgs {
   std::string record;
   std::string baseline = "auto";
+  bool baseline_given = false;  // with --before, only an explicit --baseline lends tolerances (as `gpuqual diff`)
   std::string baselines_dir;
   std::string before;
   std::vector<std::string> gate;
@@ -101,8 +102,9 @@ int run_report(const ReportArgs& a) {
   in.telemetry = &telemetry;
   if (!a.before.empty()) {
     const RunRecord before = read_record(a.before);
-    // As `gpuqual diff --baseline`: the baseline only lends its per-metric tolerances.
-    const std::unique_ptr<Baseline> tolerances = load_record_baseline(a.baseline, a.baselines_dir, record.hardware_class.slug);
+    // As `gpuqual diff`: no baseline unless asked for; one only lends its per-metric tolerances.
+    std::unique_ptr<Baseline> tolerances;
+    if (a.baseline_given) tolerances = load_record_baseline(a.baseline, a.baselines_dir, record.hardware_class.slug);
     DiffOptions o;
     o.tolerances = tolerances.get();
     o.strict = a.strict;
@@ -127,7 +129,10 @@ void add_report_command(CLI::App& app, CommandAction& selected) {
       "Write the verdict of a record (against its baseline, or against --before) or of a pool (--gate) as one "
       "self-contained HTML page; exit code as compare/diff/gate");
   cmd->add_option("RECORD", args->record, "Run record (gpuqual.run/v1 JSON)");
-  cmd->add_option("--baseline", args->baseline, "auto (baselines/<class>.yaml) or a baseline YAML file")->capture_default_str();
+  CLI::Option* baseline = cmd->add_option("--baseline", args->baseline,
+                                          "auto (baselines/<class>.yaml) or a baseline YAML file; with --before: per-metric "
+                                          "tolerances only when given (else 2 %, as gpuqual diff)")
+                              ->capture_default_str();
   cmd->add_option("--baselines-dir", args->baselines_dir, "Where --baseline auto (and the finding tables) are looked up")
       ->type_name("DIR");
   cmd->add_option("--before", args->before, "Before-record of the same node: show a diff (before/after bars, stack changes)")
@@ -136,7 +141,10 @@ void add_report_command(CLI::App& app, CommandAction& selected) {
       ->type_name("RECORD...");
   cmd->add_option("--html", args->html, "Where to write the HTML report (atomically)")->type_name("FILE")->required();
   cmd->add_flag("--strict", args->strict, "Warnings count as failures (exit 1)");
-  cmd->callback([args, &selected] { selected = [args] { return run_report(*args); }; });
+  cmd->callback([args, baseline, &selected] {
+    args->baseline_given = baseline->count() > 0;
+    selected = [args] { return run_report(*args); };
+  });
 }
 
 }  // namespace gpuqual

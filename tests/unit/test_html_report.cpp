@@ -274,6 +274,11 @@ TEST_F(ReportCli, ExitCodesMirrorTheVerdict) {
   EXPECT_EQ(run_cli(rec("unknown-class") + " --baselines-dir " + kData + "/baselines --html " + html).code, 2);
   EXPECT_EQ(run_cli(rec("slow-gpu") + base() + " --before " + rec("healthy") + " --html " + html).code, 1);
   EXPECT_NE(slurp(html).find("class=\"bar before\""), std::string::npos);
+  // As `gpuqual diff`: no baseline needed (2 % allowed drop); an explicit bad one is bad input.
+  EXPECT_EQ(run_cli(rec("slow-gpu") + " --before " + rec("healthy") + " --baselines-dir " + dir_.string() + " --html " + html).code, 1);
+  EXPECT_NE(slurp(html).find("allowed -2.0%"), std::string::npos);
+  EXPECT_EQ(run_cli(rec("slow-gpu") + " --before " + rec("healthy") + " --baseline " + (dir_ / "nope.yaml").string() +
+                    " --html " + (dir_ / "other.html").string()).code, 3);
   // A pool of two nodes: node-b is the healthy record under another name.
   RunRecord b = read_record(rec("healthy"));
   b.node.hostname = b.node.k8s_node_name = "node-b";
