@@ -27,7 +27,8 @@ namespace {
 struct ReportArgs {
   std::string record;
   std::string baseline = "auto";
-  bool baseline_given = false;  // with --before, only an explicit --baseline lends tolerances (as `gpuqual diff`)
+  bool baseline_given =
+      false;  // with --before, only an explicit --baseline lends tolerances (as `gpuqual diff`)
   std::string baselines_dir;
   std::string before;
   std::vector<std::string> gate;
@@ -40,7 +41,8 @@ struct ReportArgs {
 // The shipped tables, not --baselines-dir: that one holds class baselines, often a test's own.
 std::unique_ptr<SeverityTable> load_meanings() {
   try {
-    return std::make_unique<SeverityTable>(load_severity_tables(severity_tables_dir(""), health_finding_codes()));
+    return std::make_unique<SeverityTable>(
+        load_severity_tables(severity_tables_dir(""), health_finding_codes()));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gpuqual: note: findings are shown without their meaning: %s\n", e.what());
     return nullptr;
@@ -89,7 +91,8 @@ int run_gate_report(const ReportArgs& a) {
 int run_report(const ReportArgs& a) {
   if (!a.gate.empty()) {
     if (!a.record.empty() || !a.before.empty())
-      throw InputError("--gate", "", "a pool report takes its records after --gate only (no RECORD, no --before)");
+      throw InputError("--gate", "",
+                       "a pool report takes its records after --gate only (no RECORD, no --before)");
     return run_gate_report(a);
   }
   if (a.record.empty()) throw InputError("RECORD", "", "give a run record, or --gate RECORD... for a pool");
@@ -104,7 +107,8 @@ int run_report(const ReportArgs& a) {
     const RunRecord before = read_record(a.before);
     // As `gpuqual diff`: no baseline unless asked for; one only lends its per-metric tolerances.
     std::unique_ptr<Baseline> tolerances;
-    if (a.baseline_given) tolerances = load_record_baseline(a.baseline, a.baselines_dir, record.hardware_class.slug);
+    if (a.baseline_given)
+      tolerances = load_record_baseline(a.baseline, a.baselines_dir, record.hardware_class.slug);
     DiffOptions o;
     o.tolerances = tolerances.get();
     o.strict = a.strict;
@@ -114,7 +118,8 @@ int run_report(const ReportArgs& a) {
     in.before = &before;
     return finish(verdict, in, a);
   }
-  const std::unique_ptr<Baseline> baseline = load_record_baseline(a.baseline, a.baselines_dir, record.hardware_class.slug);
+  const std::unique_ptr<Baseline> baseline =
+      load_record_baseline(a.baseline, a.baselines_dir, record.hardware_class.slug);
   const Verdict verdict = compare_record(record, baseline.get(), CompareOptions{a.strict});
   in.verdict = &verdict;
   return finish(verdict, in, a);
@@ -124,22 +129,27 @@ int run_report(const ReportArgs& a) {
 
 void add_report_command(CLI::App& app, CommandAction& selected) {
   auto args = std::make_shared<ReportArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "report",
-      "Write the verdict of a record (against its baseline, or against --before) or of a pool (--gate) as one "
-      "self-contained HTML page; exit code as compare/diff/gate");
+  CLI::App* cmd = app.add_subcommand("report",
+                                     "Write the verdict of a record (against its baseline, or against "
+                                     "--before) or of a pool (--gate) as one "
+                                     "self-contained HTML page; exit code as compare/diff/gate");
   cmd->add_option("RECORD", args->record, "Run record (gpuqual.run/v1 JSON)");
-  CLI::Option* baseline = cmd->add_option("--baseline", args->baseline,
-                                          "auto (baselines/<class>.yaml) or a baseline YAML file; with --before: per-metric "
-                                          "tolerances only when given (else 2 %, as gpuqual diff)")
-                              ->capture_default_str();
-  cmd->add_option("--baselines-dir", args->baselines_dir, "Where --baseline auto (and the finding tables) are looked up")
+  CLI::Option* baseline =
+      cmd->add_option("--baseline", args->baseline,
+                      "auto (baselines/<class>.yaml) or a baseline YAML file; with --before: per-metric "
+                      "tolerances only when given (else 2 %, as gpuqual diff)")
+          ->capture_default_str();
+  cmd->add_option("--baselines-dir", args->baselines_dir,
+                  "Where --baseline auto (and the finding tables) are looked up")
       ->type_name("DIR");
-  cmd->add_option("--before", args->before, "Before-record of the same node: show a diff (before/after bars, stack changes)")
+  cmd->add_option("--before", args->before,
+                  "Before-record of the same node: show a diff (before/after bars, stack changes)")
       ->type_name("RECORD");
   cmd->add_option("--gate", args->gate, "Records (or directories of records) of a pool: verdict and heat map")
       ->type_name("RECORD...");
-  cmd->add_option("--html", args->html, "Where to write the HTML report (atomically)")->type_name("FILE")->required();
+  cmd->add_option("--html", args->html, "Where to write the HTML report (atomically)")
+      ->type_name("FILE")
+      ->required();
   cmd->add_flag("--strict", args->strict, "Warnings count as failures (exit 1)");
   cmd->callback([args, baseline, &selected] {
     args->baseline_given = baseline->count() > 0;

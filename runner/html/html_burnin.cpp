@@ -35,13 +35,15 @@ void decimate(std::vector<T>& v, std::size_t max_points) {
 
 // Distinct, print-safe colours for up to 8 GPUs, then repeating.
 const char* gpu_color(int gpu) {
-  static const char* kColors[] = {"#0969da", "#bc4c00", "#1a7f37", "#8250df", "#bf3989", "#116329", "#953800", "#57606a"};
+  static const char* kColors[] = {"#0969da", "#bc4c00", "#1a7f37", "#8250df",
+                                  "#bf3989", "#116329", "#953800", "#57606a"};
   return kColors[static_cast<std::size_t>(gpu < 0 ? 0 : gpu) % 8];
 }
 
 }  // namespace
 
-BurninTelemetry load_burnin_telemetry(const RunRecord& record, const std::string& record_path, std::size_t max_points) {
+BurninTelemetry load_burnin_telemetry(const RunRecord& record, const std::string& record_path,
+                                      std::size_t max_points) {
   BurninTelemetry t;
   const CheckResult* c = burnin_check(record);
   if (!c) return t;
@@ -63,7 +65,8 @@ BurninTelemetry load_burnin_telemetry(const RunRecord& record, const std::string
     }
   }
   if (t.path.empty()) {
-    t.note = fmt::format("telemetry side file {} not found (copy it next to the record to see the series)", it->second);
+    t.note = fmt::format("telemetry side file {} not found (copy it next to the record to see the series)",
+                         it->second);
     return t;
   }
   std::ifstream in(t.path);
@@ -72,8 +75,8 @@ BurninTelemetry load_burnin_telemetry(const RunRecord& record, const std::string
   while (std::getline(in, line)) {
     if (line.empty()) continue;
     const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
-    if (j.is_discarded() || !j.is_object() || !j.contains("t_s") || !j["t_s"].is_number() || !j.contains("gpu") ||
-        !j["gpu"].is_number_integer()) {
+    if (j.is_discarded() || !j.is_object() || !j.contains("t_s") || !j["t_s"].is_number() ||
+        !j.contains("gpu") || !j["gpu"].is_number_integer()) {
       ++bad;
       continue;
     }
@@ -95,8 +98,10 @@ BurninTelemetry load_burnin_telemetry(const RunRecord& record, const std::string
   return t;
 }
 
-std::string line_chart_svg(const std::string& title, const std::string& unit, const std::map<int, Series>& series,
-                           const std::map<int, std::vector<std::pair<double, bool>>>* bands, const std::string& x_unit) {
+std::string line_chart_svg(const std::string& title, const std::string& unit,
+                           const std::map<int, Series>& series,
+                           const std::map<int, std::vector<std::pair<double, bool>>>* bands,
+                           const std::string& x_unit) {
   constexpr double kW = 900, kH = 170, kL = 60, kR = 110, kT = 22, kB = 22;
   double t0 = INFINITY, t1 = -INFINITY, lo = INFINITY, hi = -INFINITY;
   for (const auto& [gpu, s] : series)
@@ -108,8 +113,10 @@ std::string line_chart_svg(const std::string& title, const std::string& unit, co
       hi = std::max(hi, v);
     }
   std::string out = fmt::format(
-      "<svg class=\"timeseries\" data-series=\"{0}\" width=\"{1}\" height=\"{2}\" viewBox=\"0 0 {1} {2}\" role=\"img\" "
-      "font-family=\"sans-serif\" font-size=\"12\">\n<text x=\"0\" y=\"14\" font-weight=\"bold\" fill=\"#24292f\">{0} "
+      "<svg class=\"timeseries\" data-series=\"{0}\" width=\"{1}\" height=\"{2}\" viewBox=\"0 0 {1} {2}\" "
+      "role=\"img\" "
+      "font-family=\"sans-serif\" font-size=\"12\">\n<text x=\"0\" y=\"14\" font-weight=\"bold\" "
+      "fill=\"#24292f\">{0} "
       "<tspan fill=\"#57606a\" font-weight=\"normal\">{3}</tspan></text>\n",
       escape(title), kW, kH, escape(unit));
   if (!(t0 <= t1)) {
@@ -124,7 +131,8 @@ std::string line_chart_svg(const std::string& title, const std::string& unit, co
   const double pw = kW - kL - kR, ph = kH - kT - kB;
   auto x = [&](double t) { return kL + (t - t0) / (t1 - t0) * pw; };
   auto y = [&](double v) { return kT + (hi - v) / (hi - lo) * ph; };
-  out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#f6f8fa\"/>\n", kL, kT, pw, ph);
+  out +=
+      fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#f6f8fa\"/>\n", kL, kT, pw, ph);
   if (bands) {
     // Time spans in which a GPU reported a slowdown reason: red shading behind the lines.
     for (const auto& [gpu, marks] : *bands) {
@@ -132,28 +140,33 @@ std::string line_chart_svg(const std::string& title, const std::string& unit, co
         if (!marks[i].second) continue;
         const double a = marks[i].first;
         const double b = i + 1 < marks.size() ? marks[i + 1].first : a + 1;
-        out += fmt::format("<rect class=\"throttle\" data-gpu=\"{}\" x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\" "
-                           "fill=\"#ffebe9\"/>\n",
-                           gpu, x(std::clamp(a, t0, t1)), kT, std::max(x(std::clamp(b, t0, t1)) - x(std::clamp(a, t0, t1)), 1.0), ph);
+        out += fmt::format(
+            "<rect class=\"throttle\" data-gpu=\"{}\" x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\" "
+            "fill=\"#ffebe9\"/>\n",
+            gpu, x(std::clamp(a, t0, t1)), kT,
+            std::max(x(std::clamp(b, t0, t1)) - x(std::clamp(a, t0, t1)), 1.0), ph);
       }
     }
   }
-  out += fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\" fill=\"#57606a\">{}</text>\n", kL - 4, kT + 10,
-                     escape(report::value(hi)));
-  out += fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\" fill=\"#57606a\">{}</text>\n", kL - 4, kT + ph,
-                     escape(report::value(lo)));
-  out += fmt::format("<text x=\"{}\" y=\"{}\" fill=\"#57606a\">{}</text>\n", kL, kH - 6, escape(fmt::format("{:.0f} {}", t0, x_unit)));
-  out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" fill=\"#57606a\">{}</text>\n", kL + pw, kH - 6,
-                     escape(fmt::format("{:.0f} {}", t1, x_unit)));
+  out += fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\" fill=\"#57606a\">{}</text>\n", kL - 4,
+                     kT + 10, escape(report::value(hi)));
+  out += fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\" fill=\"#57606a\">{}</text>\n", kL - 4,
+                     kT + ph, escape(report::value(lo)));
+  out += fmt::format("<text x=\"{}\" y=\"{}\" fill=\"#57606a\">{}</text>\n", kL, kH - 6,
+                     escape(fmt::format("{:.0f} {}", t0, x_unit)));
+  out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" fill=\"#57606a\">{}</text>\n", kL + pw,
+                     kH - 6, escape(fmt::format("{:.0f} {}", t1, x_unit)));
   int legend = 0;
   for (const auto& [gpu, s] : series) {
     std::string points;
     for (const auto& [t, v] : s)
       if (std::isfinite(t) && std::isfinite(v)) points += fmt::format("{:.1f},{:.1f} ", x(t), y(v));
-    out += fmt::format("<polyline class=\"series\" data-gpu=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\" points=\"{}\"/>\n",
-                       gpu, gpu_color(gpu), points);
-    out += fmt::format("<text x=\"{}\" y=\"{}\" fill=\"{}\">GPU {}</text>\n", kL + pw + 10, kT + 12 + 15 * legend++, gpu_color(gpu),
-                       gpu);
+    out += fmt::format(
+        "<polyline class=\"series\" data-gpu=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\" "
+        "points=\"{}\"/>\n",
+        gpu, gpu_color(gpu), points);
+    out += fmt::format("<text x=\"{}\" y=\"{}\" fill=\"{}\">GPU {}</text>\n", kL + pw + 10,
+                       kT + 12 + 15 * legend++, gpu_color(gpu), gpu);
   }
   out += "</svg>\n";
   return out;
@@ -167,7 +180,9 @@ std::string burnin_section(const RunRecord& record, const BurninTelemetry* telem
   std::map<int, Series> rate;
   std::string rate_name;
   for (const auto& m : c->metrics) {
-    if (!m.gpu || m.name.rfind("burnin.", 0) != 0 || m.name.size() < 7 || m.name.substr(m.name.size() - 7) != ".tflops") continue;
+    if (!m.gpu || m.name.rfind("burnin.", 0) != 0 || m.name.size() < 7 ||
+        m.name.substr(m.name.size() - 7) != ".tflops")
+      continue;
     rate_name = m.name;
     Series s;
     for (std::size_t i = 0; i < m.samples.size(); ++i) s.emplace_back(static_cast<double>(i), m.samples[i]);
@@ -179,14 +194,19 @@ std::string burnin_section(const RunRecord& record, const BurninTelemetry* telem
     out += "<p class=\"muted\">The burnin check recorded no TFLOP/s windows.</p>\n";
   }
   if (telemetry && !telemetry->path.empty()) {
-    out += fmt::format("<p class=\"muted\">Telemetry from {}; red shading: a slowdown reason (thermal, power brake, HW, "
-                       "board, reliability) was reported.</p>\n",
-                       escape(telemetry->path));
-    out += line_chart_svg("temperature", "\xC2\xB0""C", telemetry->temperature_c, &telemetry->throttled);
+    out += fmt::format(
+        "<p class=\"muted\">Telemetry from {}; red shading: a slowdown reason (thermal, power brake, HW, "
+        "board, reliability) was reported.</p>\n",
+        escape(telemetry->path));
+    out += line_chart_svg("temperature",
+                          "\xC2\xB0"
+                          "C",
+                          telemetry->temperature_c, &telemetry->throttled);
     out += line_chart_svg("SM clock", "MHz", telemetry->sm_clock_mhz, &telemetry->throttled);
     out += line_chart_svg("power", "W", telemetry->power_w, &telemetry->throttled);
   }
-  if (telemetry && !telemetry->note.empty()) out += fmt::format("<p class=\"muted\">{}</p>\n", escape(telemetry->note));
+  if (telemetry && !telemetry->note.empty())
+    out += fmt::format("<p class=\"muted\">{}</p>\n", escape(telemetry->note));
   return out;
 }
 

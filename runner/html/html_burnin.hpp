@@ -15,8 +15,8 @@ namespace gpuqual::html {
 using Series = std::vector<std::pair<double, double>>;  // (seconds since start, value)
 
 struct BurninTelemetry {
-  std::string path;                        // the side file read ("" when none was found)
-  std::string note;                        // why there is none, or what was skipped
+  std::string path;  // the side file read ("" when none was found)
+  std::string note;  // why there is none, or what was skipped
   std::map<int, Series> temperature_c, power_w, sm_clock_mhz;
   std::map<int, std::vector<std::pair<double, bool>>> throttled;  // (t, slowed down)
 };
@@ -26,11 +26,13 @@ struct BurninTelemetry {
 // (evenly decimated, so hours at 1 Hz stay small). Lines that do not parse (a run killed mid-line)
 // are skipped and counted in `note`. Returns an empty telemetry with the reason when the record
 // has no burnin check or the file is not there.
-BurninTelemetry load_burnin_telemetry(const RunRecord& record, const std::string& record_path, std::size_t max_points = 600);
+BurninTelemetry load_burnin_telemetry(const RunRecord& record, const std::string& record_path,
+                                      std::size_t max_points = 600);
 
 // One line chart: a polyline per GPU, min/max labels, a legend; `bands` shades time spans
 // (throttling); `x_unit` labels the ends of the x axis ("s", or "window" for the rate series).
-std::string line_chart_svg(const std::string& title, const std::string& unit, const std::map<int, Series>& series,
+std::string line_chart_svg(const std::string& title, const std::string& unit,
+                           const std::map<int, Series>& series,
                            const std::map<int, std::vector<std::pair<double, bool>>>* bands = nullptr,
                            const std::string& x_unit = "s");
 

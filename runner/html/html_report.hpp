@@ -22,12 +22,12 @@ struct PoolNode {
 };
 
 struct ReportInput {
-  const Verdict* verdict = nullptr;          // what the page is about (compare, diff or gate)
-  const RunRecord* record = nullptr;         // judged record (the after-record of a diff); may be null for a gate
-  const RunRecord* before = nullptr;         // diff: the before-record, for the stack columns
-  const SeverityTable* severity = nullptr;   // meaning and action of finding codes; may be null
-  std::vector<PoolNode> pool;                // gate: one per node
-  const BurninTelemetry* telemetry = nullptr; // burn-in side file series; may be null
+  const Verdict* verdict = nullptr;   // what the page is about (compare, diff or gate)
+  const RunRecord* record = nullptr;  // judged record (the after-record of a diff); may be null for a gate
+  const RunRecord* before = nullptr;  // diff: the before-record, for the stack columns
+  const SeverityTable* severity = nullptr;     // meaning and action of finding codes; may be null
+  std::vector<PoolNode> pool;                  // gate: one per node
+  const BurninTelemetry* telemetry = nullptr;  // burn-in side file series; may be null
 };
 
 std::string render_report(const ReportInput& input);

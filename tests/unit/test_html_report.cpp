@@ -29,13 +29,16 @@ namespace {
 
 const std::string kData = GPUQUAL_TEST_DATA;
 
-RunRecord fixture(const std::string& name) { return read_record(kData + "/records/synthetic-" + name + ".json"); }
+RunRecord fixture(const std::string& name) {
+  return read_record(kData + "/records/synthetic-" + name + ".json");
+}
 Baseline test_baseline() { return load_baseline(kData + "/baselines/h200-sxm-141gb.yaml"); }
 SeverityTable meanings() {
   return load_severity_tables(std::string(GPUQUAL_SOURCE_DIR) + "/baselines", health_finding_codes());
 }
 
-std::string render_compare(const RunRecord& record, const Baseline* baseline, const SeverityTable* table = nullptr) {
+std::string render_compare(const RunRecord& record, const Baseline* baseline,
+                           const SeverityTable* table = nullptr) {
   const Verdict v = compare_record(record, baseline, {});
   html::ReportInput in;
   in.verdict = &v;
@@ -84,7 +87,7 @@ TEST(HtmlEscape, EscapesMarkupQuotesAndBadBytes) {
   EXPECT_EQ(html::escape("na\xC3\xAFve \xE2\x9C\x93"), "na\xC3\xAFve \xE2\x9C\x93");  // valid UTF-8 kept
   EXPECT_EQ(html::escape("bad\xFF\xC3"), "bad\xEF\xBF\xBD\xEF\xBF\xBD");              // invalid → U+FFFD
   EXPECT_EQ(html::escape("nul\x01"), "nul\xEF\xBF\xBD");
-  EXPECT_EQ(html::escape("\xED\xA0\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");      // UTF-16 surrogate
+  EXPECT_EQ(html::escape("\xED\xA0\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // UTF-16 surrogate
 }
 
 TEST(HtmlReport, SlowGpuStandsOut) {
@@ -126,10 +129,12 @@ TEST(HtmlReport, FindingsCarryMeaningAndAction) {
   ASSERT_NE(at, std::string::npos);
   const std::string findings = page.substr(at, page.find("</table>", at) - at);
   EXPECT_NE(findings.find("ecc.uncorrected_volatile"), std::string::npos);
-  EXPECT_NE(findings.find("drain the node, reset GPU 1; RMA if it recurs"), std::string::npos);  // the record's action
+  EXPECT_NE(findings.find("drain the node, reset GPU 1; RMA if it recurs"),
+            std::string::npos);  // the record's action
   EXPECT_NE(findings.find(html::escape(t.finding("ecc.uncorrected_volatile").meaning)), std::string::npos);
   EXPECT_NE(findings.find(html::escape(t.finding("ecc.corrected_volatile").meaning)), std::string::npos);
-  EXPECT_NE(findings.find("watch the rate; a rising count precedes row remaps"), std::string::npos);  // the baseline limit's action
+  EXPECT_NE(findings.find("watch the rate; a rising count precedes row remaps"),
+            std::string::npos);  // the baseline limit's action
 }
 
 TEST(HtmlReport, UnknownClassIsInconclusive) {
@@ -158,8 +163,8 @@ TEST(HtmlReport, HostileStringsAreEscaped) {
   }
   const Baseline b = test_baseline();
   const std::string page = render_compare(r, &b);
-  for (const std::string& raw : {script, img, std::string("<b>28</b>"), std::string("<svg onload"), std::string("<a href"),
-                                 std::string("</title><script>")})
+  for (const std::string& raw : {script, img, std::string("<b>28</b>"), std::string("<svg onload"),
+                                 std::string("<a href"), std::string("</title><script>")})
     EXPECT_EQ(page.find(raw), std::string::npos) << raw;
   EXPECT_NE(page.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
   EXPECT_NE(page.find("&quot;&gt;&lt;img src=x onerror=alert(2)&gt;"), std::string::npos);
@@ -167,8 +172,10 @@ TEST(HtmlReport, HostileStringsAreEscaped) {
   EXPECT_NE(page.find("Debian \xE2\x9C\x93 na\xC3\xAFve \xEF\xBF\xBD"), std::string::npos);
   // Only the page's own tags: every '<' starts a tag this renderer writes.
   const std::regex tag("<(/?)([a-zA-Z0-9!]+)");
-  const std::set<std::string> ours{"!DOCTYPE", "html", "head", "meta", "title", "style", "body", "div", "h1", "h2", "h3", "p",
-                                   "ul", "li", "table", "tr", "th", "td", "span", "b", "br", "svg", "text", "tspan", "rect", "line", "polyline"};
+  const std::set<std::string> ours{"!DOCTYPE", "html", "head",  "meta", "title", "style",   "body",
+                                   "div",      "h1",   "h2",    "h3",   "p",     "ul",      "li",
+                                   "table",    "tr",   "th",    "td",   "span",  "b",       "br",
+                                   "svg",      "text", "tspan", "rect", "line",  "polyline"};
   for (auto it = std::sregex_iterator(page.begin(), page.end(), tag); it != std::sregex_iterator(); ++it)
     EXPECT_TRUE(ours.count((*it)[2].str())) << "unexpected tag <" << (*it)[2].str();
   // <b> is ours but only inside the stack-change paragraph; the record's <b> must be text.
@@ -189,9 +196,11 @@ TEST(HtmlReport, DiffShowsBeforeAfterBarsAndStackChanges) {
   in.before = &before;
   const std::string page = html::render_report(in);
   EXPECT_NE(page.find("data-outcome=\"fail\""), std::string::npos);
-  EXPECT_NE(page.find("<tr class=\"changed\"><th>driver</th><td>550.90.07</td><td>570.133.20</td></tr>"), std::string::npos);
+  EXPECT_NE(page.find("<tr class=\"changed\"><th>driver</th><td>550.90.07</td><td>570.133.20</td></tr>"),
+            std::string::npos);
   EXPECT_NE(page.find("<ul class=\"stack-changes\">"), std::string::npos);
-  EXPECT_EQ(page.find("<tr class=\"changed\"><th>NCCL</th>"), std::string::npos);  // unchanged rows stay plain
+  EXPECT_EQ(page.find("<tr class=\"changed\"><th>NCCL</th>"),
+            std::string::npos);  // unchanged rows stay plain
   const std::string gemm = metric_block(page, "gemm.bf16.tflops");
   EXPECT_NE(gemm.find("class=\"bar before\" data-gpu=\"1\""), std::string::npos);
   EXPECT_NE(gemm.find("class=\"bar fail\" data-gpu=\"1\""), std::string::npos);
@@ -271,14 +280,20 @@ TEST_F(ReportCli, ExitCodesMirrorTheVerdict) {
   EXPECT_EQ(slow.code, 1);
   EXPECT_NE(slow.out.find("fail"), std::string::npos);  // the summary line
   EXPECT_NE(slurp(html).find("class=\"bar fail\" data-gpu=\"1\""), std::string::npos);
-  EXPECT_EQ(run_cli(rec("unknown-class") + " --baselines-dir " + kData + "/baselines --html " + html).code, 2);
+  EXPECT_EQ(run_cli(rec("unknown-class") + " --baselines-dir " + kData + "/baselines --html " + html).code,
+            2);
   EXPECT_EQ(run_cli(rec("slow-gpu") + base() + " --before " + rec("healthy") + " --html " + html).code, 1);
   EXPECT_NE(slurp(html).find("class=\"bar before\""), std::string::npos);
   // As `gpuqual diff`: no baseline needed (2 % allowed drop); an explicit bad one is bad input.
-  EXPECT_EQ(run_cli(rec("slow-gpu") + " --before " + rec("healthy") + " --baselines-dir " + dir_.string() + " --html " + html).code, 1);
+  EXPECT_EQ(run_cli(rec("slow-gpu") + " --before " + rec("healthy") + " --baselines-dir " + dir_.string() +
+                    " --html " + html)
+                .code,
+            1);
   EXPECT_NE(slurp(html).find("allowed -2.0%"), std::string::npos);
-  EXPECT_EQ(run_cli(rec("slow-gpu") + " --before " + rec("healthy") + " --baseline " + (dir_ / "nope.yaml").string() +
-                    " --html " + (dir_ / "other.html").string()).code, 3);
+  EXPECT_EQ(run_cli(rec("slow-gpu") + " --before " + rec("healthy") + " --baseline " +
+                    (dir_ / "nope.yaml").string() + " --html " + (dir_ / "other.html").string())
+                .code,
+            3);
   // A pool of two nodes: node-b is the healthy record under another name.
   RunRecord b = read_record(rec("healthy"));
   b.node.hostname = b.node.k8s_node_name = "node-b";
@@ -296,9 +311,11 @@ TEST_F(ReportCli, ExitCodesMirrorTheVerdict) {
 TEST_F(ReportCli, BadInputIsExit3AndWritesNothing) {
   const std::string html = (dir_ / "bad.html").string();
   EXPECT_EQ(run_cli((dir_ / "missing.json").string() + base() + " --html " + html).code, 3);
-  EXPECT_EQ(run_cli(rec("healthy") + " --baseline " + (dir_ / "nope.yaml").string() + " --html " + html).code, 3);
+  EXPECT_EQ(run_cli(rec("healthy") + " --baseline " + (dir_ / "nope.yaml").string() + " --html " + html).code,
+            3);
   std::ofstream(dir_ / "a-file") << "x";
-  EXPECT_EQ(run_cli(rec("healthy") + base() + " --html " + (dir_ / "a-file/r.html").string()).code, 3);  // not a directory
+  EXPECT_EQ(run_cli(rec("healthy") + base() + " --html " + (dir_ / "a-file/r.html").string()).code,
+            3);                                            // not a directory
   EXPECT_EQ(run_cli(base() + " --html " + html).code, 3);  // neither RECORD nor --gate
   EXPECT_FALSE(fs::exists(html));
 }

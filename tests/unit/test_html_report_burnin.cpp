@@ -43,10 +43,12 @@ class BurninReport : public ::testing::Test {
     std::ofstream out(dir_ / "burnin-telemetry.jsonl");
     for (int t = 0; t < 20; ++t)
       for (int gpu : {0, 1}) {
-        const unsigned reasons = (gpu == 1 && t >= 10 && t < 14) ? 0x20 : 0x4;  // sw thermal slowdown on GPU 1
+        const unsigned reasons =
+            (gpu == 1 && t >= 10 && t < 14) ? 0x20 : 0x4;  // sw thermal slowdown on GPU 1
         out << "{\"t_s\":" << t << ",\"gpu\":" << gpu << ",\"temperature_c\":" << 60 + t + gpu * 5
             << ",\"power_w\":650,\"power_limit_w\":700,\"sm_clock_mhz\":" << (reasons == 0x20 ? 1500 : 1980)
-            << ",\"mem_clock_mhz\":2619,\"clock_reasons\":" << reasons << ",\"ecc_corrected\":0,\"ecc_uncorrected\":0}\n";
+            << ",\"mem_clock_mhz\":2619,\"clock_reasons\":" << reasons
+            << ",\"ecc_corrected\":0,\"ecc_uncorrected\":0}\n";
       }
     out << extra;
   }
@@ -69,7 +71,8 @@ TEST_F(BurninReport, DrawsRateAndTelemetryWithThrottledSpans) {
   EXPECT_NE(s.find("<polyline class=\"series\" data-gpu=\"0\""), std::string::npos);
   EXPECT_NE(s.find("<polyline class=\"series\" data-gpu=\"1\""), std::string::npos);
   EXPECT_NE(s.find("class=\"throttle\" data-gpu=\"1\""), std::string::npos);
-  EXPECT_EQ(s.find("class=\"throttle\" data-gpu=\"0\""), std::string::npos);  // sw_power_cap alone is not a slowdown
+  EXPECT_EQ(s.find("class=\"throttle\" data-gpu=\"0\""),
+            std::string::npos);  // sw_power_cap alone is not a slowdown
 }
 
 TEST_F(BurninReport, DecimatesLongSeries) {
