@@ -25,10 +25,15 @@ std::string lower(std::string s) {
   return s;
 }
 
-// A refusal that is about the GPU request (no NVIDIA runtime, no CDI spec, no driver).
+// A refusal that is about the GPU request (no NVIDIA runtime, no CDI spec, no driver), as
+// dockerd ("could not select device driver \"\" with capabilities: [[gpu]]"), podman
+// ("unresolvable CDI devices nvidia.com/gpu=all") and the NVIDIA hook ("nvidia-container-cli:
+// initialization error", "requirement error") word it — not any message that names an image
+// from nvcr.io/nvidia or a missing nvidia-smi.
 bool about_gpu(const std::string& message) {
   const std::string m = lower(message);
-  for (const char* k : {"device driver", "cdi", "nvidia", "gpu"})
+  for (const char* k : {"device driver", "cdi device", "nvidia-container-cli", "nvidia-container-runtime",
+                        "[[gpu]]", "nvidia.com/gpu", "requirement error", "no nvidia", "nvml"})
     if (m.find(k) != std::string::npos) return true;
   return false;
 }
