@@ -44,6 +44,7 @@ namespace gpuqual {
   X(nvmlDeviceGetCurrentClocksEventReasons)        \
   X(nvmlDeviceGetCurrentClocksThrottleReasons)     \
   X(nvmlDeviceGetTemperature)                      \
+  X(nvmlDeviceGetTemperatureV)                     \
   X(nvmlDeviceGetTemperatureThreshold)             \
   X(nvmlDeviceGetPowerManagementLimit)             \
   X(nvmlDeviceGetPowerManagementDefaultLimit)      \
