@@ -23,8 +23,9 @@ bool ResultComparator::observe(std::uint64_t iteration, std::uint64_t hash) {
 
 std::string ResultComparator::describe() const {
   if (mismatches_ == 0) return fmt::format("all {} iterations matched bit for bit", iterations_);
-  return fmt::format("{} of {} iterations differed from the first (first: iteration {}, hash {:#018x} vs {:#018x})",
-                     mismatches_, iterations_, *first_bad_, *first_bad_hash_, *reference_);
+  return fmt::format(
+      "{} of {} iterations differed from the first (first: iteration {}, hash {:#018x} vs {:#018x})",
+      mismatches_, iterations_, *first_bad_, *first_bad_hash_, *reference_);
 }
 
 std::optional<std::string> burnin_incomplete_reason(double elapsed_s, double target_s, double min_s) {

@@ -31,23 +31,38 @@ double DecimatedSeries::percentile(double p) const { return stats::percentile(va
 
 std::string clock_reason_bit_name(int bit) {
   switch (bit) {
-    case 0: return "gpu_idle";
-    case 1: return "applications_clocks_setting";
-    case 2: return "sw_power_cap";
-    case 3: return "hw_slowdown";
-    case 4: return "sync_boost";
-    case 5: return "sw_thermal_slowdown";
-    case 6: return "hw_thermal_slowdown";
-    case 7: return "hw_power_brake_slowdown";
-    case 8: return "display_clock_setting";
-    case 9: return "board_limit";
-    case 10: return "reliability";
-    default: return "bit_" + std::to_string(bit);
+    case 0:
+      return "gpu_idle";
+    case 1:
+      return "applications_clocks_setting";
+    case 2:
+      return "sw_power_cap";
+    case 3:
+      return "hw_slowdown";
+    case 4:
+      return "sync_boost";
+    case 5:
+      return "sw_thermal_slowdown";
+    case 6:
+      return "hw_thermal_slowdown";
+    case 7:
+      return "hw_power_brake_slowdown";
+    case 8:
+      return "display_clock_setting";
+    case 9:
+      return "board_limit";
+    case 10:
+      return "reliability";
+    default:
+      return "bit_" + std::to_string(bit);
   }
 }
 
 TelemetrySummary::TelemetrySummary(std::size_t series_capacity)
-    : temperature_(series_capacity), power_(series_capacity), sm_clock_(series_capacity), mem_clock_(series_capacity) {}
+    : temperature_(series_capacity),
+      power_(series_capacity),
+      sm_clock_(series_capacity),
+      mem_clock_(series_capacity) {}
 
 void TelemetrySummary::add(const TelemetrySample& s) {
   ++samples_;
@@ -87,7 +102,8 @@ std::vector<std::pair<std::string, double>> TelemetrySummary::reason_fractions()
   std::vector<std::pair<std::string, double>> out;
   for (int b = 0; b < 64; ++b) {
     const auto n = reason_counts_[static_cast<std::size_t>(b)];
-    if (n) out.emplace_back(clock_reason_bit_name(b), static_cast<double>(n) / static_cast<double>(reasons_read_));
+    if (n)
+      out.emplace_back(clock_reason_bit_name(b), static_cast<double>(n) / static_cast<double>(reasons_read_));
   }
   return out;
 }
@@ -102,8 +118,8 @@ std::uint64_t TelemetrySummary::ecc_corrected_growth() const { return growth(ecc
 std::uint64_t TelemetrySummary::ecc_uncorrected_growth() const { return growth(ecc_u_first_, ecc_u_last_); }
 
 std::size_t TelemetrySummary::footprint_bytes() const {
-  return sizeof(*this) + temperature_.footprint_bytes() + power_.footprint_bytes() + sm_clock_.footprint_bytes() +
-         mem_clock_.footprint_bytes() - 4 * sizeof(DecimatedSeries);
+  return sizeof(*this) + temperature_.footprint_bytes() + power_.footprint_bytes() +
+         sm_clock_.footprint_bytes() + mem_clock_.footprint_bytes() - 4 * sizeof(DecimatedSeries);
 }
 
 }  // namespace gpuqual

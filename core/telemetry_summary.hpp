@@ -37,7 +37,7 @@ class DecimatedSeries {
 struct TelemetrySample {
   double t_s = 0;  // seconds since the start
   std::optional<double> temperature_c, power_w, power_limit_w, sm_clock_mhz, mem_clock_mhz;
-  std::optional<std::uint64_t> clock_reasons;  // nvmlClocksEventReason* bit mask
+  std::optional<std::uint64_t> clock_reasons;                   // nvmlClocksEventReason* bit mask
   std::optional<std::uint64_t> ecc_corrected, ecc_uncorrected;  // volatile totals
 };
 
@@ -56,7 +56,7 @@ class TelemetrySummary {
   std::uint64_t samples() const { return samples_; }
   std::uint64_t throttled_samples() const { return throttled_; }
   std::uint64_t reasons_read() const { return reasons_read_; }  // samples whose clock reasons were read
-  double throttled_fraction() const;  // of samples whose reasons were read
+  double throttled_fraction() const;                            // of samples whose reasons were read
   double power_capped_fraction() const;
   // Per reason bit: the fraction of read samples that had it ("hw_thermal_slowdown" -> 0.1).
   std::vector<std::pair<std::string, double>> reason_fractions() const;

@@ -23,12 +23,18 @@ struct Types {
 
 Types burnin_types(GemmPrecision p) {
   switch (p) {
-    case GemmPrecision::fp32: return {CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F};
-    case GemmPrecision::tf32: return {CUBLAS_COMPUTE_32F_FAST_TF32, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F};
-    case GemmPrecision::fp16: return {CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_16F, CUDA_R_16F};
-    case GemmPrecision::bf16: return {CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_16BF, CUDA_R_16BF};
-    case GemmPrecision::fp8: return {CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_8F_E4M3, CUDA_R_16BF};
-    default: break;
+    case GemmPrecision::fp32:
+      return {CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F};
+    case GemmPrecision::tf32:
+      return {CUBLAS_COMPUTE_32F_FAST_TF32, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F};
+    case GemmPrecision::fp16:
+      return {CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_16F, CUDA_R_16F};
+    case GemmPrecision::bf16:
+      return {CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_16BF, CUDA_R_16BF};
+    case GemmPrecision::fp8:
+      return {CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_8F_E4M3, CUDA_R_16BF};
+    default:
+      break;
   }
   throw std::invalid_argument("burn-in GEMM supports fp32, tf32, fp16, bf16 and fp8, not " +
                               std::string(to_string(p)));
@@ -48,8 +54,11 @@ struct BurninGemm::Impl {
   Types types;
   DeviceBuffer a, b, d, workspace;
   CublasLtHandle lt;
-  std::unique_ptr<cublasLtMatmulDescOpaque_t, LtDeleter<cublasLtMatmulDescOpaque_t, cublasLtMatmulDescDestroy>> desc;
-  std::unique_ptr<cublasLtMatrixLayoutOpaque_t, LtDeleter<cublasLtMatrixLayoutOpaque_t, cublasLtMatrixLayoutDestroy>>
+  std::unique_ptr<cublasLtMatmulDescOpaque_t,
+                  LtDeleter<cublasLtMatmulDescOpaque_t, cublasLtMatmulDescDestroy>>
+      desc;
+  std::unique_ptr<cublasLtMatrixLayoutOpaque_t,
+                  LtDeleter<cublasLtMatrixLayoutOpaque_t, cublasLtMatrixLayoutDestroy>>
       la, lb, lc;
   cublasLtMatmulHeuristicResult_t heuristic{};
   float one = 1, zero = 0;
@@ -93,18 +102,19 @@ BurninGemm::BurninGemm(GemmPrecision precision, std::uint64_t n, std::uint64_t s
                         LtDeleter<cublasLtMatmulPreferenceOpaque_t, cublasLtMatmulPreferenceDestroy>>
       pref_owner(pref);
   const std::uint64_t ws = kWorkspaceBytes;
-  CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws));
+  CUBLAS_CHECK(
+      cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws));
   // No split-K reduction: partial sums added by atomics in a varying order would make
   // repeated products differ in the last bits, and a bit-exact comparison meaningless.
   const std::uint32_t reduction = CUBLASLT_REDUCTION_SCHEME_NONE;
-  CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &reduction,
-                                                    sizeof reduction));
+  CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK,
+                                                    &reduction, sizeof reduction));
   int found = 0;
-  CUBLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(m.lt.get(), desc, m.la.get(), m.lb.get(), m.lc.get(), m.lc.get(), pref,
-                                              1, &m.heuristic, &found));
+  CUBLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(m.lt.get(), desc, m.la.get(), m.lb.get(), m.lc.get(),
+                                              m.lc.get(), pref, 1, &m.heuristic, &found));
   if (found == 0) {
-    throw CublasError(CUBLAS_STATUS_NOT_SUPPORTED, "cublasLtMatmulAlgoGetHeuristic (no algorithm without split-K)",
-                      __FILE__, __LINE__);
+    throw CublasError(CUBLAS_STATUS_NOT_SUPPORTED,
+                      "cublasLtMatmulAlgoGetHeuristic (no algorithm without split-K)", __FILE__, __LINE__);
   }
   int dev = 0, sms = 1;
   CUDA_CHECK(cudaGetDevice(&dev));
@@ -116,9 +126,9 @@ BurninGemm::~BurninGemm() = default;
 
 void BurninGemm::enqueue_gemm() {
   Impl& m = *impl_;
-  CUBLAS_CHECK(cublasLtMatmul(m.lt.get(), m.desc.get(), &m.one, m.a.get(), m.la.get(), m.b.get(), m.lb.get(), &m.zero,
-                              m.d.get(), m.lc.get(), m.d.get(), m.lc.get(), &m.heuristic.algo, m.workspace.get(),
-                              m.workspace.bytes(), m.stream));
+  CUBLAS_CHECK(cublasLtMatmul(m.lt.get(), m.desc.get(), &m.one, m.a.get(), m.la.get(), m.b.get(), m.lb.get(),
+                              &m.zero, m.d.get(), m.lc.get(), m.d.get(), m.lc.get(), &m.heuristic.algo,
+                              m.workspace.get(), m.workspace.bytes(), m.stream));
 }
 
 void BurninGemm::enqueue_hash(unsigned long long* slot) {

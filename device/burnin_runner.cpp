@@ -15,7 +15,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
 
 // Adds one memtest run into the running total: passes and errors add up, first errors are kept
 // up to the per-pattern cap, bytes are the latest run's region.
@@ -83,7 +85,8 @@ BurninGpuResult run_burnin(const BurninConfig& config, const std::function<bool(
       }
       gemm.enqueue_hash(slots.as<unsigned long long>() + i);
     }
-    CUDA_CHECK(cudaMemcpyAsync(hashes.data(), slots.get(), slots.bytes(), cudaMemcpyDeviceToHost, stream.get()));
+    CUDA_CHECK(
+        cudaMemcpyAsync(hashes.data(), slots.get(), slots.bytes(), cudaMemcpyDeviceToHost, stream.get()));
     stream.synchronize();
     double window_gemm_s = 0;
     for (std::size_t i = 0; i < per_window; ++i) {
@@ -93,17 +96,20 @@ BurninGpuResult run_burnin(const BurninConfig& config, const std::function<bool(
     iteration += per_window;
     r.gemms += per_window;
     r.gemm_seconds += window_gemm_s;
-    const double tflops = window_gemm_s > 0 ? gemm.flops_per_gemm() * static_cast<double>(per_window) / window_gemm_s / 1e12 : 0;
+    const double tflops = window_gemm_s > 0
+                              ? gemm.flops_per_gemm() * static_cast<double>(per_window) / window_gemm_s / 1e12
+                              : 0;
     r.tflops.add(tflops);
     if (on_window) on_window(seconds_since(t0), tflops);
 
-    if (config.memtest_every_s > 0 && std::chrono::duration<double>(Clock::now() - last_memtest).count() >=
-                                          config.memtest_every_s) {
+    if (config.memtest_every_s > 0 &&
+        std::chrono::duration<double>(Clock::now() - last_memtest).count() >= config.memtest_every_s) {
       MemtestConfig mc = config.memtest;
       mc.passes = 1;
       const double left = config.duration_s - seconds_since(t0);
       if (left <= 0) break;
-      const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(left));
+      const auto deadline =
+          Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(left));
       const MemtestRunResult run = run_memtest(mc, [&] { return stop() || Clock::now() > deadline; });
       accumulate(r.memtest, run);
       ++r.memtest_runs;

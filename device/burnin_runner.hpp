@@ -18,21 +18,21 @@ struct BurninConfig {
   GemmPrecision precision = GemmPrecision::bf16;
   std::uint64_t size = 8192;
   double duration_s = 60;
-  double window_s = 1.0;          // GEMMs per TFLOP/s figure: about this long
-  double memtest_every_s = 600;   // <= 0: no memtest
-  MemtestConfig memtest;          // passes forced to 1 per interleaved run
+  double window_s = 1.0;         // GEMMs per TFLOP/s figure: about this long
+  double memtest_every_s = 600;  // <= 0: no memtest
+  MemtestConfig memtest;         // passes forced to 1 per interleaved run
   std::uint64_t seed = 1;
 };
 
 struct BurninGpuResult {
-  DecimatedSeries tflops{1024};   // one value per window
+  DecimatedSeries tflops{1024};  // one value per window
   ResultComparator compare;
   std::uint64_t gemms = 0;
-  double gemm_seconds = 0;        // GEMM-only GPU time
-  double elapsed_s = 0;           // wall time of the load
-  bool stopped = false;           // should_stop() ended it before the duration
+  double gemm_seconds = 0;  // GEMM-only GPU time
+  double elapsed_s = 0;     // wall time of the load
+  bool stopped = false;     // should_stop() ended it before the duration
   unsigned memtest_runs = 0;
-  MemtestRunResult memtest;       // summed over runs: bytes (last run), passes, errors per pattern
+  MemtestRunResult memtest;  // summed over runs: bytes (last run), passes, errors per pattern
 };
 
 // Per window: elapsed seconds, that window's TFLOP/s (progress lines).

@@ -7,7 +7,8 @@
 namespace gpuqual {
 namespace {
 constexpr std::array<std::string_view, kernels::kMemtestPatternCount> kNames = {
-    "walking_ones", "walking_zeros", "own_address", "moving_inv_ones", "moving_inv_random", "random_sequence"};
+    "walking_ones",    "walking_zeros",     "own_address",
+    "moving_inv_ones", "moving_inv_random", "random_sequence"};
 }  // namespace
 
 std::string_view to_string(MemtestPattern p) { return kNames.at(static_cast<std::size_t>(p)); }
@@ -21,7 +22,8 @@ std::optional<MemtestPattern> parse_memtest_pattern(std::string_view name) {
 
 std::vector<MemtestPattern> all_memtest_patterns() {
   std::vector<MemtestPattern> out;
-  for (std::uint32_t i = 0; i < kernels::kMemtestPatternCount; ++i) out.push_back(static_cast<MemtestPattern>(i));
+  for (std::uint32_t i = 0; i < kernels::kMemtestPatternCount; ++i)
+    out.push_back(static_cast<MemtestPattern>(i));
   return out;
 }
 

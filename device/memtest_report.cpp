@@ -11,8 +11,8 @@ void report_memtest(GpuOutcome& out, const std::string& prefix, int gpu, const M
   out.metrics.push_back(summarize_metric(prefix + ".passes", "passes", Direction::higher, gpu,
                                          {static_cast<double>(run.passes_completed)}));
   if (run.seconds > 0 && run.bytes_moved > 0) {
-    out.metrics.push_back(
-        summarize_metric(prefix + ".bandwidth", "GB/s", Direction::higher, gpu, {run.bytes_moved / run.seconds / 1e9}));
+    out.metrics.push_back(summarize_metric(prefix + ".bandwidth", "GB/s", Direction::higher, gpu,
+                                           {run.bytes_moved / run.seconds / 1e9}));
   }
   out.attributes[g + "free_bytes"] = std::to_string(run.free_bytes);
   out.attributes[g + "target_bytes"] = std::to_string(run.target_bytes);
@@ -31,7 +31,8 @@ void report_memtest(GpuOutcome& out, const std::string& prefix, int gpu, const M
     std::string all;
     for (const auto& e : p.first_errors) all += (all.empty() ? "" : "\n") + describe_memtest_error(e);
     out.attributes[g + name + ".first_errors"] = all;
-    summary += (summary.empty() ? "" : " | ") + name + ": " + std::to_string(p.errors) + " bad words, first: " + first;
+    summary += (summary.empty() ? "" : " | ") + name + ": " + std::to_string(p.errors) +
+               " bad words, first: " + first;
   }
   const unsigned long long total = run.total_errors();
   if (total > 0) {
@@ -42,9 +43,12 @@ void report_memtest(GpuOutcome& out, const std::string& prefix, int gpu, const M
     f.value = static_cast<double>(total);
     f.detail = std::to_string(total) + " bad 64-bit words in " + std::to_string(run.bytes_tested >> 20) +
                " MiB: " + summary;
-    f.action = "drain the node; check ECC counters and remapped rows, reset the GPU and rerun memtest, RMA if it repeats";
+    f.action =
+        "drain the node; check ECC counters and remapped rows, reset the GPU and rerun memtest, RMA if it "
+        "repeats";
     out.findings.push_back(f);
-    out.add(Status::fail, "memtest: " + std::to_string(total) + " bad words (" + summary.substr(0, 400) + ")");
+    out.add(Status::fail,
+            "memtest: " + std::to_string(total) + " bad words (" + summary.substr(0, 400) + ")");
   }
 }
 

@@ -71,8 +71,8 @@ MemtestRunResult run_memtest(const MemtestConfig& config, const std::function<bo
         for (std::size_t c = 0; c < chunks.size(); ++c) {
           const std::uint64_t n = chunks[c].bytes() / 8;
           CUDA_CHECK(kernels::launch_memtest_step(chunks[c].as<std::uint64_t>(), n, chunk_base[c], pr.pattern,
-                                                  config.seed, pass, step, log, blocks, config.threads_per_block,
-                                                  stream.get()));
+                                                  config.seed, pass, step, log, blocks,
+                                                  config.threads_per_block, stream.get()));
           if (step == 0 && corrupt) {
             CUDA_CHECK(cudaStreamSynchronize(stream.get()));
             corrupt(pr.pattern, chunks[c].as<std::uint64_t>(), n);
@@ -86,7 +86,8 @@ MemtestRunResult run_memtest(const MemtestConfig& config, const std::function<bo
       CUDA_CHECK(cudaMemcpyAsync(&host, log, sizeof(host), cudaMemcpyDeviceToHost, stream.get()));
       CUDA_CHECK(cudaStreamSynchronize(stream.get()));
       pr.errors += host.count;
-      const auto logged = host.count < kernels::kMemtestLogCapacity ? host.count : kernels::kMemtestLogCapacity;
+      const auto logged =
+          host.count < kernels::kMemtestLogCapacity ? host.count : kernels::kMemtestLogCapacity;
       for (unsigned long long i = 0; i < logged && pr.first_errors.size() < kMaxKeptErrors; ++i) {
         pr.first_errors.push_back(host.entries[i]);
       }

@@ -34,9 +34,9 @@ struct MemtestRunResult {
   std::uint64_t bytes_tested = 0;  // allocated and covered by every pattern run
   std::string allocation_note;     // why less than the target was allocated
   std::uint32_t passes_completed = 0;
-  bool stopped = false;            // should_stop() ended it early
+  bool stopped = false;  // should_stop() ended it early
   double seconds = 0;
-  double bytes_moved = 0;          // read + written, for the bandwidth figure
+  double bytes_moved = 0;  // read + written, for the bandwidth figure
   std::vector<MemtestPatternResult> patterns;
   unsigned long long total_errors() const;
 };

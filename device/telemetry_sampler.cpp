@@ -26,7 +26,8 @@ nlohmann::json opt(const std::optional<T>& v) {
 
 }  // namespace
 
-TelemetrySampler::TelemetrySampler(const NvmlSession& nvml, std::vector<int> cuda_gpus, std::string side_file, double hz)
+TelemetrySampler::TelemetrySampler(const NvmlSession& nvml, std::vector<int> cuda_gpus, std::string side_file,
+                                   double hz)
     : nvml_(nvml),
       gpus_(std::move(cuda_gpus)),
       side_file_(std::move(side_file)),
@@ -95,10 +96,12 @@ TelemetrySample TelemetrySampler::read_one(std::size_t slot, double t_s) {
   if (!h) return s;
   const NvmlApi& api = nvml_.api();
   unsigned v = 0;
-  if (api.nvmlDeviceGetTemperature && api.nvmlDeviceGetTemperature(h, NVML_TEMPERATURE_GPU, &v) == NVML_SUCCESS) {
+  if (api.nvmlDeviceGetTemperature &&
+      api.nvmlDeviceGetTemperature(h, NVML_TEMPERATURE_GPU, &v) == NVML_SUCCESS) {
     s.temperature_c = v;
   }
-  if (api.nvmlDeviceGetPowerUsage && api.nvmlDeviceGetPowerUsage(h, &v) == NVML_SUCCESS) s.power_w = v / 1000.0;
+  if (api.nvmlDeviceGetPowerUsage && api.nvmlDeviceGetPowerUsage(h, &v) == NVML_SUCCESS)
+    s.power_w = v / 1000.0;
   if (api.nvmlDeviceGetEnforcedPowerLimit && api.nvmlDeviceGetEnforcedPowerLimit(h, &v) == NVML_SUCCESS) {
     s.power_limit_w = v / 1000.0;
   }
@@ -113,7 +116,8 @@ TelemetrySample TelemetrySampler::read_one(std::size_t slot, double t_s) {
   if (reasons && reasons(h, &mask) == NVML_SUCCESS) s.clock_reasons = mask;
   unsigned long long count = 0;
   if (api.nvmlDeviceGetTotalEccErrors) {
-    if (api.nvmlDeviceGetTotalEccErrors(h, NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_VOLATILE_ECC, &count) == NVML_SUCCESS) {
+    if (api.nvmlDeviceGetTotalEccErrors(h, NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_VOLATILE_ECC, &count) ==
+        NVML_SUCCESS) {
       s.ecc_corrected = count;
     }
     if (api.nvmlDeviceGetTotalEccErrors(h, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC, &count) ==
@@ -153,9 +157,11 @@ void TelemetrySampler::loop() {
         std::fflush(file_);
       }
     }
-    next += std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(period_s_));
+    next += std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+        std::chrono::duration<double>(period_s_));
     // Sleep in short slices so stop() returns promptly.
-    while (!stop_ && std::chrono::steady_clock::now() < next) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    while (!stop_ && std::chrono::steady_clock::now() < next)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
 }
 

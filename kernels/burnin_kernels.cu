@@ -10,7 +10,8 @@ __global__ void burnin_hash_kernel(const std::uint64_t* __restrict__ data, std::
                                    unsigned long long* out) {
   std::uint64_t sum = 0;
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
-  for (std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; i < words; i += stride) {
+  for (std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; i < words;
+       i += stride) {
     sum += burnin_word_term(i, data[i]);
   }
   // Wrapping 64-bit addition is associative and commutative: any order, same bits.

@@ -12,7 +12,7 @@
 namespace gpuqual::kernels {
 
 cudaError_t launch_memtest_step(std::uint64_t* words, std::uint64_t n, std::uint64_t base, MemtestPattern p,
-                                std::uint64_t seed, std::uint32_t pass, std::uint32_t step, MemtestErrorLog* log,
-                                unsigned blocks, unsigned threads, cudaStream_t stream);
+                                std::uint64_t seed, std::uint32_t pass, std::uint32_t step,
+                                MemtestErrorLog* log, unsigned blocks, unsigned threads, cudaStream_t stream);
 
 }  // namespace gpuqual::kernels

@@ -73,10 +73,10 @@ GPUQUAL_HD inline std::uint64_t memtest_value(MemtestPattern p, std::uint64_t se
 
 // One bad word as the error log keeps it.
 struct MemtestErrorEntry {
-  std::uint64_t index;     // global word index (byte offset = 8 x index)
+  std::uint64_t index;  // global word index (byte offset = 8 x index)
   std::uint64_t expected;
   std::uint64_t observed;
-  std::uint32_t step;      // the step whose value was being verified
+  std::uint32_t step;  // the step whose value was being verified
   std::uint32_t pad;
 };
 

@@ -12,6 +12,7 @@
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <limits>
 #include <mutex>
@@ -50,13 +51,15 @@ BurninParams read_params(const nlohmann::json& json) {
   if (auto v = o.opt_number("telemetry_hz", 0.01, 10)) p.telemetry_hz = *v;
   if (auto v = o.opt_number("memtest_every_s", 0, 366.0 * 86400)) p.config.memtest_every_s = *v;
   if (auto v = o.opt_number("memtest_fraction", 0.001, 1)) p.config.memtest.fraction_of_free = *v;
-  if (auto v = o.opt_integer("memtest_max_mib", 0, 1 << 30)) p.config.memtest.max_bytes = static_cast<std::uint64_t>(*v) << 20;
+  if (auto v = o.opt_integer("memtest_max_mib", 0, 1 << 30))
+    p.config.memtest.max_bytes = static_cast<std::uint64_t>(*v) << 20;
   if (o.has("precision")) {
     const auto text = o.str("precision");
     if (text != "auto") {
       const auto prec = parse_gemm_precision(text);
       if (!prec || *prec == GemmPrecision::fp64 || *prec == GemmPrecision::int8) {
-        o.fail("precision", "unknown or unsupported precision '" + text + "' (auto, bf16, fp16, fp8, tf32, fp32)");
+        o.fail("precision",
+               "unknown or unsupported precision '" + text + "' (auto, bf16, fp16, fp8, tf32, fp32)");
       }
       p.precision = prec;
     }
@@ -87,11 +90,13 @@ void report_telemetry(GpuOutcome& out, int gpu, const TelemetrySummary& t, const
   out.attributes[g + "telemetry_samples"] = std::to_string(t.samples());
   if (t.samples() == 0) return;
   if (t.temperature().seen()) {
-    out.metrics.push_back(one_value("burnin.temperature_max", "celsius", Direction::lower, gpu, t.temperature().max()));
+    out.metrics.push_back(
+        one_value("burnin.temperature_max", "celsius", Direction::lower, gpu, t.temperature().max()));
   }
   if (t.power().seen()) {
     out.metrics.push_back(one_value("burnin.power_max", "W", Direction::lower, gpu, t.power().max()));
-    out.metrics.push_back(one_value("burnin.power_median", "W", Direction::lower, gpu, t.power().percentile(50)));
+    out.metrics.push_back(
+        one_value("burnin.power_median", "W", Direction::lower, gpu, t.power().percentile(50)));
     if (t.power_limit_w() && *t.power_limit_w() > 0) {
       out.metrics.push_back(one_value("burnin.power_limit", "W", Direction::higher, gpu, *t.power_limit_w()));
       out.metrics.push_back(one_value("burnin.power_to_limit", "ratio", Direction::lower, gpu,
@@ -99,25 +104,34 @@ void report_telemetry(GpuOutcome& out, int gpu, const TelemetrySummary& t, const
     }
   }
   if (t.sm_clock().seen()) {
-    out.metrics.push_back(one_value("burnin.sm_clock_median", "MHz", Direction::higher, gpu, t.sm_clock().percentile(50)));
+    out.metrics.push_back(
+        one_value("burnin.sm_clock_median", "MHz", Direction::higher, gpu, t.sm_clock().percentile(50)));
   }
   if (t.reasons_read() > 0) {
-    out.metrics.push_back(one_value("burnin.throttled_fraction", "ratio", Direction::lower, gpu, t.throttled_fraction()));
+    out.metrics.push_back(
+        one_value("burnin.throttled_fraction", "ratio", Direction::lower, gpu, t.throttled_fraction()));
   }
   std::string reasons;
-  for (const auto& [name, f] : t.reason_fractions()) reasons += fmt::format("{}{}={:.3f}", reasons.empty() ? "" : ",", name, f);
+  for (const auto& [name, f] : t.reason_fractions())
+    reasons += fmt::format("{}{}={:.3f}", reasons.empty() ? "" : ",", name, f);
   if (!reasons.empty()) out.attributes[g + "clock_reason_fractions"] = reasons;
 
   const TelemetryVerdict v = judge_telemetry(t, th);
   if (v.throttle_warn) {
-    Finding f{"burnin.throttled", Severity::warn, gpu, v.throttle_detail,
-              "check cooling (airflow, fan/pump, inlet temperature) and power delivery", t.throttled_fraction()};
+    Finding f{"burnin.throttled",
+              Severity::warn,
+              gpu,
+              v.throttle_detail,
+              "check cooling (airflow, fan/pump, inlet temperature) and power delivery",
+              t.throttled_fraction()};
     out.findings.push_back(f);
     out.add(Status::warn, v.throttle_detail);
   }
   if (!v.ecc_detail.empty()) {
     Finding f{v.ecc_fail ? "burnin.ecc_uncorrected_new" : "burnin.ecc_corrected_new",
-              v.ecc_fail ? Severity::fail : Severity::warn, gpu, v.ecc_detail,
+              v.ecc_fail ? Severity::fail : Severity::warn,
+              gpu,
+              v.ecc_detail,
               "drain the node; check remapped rows and rerun memtest, RMA if uncorrected errors repeat",
               static_cast<double>(v.ecc_fail ? t.ecc_uncorrected_growth() : t.ecc_corrected_growth())};
     out.findings.push_back(f);
@@ -138,7 +152,8 @@ class Burnin : public Check {
     if (!probe.ok()) return no_gpu_result("burnin", probe);
     std::vector<int> invisible;
     const auto gpus = select_gpus(ctx.gpus, probe.device_count, &invisible);
-    if (gpus.empty()) return unmeasurable("burnin", Status::error, invisible_reason(invisible, probe.device_count));
+    if (gpus.empty())
+      return unmeasurable("burnin", Status::error, invisible_reason(invisible, probe.device_count));
 
     const NvmlSession nvml = NvmlSession::open();
     const std::string side_file = ctx.side_dir.empty() ? "" : ctx.side_dir + "/burnin-telemetry.jsonl";
@@ -150,7 +165,8 @@ class Burnin : public Check {
     // The load ends at the duration, on SIGTERM, or when the soft budget runs out.
     const auto t0 = std::chrono::steady_clock::now();
     const auto should_stop = [&] {
-      return ctx.should_stop() || std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > ctx.budget_s;
+      return ctx.should_stop() ||
+             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > ctx.budget_s;
     };
     std::mutex progress_mu;
     CheckResult result;
@@ -167,13 +183,15 @@ class Burnin : public Check {
         const auto latest = sampler.latest();
         const auto& s = latest[slot];
         std::lock_guard<std::mutex> lock(progress_mu);
-        ctx.progress(fmt::format("burnin gpu {}: {} of {}, {:.0f} TFLOP/s{}{}", gpu, format_duration(elapsed),
-                                 format_duration(config.duration_s), tflops,
+        ctx.progress(fmt::format("burnin gpu {}: {} of {} (ETA {}), {:.0f} TFLOP/s{}{}", gpu,
+                                 format_duration(elapsed), format_duration(config.duration_s),
+                                 format_duration(std::max(0.0, config.duration_s - elapsed)), tflops,
                                  s.temperature_c ? fmt::format(", {:.0f} C", *s.temperature_c) : "",
                                  s.power_w ? fmt::format(", {:.0f} W", *s.power_w) : ""));
       };
       GpuOutcome& out = outcomes[slot];
-      out.attributes["burnin.gpu" + std::to_string(gpu) + ".precision"] = std::string(to_string(config.precision));
+      out.attributes["burnin.gpu" + std::to_string(gpu) + ".precision"] =
+          std::string(to_string(config.precision));
       runs[slot] = run_burnin(config, should_stop, on_window);
     });
     sampler.stop();
@@ -190,16 +208,19 @@ class Burnin : public Check {
       const std::string g = "burnin.gpu" + std::to_string(gpu) + ".";
       const std::string prec = out.attributes[g + "precision"];
       if (r.tflops.seen() > 0) {
-        out.metrics.push_back(summarize_metric("burnin." + prec + ".tflops", "TFLOP/s", Direction::higher, gpu,
-                                               r.tflops.values()));
-        out.metrics.push_back(
-            one_value("burnin." + prec + ".tflops_p5", "TFLOP/s", Direction::higher, gpu, r.tflops.percentile(5)));
+        out.metrics.push_back(summarize_metric("burnin." + prec + ".tflops", "TFLOP/s", Direction::higher,
+                                               gpu, r.tflops.values()));
+        out.metrics.push_back(one_value("burnin." + prec + ".tflops_p5", "TFLOP/s", Direction::higher, gpu,
+                                        r.tflops.percentile(5)));
       }
-      out.metrics.push_back(one_value("burnin.gemms", "count", Direction::higher, gpu, static_cast<double>(r.gemms)));
+      out.metrics.push_back(
+          one_value("burnin.gemms", "count", Direction::higher, gpu, static_cast<double>(r.gemms)));
       out.attributes[g + "elapsed_s"] = fmt::format("{:.1f}", r.elapsed_s);
       out.attributes[g + "result_comparison"] = r.compare.describe();
       if (r.compare.mismatches() > 0) {
-        Finding f{"burnin.wrong_result", Severity::fail, gpu,
+        Finding f{"burnin.wrong_result",
+                  Severity::fail,
+                  gpu,
                   "GEMM output not bit-identical across iterations: " + r.compare.describe(),
                   "drain the node; rerun burnin and memtest, RMA the GPU if wrong results repeat",
                   static_cast<double>(r.compare.mismatches())};
@@ -212,14 +233,18 @@ class Burnin : public Check {
       report_telemetry(out, gpu, summaries[slot], params.thresholds);
       for (const auto& x : xid_events) {
         if (!x.gpu || *x.gpu != gpu) continue;
-        Finding f{"burnin.xid." + std::to_string(x.code), Severity::fail, gpu,
+        Finding f{"burnin.xid." + std::to_string(x.code),
+                  Severity::fail,
+                  gpu,
                   fmt::format("Xid {} during burn-in at {}", x.code, x.time),
-                  "drain the node; look the Xid up in NVIDIA's Xid catalogue, reset the GPU or RMA", x.code};
+                  "drain the node; look the Xid up in NVIDIA's Xid catalogue, reset the GPU or RMA",
+                  x.code};
         out.findings.push_back(f);
         out.add(Status::fail, fmt::format("Xid {} during burn-in", x.code));
       }
-      if (const auto why = burnin_incomplete_reason(r.elapsed_s, params.config.duration_s,
-                                                    std::min(params.min_duration_s, params.config.duration_s))) {
+      if (const auto why =
+              burnin_incomplete_reason(r.elapsed_s, params.config.duration_s,
+                                       std::min(params.min_duration_s, params.config.duration_s))) {
         out.add(Status::error, *why);
       }
     }
@@ -232,13 +257,15 @@ class Burnin : public Check {
       result.attributes["burnin.telemetry_lines"] = std::to_string(sampler.lines_written());
     }
     result.attributes["burnin.xid_watch"] = xids_watched ? "on" : "off: " + xids.reason();
-    if (!invisible.empty()) result.attributes["burnin.gpus_not_visible"] = invisible_reason(invisible, probe.device_count);
+    if (!invisible.empty())
+      result.attributes["burnin.gpus_not_visible"] = invisible_reason(invisible, probe.device_count);
     return result;
   }
 };
 
-GPUQUAL_REGISTER_CHECK(Burnin, "burnin",
-                       "sustained tensor-core GEMM with bit-exact result comparison, memtest passes and 1 Hz telemetry");
+GPUQUAL_REGISTER_CHECK(
+    Burnin, "burnin",
+    "sustained tensor-core GEMM with bit-exact result comparison, memtest passes and 1 Hz telemetry");
 
 }  // namespace
 }  // namespace gpuqual

@@ -28,9 +28,10 @@ MemtestConfig read_params(const nlohmann::json& json) {
     for (const auto& name : o.string_array("patterns")) {
       const auto p = parse_memtest_pattern(name);
       if (!p) {
-        o.fail("patterns", "unknown pattern '" + name +
-                               "' (walking_ones, walking_zeros, own_address, moving_inv_ones, moving_inv_random, "
-                               "random_sequence)");
+        o.fail("patterns",
+               "unknown pattern '" + name +
+                   "' (walking_ones, walking_zeros, own_address, moving_inv_ones, moving_inv_random, "
+                   "random_sequence)");
       }
       c.patterns.push_back(*p);
     }
@@ -38,7 +39,8 @@ MemtestConfig read_params(const nlohmann::json& json) {
   }
   if (auto v = o.opt_integer("chunk_mib", 1, 1 << 20)) c.chunk_bytes = static_cast<std::uint64_t>(*v) << 20;
   if (auto v = o.opt_integer("max_mib", 0, 1 << 30)) c.max_bytes = static_cast<std::uint64_t>(*v) << 20;
-  if (auto v = o.opt_integer("seed", 0, std::numeric_limits<std::int64_t>::max())) c.seed = static_cast<std::uint64_t>(*v);
+  if (auto v = o.opt_integer("seed", 0, std::numeric_limits<std::int64_t>::max()))
+    c.seed = static_cast<std::uint64_t>(*v);
   o.finish();
   return c;
 }
@@ -56,7 +58,8 @@ class Memtest : public Check {
     if (!probe.ok()) return no_gpu_result("memtest", probe);
     std::vector<int> invisible;
     const auto gpus = select_gpus(ctx.gpus, probe.device_count, &invisible);
-    if (gpus.empty()) return unmeasurable("memtest", Status::error, invisible_reason(invisible, probe.device_count));
+    if (gpus.empty())
+      return unmeasurable("memtest", Status::error, invisible_reason(invisible, probe.device_count));
 
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(ctx.budget_s);
     const auto should_stop = [&] {
@@ -76,10 +79,12 @@ class Memtest : public Check {
                                    std::to_string(run.target_bytes >> 20) + " MiB: " + run.allocation_note);
       }
       if (run.passes_completed < config.passes) {
-        out.add(Status::error, "stopped after " + std::to_string(run.passes_completed) + " of " +
-                                   std::to_string(config.passes) + " passes (" +
-                                   (ctx.should_stop() ? "run stopped" : "budget of " + std::to_string(ctx.budget_s) + " s spent") +
-                                   ")");
+        out.add(Status::error,
+                "stopped after " + std::to_string(run.passes_completed) + " of " +
+                    std::to_string(config.passes) + " passes (" +
+                    (ctx.should_stop() ? "run stopped"
+                                       : "budget of " + std::to_string(ctx.budget_s) + " s spent") +
+                    ")");
       }
     });
     merge_outcomes(result, gpus, outcomes, errors);
@@ -88,13 +93,15 @@ class Memtest : public Check {
     std::string names;
     for (auto p : config.patterns) names += (names.empty() ? "" : ",") + std::string(to_string(p));
     result.attributes["memtest.patterns"] = names;
-    if (!invisible.empty()) result.attributes["memtest.gpus_not_visible"] = invisible_reason(invisible, probe.device_count);
+    if (!invisible.empty())
+      result.attributes["memtest.gpus_not_visible"] = invisible_reason(invisible, probe.device_count);
     return result;
   }
 };
 
 GPUQUAL_REGISTER_CHECK(Memtest, "memtest",
-                       "device memory pattern test (walking bits, own address, moving inversions, random) over 90% of free memory");
+                       "device memory pattern test (walking bits, own address, moving inversions, random) "
+                       "over 90% of free memory");
 
 }  // namespace
 }  // namespace gpuqual

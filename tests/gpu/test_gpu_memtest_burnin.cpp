@@ -48,9 +48,11 @@ TEST(GpuBurnin, CorruptedOutputCaughtAtItsIteration) {
   const auto corrupt = [](std::uint64_t iteration, void* out, std::uint64_t) {
     if (iteration != 5) return;
     unsigned char byte = 0;
-    ASSERT_EQ(cudaMemcpy(&byte, static_cast<unsigned char*>(out) + 1000, 1, cudaMemcpyDeviceToHost), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(&byte, static_cast<unsigned char*>(out) + 1000, 1, cudaMemcpyDeviceToHost),
+              cudaSuccess);
     byte ^= 0x10;
-    ASSERT_EQ(cudaMemcpy(static_cast<unsigned char*>(out) + 1000, &byte, 1, cudaMemcpyHostToDevice), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(static_cast<unsigned char*>(out) + 1000, &byte, 1, cudaMemcpyHostToDevice),
+              cudaSuccess);
   };
   const BurninGpuResult r = run_burnin(c, {}, {}, corrupt);
   EXPECT_EQ(r.compare.mismatches(), 1U) << r.compare.describe();
@@ -67,7 +69,8 @@ TEST(GpuBurnin, CheckEndToEndWithTelemetrySideFile) {
   ctx.budget_s = 30;
   ctx.params = {{"duration_s", 4}, {"size", 4096}, {"memtest_every_s", 2}, {"memtest_max_mib", 256}};
   const CheckResult r = CheckRegistry::instance().find("burnin")->make()->run(ctx);
-  EXPECT_TRUE(r.status == Status::pass || r.status == Status::warn) << to_string(r.status) << ": " << r.reason;
+  EXPECT_TRUE(r.status == Status::pass || r.status == Status::warn)
+      << to_string(r.status) << ": " << r.reason;
   bool tflops = false;
   for (const auto& m : r.metrics) tflops = tflops || m.name == "burnin.bf16.tflops";
   EXPECT_TRUE(tflops);

@@ -16,8 +16,8 @@ using ::testing::HasSubstr;
 class BurninRun : public RunFixture {};
 
 TEST_F(BurninRun, WithoutAGpuExitsTwoPromptlyWithReasons) {
-  const auto r = gpuqual({"run", "--suite", "burnin", "--duration", "10s", "--output", "r.json", "--suites-dir",
-                          GPUQUAL_SOURCE_DIR "/suites"},
+  const auto r = gpuqual({"run", "--suite", "burnin", "--duration", "10s", "--output", "r.json",
+                          "--suites-dir", GPUQUAL_SOURCE_DIR "/suites"},
                          {}, GPUQUAL_BINARY);
   const RunRecord rec = record();
   if (!rec.gpus.empty()) GTEST_SKIP() << "this machine has GPUs; tests/gpu runs a short burn-in";

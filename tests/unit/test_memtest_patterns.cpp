@@ -143,7 +143,8 @@ TEST(MemtestPatterns, OwnAddressCatchesAliasedAddressLines) {
 
 TEST(MemtestPatterns, EveryPatternCatchesAnAliasedLine) {
   for (MemtestPattern p : all_memtest_patterns()) {
-    if (p == MemtestPattern::moving_inv_ones) continue;  // same value everywhere: aliasing invisible by design
+    if (p == MemtestPattern::moving_inv_ones)
+      continue;  // same value everywhere: aliasing invisible by design
     AliasedLine mem(kWords, 4);
     EXPECT_GT(run(mem, p).count, 0U) << to_string(p);
   }
