@@ -26,6 +26,9 @@ void configure_app(CLI::App& app, CommandAction& selected) {
   app.require_subcommand(1);
   app.fallthrough(false);
   (void)selected;  // each add_*_command(app, selected) call below registers one subcommand
+  add_run_command(app, selected);
+  add_list_command(app, selected);
+  add_check_child_command(app, selected);  // hidden: the child side of `run`
   add_compare_command(app, selected);
   add_inventory_command(app, selected);
   add_nccl_command(app, selected);   // multi-node all-reduce under mpirun

@@ -11,6 +11,9 @@ using CommandAction = std::function<int()>;
 
 // Each adder is defined in its own cmd_<name>.cpp and listed once in cli.cpp.
 // (adders are declared here as the commands land)
+void add_run_command(CLI::App& app, CommandAction& selected);
+void add_list_command(CLI::App& app, CommandAction& selected);
+void add_check_child_command(CLI::App& app, CommandAction& selected);
 void add_compare_command(CLI::App& app, CommandAction& selected);
 void add_inventory_command(CLI::App& app, CommandAction& selected);
 void add_nccl_command(CLI::App& app, CommandAction& selected);

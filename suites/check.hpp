@@ -23,6 +23,9 @@ struct CheckContext {
   NodeFacts node;
   std::vector<GpuInfo> node_gpus;
   std::string hardware_class;
+  // Why node_gpus is empty (the CUDA/NVML message the inventory got); "" when GPUs were found.
+  // A GPU check on a GPU-less node reports skip/error with this reason.
+  std::string gpu_unavailable_reason;
   // The check's parameters from the suite YAML, as JSON (sizes, precisions, durations...).
   nlohmann::json params = nlohmann::json::object();
   // Soft time budget: a check that samples stops sampling when it runs out. The watchdog's hard
@@ -33,6 +36,7 @@ struct CheckContext {
   // Optional progress sink ("gemm bf16 gpu 3: 12/40 samples"); the runner shows it on a TTY.
   std::function<void(const std::string&)> progress;
   // Directory for side files (telemetry streams): next to the record.
+  // The runner creates it before the first check and removes it again if it stays empty.
   std::string side_dir;
 
   bool should_stop() const { return stop_requested && stop_requested->load(); }
@@ -58,6 +62,8 @@ class CheckRegistry {
   bool add(CheckInfo info);
   const CheckInfo* find(const std::string& name) const;
   std::vector<const CheckInfo*> all(bool include_test_only = false) const;
+  // Takes a check out again (gpuqual-testbin uses it to stand in for a build without a check).
+  bool remove(const std::string& name);
 
  private:
   std::map<std::string, CheckInfo> checks_;

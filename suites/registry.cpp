@@ -19,6 +19,8 @@ const CheckInfo* CheckRegistry::find(const std::string& name) const {
   return it == checks_.end() ? nullptr : &it->second;
 }
 
+bool CheckRegistry::remove(const std::string& name) { return checks_.erase(name) > 0; }
+
 std::vector<const CheckInfo*> CheckRegistry::all(bool include_test_only) const {
   std::vector<const CheckInfo*> out;
   for (const auto& [name, info] : checks_) {

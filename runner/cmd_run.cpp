@@ -1,0 +1,281 @@
+// `gpuqual run --suite NAME|FILE`: collect the inventory, run the suite's checks (each in a
+// child process with a watchdog), keep the record on disk valid after every check, and judge the
+// record exactly as `gpuqual compare` does (README "Running: gpuqual run").
+#include <fmt/format.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <random>
+
+#include "core/baseline.hpp"
+#include "core/compare.hpp"
+#include "core/exit_code.hpp"
+#include "core/health_rules.hpp"
+#include "core/health_severity.hpp"
+#include "core/input_error.hpp"
+#include "core/record_io.hpp"
+#include "core/version.hpp"
+#include "device/inventory.hpp"
+#include "device/run_monitor.hpp"
+#include "runner/command.hpp"
+#include "runner/reporters/report_options.hpp"
+#include "runner/run/clock.hpp"
+#include "runner/run/orphan_reaper.hpp"
+#include "runner/run/progress.hpp"
+#include "runner/run/run_journal.hpp"
+#include "runner/run/run_plan.hpp"
+#include "runner/run/run_summary.hpp"
+#include "runner/run/stop_signal.hpp"
+#include "runner/run/suite_runner.hpp"
+#include "suites/suite.hpp"
+#include "suites/suite_duration.hpp"
+
+namespace gpuqual {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct RunArgs {
+  std::string suite;
+  std::string suites_dir;
+  std::vector<std::string> only;
+  std::vector<std::string> skip;
+  std::string gpus;
+  std::string output;
+  std::string baseline = "auto";
+  std::string baselines_dir;
+  std::string class_override;
+  std::string labels_file;
+  std::string timeout;
+  std::string duration;
+  double grace_s = 10;
+  bool quiet = false;
+  bool verbose = false;
+  ReportOptions report;
+};
+
+std::optional<double> duration_flag(const std::string& text, const char* flag) {
+  if (text.empty()) return std::nullopt;
+  auto d = parse_duration_s(text);
+  if (!d || *d <= 0) {
+    throw InputError(flag, "", fmt::format("\"{}\" is not a duration (e.g. 90s, 15m, 2h, 1h30m)", text));
+  }
+  return d;
+}
+
+std::vector<std::string> own_argv() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::vector<std::string> argv;
+  std::string arg;
+  while (std::getline(in, arg, '\0')) argv.push_back(arg);
+  return argv;
+}
+
+std::string new_run_id() {
+  std::random_device rd;
+  std::uniform_int_distribution<unsigned> byte(0, 255);
+  unsigned char b[16];
+  for (auto& x : b) x = static_cast<unsigned char>(byte(rd));
+  b[6] = static_cast<unsigned char>((b[6] & 0x0f) | 0x40);  // UUID version 4
+  b[8] = static_cast<unsigned char>((b[8] & 0x3f) | 0x80);
+  return fmt::format("{:02x}{:02x}{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}{:02x}{:02x}{:02x}{:02x}",
+                     b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+}
+
+std::string make_work_dir() {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string templ = fmt::format("{}/gpuqual-run-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  if (!mkdtemp(templ.data())) {
+    throw std::runtime_error(fmt::format("cannot create a work directory {}: {}", templ, std::strerror(errno)));
+  }
+  return templ;
+}
+
+void ensure_parent_dir(const std::string& path) {
+  const fs::path parent = fs::path(path).parent_path();
+  if (parent.empty()) return;
+  std::error_code ec;
+  fs::create_directories(parent, ec);
+  if (ec) throw InputError(path, "", fmt::format("cannot create the directory {}: {}", parent.string(), ec.message()));
+}
+
+bool uses_report_flags(const ReportOptions& r) {
+  return r.format != "table" || !r.junit.empty() || !r.prometheus.empty() || !r.markdown.empty();
+}
+
+int run_run(const RunArgs& a) {
+  StopState& stop = install_stop_handlers();
+  const Verbosity verbosity = a.quiet ? Verbosity::quiet : a.verbose ? Verbosity::verbose : Verbosity::normal;
+  ProgressDisplay display(stderr, stderr_is_live_terminal(), verbosity);
+
+  // Everything that can be wrong with the flags and files is found before anything runs.
+  const std::optional<double> duration = duration_flag(a.duration, "--duration");
+  const std::optional<double> run_timeout = duration_flag(a.timeout, "--timeout");
+  if (!(a.grace_s >= 0 && a.grace_s <= 3600)) throw InputError("--grace", "", "must be between 0 and 3600 s");
+  const Suite suite = load_suite(resolve_suite(a.suite, suites_dir(a.suites_dir)), SuiteOptions{duration});
+  const std::vector<SuiteCheck> checks = select_checks(suite, a.only, a.skip);
+  const bool judge = a.baseline != "none";
+  if (!judge && uses_report_flags(a.report)) {
+    throw InputError("--baseline none", "", "--format json, --junit, --prometheus and --markdown report a verdict; "
+                                            "with --baseline none nothing is judged (judge later: gpuqual compare RECORD)");
+  }
+  std::unique_ptr<Baseline> baseline;
+  if (judge && a.baseline != "auto") baseline = std::make_unique<Baseline>(load_baseline(a.baseline));
+  // The Xid severities the run-level monitor judges with (the health check's tables and the
+  // operator's overrides): a broken table is found now, not after the run.
+  SeverityTable xid_table = load_severity_tables(severity_tables_dir(""), health_finding_codes());
+  if (const char* overrides = std::getenv(kHealthOverridesEnv); overrides && *overrides) {
+    load_severity_overrides(xid_table, overrides);
+  }
+
+  display.detail("collecting the inventory");
+  const Inventory inv = collect_inventory(InventoryOptions{a.class_override, a.labels_file});
+  const std::vector<int> gpus = select_gpus(a.gpus, inv.gpus);
+  const std::string& slug = inv.hardware_class.slug;
+  if (judge && a.baseline == "auto") {
+    const std::string dir = baselines_dir(a.baselines_dir);
+    const std::string path = resolve_baseline("auto", slug, dir);
+    if (path.empty()) {
+      display.info(fmt::format("no baseline {}/{}.yaml for class {}: the verdict will be inconclusive", dir, slug, slug));
+    } else {
+      baseline = std::make_unique<Baseline>(load_baseline(path));
+    }
+  }
+  // As compare: judging one class against another's baseline passes or fails for the wrong reason.
+  if (baseline && baseline->hardware_class != slug) {
+    throw InputError(baseline->origin, "$.hardware_class",
+                     fmt::format("baseline is for class {} but this node is class {} (use --class to override)",
+                                 baseline->hardware_class, slug));
+  }
+
+  const auto now = std::chrono::system_clock::now();
+  const std::string output = a.output.empty() ? default_output_path(inv.node.hostname, utc_compact(now)) : a.output;
+  ensure_parent_dir(output);
+  RunRecord record;
+  record.tool = {tool_version(), git_revision()};
+  record.run_id = new_run_id();
+  record.started_at = utc_rfc3339(now);
+  record.argv = own_argv();
+  record.suite = suite.name;
+  record.node = inv.node;
+  record.hardware_class = inv.hardware_class;
+  record.gpus = inv.gpus;
+  for (const auto& c : checks) {
+    record.checks.emplace_back();
+    record.checks.back().name = c.check;
+  }
+  // After the suite's checks: the Xids seen during the whole run (device/run_monitor.hpp).
+  const std::size_t xid_index = record.checks.size();
+  record.checks.emplace_back();
+  record.checks.back().name = kXidCheckName;
+  RunJournal journal(output, std::move(record));
+  try {
+    journal.open();
+  } catch (const std::exception& e) {
+    throw InputError(output, "", fmt::format("cannot write the run record: {}", e.what()));
+  }
+
+  RunnerSettings settings;
+  settings.exe = fs::read_symlink("/proc/self/exe").string();
+  settings.work_dir = make_work_dir();
+  settings.side_dir = side_dir_for(output);
+  settings.gpus = gpus;
+  settings.gpu_unavailable_reason = inv.gpu_unavailable_reason;
+  settings.grace_s = a.grace_s;
+  settings.run_timeout_s = run_timeout;
+  std::error_code ec;
+  fs::create_directories(settings.side_dir, ec);
+  become_subreaper();
+  RunHealthMonitor monitor(inv.gpus);
+  try {
+    monitor.start(settings.side_dir);  // Xid capture, and nvml-before.json for the health check
+  } catch (const std::exception& e) {
+    display.warning(fmt::format("run health monitor: {}", e.what()));
+  }
+  settings.on_check_change = [&monitor](const std::string& check) { monitor.set_running_check(check); };
+
+  display.info(fmt::format("suite {} ({} checks{}) on {} ({}, GPUs {}); record {}", suite.name, checks.size(),
+                           suite.duration_s ? ", duration " + format_duration(*suite.duration_s) : "",
+                           inv.node.hostname, slug, format_gpu_list(gpus), output));
+  if (!inv.gpu_unavailable_reason.empty()) display.info("GPUs unavailable: " + inv.gpu_unavailable_reason);
+
+  const RunnerOutcome ran = run_checks(checks, journal, display, stop, settings);
+  const CheckResult xids = monitor.stop(xid_table);
+  display.info(fmt::format("{}: {}: {}", xids.name, to_string(xids.status), xids.reason));
+  journal.finish(xid_index, xids);
+  journal.close(!ran.interrupted && !ran.deadline_hit, utc_now_rfc3339());
+  fs::remove_all(settings.work_dir, ec);
+  if (fs::is_empty(settings.side_dir, ec) && !ec) fs::remove(settings.side_dir, ec);
+
+  const RunRecord& done = journal.record();
+  if (!journal.last_error().empty()) {
+    std::fprintf(stderr, "gpuqual: error: cannot write the run record %s: %s\n", output.c_str(), journal.last_error().c_str());
+    std::printf("%s\n", unwritten_summary(done, journal.last_error()).c_str());
+    return unjudged_exit_code(done);
+  }
+  display.info("record written: " + output);
+  if (ran.interrupted) {
+    std::printf("%s\n", interrupted_summary(done, ran.stop_cause, ran.finished, checks.size(), output).c_str());
+    return kExitInconclusive;
+  }
+  if (!judge) {
+    std::printf("%s\n", unjudged_summary(done, output).c_str());
+    return unjudged_exit_code(done);
+  }
+  // Judge the file as written, exactly as `gpuqual compare` would read it.
+  const RunRecord on_disk = read_record(output);
+  const Verdict verdict = compare_record(on_disk, baseline.get(), CompareOptions{a.report.strict});
+  return emit_reports(verdict, a.report);
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app, CommandAction& selected) {
+  auto args = std::make_shared<RunArgs>();
+  CLI::App* cmd = app.add_subcommand("run", "Run a suite of checks on this node, write the run record, and judge it");
+  cmd->add_option("--suite", args->suite, "Suite name (smoke, canary, standard, burnin) or a suite YAML file")
+      ->required()
+      ->type_name("NAME|FILE");
+  cmd->add_option("--suites-dir", args->suites_dir,
+                  "Where suite names are looked up (default: $GPUQUAL_SUITES_DIR, the installed share/gpuqual/suites, "
+                  "or the source tree's suites/)")
+      ->type_name("DIR");
+  cmd->add_option("--only", args->only, "Run only these checks of the suite (comma-separated or repeated)")
+      ->delimiter(',')
+      ->type_name("CHECK");
+  cmd->add_option("--skip", args->skip, "Leave these checks of the suite out (comma-separated or repeated)")
+      ->delimiter(',')
+      ->type_name("CHECK");
+  cmd->add_option("--gpus", args->gpus, "GPU indices to measure, e.g. 0,2 (default: all)")->type_name("LIST");
+  cmd->add_option("--output,-o", args->output, "Run record to write (default: results/<host>-<UTC timestamp>.json)")
+      ->type_name("FILE");
+  cmd->add_option("--baseline", args->baseline, "auto (baselines/<class>.yaml), a baseline YAML file, or none")
+      ->capture_default_str();
+  cmd->add_option("--baselines-dir", args->baselines_dir,
+                  "Where --baseline auto looks (default: $GPUQUAL_BASELINES_DIR, the installed share/gpuqual/baselines, "
+                  "or the source tree's baselines/)")
+      ->type_name("DIR");
+  cmd->add_option("--class", args->class_override, "Use this hardware class instead of the derived one")->type_name("SLUG");
+  cmd->add_option("--labels-file", args->labels_file, "Kubernetes node labels file (key=value lines) for the record")
+      ->type_name("PATH");
+  cmd->add_option("--timeout", args->timeout,
+                  "Deadline for the whole run (e.g. 20m): the running check is stopped, the rest are recorded as not run")
+      ->type_name("DURATION");
+  cmd->add_option("--duration", args->duration, "Duration for suites that take one (burnin), e.g. 2h")->type_name("DURATION");
+  cmd->add_option("--grace", args->grace_s, "Seconds between SIGTERM and SIGKILL when a check is stopped")
+      ->capture_default_str()
+      ->type_name("SECONDS");
+  auto* quiet = cmd->add_flag("--quiet,-q", args->quiet, "No progress on stderr (warnings and errors only)");
+  auto* verbose = cmd->add_flag("--verbose,-v", args->verbose, "Also the checks' progress messages");
+  quiet->excludes(verbose);
+  add_report_options(cmd, args->report);
+  cmd->callback([args, &selected] { selected = [args] { return run_run(*args); }; });
+}
+
+}  // namespace gpuqual

@@ -1,0 +1,217 @@
+#include "runner/run/child_process.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+
+#include "runner/run/orphan_reaper.hpp"
+
+namespace gpuqual {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// Moves `fd` to a number >= 10 (close-on-exec), so the dup2 calls in the child cannot clobber
+// one pipe with another even when the parent's stdio descriptors were closed.
+int high_fd(int fd) {
+  const int moved = fcntl(fd, F_DUPFD_CLOEXEC, 10);
+  close(fd);
+  return moved;
+}
+
+void set_nonblocking(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); }
+
+// Reads what is available, at most `max_bytes` per call so that a child writing without pause
+// cannot starve the watchdog; returns false at EOF (or a read error).
+bool read_available(int fd, const std::function<void(std::string_view)>& sink, std::size_t max_bytes = 1u << 20) {
+  char buf[65536];
+  for (std::size_t done = 0; done < max_bytes;) {
+    const ssize_t n = read(fd, buf, sizeof buf);
+    if (n > 0) {
+      sink(std::string_view(buf, static_cast<std::size_t>(n)));
+      done += static_cast<std::size_t>(n);
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
+    return false;
+  }
+  return true;
+}
+
+class LineSplitter {
+ public:
+  explicit LineSplitter(const std::function<void(const std::string&)>& sink) : sink_(sink) {}
+  void feed(std::string_view data) {
+    for (char c : data) {
+      if (c == '\n') {
+        flush();
+      } else if (partial_.size() < kMaxLine) {
+        partial_.push_back(c);
+      }
+    }
+  }
+  void flush() {
+    if (!partial_.empty() && sink_) sink_(printable_text(partial_));
+    partial_.clear();
+  }
+
+ private:
+  static constexpr std::size_t kMaxLine = 400;  // a progress line is a status, not a log
+  const std::function<void(const std::string&)>& sink_;
+  std::string partial_;
+};
+
+}  // namespace
+
+ChildOutcome run_child(const ChildSpec& spec) {
+  ChildOutcome out;
+  out.output = BoundedCapture(spec.head_bytes, spec.tail_bytes);
+  if (spec.argv.empty()) {
+    out.spawn_error = "no program to run";
+    return out;
+  }
+  int out_pipe[2], prog_pipe[2];
+  if (pipe2(out_pipe, O_CLOEXEC) != 0) {
+    out.spawn_error = std::string("pipe: ") + std::strerror(errno);
+    return out;
+  }
+  if (pipe2(prog_pipe, O_CLOEXEC) != 0) {
+    out.spawn_error = std::string("pipe: ") + std::strerror(errno);
+    close(out_pipe[0]);
+    close(out_pipe[1]);
+    return out;
+  }
+  for (int* fd : {&out_pipe[0], &out_pipe[1], &prog_pipe[0], &prog_pipe[1]}) *fd = high_fd(*fd);
+  const int devnull = high_fd(open("/dev/null", O_RDONLY | O_CLOEXEC));
+
+  // Everything the child needs is prepared before fork: after fork in a threaded process only
+  // async-signal-safe calls are allowed until exec.
+  std::vector<char*> argv;
+  for (const auto& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  const pid_t parent = getpid();
+
+  const auto started = Clock::now();
+  const pid_t pid = fork();
+  if (pid < 0) {
+    out.spawn_error = std::string("fork: ") + std::strerror(errno);
+    for (int fd : {out_pipe[0], out_pipe[1], prog_pipe[0], prog_pipe[1], devnull}) close(fd);
+    return out;
+  }
+  if (pid == 0) {
+    setpgid(0, 0);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);  // the runner died before prctl took effect
+    // Handlers are reset by exec, ignored signals are not: give the check the defaults, except
+    // SIGXFSZ, which stays ignored so a file-size limit is an EFBIG error the check can report.
+    for (int sig : {SIGPIPE, SIGINT, SIGTERM, SIGHUP}) signal(sig, SIG_DFL);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    dup2(devnull, 0);
+    dup2(out_pipe[1], 1);
+    dup2(out_pipe[1], 2);
+    dup2(prog_pipe[1], kProgressFd);
+    syscall(SYS_close_range, kProgressFd + 1, ~0U, 0);
+    execv(argv[0], argv.data());
+    const char msg[] = "gpuqual: cannot execute the check program\n";
+    [[maybe_unused]] ssize_t n = write(2, msg, sizeof msg - 1);
+    _exit(127);
+  }
+  out.pid = pid;
+  setpgid(pid, pid);  // also here, so the group exists before the first kill(-pid)
+  close(out_pipe[1]);
+  close(prog_pipe[1]);
+  close(devnull);
+  set_nonblocking(out_pipe[0]);
+  set_nonblocking(prog_pipe[0]);
+  // A pidfd wakes poll() the moment the child exits; without one (old kernel) poll in short ticks.
+  const int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+
+  LineSplitter progress(spec.on_progress);
+  int out_fd = out_pipe[0], prog_fd = prog_pipe[0];
+  enum class Phase { running, terminating, killed } phase = Phase::running;
+  Clock::time_point term_sent{};
+  auto last_tick = Clock::now();
+  int status = 0;
+  bool exited = false;
+
+  auto signal_group = [&](int sig) { kill(-pid, sig); };
+
+  while (!exited) {
+    const int level = spec.stop_level ? spec.stop_level() : 0;
+    const double elapsed = seconds_since(started);
+    if (phase == Phase::running && (level >= 1 || elapsed >= spec.timeout_s)) {
+      (level >= 1 ? out.stopped : out.timed_out) = true;
+      signal_group(SIGTERM);
+      phase = Phase::terminating;
+      term_sent = Clock::now();
+    }
+    if (phase == Phase::terminating && (level >= 2 || seconds_since(term_sent) >= spec.grace_s)) {
+      signal_group(SIGKILL);
+      out.killed = true;
+      phase = Phase::killed;
+    }
+
+    // Sleep until output, an exit, a stop request, the next deadline or the next tick.
+    double wait_s = pidfd >= 0 ? 0.25 : 0.02;
+    if (phase == Phase::running) wait_s = std::min(wait_s, spec.timeout_s - elapsed);
+    if (phase == Phase::terminating) wait_s = std::min(wait_s, spec.grace_s - seconds_since(term_sent));
+    const int wait_ms = std::max(1, static_cast<int>(wait_s * 1000) + 1);
+    pollfd fds[4] = {{out_fd, POLLIN, 0}, {prog_fd, POLLIN, 0}, {spec.wake_fd, POLLIN, 0}, {pidfd, POLLIN, 0}};
+    const int ready = poll(fds, 4, wait_ms);
+    if (ready < 0 && errno != EINTR) {
+      // Should not happen; fall back to a plain wait so the loop cannot spin.
+      usleep(20000);
+    }
+    if (out_fd >= 0 && (fds[0].revents & (POLLIN | POLLHUP | POLLERR))) {
+      if (!read_available(out_fd, [&](std::string_view d) { out.output.append(d); })) out_fd = -1;
+    }
+    if (prog_fd >= 0 && (fds[1].revents & (POLLIN | POLLHUP | POLLERR))) {
+      if (!read_available(prog_fd, [&](std::string_view d) { progress.feed(d); })) prog_fd = -1;
+    }
+    if (spec.wake_fd >= 0 && (fds[2].revents & POLLIN)) {
+      char buf[64];
+      while (read(spec.wake_fd, buf, sizeof buf) > 0) {
+      }
+    }
+    const pid_t r = waitpid(pid, &status, WNOHANG);
+    if (r == pid) exited = true;
+    if (spec.on_tick && seconds_since(last_tick) >= 0.25) {
+      last_tick = Clock::now();
+      spec.on_tick(seconds_since(started));
+    }
+  }
+  out.elapsed_s = seconds_since(started);
+  if (WIFEXITED(status)) out.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) out.term_signal = WTERMSIG(status);
+
+  // The child is gone; what it started is not welcome to stay.
+  kill(-pid, SIGKILL);
+  const ReapResult reaped = reap_orphans();
+  out.orphans_killed = reaped.killed;
+  out.orphans_unkillable = reaped.unkillable;
+  // What is still in the pipes: its writers are dead, so this is at most a pipe buffer.
+  read_available(out_pipe[0], [&](std::string_view d) { out.output.append(d); });
+  read_available(prog_pipe[0], [&](std::string_view d) { progress.feed(d); });
+  progress.flush();
+  close(out_pipe[0]);
+  close(prog_pipe[0]);
+  if (pidfd >= 0) close(pidfd);
+  return out;
+}
+
+}  // namespace gpuqual

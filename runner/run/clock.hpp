@@ -1,0 +1,16 @@
+#pragma once
+// Wall-clock time as the run record writes it (RFC 3339, UTC, seconds).
+#include <chrono>
+#include <string>
+
+namespace gpuqual {
+
+std::string utc_rfc3339(std::chrono::system_clock::time_point t);
+// Same format, now. Defined once for the whole program in device/nvml_snapshot.cpp (the health
+// check's snapshot time, which came first); declared here so runner code need not include a
+// device header for it.
+std::string utc_now_rfc3339();
+// Compact form for file names: 20260130T142501Z.
+std::string utc_compact(std::chrono::system_clock::time_point t);
+
+}  // namespace gpuqual

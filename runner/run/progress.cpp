@@ -1,0 +1,142 @@
+#include "runner/run/progress.hpp"
+
+#include <fmt/format.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "runner/run/clock.hpp"
+#include "suites/suite_duration.hpp"
+
+namespace gpuqual {
+
+namespace {
+constexpr double kHeartbeatS = 60;
+
+std::size_t terminal_width(std::FILE* out) {
+  winsize ws{};
+  if (ioctl(fileno(out), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20) return ws.ws_col;
+  return 100;
+}
+
+std::string clock_text(double s) {
+  const auto t = static_cast<long long>(std::max(0.0, s));
+  return t >= 3600 ? fmt::format("{}:{:02}:{:02}", t / 3600, (t / 60) % 60, t % 60)
+                   : fmt::format("{}:{:02}", t / 60, t % 60);
+}
+}  // namespace
+
+std::string format_gpu_list(const std::vector<int>& gpus) {
+  if (gpus.empty()) return "none";
+  std::vector<int> g = gpus;
+  std::sort(g.begin(), g.end());
+  std::string out;
+  for (std::size_t i = 0; i < g.size();) {
+    std::size_t j = i;
+    while (j + 1 < g.size() && g[j + 1] == g[j] + 1) ++j;
+    if (!out.empty()) out += ",";
+    out += j > i ? fmt::format("{}-{}", g[i], g[j]) : std::to_string(g[i]);
+    i = j + 1;
+  }
+  return out;
+}
+
+double eta_s(const CheckStart& s, double elapsed_s) {
+  return std::max(0.0, s.budget_s - elapsed_s) + s.later_budget_s;
+}
+
+std::string format_live_line(const CheckStart& s, double elapsed_s, const std::string& message, std::size_t width) {
+  std::string line = fmt::format("[{}/{}] {}  GPUs {}  {}/{}  ETA {}", s.index + 1, s.total, s.check, s.gpus,
+                                 clock_text(elapsed_s), clock_text(s.budget_s), format_duration(eta_s(s, elapsed_s)));
+  if (!message.empty()) line += "  " + message;
+  if (line.size() > width - 1) line.resize(width - 1);  // never wrap: a wrapped line cannot be redrawn
+  return line;
+}
+
+std::string format_finished_line(std::size_t index, std::size_t total, const CheckResult& r) {
+  std::string line = fmt::format("[{}/{}] {}: {} ({})", index + 1, total, r.name, to_string(r.status),
+                                 format_duration(r.duration_s));
+  if (!r.reason.empty()) line += ": " + r.reason;
+  return line;
+}
+
+bool stderr_is_live_terminal() {
+  if (!isatty(STDERR_FILENO)) return false;
+  const char* term = std::getenv("TERM");
+  return term && *term && std::strcmp(term, "dumb") != 0;
+}
+
+ProgressDisplay::ProgressDisplay(std::FILE* out, bool live, Verbosity verbosity)
+    : out_(out), tty_(live), live_(live && verbosity != Verbosity::quiet), verbosity_(verbosity) {}
+
+ProgressDisplay::~ProgressDisplay() { clear_live(); }
+
+void ProgressDisplay::clear_live() {
+  if (live_shown_) {
+    std::fputs("\r\033[K", out_);
+    live_shown_ = false;
+    std::fflush(out_);
+  }
+}
+
+void ProgressDisplay::emit(const std::string& line) {
+  clear_live();
+  if (tty_) {
+    std::fprintf(out_, "%s\n", line.c_str());
+  } else {
+    // Job logs interleave many pods: every line says when, and that it is gpuqual.
+    std::fprintf(out_, "%s gpuqual: %s\n", utc_now_rfc3339().c_str(), line.c_str());
+  }
+  std::fflush(out_);
+}
+
+void ProgressDisplay::info(const std::string& line) {
+  if (verbosity_ != Verbosity::quiet) emit(line);
+}
+
+void ProgressDisplay::detail(const std::string& line) {
+  if (verbosity_ == Verbosity::verbose) emit(line);
+}
+
+void ProgressDisplay::warning(const std::string& line) { emit("warning: " + line); }
+
+void ProgressDisplay::check_started(const CheckStart& start) {
+  current_ = start;
+  last_message_.clear();
+  last_heartbeat_s_ = 0;
+  if (!live_) {
+    info(fmt::format("[{}/{}] {}: started (GPUs {}, budget {}, timeout {})", start.index + 1, start.total, start.check,
+                     start.gpus, format_duration(start.budget_s), format_duration(start.timeout_s)));
+  }
+  tick(0);
+}
+
+void ProgressDisplay::check_progress(const std::string& message) {
+  last_message_ = message;
+  if (current_) detail(fmt::format("[{}/{}] {}: {}", current_->index + 1, current_->total, current_->check, message));
+}
+
+void ProgressDisplay::tick(double elapsed_s) {
+  if (!current_ || verbosity_ == Verbosity::quiet) return;
+  if (live_) {
+    std::fprintf(out_, "\r\033[K%s", format_live_line(*current_, elapsed_s, last_message_, terminal_width(out_)).c_str());
+    std::fflush(out_);
+    live_shown_ = true;
+  } else if (elapsed_s - last_heartbeat_s_ >= kHeartbeatS) {
+    last_heartbeat_s_ = elapsed_s;
+    std::string line = fmt::format("[{}/{}] {}: running for {}, ETA {}", current_->index + 1, current_->total,
+                                   current_->check, format_duration(elapsed_s), format_duration(eta_s(*current_, elapsed_s)));
+    if (!last_message_.empty()) line += " (" + last_message_ + ")";
+    emit(line);
+  }
+}
+
+void ProgressDisplay::check_finished(std::size_t index, std::size_t total, const CheckResult& result) {
+  current_.reset();
+  info(format_finished_line(index, total, result));
+}
+
+}  // namespace gpuqual
