@@ -199,6 +199,8 @@ int run_run(const RunArgs& a) {
     display.warning(fmt::format("run health monitor: {}", e.what()));
   }
   settings.on_check_change = [&monitor](const std::string& check) { monitor.set_running_check(check); };
+  // Checks name what they create outside the host after the run (container names and labels).
+  setenv("GPUQUAL_RUN_ID", journal.record().run_id.c_str(), 1);
 
   display.info(fmt::format("suite {} ({} checks{}) on {} ({}, GPUs {}); record {}", suite.name, checks.size(),
                            suite.duration_s ? ", duration " + format_duration(*suite.duration_s) : "",

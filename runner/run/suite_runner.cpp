@@ -9,6 +9,7 @@
 #include "core/atomic_file.hpp"
 #include "core/input_error.hpp"
 #include "core/version.hpp"
+#include "runner/run/after_abort.hpp"
 #include "runner/run/check_outcome.hpp"
 #include "runner/run/check_task.hpp"
 #include "runner/run/child_process.hpp"
@@ -135,6 +136,11 @@ RunnerOutcome run_checks(const std::vector<SuiteCheck>& checks, RunJournal& jour
     }
     if (settings.on_check_change) settings.on_check_change("");
     CheckResult r = result_from_outcome(outcome, oc);
+    if (needs_clean_up(outcome)) {
+      std::string cleaned;
+      for (const auto& item : clean_up_after_abort(c.check, c.params)) cleaned += (cleaned.empty() ? "" : "; ") + item;
+      if (!cleaned.empty()) r.attributes["runner.cleanup"] = cleaned;
+    }
     journal.finish(i, r);
     ++result.finished;
     display.check_finished(i, total, r);

@@ -2,6 +2,7 @@
 // stop request, and one that echoes its context so the test can see what the child received.
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -67,6 +68,8 @@ class ContextCheck : public Check {
     r.attributes["hardware_class"] = ctx.hardware_class;
     r.attributes["gpu_unavailable_reason"] = ctx.gpu_unavailable_reason;
     r.attributes["side_dir"] = ctx.side_dir;
+    const char* run_id = std::getenv("GPUQUAL_RUN_ID");
+    r.attributes["env_run_id"] = run_id ? run_id : "";
     r.attributes["side_dir_exists"] = std::filesystem::is_directory(ctx.side_dir) ? "yes" : "no";
     if (ctx.params.contains("side_file")) {
       std::ofstream(std::filesystem::path(ctx.side_dir) / ctx.params.at("side_file").get<std::string>()) << "side data\n";

@@ -191,6 +191,7 @@ TEST_F(RunCli, GpusAreHandedToTheChecks) {
   EXPECT_EQ(c.attributes.at("hostname"), record().node.hostname);
   EXPECT_EQ(c.attributes.at("hardware_class"), record().hardware_class.slug);
   EXPECT_EQ(c.attributes.at("node_gpus"), std::to_string(record().gpus.size()));
+  EXPECT_EQ(c.attributes.at("env_run_id"), rec.run_id);  // GPUQUAL_RUN_ID names the run to the checks
   if (record().gpus.empty()) {
     EXPECT_FALSE(c.attributes.at("gpu_unavailable_reason").empty());
   }

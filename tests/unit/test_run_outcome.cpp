@@ -9,6 +9,7 @@
 
 #include "core/record_io.hpp"
 #include "record_builders.hpp"
+#include "runner/run/after_abort.hpp"
 #include "runner/run/bounded_capture.hpp"
 #include "runner/run/check_outcome.hpp"
 #include "runner/run/check_task.hpp"
@@ -132,6 +133,23 @@ TEST(CheckOutcome, OutputOfAPassingCheckIsCountedNotKept) {
   const CheckResult r = result_from_outcome(exited(0, "NCCL INFO ...\n"), ctx(passed()));
   EXPECT_EQ(r.attributes.at("runner.output_bytes"), "14");
   EXPECT_EQ(r.attributes.count("runner.output_tail"), 0u);
+}
+
+TEST(AfterAbort, OnlyAbnormalEndsAndOnlyChecksThatNeedIt) {
+  ChildOutcome o = exited(0);
+  EXPECT_FALSE(needs_clean_up(o));
+  o.orphans_killed = {123};
+  EXPECT_TRUE(needs_clean_up(o));
+  ChildOutcome k = exited(0);
+  k.exit_code.reset();
+  k.term_signal = SIGKILL;
+  k.killed = true;
+  EXPECT_TRUE(needs_clean_up(k));
+  EXPECT_TRUE(clean_up_after_abort("gemm", nlohmann::json::object()).empty());
+  // container_probe: its sweep runs; with parameters it cannot use it says so, never throws.
+  const auto out = clean_up_after_abort("container_probe", nlohmann::json{{"probes", "nonsense"}});
+  ASSERT_FALSE(out.empty());
+  EXPECT_THAT(out[0], StartsWith("not removed: "));
 }
 
 TEST(SignalNames, NameAndDescription) {

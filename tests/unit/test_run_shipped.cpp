@@ -34,6 +34,25 @@ TEST_F(ShippedRun, CanaryWithoutAGpuIsInconclusiveWithAFullRecord) {
   }
 }
 
+// Each check reads its parameters strictly: a parameter name in a shipped suite that the check
+// does not know would make that check error on every node. Checks read parameters before they
+// look for a GPU, so this shows on a GPU-less machine too.
+TEST_F(ShippedRun, ShippedSuitesParametersAreAcceptedByTheirChecks) {
+  for (const char* suite : {"smoke", "canary", "standard", "burnin"}) {
+    std::vector<std::string> args{"run", "--suite", suite, "--suites-dir", GPUQUAL_SOURCE_DIR "/suites", "--baseline",
+                                  "none", "--output", "r.json", "--quiet"};
+    if (std::string(suite) == "burnin") args.insert(args.end(), {"--duration", "2s"});
+    const auto r = gpuqual(args, {}, GPUQUAL_BINARY);
+    EXPECT_NE(r.exit_code, 3) << suite << ": " << r.err;
+    const RunRecord rec = record();
+    for (const auto& c : rec.checks) {
+      for (const char* sign : {"bad parameters", "unknown field", "params:"}) {
+        EXPECT_THAT(c.reason, ::testing::Not(HasSubstr(sign))) << suite << ": " << c.name;
+      }
+    }
+  }
+}
+
 TEST_F(ShippedRun, ShippedBinaryHasNoTestChecks) {
   const auto r = gpuqual({"list", "--suites-dir", GPUQUAL_SOURCE_DIR "/suites"}, {}, GPUQUAL_BINARY);
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
