@@ -31,6 +31,9 @@ void configure_app(CLI::App& app, CommandAction& selected) {
   add_check_child_command(app, selected);  // hidden: the child side of `run`
   add_compare_command(app, selected);
   add_inventory_command(app, selected);
+  add_diff_command(app, selected);
+  add_gate_command(app, selected);
+  add_baseline_command(app, selected);
   add_nccl_command(app, selected);   // multi-node all-reduce under mpirun
   add_report_command(app, selected);  // HTML report of compare/diff/gate
   add_probe_command(app, selected);

@@ -64,4 +64,42 @@ inline RunRecord node_record(Jitter& jitter, int gpus = 8) {
   return node_record(jitter, gpus, [](int, int) { return 1.0; });
 }
 
+// A node for pool tests: every GPU at the same level (gemm 1000, hbm 4000, latency 0.5) times
+// `scale(gpu, metric)`, named `host`, of class `slug`.
+template <class Scale>
+RunRecord flat_node_record(Jitter& jitter, const std::string& host, Scale scale, int gpus = 8,
+                           const std::string& slug = "h200-sxm-141gb", double level = 1000.0) {
+  RunRecord r = node_record(jitter, gpus, [&](int g, int m) {
+    const double flat = m == 4 ? 1.0 : 1.0 / (1.0 + 0.04 * g);  // undo level(g); latency has none
+    return scale(g, m) * flat * level / 1000.0;
+  });
+  r.node.hostname = host;
+  r.run_id = "run-" + host;
+  r.hardware_class.slug = slug;
+  return r;
+}
+
+inline RunRecord flat_node_record(Jitter& jitter, const std::string& host) {
+  return flat_node_record(jitter, host, [](int, int) { return 1.0; });
+}
+
+// The baseline those nodes are judged against: 5 % tolerance on every metric.
+inline Baseline class_baseline(const std::string& slug = "h200-sxm-141gb", double level = 1000.0) {
+  Baseline b;
+  b.hardware_class = slug;
+  b.origin = slug + ".yaml";
+  auto add = [&](const char* name, const char* unit, double expected, Direction dir) {
+    MetricExpectation e = expectation(name, unit, 0.05);
+    e.expected = expected;
+    e.direction = dir;
+    b.metrics.push_back(e);
+  };
+  add("gemm.bf16.tflops", "TFLOP/s", level, Direction::higher);
+  add("gemm.fp16.tflops", "TFLOP/s", level, Direction::higher);
+  add("hbm.triad.gbps", "GB/s", 4 * level, Direction::higher);
+  add("hbm.copy.gbps", "GB/s", 4 * level, Direction::higher);
+  add("hbm.latency.us", "us", 0.5 * level / 1000.0, Direction::lower);
+  return b;
+}
+
 }  // namespace gpuqual::testing

@@ -1,0 +1,103 @@
+// gate over a pool of record files, in process and as the real `gpuqual gate` (wall time and
+// peak memory of the whole process), and `gpuqual compare` of one record as a whole process.
+// Records are generated in a temporary directory on first use and removed at exit:
+//   GPUQUAL_BENCH_RECORDS          pool size (default 10000)
+//   GPUQUAL_BENCH_METRICS_PER_GPU  metrics per GPU, 8 GPUs, 20 samples each (default 5 → 40)
+// Budgets (issue 3, measured in docs/performance.md): gate over 10,000 records <= 2 s wall and
+// <= 1 GB peak on 2 cores; compare of one record <= 50 ms for the whole process.
+#include <benchmark/benchmark.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <chrono>
+
+#include "bench/synthetic_records.hpp"
+#include "core/gate_stream.hpp"
+
+namespace {
+
+using namespace gpuqual;
+using namespace gpuqual::bench;
+
+int pool_size() { return env_int("GPUQUAL_BENCH_RECORDS", 10000); }
+int per_gpu() { return env_int("GPUQUAL_BENCH_METRICS_PER_GPU", 5); }
+
+RecordDir& records() {
+  static RecordDir dir(pool_size(), per_gpu());
+  return dir;
+}
+
+struct ProcessRun {
+  double wall_s = 0;
+  long max_rss_kib = 0;
+  int exit_code = -1;
+};
+
+// fork/exec with stdout and stderr to /dev/null; wait4 gives the child's own peak RSS.
+ProcessRun run_process(const std::vector<std::string>& argv) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  const auto start = std::chrono::steady_clock::now();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const int null = open("/dev/null", O_WRONLY);
+    dup2(null, 1);
+    dup2(null, 2);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  ProcessRun r;
+  int status = 0;
+  rusage ru{};
+  if (pid < 0 || wait4(pid, &status, 0, &ru) != pid) return r;
+  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  r.max_rss_kib = ru.ru_maxrss;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+void BM_GateInProcess(benchmark::State& state) {
+  const auto& paths = records().paths();
+  FixedBaselines baselines(std::vector<Baseline>{synthetic_baseline(per_gpu())});
+  for (auto _ : state) {
+    Verdict v = gate_records(paths, baselines, GateOptions{}, static_cast<unsigned>(state.range(0)));
+    if (v.outcome != Outcome::pass) state.SkipWithError(("the synthetic pool did not pass: " + v.summary).c_str());
+    benchmark::DoNotOptimize(v);
+  }
+  state.counters["records"] = static_cast<double>(paths.size());
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(paths.size()));
+}
+BENCHMARK(BM_GateInProcess)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_GateProcess(benchmark::State& state) {
+  long peak = 0;
+  for (auto _ : state) {
+    const ProcessRun r = run_process({GPUQUAL_BINARY, "gate", records().records_dir(), "--baseline", records().baseline_path()});
+    if (r.exit_code != 0) state.SkipWithError(("gpuqual gate exited " + std::to_string(r.exit_code)).c_str());
+    state.SetIterationTime(r.wall_s);
+    peak = std::max(peak, r.max_rss_kib);
+  }
+  state.counters["records"] = static_cast<double>(records().paths().size());
+  state.counters["peak_rss_MiB"] = static_cast<double>(peak) / 1024.0;
+}
+BENCHMARK(BM_GateProcess)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(3);
+
+void BM_CompareProcess(benchmark::State& state) {
+  long peak = 0;
+  for (auto _ : state) {
+    const ProcessRun r =
+        run_process({GPUQUAL_BINARY, "compare", records().paths().front(), "--baseline", records().baseline_path()});
+    if (r.exit_code != 0) state.SkipWithError(("gpuqual compare exited " + std::to_string(r.exit_code)).c_str());
+    state.SetIterationTime(r.wall_s);
+    peak = std::max(peak, r.max_rss_kib);
+  }
+  state.counters["peak_rss_MiB"] = static_cast<double>(peak) / 1024.0;
+}
+BENCHMARK(BM_CompareProcess)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();

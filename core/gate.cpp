@@ -1,0 +1,313 @@
+#include "core/gate.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <limits>
+#include <set>
+
+#include "core/gate_summary.hpp"
+#include "core/noise_model.hpp"
+#include "core/stats.hpp"
+
+namespace gpuqual {
+
+namespace {
+
+constexpr std::size_t kMinPoolNodes = 3;  // below this a pool median says nothing a node did not
+constexpr std::size_t kNamesInReason = 5;
+
+Status status_of(Outcome o) {
+  switch (o) {
+    case Outcome::pass: return Status::pass;
+    case Outcome::warn: return Status::warn;
+    case Outcome::fail: return Status::fail;
+    case Outcome::inconclusive: return Status::error;
+  }
+  return Status::error;
+}
+
+int outcome_rank(Outcome o) {
+  switch (o) {
+    case Outcome::fail: return 0;
+    case Outcome::inconclusive: return 1;
+    case Outcome::warn: return 2;
+    case Outcome::pass: return 3;
+  }
+  return 1;
+}
+
+// How bad a judged row is, relative to what it may drop: > 1 is beyond the allowed drop.
+double badness(const MetricRow& m) {
+  if (!m.delta_pct) return -std::numeric_limits<double>::infinity();
+  const double drop = m.direction == Direction::higher ? -*m.delta_pct : *m.delta_pct;
+  return m.allowed_drop_pct > 0 ? drop / m.allowed_drop_pct : drop;
+}
+
+std::string names(const std::vector<std::string>& list) {
+  std::vector<std::string> shown(list.begin(), list.begin() + static_cast<std::ptrdiff_t>(std::min(list.size(), kNamesInReason)));
+  std::string out = fmt::format("{}", fmt::join(shown, ", "));
+  if (list.size() > shown.size()) out += fmt::format(" and {} more", list.size() - shown.size());
+  return out;
+}
+
+template <class Row>
+void keep_not_passed(std::vector<Row>& rows, std::size_t keep) {
+  std::vector<Row> kept;
+  for (auto& r : rows) {
+    if (r.status != Status::pass && r.status != Status::skip && kept.size() < keep) kept.push_back(std::move(r));
+  }
+  rows = std::move(kept);
+}
+
+}  // namespace
+
+std::optional<std::int64_t> parse_rfc3339_ms(const std::string& text) {
+  int y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0, used = 0;
+  char sep = 0;
+  if (std::sscanf(text.c_str(), "%4d-%2d-%2d%c%2d:%2d:%2d%n", &y, &mo, &d, &sep, &h, &mi, &s, &used) != 7) return std::nullopt;
+  if (sep != 'T' && sep != 't' && sep != ' ') return std::nullopt;
+  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60) return std::nullopt;
+  std::size_t i = static_cast<std::size_t>(used);
+  double frac = 0;
+  if (i < text.size() && text[i] == '.') {
+    double scale = 0.1;
+    ++i;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
+      frac += (text[i] - '0') * scale;
+      scale /= 10;
+      ++i;
+    }
+  }
+  int offset_min = 0;
+  if (i < text.size() && (text[i] == 'Z' || text[i] == 'z')) {
+    ++i;
+  } else if (i < text.size() && (text[i] == '+' || text[i] == '-')) {
+    int oh = 0, om = 0, n = 0;
+    if (std::sscanf(text.c_str() + i + 1, "%2d:%2d%n", &oh, &om, &n) != 2) return std::nullopt;
+    offset_min = (text[i] == '-' ? -1 : 1) * (oh * 60 + om);
+    i += 1 + static_cast<std::size_t>(n);
+  } else {
+    return std::nullopt;
+  }
+  if (i != text.size()) return std::nullopt;
+  std::tm tm{};
+  tm.tm_year = y - 1900;
+  tm.tm_mon = mo - 1;
+  tm.tm_mday = d;
+  tm.tm_hour = h;
+  tm.tm_min = mi;
+  tm.tm_sec = s;
+  const std::time_t t = timegm(&tm);
+  return static_cast<std::int64_t>(t - offset_min * 60) * 1000 + static_cast<std::int64_t>(frac * 1000);
+}
+
+void trim_node_verdict(Verdict& v, std::size_t keep_rows, std::size_t worst, std::size_t keep_reasons) {
+  // The worst judged rows first, then every other row that did not pass.
+  std::vector<const MetricRow*> judged;
+  for (const auto& m : v.metrics) {
+    if (m.delta_pct && m.status != Status::skip && m.status != Status::error) judged.push_back(&m);
+  }
+  const std::size_t top = std::min(worst, judged.size());
+  std::partial_sort(judged.begin(), judged.begin() + static_cast<std::ptrdiff_t>(top), judged.end(),
+                    [](const MetricRow* a, const MetricRow* b) { return badness(*a) > badness(*b); });
+  std::vector<MetricRow> kept;
+  std::set<const MetricRow*> taken;
+  for (std::size_t i = 0; i < top; ++i) {
+    kept.push_back(*judged[i]);
+    taken.insert(judged[i]);
+  }
+  std::size_t others = 0;
+  for (const auto& m : v.metrics) {
+    if (m.status == Status::pass || m.status == Status::skip || taken.count(&m) || others >= keep_rows) continue;
+    kept.push_back(m);
+    ++others;
+  }
+  v.metrics = std::move(kept);
+  keep_not_passed(v.findings, keep_rows);
+  keep_not_passed(v.checks, keep_rows);
+  if (v.reasons.size() > keep_reasons) {
+    const std::size_t dropped = v.reasons.size() - keep_reasons;
+    v.reasons.resize(keep_reasons);
+    v.reasons.push_back(fmt::format("... and {} more", dropped));
+  }
+}
+
+NodeSummary summarize_node(const RunRecord& r, const Baseline* b, const GateOptions& options, std::string path,
+                           std::size_t order) {
+  NodeSummary s;
+  s.node = !r.node.k8s_node_name.empty() ? r.node.k8s_node_name : r.node.hostname;
+  if (s.node.empty()) s.node = path;  // nothing names the node: it can only be itself
+  s.path = std::move(path);
+  s.started_at = r.started_at;
+  s.started_ms = parse_rfc3339_ms(r.started_at);
+  s.order = order;
+  s.hardware_class = r.hardware_class.slug;
+  CompareOptions co;
+  co.strict = options.strict;
+  s.verdict = compare_record(r, b, co);
+  trim_node_verdict(s.verdict);
+  if (!b) return s;
+  s.pool_values.assign(b->metrics.size(), std::numeric_limits<double>::quiet_NaN());
+  std::vector<std::vector<double>> per_gpu(b->metrics.size());
+  for (const auto& c : r.checks) {
+    for (const auto& m : c.metrics) {
+      for (std::size_t k = 0; k < b->metrics.size(); ++k) {
+        const MetricExpectation& e = b->metrics[k];
+        if (e.name != m.name || e.unit != m.unit || e.per_gpu != m.gpu.has_value()) continue;
+        if (e.per_gpu) {
+          per_gpu[k].push_back(m.median);
+        } else {
+          s.pool_values[k] = m.median;
+        }
+      }
+    }
+  }
+  for (std::size_t k = 0; k < per_gpu.size(); ++k) {
+    if (!per_gpu[k].empty()) s.pool_values[k] = stats::median(per_gpu[k]);
+  }
+  return s;
+}
+
+void GatePool::add(NodeSummary node, const Baseline* baseline) {
+  if (!class_baselines_.count(node.hardware_class)) class_baselines_[node.hardware_class] = baseline;
+  auto it = by_identity_.find(node.node);
+  if (it == by_identity_.end()) {
+    by_identity_[node.node] = nodes_.size();
+    nodes_.push_back(std::move(node));
+    return;
+  }
+  NodeSummary& kept = nodes_[it->second];
+  const bool timed = node.started_ms && kept.started_ms;
+  const bool newer = timed ? *node.started_ms >= *kept.started_ms : node.order > kept.order;
+  NodeSummary& winner = newer ? node : kept;
+  const NodeSummary& loser = newer ? kept : node;
+  duplicates_.push_back(fmt::format("node {}: more than one record, the newest counts: {} (started {}) over {} (started {}){}",
+                                    node.node, winner.path, winner.started_at.empty() ? "?" : winner.started_at, loser.path,
+                                    loser.started_at.empty() ? "?" : loser.started_at,
+                                    timed ? "" : "; no parseable start time, so the later argument counts"));
+  if (newer) kept = std::move(node);
+}
+
+Verdict GatePool::finish() {
+  Verdict v;
+  v.kind = "gate";
+  v.strict = options_.strict;
+  std::sort(nodes_.begin(), nodes_.end(), [](const NodeSummary& a, const NodeSummary& b) {
+    const int ra = outcome_rank(a.verdict.outcome), rb = outcome_rank(b.verdict.outcome);
+    return ra != rb ? ra < rb : a.node < b.node;
+  });
+  std::vector<std::string> failed, inconclusive, warned, passed;
+  std::set<std::string> classes, drivers, cuda, baselines;
+  for (const auto& n : nodes_) {
+    switch (n.verdict.outcome) {
+      case Outcome::fail: failed.push_back(n.node); break;
+      case Outcome::inconclusive: inconclusive.push_back(n.node); break;
+      case Outcome::warn: warned.push_back(n.node); break;
+      case Outcome::pass: passed.push_back(n.node); break;
+    }
+    classes.insert(n.hardware_class);
+    drivers.insert(n.verdict.driver_version);
+    cuda.insert(n.verdict.cuda_driver_version);
+    v.checks.push_back(CheckRow{n.node, std::nullopt, status_of(n.verdict.outcome), n.verdict.summary, 0});
+  }
+  auto joined = [](const std::set<std::string>& s) { return s.size() == 1 ? *s.begin() : fmt::format("{}", fmt::join(s, ",")); };
+  v.hardware_class = joined(classes);
+  v.driver_version = drivers.size() > 1 ? "mixed" : joined(drivers);
+  v.cuda_driver_version = cuda.size() > 1 ? "mixed" : joined(cuda);
+
+  std::vector<std::string> fails, unjudged, warns;
+  // The pool, class by class.
+  for (const auto& cls : classes) {
+    const Baseline* b = class_baselines_[cls];
+    std::vector<const NodeSummary*> members;
+    for (const auto& n : nodes_) {
+      if (n.hardware_class == cls) members.push_back(&n);
+    }
+    if (!b) {
+      unjudged.push_back(fmt::format("no baseline for class {} ({} node{})", cls, members.size(), members.size() == 1 ? "" : "s"));
+      continue;
+    }
+    baselines.insert(b->origin);
+    for (std::size_t k = 0; k < b->metrics.size(); ++k) {
+      const MetricExpectation& e = b->metrics[k];
+      std::vector<double> values;
+      for (const NodeSummary* n : members) {
+        if (k < n->pool_values.size() && !std::isnan(n->pool_values[k])) values.push_back(n->pool_values[k]);
+      }
+      if (values.empty()) continue;  // nobody measured it: the nodes already say so
+      MetricRow row;
+      row.check = "pool";
+      row.metric = e.name;
+      row.unit = e.unit;
+      row.direction = e.direction;
+      row.expected = e.expected;
+      row.observed = stats::median(values);
+      noise::DropRule rule{std::min(e.tolerance, options_.pool_allowed_drop), std::nullopt, options_.confidence};
+      row.allowed_drop_pct = rule.allowed_drop * 100;
+      const std::string who = fmt::format("pool of {} {} node{}", values.size(), cls, values.size() == 1 ? "" : "s");
+      auto change = noise::median_vs_expected(values, e.expected, options_.confidence);
+      if (values.size() < kMinPoolNodes) {
+        row.status = Status::skip;
+        row.reason = fmt::format("{}: too few for a pool judgement ({} needed)", who, kMinPoolNodes);
+      } else if (!change) {
+        row.status = Status::skip;
+        row.reason = fmt::format("{}: the baseline's expected value {:g} is not positive", who, e.expected);
+      } else {
+        const noise::ChangeJudgement j = noise::judge_change(*change, e.direction, rule);
+        row.delta_pct = change->estimate * 100;
+        row.status = j.status;
+        row.reason = fmt::format("{}: median {}", who, j.reason);
+      }
+      const std::string what = fmt::format("pool median of {} ({}): {}", e.name, cls, row.reason);
+      if (row.status == Status::fail) fails.push_back(what);
+      if (row.status == Status::warn) warns.push_back(what);
+      v.checks.push_back(CheckRow{fmt::format("pool {} {}", cls, e.name), std::nullopt, row.status, row.reason, 0});
+      v.metrics.push_back(std::move(row));
+    }
+  }
+  v.baseline = fmt::format("{}", fmt::join(baselines, ","));
+
+  const std::size_t total = nodes_.size();
+  const std::size_t budget = options_.max_failed_pct
+                                 ? static_cast<std::size_t>(std::floor(*options_.max_failed_pct / 100.0 * static_cast<double>(total) + 1e-9))
+                                 : static_cast<std::size_t>(std::max(0, options_.max_failed));
+  const std::string budget_text = options_.max_failed_pct ? fmt::format("--max-failed {:g}% = {}", *options_.max_failed_pct, budget)
+                                                           : fmt::format("--max-failed {}", budget);
+  if (failed.size() > budget) {
+    fails.insert(fails.begin(), fmt::format("{} of {} nodes failed, more than {} allows: {}", failed.size(), total, budget_text, names(failed)));
+  } else if (!failed.empty()) {
+    warns.insert(warns.begin(), fmt::format("{} of {} nodes failed, within {}: {}", failed.size(), total, budget_text, names(failed)));
+  }
+  if (total == 0) unjudged.insert(unjudged.begin(), "no run records");
+  if (options_.expect_nodes && total < static_cast<std::size_t>(*options_.expect_nodes)) {
+    unjudged.insert(unjudged.begin(), fmt::format("{} distinct node{}, --expect-nodes {}", total, total == 1 ? "" : "s", *options_.expect_nodes));
+  }
+  if (!inconclusive.empty()) {
+    unjudged.push_back(fmt::format("{} node{} could not be judged: {}", inconclusive.size(), inconclusive.size() == 1 ? "" : "s", names(inconclusive)));
+  }
+  if (!warned.empty()) warns.push_back(fmt::format("{} node{} warned: {}", warned.size(), warned.size() == 1 ? "" : "s", names(warned)));
+
+  if (!fails.empty()) {
+    v.outcome = Outcome::fail;
+  } else if (!unjudged.empty()) {
+    v.outcome = Outcome::inconclusive;
+  } else if (!warns.empty()) {
+    v.outcome = options_.strict ? Outcome::fail : Outcome::warn;
+  } else {
+    v.outcome = Outcome::pass;
+  }
+  if (options_.strict && v.outcome == Outcome::fail && fails.empty()) v.reasons.push_back("--strict: warnings count as failures");
+  for (auto* list : {&fails, &unjudged, &warns, &duplicates_}) v.reasons.insert(v.reasons.end(), list->begin(), list->end());
+  v.exit_code = exit_code_for(v.outcome, options_.strict);
+  for (auto& n : nodes_) v.nodes.push_back(std::move(n.verdict));
+  v.summary = gate_summary(v, GateCounts{failed.size(), inconclusive.size(), warned.size(), passed.size(), duplicates_.size(), budget});
+  nodes_.clear();
+  by_identity_.clear();
+  return v;
+}
+
+}  // namespace gpuqual

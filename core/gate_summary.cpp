@@ -1,0 +1,120 @@
+#include "core/gate_summary.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <vector>
+
+namespace gpuqual {
+
+namespace {
+
+std::string upper(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string scope(const std::optional<int>& gpu) { return gpu ? fmt::format("gpu {}", *gpu) : "node"; }
+
+std::string one_line(std::string s) {
+  for (char& c : s) {
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string short_metric(const MetricRow& m) {
+  if (m.delta_pct && m.status != Status::error) return fmt::format("{} {} {:+.1f}%", m.metric, scope(m.gpu), *m.delta_pct);
+  return fmt::format("{} {} {}", m.metric, scope(m.gpu), m.status == Status::error ? "not judged" : to_string(m.status));
+}
+
+std::string gate_summary(const Verdict& v, const GateCounts& c) {
+  const std::size_t total = c.failed + c.inconclusive + c.warned + c.passed;
+  std::vector<std::string> nodes;
+  std::vector<std::string> failed_names;
+  for (const auto& n : v.nodes) {
+    if (n.outcome == Outcome::fail && failed_names.size() < 3) failed_names.push_back(n.hostname);
+  }
+  if (c.failed) {
+    nodes.push_back(fmt::format("{} failed ({}{})", c.failed, fmt::join(failed_names, ", "), c.failed > failed_names.size() ? ", ..." : ""));
+  }
+  if (c.inconclusive) nodes.push_back(fmt::format("{} inconclusive", c.inconclusive));
+  if (c.warned) nodes.push_back(fmt::format("{} warned", c.warned));
+  nodes.push_back(fmt::format("{} passed", c.passed));
+
+  std::size_t judged = 0, regressed = 0, unconfirmed = 0;
+  const MetricRow* first_fail = nullptr;
+  const MetricRow* first_warn = nullptr;
+  for (const auto& m : v.metrics) {
+    if (m.status == Status::skip) continue;
+    ++judged;
+    regressed += m.status == Status::fail;
+    unconfirmed += m.status == Status::warn;
+    if (m.status == Status::fail && !first_fail) first_fail = &m;
+    if (m.status == Status::warn && !first_warn) first_warn = &m;
+  }
+  const MetricRow* worst = first_fail ? first_fail : first_warn;
+  std::string pool;
+  if (judged == 0) {
+    pool = "pool: no metric judged";
+  } else if (regressed || unconfirmed) {
+    pool = fmt::format("pool: {} of {} metrics {}{}", regressed ? regressed : unconfirmed, judged,
+                       regressed ? "regressed" : "moved, not confirmed",
+                       worst && worst->delta_pct
+                           ? fmt::format(" ({} {:+.1f}% {} {}{:.1f}%)", worst->metric, *worst->delta_pct,
+                                         worst->direction == Direction::higher ? "<" : ">",
+                                         worst->direction == Direction::higher ? "-" : "+", worst->allowed_drop_pct)
+                           : "");
+  } else {
+    pool = fmt::format("pool: {} metrics within the allowed drop", judged);
+  }
+  std::string line = fmt::format("gpuqual gate: {} {} node{} ({}): {}; {}", upper(to_string(v.outcome)), total, total == 1 ? "" : "s",
+                                 v.hardware_class.empty() ? "no class" : v.hardware_class, fmt::join(nodes, ", "), pool);
+  if (c.duplicates) line += fmt::format("; {} duplicate record{} ignored", c.duplicates, c.duplicates == 1 ? "" : "s");
+  return one_line(line);
+}
+
+std::string render_pool_table(const Verdict& v, std::size_t max_passing) {
+  using Row = std::vector<std::string>;
+  std::vector<Row> rows;
+  std::size_t passing = 0, hidden = 0;
+  for (const auto& n : v.nodes) {
+    if (n.outcome == Outcome::pass && passing++ >= max_passing) {
+      ++hidden;
+      continue;
+    }
+    std::vector<std::string> worst;
+    for (const auto& m : n.metrics) {
+      if (worst.size() < 3) worst.push_back(short_metric(m));
+    }
+    std::string note = worst.empty() ? "-" : fmt::format("{}", fmt::join(worst, ", "));
+    if (n.outcome == Outcome::inconclusive && !n.reasons.empty()) note = n.reasons.front();
+    rows.push_back({n.hostname.empty() ? "(no hostname)" : n.hostname, n.hardware_class, std::string(to_string(n.outcome)),
+                    one_line(note), n.run_id});
+  }
+  const Row header{"NODE", "CLASS", "VERDICT", "WORST METRICS", "RUN"};
+  std::vector<std::size_t> width(header.size(), 0);
+  for (const Row* r : {&header}) {
+    for (std::size_t i = 0; i < r->size(); ++i) width[i] = std::max(width[i], (*r)[i].size());
+  }
+  for (const auto& r : rows) {
+    for (std::size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], r[i].size());
+  }
+  std::string out;
+  auto line = [&](const Row& r) {
+    std::string l;
+    for (std::size_t i = 0; i < r.size(); ++i) l += i + 1 < r.size() ? fmt::format("{:<{}}  ", r[i], width[i]) : r[i];
+    while (!l.empty() && l.back() == ' ') l.pop_back();
+    out += l + "\n";
+  };
+  line(header);
+  for (const auto& r : rows) line(r);
+  if (hidden) out += fmt::format("... and {} more passing node{}\n", hidden, hidden == 1 ? "" : "s");
+  return out;
+}
+
+}  // namespace gpuqual

@@ -1,0 +1,99 @@
+// `gpuqual baseline build RECORD... --output FILE [--class CLASS]`: a baseline from healthy run
+// records (README "Making a baseline: gpuqual baseline build"; the statistics are in
+// core/baseline_build.hpp). After writing, the new baseline is loaded back from its own text and
+// every record it came from is judged against it, so a reviewer sees which nodes it would fail.
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <memory>
+
+#include "core/atomic_file.hpp"
+#include "core/baseline.hpp"
+#include "core/baseline_build.hpp"
+#include "core/compare.hpp"
+#include "core/exit_code.hpp"
+#include "core/gate_record_reader.hpp"
+#include "core/gate_stream.hpp"
+#include "core/input_error.hpp"
+#include "core/noise_model_options.hpp"
+#include "runner/command.hpp"
+
+namespace gpuqual {
+
+namespace {
+
+struct BuildArgs {
+  std::vector<std::string> records;
+  std::string output;
+  std::string class_slug;
+  std::string tolerance_floor = "3%";
+  double spread_k = 4.0;
+};
+
+int run_build(const BuildArgs& a) {
+  BaselineBuildOptions o;
+  o.hardware_class = a.class_slug;
+  o.tolerance_floor = *parse_drop_percent(a.tolerance_floor);
+  o.spread_k = a.spread_k;
+  const std::vector<std::string> paths = expand_record_paths(a.records);
+  BaselineBuilder builder(o);
+  StreamingRecordReader reader;
+  for (const auto& p : paths) builder.add(reader.read(p), p);
+  BaselineBuildResult res = builder.finish();
+
+  for (const auto& e : res.excluded) std::printf("left out: %s (%s): %s\n", e.path.c_str(), e.node.c_str(), e.reason.c_str());
+  for (const auto& n : res.notes) std::printf("note: %s\n", n.c_str());
+  if (res.baseline.metrics.empty()) {
+    std::printf("gpuqual baseline build: nothing written: no healthy record with metrics (%zu of %zu left out)\n",
+                res.excluded.size(), paths.size());
+    return kExitInconclusive;
+  }
+  for (const auto& o : res.outliers) std::printf("outlier: %s\n", o.c_str());
+
+  const std::string yaml = baseline_to_yaml(res.baseline);
+  // Load the text we are about to write: a baseline that cannot be read back is never written.
+  const Baseline loaded = parse_baseline_yaml(yaml, a.output);
+  std::size_t passing = 0;
+  std::vector<std::string> not_passing;
+  for (const auto& p : res.included) {
+    const Verdict v = compare_record(reader.read(p), &loaded, CompareOptions{});
+    if (v.outcome == Outcome::pass) {
+      ++passing;
+    } else {
+      not_passing.push_back(fmt::format("{} ({})", p, v.summary));
+    }
+  }
+  for (const auto& n : not_passing) std::printf("self-check: does not pass: %s\n", n.c_str());
+  write_file_atomic(a.output, yaml);
+  std::printf("gpuqual baseline build: wrote %s for %s: %zu metrics from %d runs on %zu nodes; %zu records left out, "
+              "%zu outlier rows; %zu of %zu source records pass against it\n",
+              a.output.c_str(), res.baseline.hardware_class.c_str(), res.baseline.metrics.size(), res.baseline.provenance.runs,
+              res.baseline.provenance.nodes.size(), res.excluded.size(), res.outliers.size(), passing, res.included.size());
+  return kExitPass;
+}
+
+}  // namespace
+
+void add_baseline_command(CLI::App& app, CommandAction& selected) {
+  CLI::App* group = app.add_subcommand("baseline", "Make baselines");
+  group->require_subcommand(1);
+  auto args = std::make_shared<BuildArgs>();
+  CLI::App* cmd = group->add_subcommand(
+      "build",
+      "Build a baseline for one hardware class from healthy run records: median over per-node medians, MAD spread, "
+      "suggested tolerances, provenance; unhealthy records are left out and listed");
+  cmd->add_option("RECORD", args->records, "Run records, or directories of *.json run records")->required();
+  cmd->add_option("--output,-o", args->output, "Baseline YAML to write (atomically)")->required()->type_name("FILE");
+  cmd->add_option("--class", args->class_slug, "Use only records of this hardware class (needed when the records mix classes)")
+      ->type_name("SLUG");
+  cmd->add_option("--tolerance-floor", args->tolerance_floor, "Smallest tolerance suggested, in percent")
+      ->check(CLI::Validator(
+          [](std::string& s) { return parse_drop_percent(s) ? std::string() : "expected a percentage in [0, 100)"; }, "PCT"))
+      ->capture_default_str();
+  cmd->add_option("--spread-k", args->spread_k, "Suggested tolerance = max(floor, K x robust CV of the healthy values)")
+      ->check(CLI::Range(0.0, 100.0))
+      ->capture_default_str();
+  cmd->callback([args, &selected] { selected = [args] { return run_build(*args); }; });
+}
+
+}  // namespace gpuqual

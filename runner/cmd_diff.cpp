@@ -1,0 +1,100 @@
+// `gpuqual diff BEFORE AFTER`: did this node get worse across an upgrade? (README "Before and
+// after an upgrade: gpuqual diff"; the decision rules are in core/diff.hpp, the statistics in
+// core/noise_model.hpp.)
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <memory>
+
+#include "core/baseline.hpp"
+#include "core/diff.hpp"
+#include "core/input_error.hpp"
+#include "core/noise_model_options.hpp"
+#include "core/record_io.hpp"
+#include "runner/command.hpp"
+#include "runner/reporters/report_options.hpp"
+
+namespace gpuqual {
+
+namespace {
+
+struct DiffArgs {
+  std::string before;
+  std::string after;
+  std::string allowed_drop = "2%";
+  std::string confidence = "0.95";
+  std::string baseline;  // empty: no per-metric tolerances
+  std::string baselines_dir;
+  ReportOptions report;
+};
+
+int run_diff(const DiffArgs& a) {
+  const RunRecord before = read_record(a.before);
+  const RunRecord after = read_record(a.after);
+  DiffOptions o;
+  o.allowed_drop = *parse_drop_percent(a.allowed_drop);
+  o.confidence = *parse_confidence(a.confidence);
+  o.strict = a.report.strict;
+  o.before_origin = a.before;
+  std::unique_ptr<Baseline> tolerances;
+  if (a.baseline == "auto") {
+    const std::string dir = baselines_dir(a.baselines_dir);
+    const std::string path = resolve_baseline("auto", after.hardware_class.slug, dir);
+    if (path.empty()) {
+      std::fprintf(stderr, "gpuqual: note: no baseline %s/%s.yaml: every metric gets --allowed-drop\n", dir.c_str(),
+                   after.hardware_class.slug.c_str());
+    } else {
+      tolerances = std::make_unique<Baseline>(load_baseline(path));
+    }
+  } else if (!a.baseline.empty()) {
+    tolerances = std::make_unique<Baseline>(load_baseline(a.baseline));
+  }
+  if (tolerances && tolerances->hardware_class != after.hardware_class.slug) {
+    throw InputError(tolerances->origin, "$.hardware_class",
+                     fmt::format("baseline is for class {} but the after-record is class {}", tolerances->hardware_class,
+                                 after.hardware_class.slug));
+  }
+  o.tolerances = tolerances.get();
+  return emit_reports(diff_records(before, after, o), a.report);
+}
+
+CLI::Validator percent_validator() {
+  return CLI::Validator(
+      [](std::string& s) { return parse_drop_percent(s) ? std::string() : "expected a percentage in [0, 100), e.g. 2 or 2.5%"; },
+      "PCT");
+}
+
+CLI::Validator confidence_validator() {
+  return CLI::Validator(
+      [](std::string& s) { return parse_confidence(s) ? std::string() : "expected a confidence in (0, 1), e.g. 0.95 or 95%"; },
+      "C");
+}
+
+}  // namespace
+
+void add_diff_command(CLI::App& app, CommandAction& selected) {
+  auto args = std::make_shared<DiffArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "diff",
+      "Judge a node's run record after an upgrade against its record from before: stack changes first, then every "
+      "metric decided on both sets of samples with a noise model (Hodges-Lehmann shift, Mann-Whitney interval)");
+  cmd->add_option("BEFORE", args->before, "Run record from before the change (gpuqual.run/v1 JSON)")->required();
+  cmd->add_option("AFTER", args->after, "Run record from after the change, same node")->required();
+  cmd->add_option("--allowed-drop", args->allowed_drop,
+                  "Drop (percent) a metric may show before it fails; it fails only when the whole confidence interval "
+                  "lies beyond it")
+      ->check(percent_validator())
+      ->capture_default_str();
+  cmd->add_option("--confidence", args->confidence, "Two-sided confidence of the interval")
+      ->check(confidence_validator())
+      ->capture_default_str();
+  cmd->add_option("--baseline", args->baseline,
+                  "Per-metric allowed drops: the tolerance (and warn_tolerance) of each metric a baseline YAML names, "
+                  "or auto for the after-record's class")
+      ->type_name("FILE|auto");
+  cmd->add_option("--baselines-dir", args->baselines_dir, "Where --baseline auto looks")->type_name("DIR");
+  add_report_options(cmd, args->report);
+  cmd->callback([args, &selected] { selected = [args] { return run_diff(*args); }; });
+}
+
+}  // namespace gpuqual

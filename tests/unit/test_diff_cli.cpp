@@ -1,0 +1,147 @@
+// The real gpuqual binary end to end for diff, gate and baseline build: exit codes, the summary
+// line last on stdout, reports written, input errors. Records are written by the test into a
+// temporary directory from the seeded builders.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "core/record_io.hpp"
+#include "test_diff_fixtures.hpp"
+
+using namespace gpuqual;
+using namespace gpuqual::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct CliRun {
+  int exit_code = -1;
+  std::string out;
+  std::string last_line() const {
+    std::string s = out;
+    while (!s.empty() && s.back() == '\n') s.pop_back();
+    const auto nl = s.rfind('\n');
+    return nl == std::string::npos ? s : s.substr(nl + 1);
+  }
+};
+
+CliRun run_gpuqual(const std::string& args) {
+  CliRun r;
+  const std::string cmd = fmt::format("{} {} 2>/dev/null", GPUQUAL_BINARY, args);
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf{};
+  while (std::size_t n = fread(buf.data(), 1, buf.size(), p)) r.out.append(buf.data(), n);
+  const int status = pclose(p);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(::testing::TempDir()) / fmt::format("gpuqual-cli-{}", ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string write(const std::string& name, const RunRecord& r) {
+    const std::string p = (dir_ / name).string();
+    fs::create_directories(fs::path(p).parent_path());
+    write_record(p, r);
+    return p;
+  }
+  fs::path dir_;
+};
+
+}  // namespace
+
+TEST_F(Cli, DiffExitCodes) {
+  Jitter jitter{std::mt19937_64(1)};
+  const std::string before = write("before.json", node_record(jitter, 2));
+  RunRecord same = node_record(jitter, 2);
+  same.node.driver_version = "580.65.06";
+  const std::string after_same = write("after-same.json", same);
+  const std::string after_slow =
+      write("after-slow.json", node_record(jitter, 2, [](int g, int m) { return g == 1 && m == 0 ? 0.95 : 1.0; }));
+  RunRecord errored = node_record(jitter, 2);
+  errored.checks[1] = check("hbm", Status::error, "timed out after 120 s");
+  const std::string after_error = write("after-error.json", errored);
+
+  CliRun pass = run_gpuqual(fmt::format("diff {} {}", before, after_same));
+  EXPECT_EQ(pass.exit_code, 0) << pass.out;
+  EXPECT_EQ(pass.last_line().rfind("gpuqual diff: PASS node-a", 0), 0u) << pass.last_line();
+  EXPECT_NE(pass.out.find("driver: 570.133.20 → 580.65.06"), std::string::npos) << pass.out;
+
+  const std::string junit = (dir_ / "diff.xml").string();
+  CliRun fail = run_gpuqual(fmt::format("diff {} {} --junit {}", before, after_slow, junit));
+  EXPECT_EQ(fail.exit_code, 1) << fail.out;
+  EXPECT_NE(fail.last_line().find("gemm.bf16.tflops gpu 1"), std::string::npos) << fail.last_line();
+  EXPECT_TRUE(fs::exists(junit));
+
+  // A 5 % drop passes when 6 % is allowed; JSON carries kind "diff" and the stack changes.
+  CliRun loose = run_gpuqual(fmt::format("diff {} {} --allowed-drop 6% --format json", before, after_slow));
+  EXPECT_EQ(loose.exit_code, 0) << loose.out;
+  const std::string json_text = loose.out.substr(0, loose.out.rfind('\n', loose.out.size() - 2));
+  const auto j = nlohmann::json::parse(json_text);
+  EXPECT_EQ(j.at("kind"), "diff");
+
+  EXPECT_EQ(run_gpuqual(fmt::format("diff {} {}", before, after_error)).exit_code, 2);
+  EXPECT_EQ(run_gpuqual(fmt::format("diff {} {} --allowed-drop lots", before, after_same)).exit_code, 3);
+  EXPECT_EQ(run_gpuqual(fmt::format("diff {} {} --confidence 95", before, after_same)).exit_code, 3);
+  EXPECT_EQ(run_gpuqual(fmt::format("diff {} {}/missing.json", before, dir_.string())).exit_code, 3);
+  { std::ofstream(dir_ / "bad.json") << "{\"schema\": \"gpuqual.run/v1\""; }
+  EXPECT_EQ(run_gpuqual(fmt::format("diff {} {}", before, (dir_ / "bad.json").string())).exit_code, 3);
+}
+
+TEST_F(Cli, BaselineBuildThenGate) {
+  Jitter jitter{std::mt19937_64(2)};
+  for (int i = 0; i < 6; ++i) write(fmt::format("healthy/node-{}.json", i), flat_node_record(jitter, fmt::format("node-{}", i)));
+  const std::string baseline = (dir_ / "h200-sxm-141gb.yaml").string();
+  CliRun built = run_gpuqual(fmt::format("baseline build {} --output {}", (dir_ / "healthy").string(), baseline));
+  EXPECT_EQ(built.exit_code, 0) << built.out;
+  EXPECT_NE(built.last_line().find("6 of 6 source records pass against it"), std::string::npos) << built.last_line();
+  ASSERT_TRUE(fs::exists(baseline));
+
+  // The pool: the six healthy nodes and one slow one, judged against the new baseline.
+  for (int i = 0; i < 6; ++i) write(fmt::format("pool/node-{}.json", i), flat_node_record(jitter, fmt::format("node-{}", i)));
+  write("pool/node-6.json", flat_node_record(jitter, "node-6", [](int g, int m) { return g == 2 && m == 1 ? 0.9 : 1.0; }));
+  const std::string pool = (dir_ / "pool").string();
+  CliRun gate = run_gpuqual(fmt::format("gate {} --baseline {}", pool, baseline));
+  EXPECT_EQ(gate.exit_code, 1) << gate.out;
+  EXPECT_EQ(gate.out.rfind("NODE", 0), 0u) << "the pool table comes first:\n" << gate.out;
+  EXPECT_EQ(gate.last_line().rfind("gpuqual gate: FAIL 7 nodes (h200-sxm-141gb): 1 failed (node-6), 6 passed", 0), 0u)
+      << gate.last_line();
+  EXPECT_EQ(run_gpuqual(fmt::format("gate {} --baseline {} --max-failed 1", pool, baseline)).exit_code, 0);
+  EXPECT_EQ(run_gpuqual(fmt::format("gate {} --baseline {} --max-failed 20%", pool, baseline)).exit_code, 0);
+  EXPECT_EQ(run_gpuqual(fmt::format("gate {} --baseline {} --max-failed 1 --strict", pool, baseline)).exit_code, 1);
+  EXPECT_EQ(run_gpuqual(fmt::format("gate {} --baseline {} --max-failed 1 --expect-nodes 8", pool, baseline)).exit_code, 2);
+  // --baseline auto finds <class>.yaml in --baselines-dir; a class with none is inconclusive.
+  EXPECT_EQ(run_gpuqual(fmt::format("gate {} --baselines-dir {} --max-failed 1", pool, dir_.string())).exit_code, 0);
+  EXPECT_EQ(run_gpuqual(fmt::format("gate {} --baselines-dir {}", pool, (dir_ / "healthy").string())).exit_code, 2);
+  EXPECT_EQ(run_gpuqual(fmt::format("gate {} --baseline {} --max-failed x", pool, baseline)).exit_code, 3);
+  EXPECT_EQ(run_gpuqual(fmt::format("gate {}/nothing.json --baseline {}", pool, baseline)).exit_code, 3);
+
+  // Build from a directory holding an unhealthy record: it is left out and listed.
+  RunRecord sick = flat_node_record(jitter, "node-9");
+  sick.checks[0].status = Status::fail;
+  sick.checks[0].reason = "wrong result";
+  write("healthy/node-9.json", sick);
+  CliRun again = run_gpuqual(fmt::format("baseline build {} -o {}", (dir_ / "healthy").string(), baseline));
+  EXPECT_EQ(again.exit_code, 0) << again.out;
+  EXPECT_NE(again.out.find("left out: " + (dir_ / "healthy/node-9.json").string() + " (node-9): check gemm failed: wrong result"),
+            std::string::npos)
+      << again.out;
+  EXPECT_EQ(run_gpuqual(fmt::format("baseline build {} -o {}", (dir_ / "healthy/node-9.json").string(), (dir_ / "none.yaml").string()))
+                .exit_code,
+            2);
+  EXPECT_FALSE(fs::exists(dir_ / "none.yaml"));
+  EXPECT_EQ(run_gpuqual("baseline build").exit_code, 3);
+}
