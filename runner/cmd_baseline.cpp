@@ -66,9 +66,10 @@ int run_build(const BuildArgs& a) {
   for (const auto& n : not_passing) std::printf("self-check: does not pass: %s\n", n.c_str());
   write_file_atomic(a.output, yaml);
   std::printf("gpuqual baseline build: wrote %s for %s: %zu metrics from %d runs on %zu nodes; %zu records left out, "
-              "%zu outlier rows; %zu of %zu source records pass against it\n",
+              "%zu outlier%s; %zu of %zu source records pass against it\n",
               a.output.c_str(), res.baseline.hardware_class.c_str(), res.baseline.metrics.size(), res.baseline.provenance.runs,
-              res.baseline.provenance.nodes.size(), res.excluded.size(), res.outliers.size(), passing, res.included.size());
+              res.baseline.provenance.nodes.size(), res.excluded.size(), res.outliers.size(), res.outliers.size() == 1 ? "" : "s",
+              passing, res.included.size());
   return kExitPass;
 }
 

@@ -9,7 +9,6 @@
 
 #include "core/gate.hpp"
 #include "core/gate_stream.hpp"
-#include "core/gate_summary.hpp"
 #include "core/input_error.hpp"
 #include "core/noise_model_options.hpp"
 #include "runner/command.hpp"
@@ -64,10 +63,8 @@ int run_gate(const GateArgs& a) {
   } else {
     source = std::make_unique<FixedBaselines>(FixedBaselines::from_files(a.baselines));
   }
-  const Verdict verdict = gate_records(paths, *source, o, a.jobs);
-  // The pool table is for people; JSON on stdout stays one document.
-  if (a.report.format == "table") std::fputs((render_pool_table(verdict) + "\n").c_str(), stdout);
-  return emit_reports(verdict, a.report);
+  // The table format shows the pool table (core/gate_summary.hpp) above the pool rows.
+  return emit_reports(gate_records(paths, *source, o, a.jobs), a.report);
 }
 
 }  // namespace

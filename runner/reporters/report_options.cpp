@@ -37,9 +37,10 @@ void write_report(const std::string& path, const std::string& text) {
 
 int emit_reports(const Verdict& v, const ReportOptions& o) {
   // Files first: if one cannot be written, stdout carries no verdict that a caller might trust.
-  write_report(o.junit, render_junit(v));
-  write_report(o.prometheus, render_prometheus(v));
-  write_report(o.markdown, render_markdown(v));
+  // Rendered only when asked for: a 10,000-node gate verdict is hundreds of MB as Prometheus text.
+  if (!o.junit.empty()) write_report(o.junit, render_junit(v));
+  if (!o.prometheus.empty()) write_report(o.prometheus, render_prometheus(v));
+  if (!o.markdown.empty()) write_report(o.markdown, render_markdown(v));
   const std::string body = o.format == "json" ? render_json(v) : render_table(v);
   std::fputs(body.c_str(), stdout);
   std::fputs((v.summary + "\n").c_str(), stdout);

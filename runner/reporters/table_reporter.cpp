@@ -5,6 +5,7 @@
 
 #include <vector>
 
+#include "core/gate_summary.hpp"
 #include "runner/reporters/report_format.hpp"
 #include "runner/reporters/reporters.hpp"
 
@@ -44,10 +45,20 @@ std::string one_line(std::string s) {
 }  // namespace
 
 std::string render_table(const Verdict& v) {
-  std::string out = fmt::format("gpuqual {}: {} ({}), run {}\n", v.kind, v.hostname.empty() ? "(no hostname)" : v.hostname,
-                                v.hardware_class.empty() ? "unknown class" : v.hardware_class, v.run_id.empty() ? "-" : v.run_id);
+  const bool gate = v.kind == "gate";
+  std::string out = gate ? fmt::format("gpuqual gate: {} node{} ({})\n", v.nodes.size(), v.nodes.size() == 1 ? "" : "s",
+                                       v.hardware_class.empty() ? "no class" : v.hardware_class)
+                         : fmt::format("gpuqual {}: {} ({}), run {}\n", v.kind, v.hostname.empty() ? "(no hostname)" : v.hostname,
+                                       v.hardware_class.empty() ? "unknown class" : v.hardware_class, v.run_id.empty() ? "-" : v.run_id);
   out += fmt::format("driver {}, CUDA {}, baseline {}\n", v.driver_version.empty() ? "-" : v.driver_version,
                      v.cuda_driver_version.empty() ? "-" : v.cuda_driver_version, v.baseline.empty() ? "none" : v.baseline);
+  // diff: what changed in the stack comes before what moved in the metrics.
+  if (!v.stack_changes.empty()) {
+    out += "\nstack changes:\n";
+    for (const auto& s : v.stack_changes) out += "  " + one_line(s) + "\n";
+  }
+  // gate: the pool table (nodes x verdict, worst metrics) stands for the per-node rows below.
+  if (gate) out += "\n" + render_pool_table(v);
   if (!v.metrics.empty()) {
     std::vector<Row> rows;
     for (const auto& m : v.metrics) {
@@ -67,7 +78,7 @@ std::string render_table(const Verdict& v) {
     out += "\n";
     table(out, {"FINDING", "GPU", "STATUS", "REASON", "ACTION"}, rows);
   }
-  if (!v.checks.empty()) {
+  if (!v.checks.empty() && !gate) {
     std::vector<Row> rows;
     for (const auto& c : v.checks) {
       rows.push_back({c.check, report::gpu(c.gpu), std::string(to_string(c.status)), one_line(c.reason)});
@@ -81,12 +92,8 @@ std::string render_table(const Verdict& v) {
     out += "\n";
     table(out, {"GPU", "STATUS"}, rows);
   }
-  if (!v.stack_changes.empty()) {
-    out += "\nstack changes:\n";
-    for (const auto& s : v.stack_changes) out += "  " + one_line(s) + "\n";
-  }
   for (const auto& n : v.nodes) {
-    out += fmt::format("\nnode {}: {}\n", n.hostname, one_line(n.summary));
+    if (!gate) out += fmt::format("\nnode {}: {}\n", n.hostname, one_line(n.summary));
   }
   out += fmt::format("\nverdict: {}\n", report::upper(to_string(v.outcome)));
   for (const auto& r : v.reasons) out += "  - " + one_line(r) + "\n";

@@ -116,7 +116,13 @@ TEST_F(Cli, BaselineBuildThenGate) {
   const std::string pool = (dir_ / "pool").string();
   CliRun gate = run_gpuqual(fmt::format("gate {} --baseline {}", pool, baseline));
   EXPECT_EQ(gate.exit_code, 1) << gate.out;
-  EXPECT_EQ(gate.out.rfind("NODE", 0), 0u) << "the pool table comes first:\n" << gate.out;
+  EXPECT_EQ(gate.out.rfind("gpuqual gate: 7 nodes (h200-sxm-141gb)\n", 0), 0u) << gate.out;
+  // The pool table (failed node first) comes before the pool rows; no row per node follows.
+  const auto table = gate.out.find("\nNODE ");
+  ASSERT_NE(table, std::string::npos) << gate.out;
+  EXPECT_EQ(gate.out.compare(gate.out.find('\n', table + 1) + 1, 7, "node-6 "), 0) << gate.out;
+  EXPECT_LT(table, gate.out.find("\nMETRIC "));
+  EXPECT_EQ(gate.out.find("\nCHECK "), std::string::npos) << gate.out;
   EXPECT_EQ(gate.last_line().rfind("gpuqual gate: FAIL 7 nodes (h200-sxm-141gb): 1 failed (node-6), 6 passed", 0), 0u)
       << gate.last_line();
   EXPECT_EQ(run_gpuqual(fmt::format("gate {} --baseline {} --max-failed 1", pool, baseline)).exit_code, 0);
