@@ -117,9 +117,12 @@ void suite(std::string& out, const Verdict& v) {
 }  // namespace
 
 std::string render_junit(const Verdict& v) {
-  // A gate verdict carries one verdict per node: one testsuite each.
+  // `gpuqual gate` gives its verdict rows of its own, one per node (its compare verdict as the
+  // message) and one per pool metric: one testsuite of those (its `nodes` are trimmed to what
+  // did not pass, so suites made from them would lack their passing testcases). A verdict that
+  // only carries node verdicts gets one testsuite per node.
   std::vector<const Verdict*> suites;
-  if (v.nodes.empty()) {
+  if (v.nodes.empty() || (v.kind == "gate" && !v.checks.empty())) {
     suites.push_back(&v);
   } else {
     for (const auto& n : v.nodes) suites.push_back(&n);

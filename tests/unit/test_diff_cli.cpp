@@ -125,6 +125,14 @@ TEST_F(Cli, BaselineBuildThenGate) {
   EXPECT_EQ(gate.out.find("\nCHECK "), std::string::npos) << gate.out;
   EXPECT_EQ(gate.last_line().rfind("gpuqual gate: FAIL 7 nodes (h200-sxm-141gb): 1 failed (node-6), 6 passed", 0), 0u)
       << gate.last_line();
+  // JUnit: one testcase per node and per pool metric, the failed node as the one failure.
+  const std::string junit = (dir_ / "gate.xml").string();
+  EXPECT_EQ(run_gpuqual(fmt::format("gate {} --baseline {} --junit {}", pool, baseline, junit)).exit_code, 1);
+  std::stringstream xml;
+  xml << std::ifstream(junit).rdbuf();
+  EXPECT_NE(xml.str().find("<testsuites name=\"gpuqual\" tests=\"12\" failures=\"1\" errors=\"0\""), std::string::npos)
+      << xml.str();
+  EXPECT_NE(xml.str().find("<testcase classname=\"gpuqual.node-6\" name=\"node-6 node\""), std::string::npos) << xml.str();
   EXPECT_EQ(run_gpuqual(fmt::format("gate {} --baseline {} --max-failed 1", pool, baseline)).exit_code, 0);
   EXPECT_EQ(run_gpuqual(fmt::format("gate {} --baseline {} --max-failed 20%", pool, baseline)).exit_code, 0);
   EXPECT_EQ(run_gpuqual(fmt::format("gate {} --baseline {} --max-failed 1 --strict", pool, baseline)).exit_code, 1);
