@@ -159,3 +159,36 @@ TEST_F(Cli, BaselineBuildThenGate) {
   EXPECT_FALSE(fs::exists(dir_ / "none.yaml"));
   EXPECT_EQ(run_gpuqual("baseline build").exit_code, 3);
 }
+
+// diff and gate verdicts in every file format, read by the same checker as the golden reports
+// (tests/integration/check_report_formats.py: the verdict JSON Schema, ElementTree for JUnit,
+// the Prometheus text parser).
+TEST_F(Cli, DiffAndGateReportsPassTheFormatChecker) {
+  if (std::system("python3 -c 'import jsonschema, prometheus_client' >/dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "python3 with jsonschema and prometheus_client is needed (scripts/install-deps.sh installs them)";
+  }
+  Jitter jitter{std::mt19937_64(3)};
+  const std::string before = write("in/before.json", node_record(jitter, 2));
+  RunRecord after = node_record(jitter, 2, [](int g, int m) { return g == 0 && m == 2 ? 0.9 : 1.0; });
+  after.node.driver_version = "580.65.06";
+  write("in/after.json", after);
+  for (int i = 0; i < 4; ++i) write(fmt::format("pool/node-{}.json", i), flat_node_record(jitter, fmt::format("node-{}", i)));
+  write("pool/node-4.json", flat_node_record(jitter, "node-4", [](int, int m) { return m == 0 ? 0.9 : 1.0; }));
+  const fs::path out = dir_ / "reports";
+  fs::create_directories(out);
+  const std::string yaml = (dir_ / "h200-sxm-141gb.yaml").string();
+  ASSERT_EQ(run_gpuqual(fmt::format("baseline build {} -o {}", (dir_ / "pool").string(), yaml)).exit_code, 0);
+  auto reports = [&](const std::string& name) {
+    return fmt::format("--format json --junit {0}/{1}.junit.xml --prometheus {0}/{1}.prom --markdown {0}/{1}.md", out.string(), name);
+  };
+  for (const auto& [name, args] : std::vector<std::pair<std::string, std::string>>{
+           {"diff", fmt::format("diff {} {}", before, (dir_ / "in/after.json").string())},
+           {"gate", fmt::format("gate {} --baseline {}", (dir_ / "pool").string(), yaml)}}) {
+    CliRun r = run_gpuqual(fmt::format("{} {}", args, reports(name)));
+    EXPECT_EQ(r.exit_code, 1) << r.out;
+    std::ofstream(out / (name + ".json")) << r.out.substr(0, r.out.rfind('\n', r.out.size() - 2) + 1);
+  }
+  const std::string check = fmt::format("python3 {0}/tests/integration/check_report_formats.py --schema {0}/schemas/verdict.v1.schema.json --golden {1}",
+                                        GPUQUAL_SOURCE_DIR, out.string());
+  EXPECT_EQ(std::system(check.c_str()), 0) << check;
+}
