@@ -167,7 +167,10 @@ BaselineBuildResult BaselineBuilder::finish() {
   b.provenance.source = "built by gpuqual baseline build";
   b.provenance.created = options_.created.empty() ? today_utc() : options_.created;
   if (classes_.empty()) return out;
-  auto& [slug, d] = *classes_.begin();
+  // Plain references, not a structured binding: lambdas below capture `d` (clang refuses to
+  // capture bindings before C++20's P1091 landed there).
+  const std::string& slug = classes_.begin()->first;
+  ClassData& d = classes_.begin()->second;
   b.hardware_class = slug;
   out.included = d.included;
   b.provenance.runs = static_cast<int>(d.included.size());

@@ -310,10 +310,10 @@ HealthEvaluation evaluate_health(const HealthSnapshot& now, const HealthSnapshot
     return ev;
   }
   FindingSink sink(table, ev.findings);
-  if (policy.expect_gpus && static_cast<int>(now.gpus.size()) != *policy.expect_gpus) {
-    sink.add("gpu.count_mismatch", std::nullopt,
-             fmt::format("NVML sees {} GPU(s), {} expected", now.gpus.size(), *policy.expect_gpus),
-             static_cast<double>(now.gpus.size()));
+  const int seen = now.nvml_gpu_count.value_or(static_cast<int>(now.gpus.size()));
+  if (policy.expect_gpus && seen != *policy.expect_gpus) {
+    sink.add("gpu.count_mismatch", std::nullopt, fmt::format("NVML sees {} GPU(s), {} expected", seen, *policy.expect_gpus),
+             static_cast<double>(seen));
   }
   for (const auto& g : now.gpus) {
     ecc_rules(g, policy, sink);

@@ -93,7 +93,10 @@ struct HealthSnapshot {
   std::string nvml_reason;       // why NVML is unavailable (library missing, init failed)
   std::string driver_version;
   std::string taken_at;          // RFC 3339 UTC
-  std::vector<GpuHealthReading> gpus;
+  // Every GPU NVML lists on the node, including ones outside this run's selection
+  // (CUDA_VISIBLE_DEVICES) and ones it cannot open; the GPU-count rule uses it. Empty: gpus.size().
+  std::optional<int> nvml_gpu_count;
+  std::vector<GpuHealthReading> gpus;    // the run's GPUs only (indices name run-record GPUs)
   std::vector<XidEvent> xids;    // events captured while the snapshot's window was open
 };
 

@@ -179,7 +179,7 @@ json to_json(const HealthSnapshot& s) {
   return json{{"schema", kHealthSnapshotSchema}, {"nvml_available", s.nvml_available},
               {"nvml_reason", s.nvml_reason},     {"driver_version", s.driver_version},
               {"taken_at", s.taken_at},           {"gpus", gpus},
-              {"xids", xids}};
+              {"xids", xids},                     {"nvml_gpu_count", s.nvml_gpu_count ? json(*s.nvml_gpu_count) : json(nullptr)}};
 }
 
 HealthSnapshot health_snapshot_from_json(const json& j, const std::string& file) {
@@ -194,6 +194,7 @@ HealthSnapshot health_snapshot_from_json(const json& j, const std::string& file)
   if (!s.nvml_available && s.nvml_reason.empty()) o.fail("nvml_reason", "required when nvml_available is false");
   s.driver_version = o.str_or("driver_version", "");
   s.taken_at = o.str_or("taken_at", "");
+  if (auto n = o.opt_integer("nvml_gpu_count", 0, 1024)) s.nvml_gpu_count = static_cast<int>(*n);
   const std::string gp = o.child_path("gpus");
   const json& gpus = o.array("gpus");
   for (std::size_t i = 0; i < gpus.size(); ++i) {

@@ -207,13 +207,18 @@ std::string utc_now_rfc3339() {
 
 NvmlHealthReader::NvmlHealthReader(const NvmlSession& nvml, const std::vector<GpuInfo>& record_gpus)
     : nvml_(nvml) {
-  devices_ = list_nvml_devices(nvml, &problems_);
-  for (const auto& d : devices_) {
-    int index = static_cast<int>(d.nvml_index);
+  std::vector<NvmlDeviceRef> all = list_nvml_devices(nvml, &problems_);
+  unsigned count = 0;
+  if (nvml.ok() && nvml.api().nvmlDeviceGetCount_v2(&count) == NVML_SUCCESS) nvml_count_ = static_cast<int>(count);
+  for (const auto& d : all) {
+    std::optional<int> index;
+    if (record_gpus.empty()) index = static_cast<int>(d.nvml_index);
     for (const auto& g : record_gpus) {
       if (match_nvml_device({d}, g.uuid, g.pci_bus_id)) index = g.index;
     }
-    record_index_.push_back(index);
+    if (!index) continue;  // not one of this run's GPUs
+    devices_.push_back(d);
+    record_index_.push_back(*index);
   }
 }
 
@@ -232,6 +237,7 @@ HealthSnapshot NvmlHealthReader::read() const {
     return s;
   }
   s.nvml_available = true;
+  s.nvml_gpu_count = nvml_count_;
   const NvmlApi& api = nvml_.api();
   if (api.nvmlSystemGetDriverVersion) {
     char buf[NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE] = {};

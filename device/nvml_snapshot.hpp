@@ -17,7 +17,9 @@ class NvmlSession;
 class NvmlHealthReader {
  public:
   // `record_gpus`: the inventory's GPUs; NVML devices are matched to them by UUID so findings
-  // carry run-record GPU indices. Devices the inventory lacks get their NVML index.
+  // carry run-record GPU indices, and devices outside them (CUDA_VISIBLE_DEVICES) are left out
+  // (counted in nvml_gpu_count only). With no record GPUs (CUDA unusable), every NVML device
+  // is read under its NVML index, as the inventory then lists them.
   NvmlHealthReader(const NvmlSession& nvml, const std::vector<GpuInfo>& record_gpus);
 
   // A snapshot with every static reading (counters, modes, limits, NVLink), no samples yet.
@@ -35,6 +37,7 @@ class NvmlHealthReader {
   std::vector<NvmlDeviceRef> devices_;
   std::vector<int> record_index_;  // parallel to devices_
   std::vector<std::string> problems_;
+  int nvml_count_ = 0;      // every device NVML lists, opened or not
 };
 
 // "2026-11-30T12:03:11Z"

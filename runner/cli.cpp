@@ -34,9 +34,9 @@ void configure_app(CLI::App& app, CommandAction& selected) {
   add_diff_command(app, selected);
   add_gate_command(app, selected);
   add_baseline_command(app, selected);
+  add_probe_command(app, selected);
   add_nccl_command(app, selected);   // multi-node all-reduce under mpirun
   add_report_command(app, selected);  // HTML report of compare/diff/gate
-  add_probe_command(app, selected);
 }
 
 }  // namespace

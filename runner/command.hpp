@@ -19,8 +19,8 @@ void add_inventory_command(CLI::App& app, CommandAction& selected);
 void add_diff_command(CLI::App& app, CommandAction& selected);
 void add_gate_command(CLI::App& app, CommandAction& selected);
 void add_baseline_command(CLI::App& app, CommandAction& selected);
+void add_probe_command(CLI::App& app, CommandAction& selected);
 void add_nccl_command(CLI::App& app, CommandAction& selected);
 void add_report_command(CLI::App& app, CommandAction& selected);
-void add_probe_command(CLI::App& app, CommandAction& selected);
 
 }  // namespace gpuqual

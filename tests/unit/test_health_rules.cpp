@@ -235,3 +235,19 @@ TEST(HealthSnapshotJson, RoundTripsAndRejectsBadFixtures) {
     EXPECT_NE(std::string(e.what()).find("remap_pendng"), std::string::npos) << e.what();
   }
 }
+
+TEST(HealthRules, GpuCountUsesEveryGpuNvmlListsNotOnlyTheSelection) {
+  // CUDA_VISIBLE_DEVICES=0 on an 8-GPU node: one GPU judged, eight counted.
+  HealthSnapshot s = fixture("healthy");
+  s.gpus.resize(1);
+  s.nvml_gpu_count = 8;
+  HealthPolicy p;
+  p.expect_gpus = 8;
+  EXPECT_EQ(find(evaluate_health(s, nullptr, p, shipped()), "gpu.count_mismatch"), nullptr);
+  s.nvml_gpu_count = 7;  // one fell off the bus
+  const HealthEvaluation ev = evaluate_health(s, nullptr, p, shipped());
+  const Finding* f = find(ev, "gpu.count_mismatch");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->detail, "NVML sees 7 GPU(s), 8 expected");
+  EXPECT_EQ(health_snapshot_from_json(to_json(s), "x").nvml_gpu_count, 7);
+}
