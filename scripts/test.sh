@@ -18,13 +18,13 @@ if [[ ${GPUQUAL_SANITIZERS:-1} != 0 ]]; then
     rm -f "$log"
     return "$rc"
   }
-  # Unit tests under ASan + UBSan: host code only (nvcc's device code is not instrumented), only
-  # the unit-test binary, no benchmarks, one CUDA architecture, and Debug (-O0: GCC compiles
-  # ASan+UBSan code ~10x faster than at -O2, and assertions stay on).
+  # Unit tests under ASan + UBSan: host code only (nvcc's device code is not instrumented), no
+  # benchmarks, one CUDA architecture, and Debug (-O0: GCC compiles ASan+UBSan code ~10x faster
+  # than at -O2, and assertions stay on). All targets: unit tests run helper programs too.
   stage=$SECONDS
   cmake -S . -B build-asan -G Ninja -DGPUQUAL_SANITIZE=ON -DGPUQUAL_BUILD_BENCH=OFF \
     -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null
-  quiet ninja -C build-asan gpuqual_unit_tests
+  quiet ninja -C build-asan
   (cd build-asan && ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest -L unit --output-on-failure --timeout 600 -j2)
   echo "test.sh: ASan/UBSan unit tests: $((SECONDS - stage)) s"
