@@ -49,7 +49,7 @@ cuda_inc=/usr/local/cuda/include
 nvml_dir="$(cd "$(dirname "$0")/.." && pwd)/third_party/nvml"
 if [[ ! -f "$cuda_inc/nvml.h" && ! -f "$nvml_dir/nvml.h" ]]; then
   tmp=$(mktemp -d)
-  PIP_BREAK_SYSTEM_PACKAGES=1 python3 -m pip download -q --root-user-action=ignore --no-deps -d "$tmp" nvidia-nvml-dev >/dev/null
+  PIP_BREAK_SYSTEM_PACKAGES=1 python3 -m pip download -q --no-deps -d "$tmp" nvidia-nvml-dev >/dev/null
   python3 - "$tmp" "$nvml_dir" <<'PY'
 import sys, zipfile, glob, os
 tmp, dest = sys.argv[1], sys.argv[2]
