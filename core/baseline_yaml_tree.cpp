@@ -2,12 +2,14 @@
 
 #include <fmt/format.h>
 #include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <charconv>
 #include <cmath>
 #include <limits>
 #include <set>
+#include <sstream>
 #include <string_view>
 
 #include "core/input_error.hpp"
@@ -21,6 +23,36 @@ namespace {
 std::string at(const YAML::Mark& mark) {
   if (mark.is_null()) return "";
   return fmt::format("line {}, column {}", mark.line + 1, mark.column + 1);
+}
+
+// Records where each document starts and ignores the rest of the events.
+class DocumentStarts : public YAML::EventHandler {
+ public:
+  std::vector<YAML::Mark> marks;
+  void OnDocumentStart(const YAML::Mark& mark) override { marks.push_back(mark); }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
+
+// The one document of `text`. yaml-cpp 0.7's LoadAll never returns on some inputs (a top-level
+// ',' yields an endless stream of empty documents until memory runs out: found by the fuzzer),
+// so documents are counted with a parse that stops at the second one, and only then loaded.
+YAML::Node load_single_document(const std::string& text, const std::string& origin) {
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  DocumentStarts starts;
+  while (starts.marks.size() < 2 && parser.HandleNextDocument(starts)) {
+  }
+  if (starts.marks.size() > 1) {
+    throw InputError(origin, at(starts.marks[1]), "more than one YAML document (a '---' separator?)");
+  }
+  return YAML::Load(text);
 }
 
 // Offset of the first byte that is not well-formed UTF-8, or npos. Strings end up in JSON
@@ -176,24 +208,21 @@ YamlTree parse_yaml_tree(const std::string& text, const std::string& origin, con
   if (auto bad = invalid_utf8_at(text); bad != std::string_view::npos) {
     throw InputError(origin, fmt::format("byte {}", bad), "not UTF-8 text (binary data?)");
   }
-  std::vector<YAML::Node> docs;
+  YAML::Node doc;
   try {
-    docs = YAML::LoadAll(text);
+    doc = load_single_document(text, origin);
   } catch (const YAML::DeepRecursion& e) {
     throw InputError(origin, at(e.mark), "nesting too deep");
   } catch (const YAML::Exception& e) {
     throw InputError(origin, at(e.mark), "YAML syntax error: " + e.msg);
   }
-  if (docs.empty() || (docs.size() == 1 && docs[0].IsNull())) {
+  if (!doc.IsDefined() || doc.IsNull()) {
     throw InputError(origin, "", "no YAML content (empty, or only comments)");
   }
-  if (docs.size() > 1) {
-    throw InputError(origin, at(docs[1].Mark()), "more than one YAML document (a '---' separator?)");
-  }
   YamlTree tree;
-  tree.lines.emplace("$", docs[0].Mark().is_null() ? 1 : docs[0].Mark().line + 1);
+  tree.lines.emplace("$", doc.Mark().is_null() ? 1 : doc.Mark().line + 1);
   Converter conv(origin, limits, tree);
-  tree.root = conv.convert(docs[0], "$", 0);
+  tree.root = conv.convert(doc, "$", 0);
   return tree;
 }
 

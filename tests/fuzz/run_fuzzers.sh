@@ -30,7 +30,11 @@ for target in "${targets[@]}"; do
   scratch=$(mktemp -d)
   echo "fuzz: $name for ${seconds}s (seeds: ${existing[*]})"
   set +e
-  "$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=32768 \
+  # A hard wall-clock bound: libFuzzer's own out-of-memory report walks the whole ASan heap and
+  # took minutes once, so -max_total_time alone does not bound a failing run. -malloc_limit_mb
+  # catches one oversized allocation at once, with its stack and a reproducer.
+  timeout -s KILL $((seconds + 90)) \
+  "$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=512 -max_len=32768 \
     -print_final_stats=1 -artifact_prefix="$artifacts/${name}-" "${dict[@]}" \
     "$scratch" "${existing[@]}" >"$artifacts/$name.log" 2>&1
   rc=$?

@@ -233,6 +233,13 @@ TEST(BaselineLoaderErrors, TwoDocuments) {
   expect_load_error(bad("baseline-two-documents.yaml"), {"line 12", "more than one YAML document"});
 }
 
+TEST(BaselineLoaderErrors, TopLevelCommaIsOneErrorNotEndlessDocuments) {
+  // yaml-cpp 0.7's LoadAll turns a top-level ',' into empty documents without end (the fuzzer
+  // found a baseline that ate 24 GB); the loader must stop at the second document.
+  expect_load_error(temp_file("comma.yaml", ","), {"more than one YAML document"});
+  expect_load_error(temp_file("comma-quote.yaml", ", inlet temperature\"\n"), {"more than one YAML document"});
+}
+
 TEST(BaselineLoaderErrors, FileOverTheSizeLimit) {
   const std::string path = temp_file("huge.yaml", "schema: gpuqual.baseline/v1\n" + std::string(2u << 20, '#') + "\n");
   expect_load_error(path, {"over the limit of 1048576 bytes"});
