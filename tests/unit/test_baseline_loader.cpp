@@ -230,7 +230,7 @@ TEST(BaselineLoaderErrors, YamlSyntaxError) {
 }
 
 TEST(BaselineLoaderErrors, TwoDocuments) {
-  expect_load_error(bad("baseline-two-documents.yaml"), {"line 12", "more than one YAML document"});
+  expect_load_error(bad("baseline-two-documents.yaml"), {"line 11", "more than one YAML document"});
 }
 
 TEST(BaselineLoaderErrors, TopLevelCommaIsOneErrorNotEndlessDocuments) {
