@@ -2,6 +2,7 @@
 // Running the real `gpuqual` binary (GPUQUAL_BINARY) from a test: exit code, stdout, stderr.
 // Arguments go through /bin/sh, so paths are quoted with shell_quote().
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
@@ -31,10 +32,11 @@ inline std::string shell_quote(const std::string& s) {
 }
 
 // `env_assignments` (e.g. "GPUQUAL_BASELINES_DIR=") go before the binary through env(1).
-// stderr goes to a file in `scratch_dir` and is read back.
+// stderr goes to a file in `scratch_dir` (named by pid: ctest runs test processes side by side)
+// and is read back.
 inline CliRun run_cli(const std::string& args, const std::filesystem::path& scratch_dir,
                       const std::string& env_assignments = "") {
-  const std::filesystem::path err = scratch_dir / "cli-stderr.txt";
+  const std::filesystem::path err = scratch_dir / ("cli-stderr-" + std::to_string(::getpid()) + ".txt");
   const std::string cmd = "env " + env_assignments + " " + shell_quote(GPUQUAL_BINARY) + " " + args + " 2>" +
                           shell_quote(err.string());
   CliRun r;

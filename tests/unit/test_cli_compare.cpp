@@ -11,29 +11,17 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "cli_helpers.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
 
 const std::string kData = GPUQUAL_TEST_DATA;
 
-struct CliRun {
-  int code = -1;
-  std::string out;
-  std::string err;
-  std::string last_line() const {
-    std::string s = out;
-    if (!s.empty() && s.back() == '\n') s.pop_back();
-    const auto nl = s.rfind('\n');
-    return nl == std::string::npos ? s : s.substr(nl + 1);
-  }
-};
-
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
+using gpuqual::testing::CliRun;
+using gpuqual::testing::run_cli;
+std::string quote(const std::string& s) { return gpuqual::testing::shell_quote(s); }
 
 std::string slurp(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -52,19 +40,8 @@ class CliCompare : public ::testing::Test {
 
   // Runs `gpuqual <args>` with a clean GPUQUAL_BASELINES_DIR unless `env` sets one.
   CliRun gpuqual(const std::string& args, const std::string& env = "GPUQUAL_BASELINES_DIR=") {
-    const fs::path err = tmp_ / "stderr.txt";
-    const std::string cmd = "env " + env + " " + quote(GPUQUAL_BINARY) + " " + args + " 2>" + quote(err.string());
-    CliRun r;
-    FILE* p = ::popen(cmd.c_str(), "r");
-    if (!p) return r;
-    char buf[4096];
-    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) r.out.append(buf, n);
-    const int status = ::pclose(p);
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.err = slurp(err);
-    return r;
+    return run_cli(args, tmp_, env);
   }
-
   std::string record(const std::string& name) { return quote(kData + "/records/" + name + ".json"); }
   std::string test_baselines() { return " --baselines-dir " + quote(kData + "/baselines"); }
 

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "core/record_io.hpp"
+#include "cli_helpers.hpp"
 #include "test_diff_fixtures.hpp"
 
 using namespace gpuqual;
@@ -21,28 +22,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct CliRun {
-  int exit_code = -1;
-  std::string out;
-  std::string last_line() const {
-    std::string s = out;
-    while (!s.empty() && s.back() == '\n') s.pop_back();
-    const auto nl = s.rfind('\n');
-    return nl == std::string::npos ? s : s.substr(nl + 1);
-  }
-};
+using gpuqual::testing::CliRun;
 
-CliRun run_gpuqual(const std::string& args) {
-  CliRun r;
-  const std::string cmd = fmt::format("{} {} 2>/dev/null", GPUQUAL_BINARY, args);
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf{};
-  while (std::size_t n = fread(buf.data(), 1, buf.size(), p)) r.out.append(buf.data(), n);
-  const int status = pclose(p);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+// Paths here are plain temp paths; stderr goes to the test's temp directory.
+CliRun run_gpuqual(const std::string& args) { return gpuqual::testing::run_cli(args, ::testing::TempDir()); }
 
 class Cli : public ::testing::Test {
  protected:
@@ -76,29 +59,29 @@ TEST_F(Cli, DiffExitCodes) {
   const std::string after_error = write("after-error.json", errored);
 
   CliRun pass = run_gpuqual(fmt::format("diff {} {}", before, after_same));
-  EXPECT_EQ(pass.exit_code, 0) << pass.out;
+  EXPECT_EQ(pass.code, 0) << pass.out;
   EXPECT_EQ(pass.last_line().rfind("gpuqual diff: PASS node-a", 0), 0u) << pass.last_line();
   EXPECT_NE(pass.out.find("driver: 570.133.20 → 580.65.06"), std::string::npos) << pass.out;
 
   const std::string junit = (dir_ / "diff.xml").string();
   CliRun fail = run_gpuqual(fmt::format("diff {} {} --junit {}", before, after_slow, junit));
-  EXPECT_EQ(fail.exit_code, 1) << fail.out;
+  EXPECT_EQ(fail.code, 1) << fail.out;
   EXPECT_NE(fail.last_line().find("gemm.bf16.tflops gpu 1"), std::string::npos) << fail.last_line();
   EXPECT_TRUE(fs::exists(junit));
 
   // A 5 % drop passes when 6 % is allowed; JSON carries kind "diff" and the stack changes.
   CliRun loose = run_gpuqual(fmt::format("diff {} {} --allowed-drop 6% --format json", before, after_slow));
-  EXPECT_EQ(loose.exit_code, 0) << loose.out;
+  EXPECT_EQ(loose.code, 0) << loose.out;
   const std::string json_text = loose.out.substr(0, loose.out.rfind('\n', loose.out.size() - 2));
   const auto j = nlohmann::json::parse(json_text);
   EXPECT_EQ(j.at("kind"), "diff");
 
-  EXPECT_EQ(run_gpuqual(fmt::format("diff {} {}", before, after_error)).exit_code, 2);
-  EXPECT_EQ(run_gpuqual(fmt::format("diff {} {} --allowed-drop lots", before, after_same)).exit_code, 3);
-  EXPECT_EQ(run_gpuqual(fmt::format("diff {} {} --confidence 95", before, after_same)).exit_code, 3);
-  EXPECT_EQ(run_gpuqual(fmt::format("diff {} {}/missing.json", before, dir_.string())).exit_code, 3);
+  EXPECT_EQ(run_gpuqual(fmt::format("diff {} {}", before, after_error)).code, 2);
+  EXPECT_EQ(run_gpuqual(fmt::format("diff {} {} --allowed-drop lots", before, after_same)).code, 3);
+  EXPECT_EQ(run_gpuqual(fmt::format("diff {} {} --confidence 95", before, after_same)).code, 3);
+  EXPECT_EQ(run_gpuqual(fmt::format("diff {} {}/missing.json", before, dir_.string())).code, 3);
   { std::ofstream(dir_ / "bad.json") << "{\"schema\": \"gpuqual.run/v1\""; }
-  EXPECT_EQ(run_gpuqual(fmt::format("diff {} {}", before, (dir_ / "bad.json").string())).exit_code, 3);
+  EXPECT_EQ(run_gpuqual(fmt::format("diff {} {}", before, (dir_ / "bad.json").string())).code, 3);
 }
 
 TEST_F(Cli, BaselineBuildThenGate) {
@@ -106,7 +89,7 @@ TEST_F(Cli, BaselineBuildThenGate) {
   for (int i = 0; i < 6; ++i) write(fmt::format("healthy/node-{}.json", i), flat_node_record(jitter, fmt::format("node-{}", i)));
   const std::string baseline = (dir_ / "h200-sxm-141gb.yaml").string();
   CliRun built = run_gpuqual(fmt::format("baseline build {} --output {}", (dir_ / "healthy").string(), baseline));
-  EXPECT_EQ(built.exit_code, 0) << built.out;
+  EXPECT_EQ(built.code, 0) << built.out;
   EXPECT_NE(built.last_line().find("6 of 6 source records pass against it"), std::string::npos) << built.last_line();
   ASSERT_TRUE(fs::exists(baseline));
 
@@ -115,7 +98,7 @@ TEST_F(Cli, BaselineBuildThenGate) {
   write("pool/node-6.json", flat_node_record(jitter, "node-6", [](int g, int m) { return g == 2 && m == 1 ? 0.9 : 1.0; }));
   const std::string pool = (dir_ / "pool").string();
   CliRun gate = run_gpuqual(fmt::format("gate {} --baseline {}", pool, baseline));
-  EXPECT_EQ(gate.exit_code, 1) << gate.out;
+  EXPECT_EQ(gate.code, 1) << gate.out;
   EXPECT_EQ(gate.out.rfind("gpuqual gate: 7 nodes (h200-sxm-141gb)\n", 0), 0u) << gate.out;
   // The pool table (failed node first) comes before the pool rows; no row per node follows.
   const auto table = gate.out.find("\nNODE ");
@@ -127,21 +110,21 @@ TEST_F(Cli, BaselineBuildThenGate) {
       << gate.last_line();
   // JUnit: one testcase per node and per pool metric, the failed node as the one failure.
   const std::string junit = (dir_ / "gate.xml").string();
-  EXPECT_EQ(run_gpuqual(fmt::format("gate {} --baseline {} --junit {}", pool, baseline, junit)).exit_code, 1);
+  EXPECT_EQ(run_gpuqual(fmt::format("gate {} --baseline {} --junit {}", pool, baseline, junit)).code, 1);
   std::stringstream xml;
   xml << std::ifstream(junit).rdbuf();
   EXPECT_NE(xml.str().find("<testsuites name=\"gpuqual\" tests=\"12\" failures=\"1\" errors=\"0\""), std::string::npos)
       << xml.str();
   EXPECT_NE(xml.str().find("<testcase classname=\"gpuqual.node-6\" name=\"node-6 node\""), std::string::npos) << xml.str();
-  EXPECT_EQ(run_gpuqual(fmt::format("gate {} --baseline {} --max-failed 1", pool, baseline)).exit_code, 0);
-  EXPECT_EQ(run_gpuqual(fmt::format("gate {} --baseline {} --max-failed 20%", pool, baseline)).exit_code, 0);
-  EXPECT_EQ(run_gpuqual(fmt::format("gate {} --baseline {} --max-failed 1 --strict", pool, baseline)).exit_code, 1);
-  EXPECT_EQ(run_gpuqual(fmt::format("gate {} --baseline {} --max-failed 1 --expect-nodes 8", pool, baseline)).exit_code, 2);
+  EXPECT_EQ(run_gpuqual(fmt::format("gate {} --baseline {} --max-failed 1", pool, baseline)).code, 0);
+  EXPECT_EQ(run_gpuqual(fmt::format("gate {} --baseline {} --max-failed 20%", pool, baseline)).code, 0);
+  EXPECT_EQ(run_gpuqual(fmt::format("gate {} --baseline {} --max-failed 1 --strict", pool, baseline)).code, 1);
+  EXPECT_EQ(run_gpuqual(fmt::format("gate {} --baseline {} --max-failed 1 --expect-nodes 8", pool, baseline)).code, 2);
   // --baseline auto finds <class>.yaml in --baselines-dir; a class with none is inconclusive.
-  EXPECT_EQ(run_gpuqual(fmt::format("gate {} --baselines-dir {} --max-failed 1", pool, dir_.string())).exit_code, 0);
-  EXPECT_EQ(run_gpuqual(fmt::format("gate {} --baselines-dir {}", pool, (dir_ / "healthy").string())).exit_code, 2);
-  EXPECT_EQ(run_gpuqual(fmt::format("gate {} --baseline {} --max-failed x", pool, baseline)).exit_code, 3);
-  EXPECT_EQ(run_gpuqual(fmt::format("gate {}/nothing.json --baseline {}", pool, baseline)).exit_code, 3);
+  EXPECT_EQ(run_gpuqual(fmt::format("gate {} --baselines-dir {} --max-failed 1", pool, dir_.string())).code, 0);
+  EXPECT_EQ(run_gpuqual(fmt::format("gate {} --baselines-dir {}", pool, (dir_ / "healthy").string())).code, 2);
+  EXPECT_EQ(run_gpuqual(fmt::format("gate {} --baseline {} --max-failed x", pool, baseline)).code, 3);
+  EXPECT_EQ(run_gpuqual(fmt::format("gate {}/nothing.json --baseline {}", pool, baseline)).code, 3);
 
   // Build from a directory holding an unhealthy record: it is left out and listed.
   RunRecord sick = flat_node_record(jitter, "node-9");
@@ -149,15 +132,15 @@ TEST_F(Cli, BaselineBuildThenGate) {
   sick.checks[0].reason = "wrong result";
   write("healthy/node-9.json", sick);
   CliRun again = run_gpuqual(fmt::format("baseline build {} -o {}", (dir_ / "healthy").string(), baseline));
-  EXPECT_EQ(again.exit_code, 0) << again.out;
+  EXPECT_EQ(again.code, 0) << again.out;
   EXPECT_NE(again.out.find("left out: " + (dir_ / "healthy/node-9.json").string() + " (node-9): check gemm failed: wrong result"),
             std::string::npos)
       << again.out;
   EXPECT_EQ(run_gpuqual(fmt::format("baseline build {} -o {}", (dir_ / "healthy/node-9.json").string(), (dir_ / "none.yaml").string()))
-                .exit_code,
+                .code,
             2);
   EXPECT_FALSE(fs::exists(dir_ / "none.yaml"));
-  EXPECT_EQ(run_gpuqual("baseline build").exit_code, 3);
+  EXPECT_EQ(run_gpuqual("baseline build").code, 3);
 }
 
 // diff and gate verdicts in every file format, read by the same checker as the golden reports
@@ -177,7 +160,7 @@ TEST_F(Cli, DiffAndGateReportsPassTheFormatChecker) {
   const fs::path out = dir_ / "reports";
   fs::create_directories(out);
   const std::string yaml = (dir_ / "h200-sxm-141gb.yaml").string();
-  ASSERT_EQ(run_gpuqual(fmt::format("baseline build {} -o {}", (dir_ / "pool").string(), yaml)).exit_code, 0);
+  ASSERT_EQ(run_gpuqual(fmt::format("baseline build {} -o {}", (dir_ / "pool").string(), yaml)).code, 0);
   auto reports = [&](const std::string& name) {
     return fmt::format("--format json --junit {0}/{1}.junit.xml --prometheus {0}/{1}.prom --markdown {0}/{1}.md", out.string(), name);
   };
@@ -185,7 +168,7 @@ TEST_F(Cli, DiffAndGateReportsPassTheFormatChecker) {
            {"diff", fmt::format("diff {} {}", before, (dir_ / "in/after.json").string())},
            {"gate", fmt::format("gate {} --baseline {}", (dir_ / "pool").string(), yaml)}}) {
     CliRun r = run_gpuqual(fmt::format("{} {}", args, reports(name)));
-    EXPECT_EQ(r.exit_code, 1) << r.out;
+    EXPECT_EQ(r.code, 1) << r.out;
     std::ofstream(out / (name + ".json")) << r.out.substr(0, r.out.rfind('\n', r.out.size() - 2) + 1);
   }
   const std::string check = fmt::format("python3 {0}/tests/integration/check_report_formats.py --schema {0}/schemas/verdict.v1.schema.json --golden {1}",
