@@ -1,4 +1,5 @@
 #include "device/nvml_snapshot.hpp"
+#include "core/utc_time.hpp"
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
@@ -200,10 +201,6 @@ void sample_one(const NvmlApi& api, nvmlDevice_t h, GpuHealthReading& g) {
 }
 
 }  // namespace
-
-std::string utc_now_rfc3339() {
-  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::time(nullptr)));
-}
 
 NvmlHealthReader::NvmlHealthReader(const NvmlSession& nvml, const std::vector<GpuInfo>& record_gpus)
     : nvml_(nvml) {

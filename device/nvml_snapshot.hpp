@@ -40,7 +40,4 @@ class NvmlHealthReader {
   int nvml_count_ = 0;      // every device NVML lists, opened or not
 };
 
-// "2026-11-30T12:03:11Z"
-std::string utc_now_rfc3339();
-
 }  // namespace gpuqual

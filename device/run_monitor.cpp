@@ -5,6 +5,7 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 
+#include "core/utc_time.hpp"
 #include "core/atomic_file.hpp"
 #include "core/health_rules.hpp"
 #include "core/health_snapshot_json.hpp"

@@ -1,4 +1,5 @@
 #include "device/xid_monitor.hpp"
+#include "core/utc_time.hpp"
 
 namespace gpuqual {
 

@@ -25,7 +25,7 @@
 #include "device/run_monitor.hpp"
 #include "runner/command.hpp"
 #include "runner/reporters/report_options.hpp"
-#include "runner/run/clock.hpp"
+#include "core/utc_time.hpp"
 #include "runner/run/orphan_reaper.hpp"
 #include "runner/run/progress.hpp"
 #include "runner/run/run_journal.hpp"

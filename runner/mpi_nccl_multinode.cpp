@@ -31,7 +31,7 @@
 #include "runner/mpi_session.hpp"
 #include "runner/nccl_multinode.hpp"
 #include "runner/nccl_rank_report.hpp"
-#include "runner/run/clock.hpp"
+#include "core/utc_time.hpp"
 
 namespace gpuqual {
 

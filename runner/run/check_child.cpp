@@ -12,7 +12,7 @@
 #include "core/atomic_file.hpp"
 #include "core/input_error.hpp"
 #include "runner/run/check_task.hpp"
-#include "runner/run/clock.hpp"
+#include "core/utc_time.hpp"
 #include "suites/check.hpp"
 
 namespace gpuqual {

@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "runner/run/clock.hpp"
+#include "core/utc_time.hpp"
 #include "suites/suite_duration.hpp"
 
 namespace gpuqual {

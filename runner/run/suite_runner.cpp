@@ -13,7 +13,7 @@
 #include "runner/run/check_outcome.hpp"
 #include "runner/run/check_task.hpp"
 #include "runner/run/child_process.hpp"
-#include "runner/run/clock.hpp"
+#include "core/utc_time.hpp"
 #include "runner/run/signal_names.hpp"
 #include "suites/check_catalog.hpp"
 #include "suites/suite_duration.hpp"

@@ -1,4 +1,4 @@
-#include "runner/run/clock.hpp"
+#include "core/utc_time.hpp"
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
@@ -19,6 +19,8 @@ std::tm utc_tm(std::chrono::system_clock::time_point t) {
 std::string utc_rfc3339(std::chrono::system_clock::time_point t) {
   return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", utc_tm(t));
 }
+
+std::string utc_now_rfc3339() { return utc_rfc3339(std::chrono::system_clock::now()); }
 
 std::string utc_compact(std::chrono::system_clock::time_point t) { return fmt::format("{:%Y%m%dT%H%M%SZ}", utc_tm(t)); }
 

@@ -6,9 +6,7 @@
 namespace gpuqual {
 
 std::string utc_rfc3339(std::chrono::system_clock::time_point t);
-// Same format, now. Defined once for the whole program in device/nvml_snapshot.cpp (the health
-// check's snapshot time, which came first); declared here so runner code need not include a
-// device header for it.
+// Same format, now: "2026-11-30T12:03:11Z".
 std::string utc_now_rfc3339();
 // Compact form for file names: 20260130T142501Z.
 std::string utc_compact(std::chrono::system_clock::time_point t);
