@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "core/compare_rules.hpp"
+#include "core/record_lookup.hpp"
 #include "core/compare_summary.hpp"
 
 namespace gpuqual {
@@ -33,23 +34,6 @@ std::string producing_check(const RunRecord& r, const std::string& metric) {
     }
   }
   return metric.substr(0, metric.find('.'));
-}
-
-const CheckResult* find_check(const RunRecord& r, const std::string& name) {
-  for (const auto& c : r.checks) {
-    if (c.name == name) return &c;
-  }
-  return nullptr;
-}
-
-// The record's own status and reason of a check on one GPU (per_gpu when present).
-std::pair<Status, std::string> recorded_status(const CheckResult& c, const std::optional<int>& gpu) {
-  if (gpu) {
-    for (const auto& g : c.per_gpu) {
-      if (g.gpu == *gpu) return {g.status, g.reason};
-    }
-  }
-  return {c.status, c.reason};
 }
 
 std::string missing_reason(const RunRecord& r, const std::string& check, const std::optional<int>& gpu, bool required) {

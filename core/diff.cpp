@@ -10,6 +10,7 @@
 
 #include "core/diff_gpu_match.hpp"
 #include "core/diff_stack.hpp"
+#include "core/record_lookup.hpp"
 
 namespace gpuqual {
 
@@ -22,22 +23,6 @@ const GpuInfo* gpu_at(const RunRecord& r, int index) {
     if (g.index == index) return &g;
   }
   return nullptr;
-}
-
-const CheckResult* find_check(const RunRecord& r, const std::string& name) {
-  for (const auto& c : r.checks) {
-    if (c.name == name) return &c;
-  }
-  return nullptr;
-}
-
-std::pair<Status, std::string> recorded_status(const CheckResult& c, const std::optional<int>& gpu) {
-  if (gpu) {
-    for (const auto& g : c.per_gpu) {
-      if (g.gpu == *gpu) return {g.status, g.reason};
-    }
-  }
-  return {c.status, c.reason};
 }
 
 // A metric with no raw samples still has its median: judge that one value.

@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/status.hpp"
@@ -67,6 +68,16 @@ struct CheckResult {
   // Free-form scalar facts of the check (parameters used, side-file paths, library versions).
   std::map<std::string, std::string> attributes;
 };
+
+// A result that carries only a status and its reason: a check that could not measure (no GPU,
+// bad parameters) or one the runner ended (timeout, crash).
+inline CheckResult unmeasurable(std::string name, Status status, std::string reason) {
+  CheckResult r;
+  r.name = std::move(name);
+  r.status = status;
+  r.reason = std::move(reason);
+  return r;
+}
 
 struct GpuInfo {
   int index = 0;

@@ -109,12 +109,4 @@ void roll_up(CheckResult& result) {
   result.reason = reason;
 }
 
-CheckResult unmeasurable(std::string name, Status status, std::string reason) {
-  CheckResult r;
-  r.name = std::move(name);
-  r.status = status;
-  r.reason = std::move(reason);
-  return r;
-}
-
 }  // namespace gpuqual

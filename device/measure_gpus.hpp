@@ -55,7 +55,6 @@ void merge_outcomes(CheckResult& result, const std::vector<int>& gpus, std::vect
 // reasons of the entries that did not pass, "gpu N: reason" joined by "; ".
 void roll_up(CheckResult& result);
 
-// A check result for a node where nothing can be measured: `status` with `reason`.
-CheckResult unmeasurable(std::string name, Status status, std::string reason);
+// unmeasurable(name, status, reason), for a check that cannot measure, is in core/record.hpp.
 
 }  // namespace gpuqual

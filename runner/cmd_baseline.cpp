@@ -17,6 +17,7 @@
 #include "core/input_error.hpp"
 #include "core/noise_model_options.hpp"
 #include "runner/command.hpp"
+#include "runner/class_option.hpp"
 
 namespace gpuqual {
 
@@ -85,8 +86,7 @@ void add_baseline_command(CLI::App& app, CommandAction& selected) {
       "suggested tolerances, provenance; unhealthy records are left out and listed");
   cmd->add_option("RECORD", args->records, "Run records, or directories of *.json run records")->required();
   cmd->add_option("--output,-o", args->output, "Baseline YAML to write (atomically)")->required()->type_name("FILE");
-  cmd->add_option("--class", args->class_slug, "Use only records of this hardware class (needed when the records mix classes)")
-      ->type_name("SLUG");
+  add_class_option(cmd, args->class_slug, "Use only records of this hardware class (needed when the records mix classes)");
   cmd->add_option("--tolerance-floor", args->tolerance_floor, "Smallest tolerance suggested, in percent")
       ->check(CLI::Validator(
           [](std::string& s) { return parse_drop_percent(s) ? std::string() : "expected a percentage in [0, 100)"; }, "PCT"))

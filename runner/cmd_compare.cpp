@@ -6,6 +6,7 @@
 #include "core/compare.hpp"
 #include "core/record_io.hpp"
 #include "runner/command.hpp"
+#include "runner/class_option.hpp"
 #include "runner/compare_baseline.hpp"
 #include "runner/reporters/report_options.hpp"
 
@@ -20,14 +21,6 @@ struct CompareArgs {
   std::string class_override;
   ReportOptions report;
 };
-
-bool is_slug(const std::string& s) {
-  if (s.empty()) return false;
-  for (char c : s) {
-    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-')) return false;
-  }
-  return true;
-}
 
 int run_compare(const CompareArgs& a) {
   RunRecord record = read_record(a.record);
@@ -51,10 +44,7 @@ void add_compare_command(CLI::App& app, CommandAction& selected) {
                   "Where --baseline auto looks (default: $GPUQUAL_BASELINES_DIR, the installed share/gpuqual/baselines, "
                   "or the source tree's baselines/)")
       ->type_name("DIR");
-  cmd->add_option("--class", args->class_override, "Judge as this hardware class instead of the record's")
-      ->type_name("SLUG")
-      ->check(CLI::Validator([](std::string& s) { return is_slug(s) ? std::string() : "not a class slug (e.g. h200-sxm-141gb)"; },
-                             ""));
+  add_class_option(cmd, args->class_override, "Judge as this hardware class instead of the record's");
   add_report_options(cmd, args->report);
   cmd->callback([args, &selected] { selected = [args] { return run_compare(*args); }; });
 }

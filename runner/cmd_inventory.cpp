@@ -14,6 +14,7 @@
 #include "core/record_json.hpp"
 #include "device/inventory.hpp"
 #include "runner/command.hpp"
+#include "runner/class_option.hpp"
 
 namespace gpuqual {
 
@@ -121,8 +122,7 @@ void add_inventory_command(CLI::App& app, CommandAction& selected) {
       "Print this node's facts (OS, driver, CUDA/cuBLAS/NCCL versions, container runtimes, Kubernetes node),\n"
       "its GPUs and hardware class. Exit 0: CUDA can use the GPUs; 2: no usable GPU (reason printed); 3: bad input.");
   cmd->add_option("--format", args->format, "Output format")->check(CLI::IsMember({"table", "json"}))->default_val("table");
-  cmd->add_option("--class", args->options.class_override,
-                  "Hardware class to report instead of the derived one (e.g. h200-sxm-141gb)");
+  add_class_option(cmd, args->options.class_override, "Hardware class to report instead of the derived one");
   cmd->add_option("--labels-file", args->options.k8s_labels_file,
                   "Kubernetes node labels file (downward API format key=\"value\"); default: $GPUQUAL_LABELS_FILE");
   cmd->callback([args, &selected] { selected = [args] { return run_inventory(*args); }; });

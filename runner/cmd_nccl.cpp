@@ -17,6 +17,7 @@
 #include "core/input_error.hpp"
 #include "core/record_io.hpp"
 #include "runner/command.hpp"
+#include "runner/class_option.hpp"
 #include "runner/nccl_multinode.hpp"
 
 namespace gpuqual {
@@ -173,9 +174,7 @@ void add_nccl_command(CLI::App& app, CommandAction& selected) {
                   "share/gpuqual/baselines, "
                   "or the source tree's baselines/)")
       ->type_name("DIR");
-  cmd->add_option("--class", args->options.class_override,
-                  "Use this hardware class instead of rank 0's derived one")
-      ->type_name("SLUG");
+  add_class_option(cmd, args->options.class_override, "Use this hardware class instead of rank 0's derived one");
   cmd->add_option("--labels-file", args->options.labels_file,
                   "Kubernetes node labels file (key=value lines) for the record")
       ->type_name("PATH");

@@ -24,8 +24,11 @@
 #include "device/inventory.hpp"
 #include "device/run_monitor.hpp"
 #include "runner/command.hpp"
+#include "runner/class_option.hpp"
 #include "runner/reporters/report_options.hpp"
 #include "core/utc_time.hpp"
+#include "runner/compare_baseline.hpp"
+#include "runner/run/run_identity.hpp"
 #include "runner/run/orphan_reaper.hpp"
 #include "runner/run/progress.hpp"
 #include "runner/run/run_journal.hpp"
@@ -68,25 +71,6 @@ std::optional<double> duration_flag(const std::string& text, const char* flag) {
     throw InputError(flag, "", fmt::format("\"{}\" is not a duration (e.g. 90s, 15m, 2h, 1h30m)", text));
   }
   return d;
-}
-
-std::vector<std::string> own_argv() {
-  std::ifstream in("/proc/self/cmdline", std::ios::binary);
-  std::vector<std::string> argv;
-  std::string arg;
-  while (std::getline(in, arg, '\0')) argv.push_back(arg);
-  return argv;
-}
-
-std::string new_run_id() {
-  std::random_device rd;
-  std::uniform_int_distribution<unsigned> byte(0, 255);
-  unsigned char b[16];
-  for (auto& x : b) x = static_cast<unsigned char>(byte(rd));
-  b[6] = static_cast<unsigned char>((b[6] & 0x0f) | 0x40);  // UUID version 4
-  b[8] = static_cast<unsigned char>((b[8] & 0x3f) | 0x80);
-  return fmt::format("{:02x}{:02x}{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}{:02x}{:02x}{:02x}{:02x}",
-                     b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
 }
 
 std::string make_work_dir() {
@@ -140,20 +124,11 @@ int run_run(const RunArgs& a) {
   const std::vector<int> gpus = select_gpus(a.gpus, inv.gpus);
   const std::string& slug = inv.hardware_class.slug;
   if (judge && a.baseline == "auto") {
-    const std::string dir = baselines_dir(a.baselines_dir);
-    const std::string path = resolve_baseline("auto", slug, dir);
-    if (path.empty()) {
-      display.info(fmt::format("no baseline {}/{}.yaml for class {}: the verdict will be inconclusive", dir, slug, slug));
-    } else {
-      baseline = std::make_unique<Baseline>(load_baseline(path));
-    }
+    std::string missing;
+    baseline = find_class_baseline(a.baselines_dir, slug, missing);
+    if (!baseline) display.info(missing + ": the verdict will be inconclusive");
   }
-  // As compare: judging one class against another's baseline passes or fails for the wrong reason.
-  if (baseline && baseline->hardware_class != slug) {
-    throw InputError(baseline->origin, "$.hardware_class",
-                     fmt::format("baseline is for class {} but this node is class {} (use --class to override)",
-                                 baseline->hardware_class, slug));
-  }
+  if (baseline) require_baseline_class(*baseline, slug);
 
   const auto now = std::chrono::system_clock::now();
   const std::string output = a.output.empty() ? default_output_path(inv.node.hostname, utc_compact(now)) : a.output;
@@ -264,7 +239,7 @@ void add_run_command(CLI::App& app, CommandAction& selected) {
                   "Where --baseline auto looks (default: $GPUQUAL_BASELINES_DIR, the installed share/gpuqual/baselines, "
                   "or the source tree's baselines/)")
       ->type_name("DIR");
-  cmd->add_option("--class", args->class_override, "Use this hardware class instead of the derived one")->type_name("SLUG");
+  add_class_option(cmd, args->class_override, "Use this hardware class instead of the derived one");
   cmd->add_option("--labels-file", args->labels_file, "Kubernetes node labels file (key=value lines) for the record")
       ->type_name("PATH");
   cmd->add_option("--timeout", args->timeout,

@@ -8,29 +8,36 @@
 
 namespace gpuqual {
 
+std::unique_ptr<Baseline> find_class_baseline(const std::string& baselines_dir_flag, const std::string& slug,
+                                              std::string& missing) {
+  const std::string dir = baselines_dir(baselines_dir_flag);
+  const std::string path = resolve_baseline("auto", slug, dir);
+  if (path.empty()) {
+    missing = fmt::format("no baseline {}/{}.yaml for class {}", dir, slug, slug);
+    return nullptr;
+  }
+  return std::make_unique<Baseline>(load_baseline(path));
+}
+
+void require_baseline_class(const Baseline& baseline, const std::string& slug) {
+  if (baseline.hardware_class != slug) {
+    throw InputError(baseline.origin, "$.hardware_class",
+                     fmt::format("baseline is for class {} but the record is class {} (use --class to override)",
+                                 baseline.hardware_class, slug));
+  }
+}
+
 std::unique_ptr<Baseline> load_record_baseline(const std::string& spec, const std::string& baselines_dir_flag,
                                                const std::string& slug) {
   std::unique_ptr<Baseline> baseline;
   if (spec == "auto") {
-    const std::string dir = baselines_dir(baselines_dir_flag);
-    const std::string path = resolve_baseline("auto", slug, dir);
-    if (path.empty()) {
-      std::fprintf(stderr,
-                   "gpuqual: note: no baseline %s/%s.yaml for class %s (the verdict is inconclusive)\n",
-                   dir.c_str(), slug.c_str(), slug.c_str());
-    } else {
-      baseline = std::make_unique<Baseline>(load_baseline(path));
-    }
+    std::string missing;
+    baseline = find_class_baseline(baselines_dir_flag, slug, missing);
+    if (!baseline) std::fprintf(stderr, "gpuqual: note: %s (the verdict is inconclusive)\n", missing.c_str());
   } else {
     baseline = std::make_unique<Baseline>(load_baseline(spec));
   }
-  // Judging an H100 against an H200 baseline would pass or fail for the wrong reason.
-  if (baseline && baseline->hardware_class != slug) {
-    throw InputError(
-        baseline->origin, "$.hardware_class",
-        fmt::format("baseline is for class {} but the record is class {} (use --class to override)",
-                    baseline->hardware_class, slug));
-  }
+  if (baseline) require_baseline_class(*baseline, slug);
   return baseline;
 }
 

@@ -30,6 +30,7 @@
 #include "device/telemetry_sampler.hpp"
 #include "device/xid_monitor.hpp"
 #include "suites/check.hpp"
+#include "suites/gpu_check_start.hpp"
 #include "suites/suite_duration.hpp"
 
 namespace gpuqual {
@@ -142,18 +143,12 @@ void report_telemetry(GpuOutcome& out, int gpu, const TelemetrySummary& t, const
 class Burnin : public Check {
  public:
   CheckResult run(const CheckContext& ctx) override {
-    BurninParams params;
-    try {
-      params = read_params(ctx.params);
-    } catch (const InputError& e) {
-      return unmeasurable("burnin", Status::error, std::string("bad parameters: ") + e.what());
-    }
-    const CudaProbe probe = probe_cuda();
-    if (!probe.ok()) return no_gpu_result("burnin", probe);
-    std::vector<int> invisible;
-    const auto gpus = select_gpus(ctx.gpus, probe.device_count, &invisible);
-    if (gpus.empty())
-      return unmeasurable("burnin", Status::error, invisible_reason(invisible, probe.device_count));
+    auto start = start_gpu_check("burnin", ctx, [](const nlohmann::json& json) { return read_params(json); });
+    if (start.early) return *start.early;
+    BurninParams& params = start.params;
+    const CudaProbe& probe = start.probe;
+    const std::vector<int>& gpus = start.gpus;
+    const std::vector<int>& invisible = start.invisible;
 
     const NvmlSession nvml = NvmlSession::open();
     const std::string side_file = ctx.side_dir.empty() ? "" : ctx.side_dir + "/burnin-telemetry.jsonl";

@@ -16,6 +16,7 @@
 #include "device/measure_report.hpp"
 #include "device/nvml_library.hpp"
 #include "suites/check.hpp"
+#include "suites/gpu_check_start.hpp"
 
 namespace gpuqual {
 namespace {
@@ -64,19 +65,14 @@ GemmParams read_params(const nlohmann::json& json) {
 class GemmBench : public Check {
  public:
   CheckResult run(const CheckContext& ctx) override {
-    GemmParams params;
-    try {
-      params = read_params(ctx.params);
-    } catch (const InputError& e) {
-      return unmeasurable("gemm", Status::error, std::string("bad parameters: ") + e.what());
-    }
-    const CudaProbe probe = probe_cuda();
-    if (!probe.ok()) return no_gpu_result("gemm", probe);
-    std::vector<int> invisible;
-    const auto gpus = select_gpus(ctx.gpus, probe.device_count, &invisible);
+    auto start = start_gpu_check("gemm", ctx, [](const nlohmann::json& json) { return read_params(json); });
+    if (start.early) return *start.early;
+    GemmParams& params = start.params;
+    const CudaProbe& probe = start.probe;
+    const std::vector<int>& gpus = start.gpus;
+    const std::vector<int>& invisible = start.invisible;
     CheckResult result;
     result.name = "gemm";
-    if (gpus.empty()) return unmeasurable("gemm", Status::error, invisible_reason(invisible, probe.device_count));
 
     const NvmlSession nvml = NvmlSession::open();
     const int measurements = static_cast<int>(params.sizes.size() * params.precisions.size());

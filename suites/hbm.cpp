@@ -13,6 +13,7 @@
 #include "device/measure_report.hpp"
 #include "device/nvml_library.hpp"
 #include "suites/check.hpp"
+#include "suites/gpu_check_start.hpp"
 
 namespace gpuqual {
 namespace {
@@ -53,17 +54,12 @@ HbmParams read_params(const nlohmann::json& json) {
 class HbmBench : public Check {
  public:
   CheckResult run(const CheckContext& ctx) override {
-    HbmParams params;
-    try {
-      params = read_params(ctx.params);
-    } catch (const InputError& e) {
-      return unmeasurable("hbm", Status::error, std::string("bad parameters: ") + e.what());
-    }
-    const CudaProbe probe = probe_cuda();
-    if (!probe.ok()) return no_gpu_result("hbm", probe);
-    std::vector<int> invisible;
-    const auto gpus = select_gpus(ctx.gpus, probe.device_count, &invisible);
-    if (gpus.empty()) return unmeasurable("hbm", Status::error, invisible_reason(invisible, probe.device_count));
+    auto start = start_gpu_check("hbm", ctx, [](const nlohmann::json& json) { return read_params(json); });
+    if (start.early) return *start.early;
+    HbmParams& params = start.params;
+    const CudaProbe& probe = start.probe;
+    const std::vector<int>& gpus = start.gpus;
+    const std::vector<int>& invisible = start.invisible;
 
     HbmConfig config = params.config;
     config.measure = params.common.measure;

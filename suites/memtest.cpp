@@ -14,6 +14,7 @@
 #include "device/memtest_report.hpp"
 #include "device/memtest_runner.hpp"
 #include "suites/check.hpp"
+#include "suites/gpu_check_start.hpp"
 
 namespace gpuqual {
 namespace {
@@ -48,18 +49,12 @@ MemtestConfig read_params(const nlohmann::json& json) {
 class Memtest : public Check {
  public:
   CheckResult run(const CheckContext& ctx) override {
-    MemtestConfig config;
-    try {
-      config = read_params(ctx.params);
-    } catch (const InputError& e) {
-      return unmeasurable("memtest", Status::error, std::string("bad parameters: ") + e.what());
-    }
-    const CudaProbe probe = probe_cuda();
-    if (!probe.ok()) return no_gpu_result("memtest", probe);
-    std::vector<int> invisible;
-    const auto gpus = select_gpus(ctx.gpus, probe.device_count, &invisible);
-    if (gpus.empty())
-      return unmeasurable("memtest", Status::error, invisible_reason(invisible, probe.device_count));
+    auto start = start_gpu_check("memtest", ctx, [](const nlohmann::json& json) { return read_params(json); });
+    if (start.early) return *start.early;
+    MemtestConfig& config = start.params;
+    const CudaProbe& probe = start.probe;
+    const std::vector<int>& gpus = start.gpus;
+    const std::vector<int>& invisible = start.invisible;
 
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(ctx.budget_s);
     const auto should_stop = [&] {

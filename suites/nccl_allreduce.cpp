@@ -15,6 +15,7 @@
 #include "device/nccl_allreduce_result.hpp"
 #include "device/nccl_error.hpp"
 #include "suites/check.hpp"
+#include "suites/gpu_check_start.hpp"
 
 namespace gpuqual {
 namespace {
@@ -22,16 +23,12 @@ namespace {
 class NcclAllreduceBench : public Check {
  public:
   CheckResult run(const CheckContext& ctx) override {
-    AllreduceParams params;
-    try {
-      params = read_allreduce_params(ctx.params, "suite");
-    } catch (const InputError& e) {
-      return unmeasurable(kNcclAllreduceCheck, Status::error, std::string("bad parameters: ") + e.what());
-    }
-    const CudaProbe probe = probe_cuda();
-    if (!probe.ok()) return no_gpu_result(kNcclAllreduceCheck, probe);
-    std::vector<int> invisible;
-    const auto gpus = select_gpus(ctx.gpus, probe.device_count, &invisible);
+    auto start = start_gpu_check(kNcclAllreduceCheck, ctx, [](const nlohmann::json& json) { return read_allreduce_params(json, "suite"); });
+    if (start.early) return *start.early;
+    AllreduceParams& params = start.params;
+    const CudaProbe& probe = start.probe;
+    const std::vector<int>& gpus = start.gpus;
+    const std::vector<int>& invisible = start.invisible;
     if (gpus.size() < 2) {
       std::string reason =
           "an all-reduce needs at least 2 GPUs; " + std::to_string(gpus.size()) + " selected";

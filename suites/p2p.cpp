@@ -15,6 +15,7 @@
 #include "device/measure_report.hpp"
 #include "device/p2p_runner.hpp"
 #include "suites/check.hpp"
+#include "suites/gpu_check_start.hpp"
 
 namespace gpuqual {
 namespace {
@@ -43,16 +44,12 @@ P2pParams read_params(const nlohmann::json& json) {
 class P2pBench : public Check {
  public:
   CheckResult run(const CheckContext& ctx) override {
-    P2pParams params;
-    try {
-      params = read_params(ctx.params);
-    } catch (const InputError& e) {
-      return unmeasurable("p2p", Status::error, std::string("bad parameters: ") + e.what());
-    }
-    const CudaProbe probe = probe_cuda();
-    if (!probe.ok()) return no_gpu_result("p2p", probe);
-    std::vector<int> invisible;
-    const auto gpus = select_gpus(ctx.gpus, probe.device_count, &invisible);
+    auto start = start_gpu_check("p2p", ctx, [](const nlohmann::json& json) { return read_params(json); });
+    if (start.early) return *start.early;
+    P2pParams& params = start.params;
+    const CudaProbe& probe = start.probe;
+    const std::vector<int>& gpus = start.gpus;
+    const std::vector<int>& invisible = start.invisible;
     if (gpus.size() < 2) {
       return unmeasurable("p2p", Status::skip,
                           "peer copies need at least 2 GPUs; " + std::to_string(gpus.size()) + " selected");

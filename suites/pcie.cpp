@@ -16,6 +16,7 @@
 #include "device/nvml_library.hpp"
 #include "device/pcie_runner.hpp"
 #include "suites/check.hpp"
+#include "suites/gpu_check_start.hpp"
 
 namespace gpuqual {
 namespace {
@@ -65,17 +66,12 @@ Finding corrupt_copy_finding(std::optional<int> gpu, const std::string& detail) 
 class PcieBenchCheck : public Check {
  public:
   CheckResult run(const CheckContext& ctx) override {
-    PcieParams params;
-    try {
-      params = read_params(ctx.params);
-    } catch (const InputError& e) {
-      return unmeasurable("pcie", Status::error, std::string("bad parameters: ") + e.what());
-    }
-    const CudaProbe probe = probe_cuda();
-    if (!probe.ok()) return no_gpu_result("pcie", probe);
-    std::vector<int> invisible;
-    const auto gpus = select_gpus(ctx.gpus, probe.device_count, &invisible);
-    if (gpus.empty()) return unmeasurable("pcie", Status::error, invisible_reason(invisible, probe.device_count));
+    auto start = start_gpu_check("pcie", ctx, [](const nlohmann::json& json) { return read_params(json); });
+    if (start.early) return *start.early;
+    PcieParams& params = start.params;
+    const CudaProbe& probe = start.probe;
+    const std::vector<int>& gpus = start.gpus;
+    const std::vector<int>& invisible = start.invisible;
 
     const bool node_wide = params.all_gpus && gpus.size() >= 2;
     const int measurements = static_cast<int>(params.directions.size() * (gpus.size() + (node_wide ? 1 : 0)));

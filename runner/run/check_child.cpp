@@ -32,11 +32,7 @@ void install_child_handlers() {
 }
 
 CheckResult error_result(const std::string& check, std::string reason) {
-  CheckResult r;
-  r.name = check;
-  r.status = Status::error;
-  r.reason = std::move(reason);
-  return r;
+  return unmeasurable(check, Status::error, std::move(reason));
 }
 
 }  // namespace

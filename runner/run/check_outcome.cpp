@@ -27,11 +27,7 @@ std::string with_output(std::string reason, const ChildOutcome& o) {
 std::string seconds(double s) { return fmt::format("{:.0f}", s); }
 
 CheckResult error(const std::string& check, std::string reason) {
-  CheckResult r;
-  r.name = check;
-  r.status = Status::error;
-  r.reason = std::move(reason);
-  return r;
+  return unmeasurable(check, Status::error, std::move(reason));
 }
 
 }  // namespace

@@ -129,7 +129,7 @@ TEST_F(JudgedRun, BaselineOfAnotherClassIsRejectedBeforeAnythingRuns) {
   const auto r = gpuqual({"run", "--suite", path("s.yaml"), "--class", "other-class", "--baseline", baseline(100),
                           "--output", "r.json"});
   EXPECT_EQ(r.exit_code, 3);
-  EXPECT_THAT(r.err, HasSubstr("baseline is for class test-class but this node is class other-class"));
+  EXPECT_THAT(r.err, HasSubstr("baseline is for class test-class but the record is class other-class"));
   EXPECT_FALSE(std::filesystem::exists(path("r.json")));
 }
 
@@ -203,6 +203,17 @@ TEST_F(RunCli, MalformedGpusIsExit3) {
     const auto r = gpuqual({"run", "--suite", path("s.yaml"), "--gpus", bad, "--output", "r.json"});
     EXPECT_EQ(r.exit_code, 3) << bad;
     EXPECT_THAT(r.err, HasSubstr("--gpus")) << bad;
+  }
+}
+
+TEST_F(RunCli, ClassThatIsNotASlugIsExit3) {
+  // The slug names baselines/<slug>.yaml: a path or blanks in it are refused before anything runs.
+  write_suite("s", "  - check: test_pass\n");
+  for (const char* bad : {"H200 SXM", "../etc/passwd", "-h200", ""}) {
+    const auto r = gpuqual({"run", "--suite", path("s.yaml"), "--class", bad, "--output", "r.json"});
+    EXPECT_EQ(r.exit_code, 3) << bad;
+    EXPECT_THAT(r.err, HasSubstr("--class")) << bad;
+    EXPECT_FALSE(std::filesystem::exists(path("r.json"))) << bad;
   }
 }
 

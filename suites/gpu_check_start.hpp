@@ -1,0 +1,47 @@
+#pragma once
+// The first three steps every GPU check takes, in one place: parse the suite parameters, ask
+// the CUDA runtime for GPUs, select the GPUs the runner asked for. When a step fails, `early`
+// holds what the check returns (bad parameters → error; no usable runtime → the runtime's reason,
+// skip or error as no_gpu_result decides; none of the requested GPUs visible → error).
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/input_error.hpp"
+#include "device/measure_gpus.hpp"
+#include "device/measure_report.hpp"
+#include "suites/check.hpp"
+
+namespace gpuqual {
+
+template <class Params>
+struct GpuCheckStart {
+  Params params{};
+  CudaProbe probe;
+  std::vector<int> gpus;       // the CUDA devices to measure
+  std::vector<int> invisible;  // requested indices CUDA cannot see
+  std::optional<CheckResult> early;
+};
+
+// `parse(const nlohmann::json&)` returns Params or throws InputError.
+template <class Parse>
+auto start_gpu_check(const std::string& check, const CheckContext& ctx, Parse parse)
+    -> GpuCheckStart<decltype(parse(ctx.params))> {
+  GpuCheckStart<decltype(parse(ctx.params))> s;
+  try {
+    s.params = parse(ctx.params);
+  } catch (const InputError& e) {
+    s.early = unmeasurable(check, Status::error, std::string("bad parameters: ") + e.what());
+    return s;
+  }
+  s.probe = probe_cuda();
+  if (!s.probe.ok()) {
+    s.early = no_gpu_result(check, s.probe);
+    return s;
+  }
+  s.gpus = select_gpus(ctx.gpus, s.probe.device_count, &s.invisible);
+  if (s.gpus.empty()) s.early = unmeasurable(check, Status::error, invisible_reason(s.invisible, s.probe.device_count));
+  return s;
+}
+
+}  // namespace gpuqual
