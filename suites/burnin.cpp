@@ -145,10 +145,7 @@ class Burnin : public Check {
   CheckResult run(const CheckContext& ctx) override {
     auto start = start_gpu_check("burnin", ctx, [](const nlohmann::json& json) { return read_params(json); });
     if (start.early) return *start.early;
-    BurninParams& params = start.params;
-    const CudaProbe& probe = start.probe;
-    const std::vector<int>& gpus = start.gpus;
-    const std::vector<int>& invisible = start.invisible;
+    auto& [params, probe, gpus, invisible, early] = start;
 
     const NvmlSession nvml = NvmlSession::open();
     const std::string side_file = ctx.side_dir.empty() ? "" : ctx.side_dir + "/burnin-telemetry.jsonl";

@@ -67,10 +67,7 @@ class GemmBench : public Check {
   CheckResult run(const CheckContext& ctx) override {
     auto start = start_gpu_check("gemm", ctx, [](const nlohmann::json& json) { return read_params(json); });
     if (start.early) return *start.early;
-    GemmParams& params = start.params;
-    const CudaProbe& probe = start.probe;
-    const std::vector<int>& gpus = start.gpus;
-    const std::vector<int>& invisible = start.invisible;
+    auto& [params, probe, gpus, invisible, early] = start;
     CheckResult result;
     result.name = "gemm";
 

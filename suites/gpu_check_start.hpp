@@ -20,7 +20,7 @@ struct GpuCheckStart {
   CudaProbe probe;
   std::vector<int> gpus;       // the CUDA devices to measure
   std::vector<int> invisible;  // requested indices CUDA cannot see
-  std::optional<CheckResult> early;
+  std::optional<CheckResult> early;  // keep last: checks unpack the rest with a structured binding
 };
 
 // `parse(const nlohmann::json&)` returns Params or throws InputError.

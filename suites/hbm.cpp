@@ -56,10 +56,7 @@ class HbmBench : public Check {
   CheckResult run(const CheckContext& ctx) override {
     auto start = start_gpu_check("hbm", ctx, [](const nlohmann::json& json) { return read_params(json); });
     if (start.early) return *start.early;
-    HbmParams& params = start.params;
-    const CudaProbe& probe = start.probe;
-    const std::vector<int>& gpus = start.gpus;
-    const std::vector<int>& invisible = start.invisible;
+    auto& [params, probe, gpus, invisible, early] = start;
 
     HbmConfig config = params.config;
     config.measure = params.common.measure;

@@ -51,10 +51,7 @@ class Memtest : public Check {
   CheckResult run(const CheckContext& ctx) override {
     auto start = start_gpu_check("memtest", ctx, [](const nlohmann::json& json) { return read_params(json); });
     if (start.early) return *start.early;
-    MemtestConfig& config = start.params;
-    const CudaProbe& probe = start.probe;
-    const std::vector<int>& gpus = start.gpus;
-    const std::vector<int>& invisible = start.invisible;
+    auto& [config, probe, gpus, invisible, early] = start;
 
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(ctx.budget_s);
     const auto should_stop = [&] {

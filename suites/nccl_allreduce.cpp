@@ -25,10 +25,7 @@ class NcclAllreduceBench : public Check {
   CheckResult run(const CheckContext& ctx) override {
     auto start = start_gpu_check(kNcclAllreduceCheck, ctx, [](const nlohmann::json& json) { return read_allreduce_params(json, "suite"); });
     if (start.early) return *start.early;
-    AllreduceParams& params = start.params;
-    const CudaProbe& probe = start.probe;
-    const std::vector<int>& gpus = start.gpus;
-    const std::vector<int>& invisible = start.invisible;
+    auto& [params, probe, gpus, invisible, early] = start;
     if (gpus.size() < 2) {
       std::string reason =
           "an all-reduce needs at least 2 GPUs; " + std::to_string(gpus.size()) + " selected";

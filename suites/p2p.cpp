@@ -46,10 +46,7 @@ class P2pBench : public Check {
   CheckResult run(const CheckContext& ctx) override {
     auto start = start_gpu_check("p2p", ctx, [](const nlohmann::json& json) { return read_params(json); });
     if (start.early) return *start.early;
-    P2pParams& params = start.params;
-    const CudaProbe& probe = start.probe;
-    const std::vector<int>& gpus = start.gpus;
-    const std::vector<int>& invisible = start.invisible;
+    auto& [params, probe, gpus, invisible, early] = start;
     if (gpus.size() < 2) {
       return unmeasurable("p2p", Status::skip,
                           "peer copies need at least 2 GPUs; " + std::to_string(gpus.size()) + " selected");

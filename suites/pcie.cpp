@@ -68,10 +68,7 @@ class PcieBenchCheck : public Check {
   CheckResult run(const CheckContext& ctx) override {
     auto start = start_gpu_check("pcie", ctx, [](const nlohmann::json& json) { return read_params(json); });
     if (start.early) return *start.early;
-    PcieParams& params = start.params;
-    const CudaProbe& probe = start.probe;
-    const std::vector<int>& gpus = start.gpus;
-    const std::vector<int>& invisible = start.invisible;
+    auto& [params, probe, gpus, invisible, early] = start;
 
     const bool node_wide = params.all_gpus && gpus.size() >= 2;
     const int measurements = static_cast<int>(params.directions.size() * (gpus.size() + (node_wide ? 1 : 0)));
