@@ -19,6 +19,7 @@
 #include "runner/command.hpp"
 #include "runner/compare_baseline.hpp"
 #include "runner/html/html_report.hpp"
+#include "runner/gate_pool_flags.hpp"
 
 namespace gpuqual {
 
@@ -32,6 +33,8 @@ struct ReportArgs {
   std::string baselines_dir;
   std::string before;
   std::vector<std::string> gate;
+  GatePoolFlags pool;  // with --gate: the pool rules, as on `gpuqual gate`
+  std::string pool_flag_given;  // the first of those flags on the command line, if any
   std::string html;
   bool strict = false;
 };
@@ -70,9 +73,7 @@ int run_gate_report(const ReportArgs& a) {
   } else {
     source = std::make_unique<FixedBaselines>(FixedBaselines::from_files({a.baseline}));
   }
-  GateOptions o;
-  o.strict = a.strict;
-  const Verdict verdict = gate_records(paths, *source, o, 1);
+  const Verdict verdict = gate_records(paths, *source, gate_options_from(a.pool, a.strict), 1);
   html::ReportInput in;
   in.verdict = &verdict;
   // The heat map wants every metric of every node; the gate verdict keeps only a trimmed view.
@@ -94,6 +95,9 @@ int run_report(const ReportArgs& a) {
       throw InputError("--gate", "",
                        "a pool report takes its records after --gate only (no RECORD, no --before)");
     return run_gate_report(a);
+  }
+  if (!a.pool_flag_given.empty()) {
+    throw InputError(a.pool_flag_given, "", "judges a pool: give it with --gate RECORD...");
   }
   if (a.record.empty()) throw InputError("RECORD", "", "give a run record, or --gate RECORD... for a pool");
   const RunRecord record = read_record(a.record);
@@ -147,12 +151,16 @@ void add_report_command(CLI::App& app, CommandAction& selected) {
       ->type_name("RECORD");
   cmd->add_option("--gate", args->gate, "Records (or directories of records) of a pool: verdict and heat map")
       ->type_name("RECORD...");
+  const std::vector<CLI::Option*> pool_options = add_gate_pool_options(cmd, args->pool);
   cmd->add_option("--html", args->html, "Where to write the HTML report (atomically)")
       ->type_name("FILE")
       ->required();
   cmd->add_flag("--strict", args->strict, "Warnings count as failures (exit 1)");
-  cmd->callback([args, baseline, &selected] {
+  cmd->callback([args, baseline, pool_options, &selected] {
     args->baseline_given = baseline->count() > 0;
+    for (const CLI::Option* o : pool_options) {
+      if (o->count() > 0 && args->pool_flag_given.empty()) args->pool_flag_given = o->get_name();
+    }
     selected = [args] { return run_report(*args); };
   });
 }

@@ -21,6 +21,7 @@
 #include "core/record_io.hpp"
 #include "runner/html/html_escape.hpp"
 #include "runner/html/html_report.hpp"
+#include "cli_helpers.hpp"
 
 namespace fs = std::filesystem;
 using namespace gpuqual;
@@ -236,22 +237,9 @@ TEST(HtmlReport, PoolHeatMapHasOneRowPerNode) {
 
 // --- the command ---------------------------------------------------------------------------
 
-struct Cli {
-  int code = -1;
-  std::string out;
-};
+using Cli = gpuqual::testing::CliRun;
 
-Cli run_cli(const std::string& args) {
-  const std::string cmd = std::string("'") + GPUQUAL_BINARY + "' report " + args + " 2>/dev/null";
-  Cli r;
-  FILE* p = popen(cmd.c_str(), "r");
-  char buf[4096];
-  std::size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int st = pclose(p);
-  r.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
+Cli run_cli(const std::string& args) { return gpuqual::testing::run_cli("report " + args, fs::temp_directory_path()); }
 
 std::string slurp(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -306,6 +294,10 @@ TEST_F(ReportCli, ExitCodesMirrorTheVerdict) {
   EXPECT_NE(pool.find("<tr data-node=\"node-a\">"), std::string::npos);
   EXPECT_NE(pool.find("<tr data-node=\"node-b\">"), std::string::npos);
   EXPECT_NE(pool.find("class=\"heat fail\""), std::string::npos);
+  // The pool rules take gate's flags, so the report can show the verdict the pipeline's gate gave.
+  EXPECT_EQ(run_cli("--gate " + rec("slow-gpu") + " " + node_b + base() + " --max-failed 1 --html " + html).code, 0);
+  EXPECT_EQ(run_cli("--gate " + rec("slow-gpu") + " " + node_b + base() + " --max-failed 50% --html " + html).code, 0);
+  EXPECT_EQ(run_cli("--gate " + rec("healthy") + " " + node_b + base() + " --expect-nodes 3 --html " + html).code, 2);
 }
 
 TEST_F(ReportCli, BadInputIsExit3AndWritesNothing) {
@@ -317,6 +309,10 @@ TEST_F(ReportCli, BadInputIsExit3AndWritesNothing) {
   EXPECT_EQ(run_cli(rec("healthy") + base() + " --html " + (dir_ / "a-file/r.html").string()).code,
             3);                                            // not a directory
   EXPECT_EQ(run_cli(base() + " --html " + html).code, 3);  // neither RECORD nor --gate
+  const Cli pool_flag = run_cli(rec("healthy") + base() + " --max-failed 1 --html " + html);
+  EXPECT_EQ(pool_flag.code, 3);  // a pool rule on a one-record report
+  EXPECT_NE(pool_flag.err.find("--max-failed: judges a pool"), std::string::npos) << pool_flag.err;
+  EXPECT_EQ(run_cli("--gate " + rec("healthy") + base() + " --max-failed many --html " + html).code, 3);
   EXPECT_FALSE(fs::exists(html));
 }
 

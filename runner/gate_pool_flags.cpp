@@ -1,0 +1,66 @@
+#include "runner/gate_pool_flags.hpp"
+
+#include <cstdlib>
+
+#include "core/noise_model_options.hpp"
+
+namespace gpuqual {
+
+namespace {
+
+// "3" → 3 nodes; "10%" → 10 percent of the pool.
+bool parse_max_failed(const std::string& text, GateOptions& o) {
+  if (text.empty()) return false;
+  char* end = nullptr;
+  if (text.back() == '%') {
+    const double pct = std::strtod(text.c_str(), &end);
+    if (end != text.c_str() + text.size() - 1 || !(pct >= 0 && pct <= 100)) return false;
+    o.max_failed_pct = pct;
+    return true;
+  }
+  const long n = std::strtol(text.c_str(), &end, 10);
+  if (*end != '\0' || n < 0 || n > 1000000) return false;
+  o.max_failed = static_cast<int>(n);
+  return true;
+}
+
+}  // namespace
+
+std::vector<CLI::Option*> add_gate_pool_options(CLI::App* cmd, GatePoolFlags& flags) {
+  std::vector<CLI::Option*> added;
+  added.push_back(cmd->add_option("--max-failed", flags.max_failed, "Nodes that may fail before the pool fails: a count, or a percent (10%)")
+      ->type_name("N|P%")
+      ->check(CLI::Validator(
+          [](std::string& s) {
+            GateOptions o;
+            return parse_max_failed(s, o) ? std::string() : "expected a count (3) or a percentage (10%)";
+          },
+          "N|P%"))
+      ->capture_default_str());
+  added.push_back(cmd->add_option("--expect-nodes", flags.expect_nodes, "Fewer distinct nodes than this is inconclusive (exit 2)")
+      ->check(CLI::Range(1, 1000000)));
+  added.push_back(cmd->add_option("--pool-allowed-drop", flags.pool_allowed_drop,
+                  "Drop (percent) the pool median of a metric may show against the baseline (capped by the metric's "
+                  "tolerance)")
+      ->check(CLI::Validator(
+          [](std::string& s) { return parse_drop_percent(s) ? std::string() : "expected a percentage in [0, 100)"; }, "PCT"))
+      ->capture_default_str());
+  added.push_back(cmd->add_option("--confidence", flags.confidence, "Two-sided confidence of the pool-median interval")
+      ->check(CLI::Validator(
+          [](std::string& s) { return parse_confidence(s) ? std::string() : "expected a confidence in (0, 1), e.g. 0.95"; },
+          "C"))
+      ->capture_default_str());
+  return added;
+}
+
+GateOptions gate_options_from(const GatePoolFlags& flags, bool strict) {
+  GateOptions o;
+  parse_max_failed(flags.max_failed, o);
+  if (flags.expect_nodes > 0) o.expect_nodes = flags.expect_nodes;
+  o.pool_allowed_drop = *parse_drop_percent(flags.pool_allowed_drop);
+  o.confidence = *parse_confidence(flags.confidence);
+  o.strict = strict;
+  return o;
+}
+
+}  // namespace gpuqual
