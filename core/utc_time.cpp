@@ -22,6 +22,8 @@ std::string utc_rfc3339(std::chrono::system_clock::time_point t) {
 
 std::string utc_now_rfc3339() { return utc_rfc3339(std::chrono::system_clock::now()); }
 
-std::string utc_compact(std::chrono::system_clock::time_point t) { return fmt::format("{:%Y%m%dT%H%M%SZ}", utc_tm(t)); }
+std::string utc_compact(std::chrono::system_clock::time_point t) {
+  return fmt::format("{:%Y%m%dT%H%M%SZ}", utc_tm(t));
+}
 
 }  // namespace gpuqual

@@ -85,17 +85,19 @@ std::string cublas_load_problem() {
 
 // One resolved pointer per entry point (thread-safe static init), then the call. A symbol that
 // is not there answers CUBLAS_STATUS_NOT_INITIALIZED.
-#define GPUQUAL_CUBLAS_FORWARD_AS(lt, type, name, ...)                  \
-  static auto* const fn = gpuqual::resolve<type>(lt, #name);            \
-  if (fn == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;               \
+#define GPUQUAL_CUBLAS_FORWARD_AS(lt, type, name, ...)       \
+  static auto* const fn = gpuqual::resolve<type>(lt, #name); \
+  if (fn == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;   \
   return fn(__VA_ARGS__)
-#define GPUQUAL_CUBLAS_FORWARD(lt, name, ...) GPUQUAL_CUBLAS_FORWARD_AS(lt, decltype(::name), name, __VA_ARGS__)
+#define GPUQUAL_CUBLAS_FORWARD(lt, name, ...) \
+  GPUQUAL_CUBLAS_FORWARD_AS(lt, decltype(::name), name, __VA_ARGS__)
 
 // cublas_api.h overloads cublasGemmEx in C++ (an inline taking cublasDataType), so its C entry
 // point's type is spelled out.
-using CublasGemmExFn = cublasStatus_t(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const void*,
-                                      const void*, cudaDataType, int, const void*, cudaDataType, int, const void*,
-                                      void*, cudaDataType, int, cublasComputeType_t, cublasGemmAlgo_t);
+using CublasGemmExFn = cublasStatus_t(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int,
+                                      const void*, const void*, cudaDataType, int, const void*, cudaDataType,
+                                      int, const void*, void*, cudaDataType, int, cublasComputeType_t,
+                                      cublasGemmAlgo_t);
 
 extern "C" {
 
@@ -112,13 +114,14 @@ cublasStatus_t CUBLASWINAPI cublasSetStream_v2(cublasHandle_t handle, cudaStream
 cublasStatus_t CUBLASWINAPI cublasGetProperty(libraryPropertyType type, int* value) {
   GPUQUAL_CUBLAS_FORWARD(false, cublasGetProperty, type, value);
 }
-cublasStatus_t CUBLASWINAPI cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
-                                         int m, int n, int k, const void* alpha, const void* A, cudaDataType Atype,
-                                         int lda, const void* B, cudaDataType Btype, int ldb, const void* beta,
-                                         void* C, cudaDataType Ctype, int ldc, cublasComputeType_t computeType,
+cublasStatus_t CUBLASWINAPI cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa,
+                                         cublasOperation_t transb, int m, int n, int k, const void* alpha,
+                                         const void* A, cudaDataType Atype, int lda, const void* B,
+                                         cudaDataType Btype, int ldb, const void* beta, void* C,
+                                         cudaDataType Ctype, int ldc, cublasComputeType_t computeType,
                                          cublasGemmAlgo_t algo) {
-  GPUQUAL_CUBLAS_FORWARD_AS(false, CublasGemmExFn, cublasGemmEx, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb,
-                         beta, C, Ctype, ldc, computeType, algo);
+  GPUQUAL_CUBLAS_FORWARD_AS(false, CublasGemmExFn, cublasGemmEx, handle, transa, transb, m, n, k, alpha, A,
+                            Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo);
 }
 
 // The status texts are what CUBLAS_CHECK prints: without the library, say why it is missing.
@@ -140,22 +143,22 @@ cublasStatus_t CUBLASWINAPI cublasLtCreate(cublasLtHandle_t* handle) {
 cublasStatus_t CUBLASWINAPI cublasLtDestroy(cublasLtHandle_t handle) {
   GPUQUAL_CUBLAS_FORWARD(true, cublasLtDestroy, handle);
 }
-cublasStatus_t CUBLASWINAPI cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc, const void* alpha,
-                                           const void* A, cublasLtMatrixLayout_t Adesc, const void* B,
-                                           cublasLtMatrixLayout_t Bdesc, const void* beta, const void* C,
-                                           cublasLtMatrixLayout_t Cdesc, void* D, cublasLtMatrixLayout_t Ddesc,
-                                           const cublasLtMatmulAlgo_t* algo, void* workspace, size_t workspace_bytes,
-                                           cudaStream_t stream) {
-  GPUQUAL_CUBLAS_FORWARD(true, cublasLtMatmul, handle, desc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc,
-                         algo, workspace, workspace_bytes, stream);
+cublasStatus_t CUBLASWINAPI cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc,
+                                           const void* alpha, const void* A, cublasLtMatrixLayout_t Adesc,
+                                           const void* B, cublasLtMatrixLayout_t Bdesc, const void* beta,
+                                           const void* C, cublasLtMatrixLayout_t Cdesc, void* D,
+                                           cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t* algo,
+                                           void* workspace, size_t workspace_bytes, cudaStream_t stream) {
+  GPUQUAL_CUBLAS_FORWARD(true, cublasLtMatmul, handle, desc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D,
+                         Ddesc, algo, workspace, workspace_bytes, stream);
 }
-cublasStatus_t CUBLASWINAPI cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc,
-                                                           cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc,
-                                                           cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc,
-                                                           cublasLtMatmulPreference_t preference, int requested,
-                                                           cublasLtMatmulHeuristicResult_t results[], int* returned) {
-  GPUQUAL_CUBLAS_FORWARD(true, cublasLtMatmulAlgoGetHeuristic, handle, desc, Adesc, Bdesc, Cdesc, Ddesc, preference,
-                         requested, results, returned);
+cublasStatus_t CUBLASWINAPI cublasLtMatmulAlgoGetHeuristic(
+    cublasLtHandle_t handle, cublasLtMatmulDesc_t desc, cublasLtMatrixLayout_t Adesc,
+    cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc,
+    cublasLtMatmulPreference_t preference, int requested, cublasLtMatmulHeuristicResult_t results[],
+    int* returned) {
+  GPUQUAL_CUBLAS_FORWARD(true, cublasLtMatmulAlgoGetHeuristic, handle, desc, Adesc, Bdesc, Cdesc, Ddesc,
+                         preference, requested, results, returned);
 }
 cublasStatus_t CUBLASWINAPI cublasLtMatmulDescCreate(cublasLtMatmulDesc_t* desc, cublasComputeType_t compute,
                                                      cudaDataType_t scale) {
@@ -165,8 +168,8 @@ cublasStatus_t CUBLASWINAPI cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t desc)
   GPUQUAL_CUBLAS_FORWARD(true, cublasLtMatmulDescDestroy, desc);
 }
 cublasStatus_t CUBLASWINAPI cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t desc,
-                                                           cublasLtMatmulDescAttributes_t attr, const void* buf,
-                                                           size_t size) {
+                                                           cublasLtMatmulDescAttributes_t attr,
+                                                           const void* buf, size_t size) {
   GPUQUAL_CUBLAS_FORWARD(true, cublasLtMatmulDescSetAttribute, desc, attr, buf, size);
 }
 cublasStatus_t CUBLASWINAPI cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t* pref) {

@@ -33,7 +33,9 @@ class CudaAllocation {
 
   void* get() const { return ptr_; }
   template <class T>
-  T* as() const { return static_cast<T*>(ptr_); }
+  T* as() const {
+    return static_cast<T*>(ptr_);
+  }
   std::size_t bytes() const { return bytes_; }
   explicit operator bool() const { return ptr_ != nullptr; }
 

@@ -5,10 +5,10 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 
-#include "core/utc_time.hpp"
 #include "core/atomic_file.hpp"
 #include "core/health_rules.hpp"
 #include "core/health_snapshot_json.hpp"
+#include "core/utc_time.hpp"
 #include "device/nvml_snapshot.hpp"
 
 namespace gpuqual {

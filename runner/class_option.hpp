@@ -14,8 +14,9 @@ inline CLI::Option* add_class_option(CLI::App* cmd, std::string& slug, const std
       ->type_name("SLUG")
       ->check(CLI::Validator(
           [](std::string& s) {
-            return is_valid_class_slug(s) ? std::string()
-                                          : "not a class slug: 1-63 of a-z, 0-9 and '-' (e.g. h200-sxm-141gb)";
+            return is_valid_class_slug(s)
+                       ? std::string()
+                       : "not a class slug: 1-63 of a-z, 0-9 and '-' (e.g. h200-sxm-141gb)";
           },
           ""));
 }

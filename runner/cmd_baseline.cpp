@@ -16,8 +16,8 @@
 #include "core/gate_stream.hpp"
 #include "core/input_error.hpp"
 #include "core/noise_model_options.hpp"
-#include "runner/command.hpp"
 #include "runner/class_option.hpp"
+#include "runner/command.hpp"
 
 namespace gpuqual {
 

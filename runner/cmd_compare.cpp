@@ -5,8 +5,8 @@
 #include "core/baseline.hpp"
 #include "core/compare.hpp"
 #include "core/record_io.hpp"
-#include "runner/command.hpp"
 #include "runner/class_option.hpp"
+#include "runner/command.hpp"
 #include "runner/compare_baseline.hpp"
 #include "runner/reporters/report_options.hpp"
 

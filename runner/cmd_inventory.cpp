@@ -13,8 +13,8 @@
 #include "core/exit_code.hpp"
 #include "core/record_json.hpp"
 #include "device/inventory.hpp"
-#include "runner/command.hpp"
 #include "runner/class_option.hpp"
+#include "runner/command.hpp"
 
 namespace gpuqual {
 

@@ -16,8 +16,8 @@
 #include "core/exit_code.hpp"
 #include "core/input_error.hpp"
 #include "core/record_io.hpp"
-#include "runner/command.hpp"
 #include "runner/class_option.hpp"
+#include "runner/command.hpp"
 #include "runner/nccl_multinode.hpp"
 
 namespace gpuqual {

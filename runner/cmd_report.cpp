@@ -18,8 +18,8 @@
 #include "core/record_io.hpp"
 #include "runner/command.hpp"
 #include "runner/compare_baseline.hpp"
-#include "runner/html/html_report.hpp"
 #include "runner/gate_pool_flags.hpp"
+#include "runner/html/html_report.hpp"
 
 namespace gpuqual {
 

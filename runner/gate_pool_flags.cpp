@@ -28,28 +28,39 @@ bool parse_max_failed(const std::string& text, GateOptions& o) {
 
 std::vector<CLI::Option*> add_gate_pool_options(CLI::App* cmd, GatePoolFlags& flags) {
   std::vector<CLI::Option*> added;
-  added.push_back(cmd->add_option("--max-failed", flags.max_failed, "Nodes that may fail before the pool fails: a count, or a percent (10%)")
-      ->type_name("N|P%")
-      ->check(CLI::Validator(
-          [](std::string& s) {
-            GateOptions o;
-            return parse_max_failed(s, o) ? std::string() : "expected a count (3) or a percentage (10%)";
-          },
-          "N|P%"))
-      ->capture_default_str());
-  added.push_back(cmd->add_option("--expect-nodes", flags.expect_nodes, "Fewer distinct nodes than this is inconclusive (exit 2)")
-      ->check(CLI::Range(1, 1000000)));
+  added.push_back(cmd->add_option("--max-failed", flags.max_failed,
+                                  "Nodes that may fail before the pool fails: a count, or a percent (10%)")
+                      ->type_name("N|P%")
+                      ->check(CLI::Validator(
+                          [](std::string& s) {
+                            GateOptions o;
+                            return parse_max_failed(s, o) ? std::string()
+                                                          : "expected a count (3) or a percentage (10%)";
+                          },
+                          "N|P%"))
+                      ->capture_default_str());
+  added.push_back(cmd->add_option("--expect-nodes", flags.expect_nodes,
+                                  "Fewer distinct nodes than this is inconclusive (exit 2)")
+                      ->check(CLI::Range(1, 1000000)));
   added.push_back(cmd->add_option("--pool-allowed-drop", flags.pool_allowed_drop,
-                  "Drop (percent) the pool median of a metric may show against the baseline (capped by the metric's "
-                  "tolerance)")
-      ->check(CLI::Validator(
-          [](std::string& s) { return parse_drop_percent(s) ? std::string() : "expected a percentage in [0, 100)"; }, "PCT"))
-      ->capture_default_str());
-  added.push_back(cmd->add_option("--confidence", flags.confidence, "Two-sided confidence of the pool-median interval")
-      ->check(CLI::Validator(
-          [](std::string& s) { return parse_confidence(s) ? std::string() : "expected a confidence in (0, 1), e.g. 0.95"; },
-          "C"))
-      ->capture_default_str());
+                                  "Drop (percent) the pool median of a metric may show against the baseline "
+                                  "(capped by the metric's "
+                                  "tolerance)")
+                      ->check(CLI::Validator(
+                          [](std::string& s) {
+                            return parse_drop_percent(s) ? std::string()
+                                                         : "expected a percentage in [0, 100)";
+                          },
+                          "PCT"))
+                      ->capture_default_str());
+  added.push_back(
+      cmd->add_option("--confidence", flags.confidence, "Two-sided confidence of the pool-median interval")
+          ->check(CLI::Validator(
+              [](std::string& s) {
+                return parse_confidence(s) ? std::string() : "expected a confidence in (0, 1), e.g. 0.95";
+              },
+              "C"))
+          ->capture_default_str());
   return added;
 }
 

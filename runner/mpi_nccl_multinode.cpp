@@ -22,6 +22,7 @@
 #include "core/baseline.hpp"
 #include "core/exit_code.hpp"
 #include "core/input_error.hpp"
+#include "core/utc_time.hpp"
 #include "core/version.hpp"
 #include "device/cuda_gpus.hpp"
 #include "device/inventory.hpp"
@@ -31,7 +32,6 @@
 #include "runner/mpi_session.hpp"
 #include "runner/nccl_multinode.hpp"
 #include "runner/nccl_rank_report.hpp"
-#include "core/utc_time.hpp"
 #include "runner/run/run_identity.hpp"
 
 namespace gpuqual {

@@ -18,8 +18,8 @@ template <class Params>
 struct GpuCheckStart {
   Params params{};
   CudaProbe probe;
-  std::vector<int> gpus;       // the CUDA devices to measure
-  std::vector<int> invisible;  // requested indices CUDA cannot see
+  std::vector<int> gpus;             // the CUDA devices to measure
+  std::vector<int> invisible;        // requested indices CUDA cannot see
   std::optional<CheckResult> early;  // keep last: checks unpack the rest with a structured binding
 };
 
@@ -40,7 +40,8 @@ auto start_gpu_check(const std::string& check, const CheckContext& ctx, Parse pa
     return s;
   }
   s.gpus = select_gpus(ctx.gpus, s.probe.device_count, &s.invisible);
-  if (s.gpus.empty()) s.early = unmeasurable(check, Status::error, invisible_reason(s.invisible, s.probe.device_count));
+  if (s.gpus.empty())
+    s.early = unmeasurable(check, Status::error, invisible_reason(s.invisible, s.probe.device_count));
   return s;
 }
 

@@ -11,8 +11,8 @@
 
 #include "core/atomic_file.hpp"
 #include "core/input_error.hpp"
-#include "runner/run/check_task.hpp"
 #include "core/utc_time.hpp"
+#include "runner/run/check_task.hpp"
 #include "suites/check.hpp"
 
 namespace gpuqual {

@@ -8,12 +8,12 @@
 
 #include "core/atomic_file.hpp"
 #include "core/input_error.hpp"
+#include "core/utc_time.hpp"
 #include "core/version.hpp"
 #include "runner/run/after_abort.hpp"
 #include "runner/run/check_outcome.hpp"
 #include "runner/run/check_task.hpp"
 #include "runner/run/child_process.hpp"
-#include "core/utc_time.hpp"
 #include "runner/run/signal_names.hpp"
 #include "suites/check_catalog.hpp"
 #include "suites/suite_duration.hpp"
