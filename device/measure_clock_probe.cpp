@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "device/nvml_devices.hpp"
 #include "device/nvml_library.hpp"
 
 namespace gpuqual {
@@ -30,19 +31,6 @@ constexpr ReasonBit kReasons[] = {
     {0x200ULL, "board_limit", true},
     {0x400ULL, "reliability", true},
 };
-
-// nvmlDeviceGetClockInfo is read when the API table has it (it is resolved by the NVML session's
-// symbol list); a generic lambda keeps this compiling either way.
-template <class Api>
-std::optional<double> read_sm_clock(const Api& api, nvmlDevice_t device) {
-  if constexpr (requires { api.nvmlDeviceGetClockInfo; }) {
-    unsigned mhz = 0;
-    if (api.nvmlDeviceGetClockInfo && api.nvmlDeviceGetClockInfo(device, NVML_CLOCK_SM, &mhz) == NVML_SUCCESS) {
-      return static_cast<double>(mhz);
-    }
-  }
-  return std::nullopt;
-}
 
 }  // namespace
 
@@ -104,7 +92,7 @@ ClockProbe make_nvml_clock_probe(const NvmlSession& nvml, int cuda_device, std::
       reading.throttled = clock_reasons_throttle(mask);
       reading.reasons = clock_reason_names(mask & ~0x1ULL);  // idle between samples is expected
     }
-    reading.sm_clock_mhz = read_sm_clock(session->api(), device);
+    reading.sm_clock_mhz = read_clock_mhz(session->api(), device, NVML_CLOCK_SM);
     return reading;
   };
 }

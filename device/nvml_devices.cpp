@@ -131,4 +131,12 @@ void fill_gpu_from_nvml(const NvmlSession& nvml, const NvmlDeviceRef& device, Gp
   }
 }
 
+std::optional<double> read_clock_mhz(const NvmlApi& api, nvmlDevice_t device, nvmlClockType_t type) {
+  unsigned mhz = 0;
+  if (api.nvmlDeviceGetClockInfo && api.nvmlDeviceGetClockInfo(device, type, &mhz) == NVML_SUCCESS) {
+    return static_cast<double>(mhz);
+  }
+  return std::nullopt;
+}
+
 }  // namespace gpuqual

@@ -13,6 +13,7 @@
 namespace gpuqual {
 
 class NvmlSession;
+struct NvmlApi;
 
 struct NvmlDeviceRef {
   unsigned nvml_index = 0;
@@ -32,6 +33,10 @@ const NvmlDeviceRef* match_nvml_device(const std::vector<NvmlDeviceRef>& devices
 // Fills from NVML what CUDA cannot tell: ECC/MIG/persistence modes, PCIe max gen/width, power
 // limit, VBIOS, NVLink count; and name/UUID/bus id/CC/memory where `gpu` lacks them. A reading
 // NVML does not support stays empty (std::nullopt), which is the truth, not a default.
+// The current clock of `type` (NVML_CLOCK_SM, NVML_CLOCK_MEM) in MHz; nullopt when the driver
+// lacks nvmlDeviceGetClockInfo or the reading fails.
+std::optional<double> read_clock_mhz(const NvmlApi& api, nvmlDevice_t device, nvmlClockType_t type);
+
 void fill_gpu_from_nvml(const NvmlSession& nvml, const NvmlDeviceRef& device, GpuInfo& gpu);
 
 }  // namespace gpuqual

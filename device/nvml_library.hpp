@@ -61,6 +61,7 @@ namespace gpuqual {
   X(nvmlDeviceGetMigMode)                          \
   X(nvmlDeviceGetPersistenceMode)                  \
   X(nvmlDeviceGetVbiosVersion)                     \
+  X(nvmlDeviceGetClockInfo)                        \
   X(nvmlDeviceGetSupportedEventTypes)              \
   X(nvmlEventSetCreate)                            \
   X(nvmlDeviceRegisterEvents)                      \

@@ -5,19 +5,10 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 
+#include "device/nvml_devices.hpp"
+
 namespace gpuqual {
 namespace {
-
-template <class Api>
-std::optional<double> read_clock(const Api& api, nvmlDevice_t device, nvmlClockType_t type) {
-  if constexpr (requires { api.nvmlDeviceGetClockInfo; }) {
-    unsigned mhz = 0;
-    if (api.nvmlDeviceGetClockInfo && api.nvmlDeviceGetClockInfo(device, type, &mhz) == NVML_SUCCESS) {
-      return static_cast<double>(mhz);
-    }
-  }
-  return std::nullopt;
-}
 
 template <class T>
 nlohmann::json opt(const std::optional<T>& v) {
@@ -105,8 +96,8 @@ TelemetrySample TelemetrySampler::read_one(std::size_t slot, double t_s) {
   if (api.nvmlDeviceGetEnforcedPowerLimit && api.nvmlDeviceGetEnforcedPowerLimit(h, &v) == NVML_SUCCESS) {
     s.power_limit_w = v / 1000.0;
   }
-  s.sm_clock_mhz = read_clock(api, h, NVML_CLOCK_SM);
-  s.mem_clock_mhz = read_clock(api, h, NVML_CLOCK_MEM);
+  s.sm_clock_mhz = read_clock_mhz(api, h, NVML_CLOCK_SM);
+  s.mem_clock_mhz = read_clock_mhz(api, h, NVML_CLOCK_MEM);
   unsigned long long mask = 0;
   auto reasons = api.nvmlDeviceGetCurrentClocksEventReasons;
 #pragma GCC diagnostic push
