@@ -1,6 +1,7 @@
 #pragma once
 // Running the real `gpuqual` binary (GPUQUAL_BINARY) from a test: exit code, stdout, stderr.
 // Arguments go through /bin/sh, so paths are quoted with shell_quote().
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -52,5 +53,16 @@ inline CliRun run_cli(const std::string& args, const std::filesystem::path& scra
   r.err = ss.str();
   return r;
 }
+
+// A test fixture with a scratch directory of its own (named by `tag` and the pid), made before
+// each test and removed after it: scratch_.
+class ScratchDirTest : public ::testing::Test {
+ protected:
+  explicit ScratchDirTest(const std::string& tag)
+      : scratch_(std::filesystem::temp_directory_path() / ("gpuqual-" + tag + "-" + std::to_string(::getpid()))) {}
+  void SetUp() override { std::filesystem::create_directories(scratch_); }
+  void TearDown() override { std::filesystem::remove_all(scratch_); }
+  std::filesystem::path scratch_;
+};
 
 }  // namespace gpuqual::testing

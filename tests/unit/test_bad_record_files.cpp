@@ -39,13 +39,9 @@ const std::map<std::string, std::string> kBadRecords = {
     {"record-unknown-field.json", "$.hardware_klass: unknown field"},
 };
 
-class BadRecordFiles : public ::testing::Test {
+class BadRecordFiles : public gpuqual::testing::ScratchDirTest {
  protected:
-  void SetUp() override {
-    scratch_ = fs::temp_directory_path() / ("gpuqual-bad-records-" + std::to_string(::getpid()));
-    fs::create_directories(scratch_);
-  }
-  void TearDown() override { fs::remove_all(scratch_); }
+  BadRecordFiles() : ScratchDirTest("bad-records") {}
 
   void expect_rejected(const std::string& command, const std::string& file, const std::string& problem) {
     const auto r = run_cli(command, scratch_, "GPUQUAL_BASELINES_DIR=");
@@ -54,8 +50,6 @@ class BadRecordFiles : public ::testing::Test {
     EXPECT_NE(r.err.find(problem), std::string::npos) << command << "\nstderr: " << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << command << "\nstderr: " << r.err;
   }
-
-  fs::path scratch_;
 };
 
 TEST_F(BadRecordFiles, EveryFixtureExists) {

@@ -30,22 +30,17 @@ std::string slurp(const fs::path& p) {
   return ss.str();
 }
 
-class CliCompare : public ::testing::Test {
+class CliCompare : public gpuqual::testing::ScratchDirTest {
  protected:
-  void SetUp() override {
-    tmp_ = fs::temp_directory_path() / ("gpuqual-cli-compare-" + std::to_string(::getpid()));
-    fs::create_directories(tmp_);
-  }
-  void TearDown() override { fs::remove_all(tmp_); }
+  CliCompare() : ScratchDirTest("cli-compare") {}
 
   // Runs `gpuqual <args>` with a clean GPUQUAL_BASELINES_DIR unless `env` sets one.
   CliRun gpuqual(const std::string& args, const std::string& env = "GPUQUAL_BASELINES_DIR=") {
-    return run_cli(args, tmp_, env);
+    return run_cli(args, scratch_, env);
   }
   std::string record(const std::string& name) { return quote(kData + "/records/" + name + ".json"); }
   std::string test_baselines() { return " --baselines-dir " + quote(kData + "/baselines"); }
 
-  fs::path tmp_;
 };
 
 }  // namespace
@@ -85,7 +80,7 @@ TEST_F(CliCompare, UnknownClassExits2WithTheReason) {
 }
 
 TEST_F(CliCompare, ClassWithoutABaselineFileExits2) {
-  const CliRun r = gpuqual("compare " + record("synthetic-healthy") + " --baselines-dir " + quote(tmp_.string()));
+  const CliRun r = gpuqual("compare " + record("synthetic-healthy") + " --baselines-dir " + quote(scratch_.string()));
   EXPECT_EQ(r.code, 2) << r.out << r.err;
   EXPECT_NE(r.err.find("no baseline"), std::string::npos) << r.err;
   EXPECT_EQ(r.last_line().rfind("gpuqual: INCONCLUSIVE node-a h200-sxm-141gb: no baseline for class h200-sxm-141gb", 0), 0u);
@@ -129,7 +124,7 @@ TEST_F(CliCompare, JsonFormatThenSummary) {
 }
 
 TEST_F(CliCompare, WritesEveryReportFile) {
-  const fs::path junit = tmp_ / "junit.xml", prom = tmp_ / "gpuqual.prom", md = tmp_ / "report.md";
+  const fs::path junit = scratch_ / "junit.xml", prom = scratch_ / "gpuqual.prom", md = scratch_ / "report.md";
   const CliRun r = gpuqual("compare " + record("synthetic-ecc-uncorrected") + test_baselines() + " --junit " + quote(junit.string()) +
                         " --prometheus " + quote(prom.string()) + " --markdown " + quote(md.string()));
   EXPECT_EQ(r.code, 1) << r.out << r.err;
@@ -138,12 +133,12 @@ TEST_F(CliCompare, WritesEveryReportFile) {
   EXPECT_EQ(slurp(md).rfind("# gpuqual compare: FAIL", 0), 0u);
   // Atomic writes leave no temp files behind.
   int files = 0;
-  for ([[maybe_unused]] const auto& e : fs::directory_iterator(tmp_)) ++files;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(scratch_)) ++files;
   EXPECT_EQ(files, 4);  // the three reports and stderr.txt
 }
 
 TEST_F(CliCompare, BadInputsExit3) {
-  std::ofstream(tmp_ / "not-a-dir") << "a file where a report directory would have to be\n";
+  std::ofstream(scratch_ / "not-a-dir") << "a file where a report directory would have to be\n";
   struct Case {
     std::string args, stderr_has;
   };
@@ -152,10 +147,10 @@ TEST_F(CliCompare, BadInputsExit3) {
       {"compare " + record("synthetic-healthy") + " --format xml", "--format"},
       {"compare " + record("synthetic-healthy") + " --no-such-flag", "no-such-flag"},
       {"compare " + record("synthetic-healthy") + " --class 'H200 SXM'", "--class"},
-      {"compare " + quote((tmp_ / "missing.json").string()), "missing.json: cannot open"},
+      {"compare " + quote((scratch_ / "missing.json").string()), "missing.json: cannot open"},
       {"compare " + record("synthetic-healthy") + " --baseline " + quote(kData + "/bad/baseline-negative-tolerance.yaml"),
        "baseline-negative-tolerance.yaml: line 10: $.metrics[0].tolerance: "},
-      {"compare " + record("synthetic-healthy") + test_baselines() + " --junit " + quote((tmp_ / "not-a-dir/j.xml").string()),
+      {"compare " + record("synthetic-healthy") + test_baselines() + " --junit " + quote((scratch_ / "not-a-dir/j.xml").string()),
        "cannot write the report"},
   };
   for (const auto& c : cases) {
@@ -166,7 +161,7 @@ TEST_F(CliCompare, BadInputsExit3) {
 }
 
 TEST_F(CliCompare, MalformedRecordExits3WithOneLine) {
-  const fs::path bad = tmp_ / "bad.json";
+  const fs::path bad = scratch_ / "bad.json";
   std::ofstream(bad) << "{\"schema\": \"gpuqual.run/v1\", ";
   const CliRun r = gpuqual("compare " + quote(bad.string()) + test_baselines());
   EXPECT_EQ(r.code, 3);

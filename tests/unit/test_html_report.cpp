@@ -248,20 +248,15 @@ std::string slurp(const fs::path& p) {
   return ss.str();
 }
 
-class ReportCli : public ::testing::Test {
+class ReportCli : public gpuqual::testing::ScratchDirTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("gpuqual-report-" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  ReportCli() : ScratchDirTest("report") {}
   std::string rec(const std::string& name) { return kData + "/records/synthetic-" + name + ".json"; }
   std::string base() { return " --baseline " + kData + "/baselines/h200-sxm-141gb.yaml"; }
-  fs::path dir_;
 };
 
 TEST_F(ReportCli, ExitCodesMirrorTheVerdict) {
-  const std::string html = (dir_ / "r.html").string();
+  const std::string html = (scratch_ / "r.html").string();
   EXPECT_EQ(run_cli(rec("healthy") + base() + " --html " + html).code, 0);
   EXPECT_NE(slurp(html).find("data-outcome=\"pass\""), std::string::npos);
   const Cli slow = run_cli(rec("slow-gpu") + base() + " --html " + html);
@@ -273,19 +268,19 @@ TEST_F(ReportCli, ExitCodesMirrorTheVerdict) {
   EXPECT_EQ(run_cli(rec("slow-gpu") + base() + " --before " + rec("healthy") + " --html " + html).code, 1);
   EXPECT_NE(slurp(html).find("class=\"bar before\""), std::string::npos);
   // As `gpuqual diff`: no baseline needed (2 % allowed drop); an explicit bad one is bad input.
-  EXPECT_EQ(run_cli(rec("slow-gpu") + " --before " + rec("healthy") + " --baselines-dir " + dir_.string() +
+  EXPECT_EQ(run_cli(rec("slow-gpu") + " --before " + rec("healthy") + " --baselines-dir " + scratch_.string() +
                     " --html " + html)
                 .code,
             1);
   EXPECT_NE(slurp(html).find("allowed -2.0%"), std::string::npos);
   EXPECT_EQ(run_cli(rec("slow-gpu") + " --before " + rec("healthy") + " --baseline " +
-                    (dir_ / "nope.yaml").string() + " --html " + (dir_ / "other.html").string())
+                    (scratch_ / "nope.yaml").string() + " --html " + (scratch_ / "other.html").string())
                 .code,
             3);
   // A pool of two nodes: node-b is the healthy record under another name.
   RunRecord b = read_record(rec("healthy"));
   b.node.hostname = b.node.k8s_node_name = "node-b";
-  const std::string node_b = (dir_ / "node-b.json").string();
+  const std::string node_b = (scratch_ / "node-b.json").string();
   write_record(node_b, b);
   EXPECT_EQ(run_cli("--gate " + rec("healthy") + " " + node_b + base() + " --html " + html).code, 0);
   EXPECT_NE(slurp(html).find("<table class=\"heatmap\">"), std::string::npos);
@@ -301,12 +296,12 @@ TEST_F(ReportCli, ExitCodesMirrorTheVerdict) {
 }
 
 TEST_F(ReportCli, BadInputIsExit3AndWritesNothing) {
-  const std::string html = (dir_ / "bad.html").string();
-  EXPECT_EQ(run_cli((dir_ / "missing.json").string() + base() + " --html " + html).code, 3);
-  EXPECT_EQ(run_cli(rec("healthy") + " --baseline " + (dir_ / "nope.yaml").string() + " --html " + html).code,
+  const std::string html = (scratch_ / "bad.html").string();
+  EXPECT_EQ(run_cli((scratch_ / "missing.json").string() + base() + " --html " + html).code, 3);
+  EXPECT_EQ(run_cli(rec("healthy") + " --baseline " + (scratch_ / "nope.yaml").string() + " --html " + html).code,
             3);
-  std::ofstream(dir_ / "a-file") << "x";
-  EXPECT_EQ(run_cli(rec("healthy") + base() + " --html " + (dir_ / "a-file/r.html").string()).code,
+  std::ofstream(scratch_ / "a-file") << "x";
+  EXPECT_EQ(run_cli(rec("healthy") + base() + " --html " + (scratch_ / "a-file/r.html").string()).code,
             3);                                            // not a directory
   EXPECT_EQ(run_cli(base() + " --html " + html).code, 3);  // neither RECORD nor --gate
   const Cli pool_flag = run_cli(rec("healthy") + base() + " --max-failed 1 --html " + html);
