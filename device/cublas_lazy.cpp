@@ -33,7 +33,8 @@ void* open_library(const std::string& soname, std::string& problem) {
   // directory gpuqual was built against, where a plain toolkit install keeps it.
   void* handle = dlopen(soname.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
-    const std::string first_error = dlerror();
+    const char* error = dlerror();
+    const std::string first_error = error != nullptr ? error : "dlopen failed";
     handle = dlopen((std::string(GPUQUAL_CUDA_LIBRARY_DIR) + "/" + soname).c_str(), RTLD_NOW | RTLD_LOCAL);
     if (handle == nullptr && problem.empty()) problem = soname + " not loadable: " + first_error;
   }
