@@ -1,8 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "core/input_error.hpp"
 #include "core/json_input.hpp"
@@ -214,3 +216,48 @@ TEST_F(RecordFile, OversizedFileIsRejectedBeforeParsing) {
     EXPECT_NE(std::string(e.what()).find("over the limit"), std::string::npos);
   }
 }
+
+namespace gpuqual {
+namespace {
+
+TEST(RecordText, NumberArraysGoOnOneLineAndTheJsonIsUnchanged) {
+  const RunRecord r = sample_record();
+  const std::string text = record_to_text(r);
+  EXPECT_EQ(json::parse(text), to_json(r));
+  EXPECT_EQ(text.back(), '\n');
+  // Every samples array is on its line; no line holds a bare number any more.
+  std::istringstream lines(text);
+  std::string line;
+  int sample_lines = 0;
+  while (std::getline(lines, line)) {
+    if (line.find("\"samples\": [") != std::string::npos) {
+      ++sample_lines;
+      EXPECT_NE(line.find(']'), std::string::npos) << line;
+    }
+    const auto c = line.find_first_not_of(' ');
+    if (c != std::string::npos) {
+      EXPECT_FALSE(std::isdigit(static_cast<unsigned char>(line[c]))) << line;
+    }
+  }
+  EXPECT_GT(sample_lines, 0);
+}
+
+TEST(RecordText, OnlyArraysOfNumbersAreCollapsed) {
+  const json j = {{"argv", {"gpuqual", "run", "--suite", "canary"}},
+                  {"mixed", {1, "two", 3}},
+                  {"nested", {{1, 2}, {3, 4}}},
+                  {"empty", json::array()},
+                  {"numbers", {-1.5, 2e-9, 0, 1e+300}},
+                  {"text", "a [\n1,\n2\n] inside a string"}};
+  const std::string out = collapse_number_arrays(j.dump(2));
+  EXPECT_EQ(json::parse(out), j);
+  EXPECT_NE(out.find("\"numbers\": [-1.5, 2e-09, 0, 1e+300]"), std::string::npos) << out;
+  // The inner arrays are numbers, the outer one is not.
+  EXPECT_NE(out.find("\"nested\": [\n    [1, 2],\n    [3, 4]\n  ]"), std::string::npos) << out;
+  EXPECT_NE(out.find("\"argv\": [\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("\"mixed\": [\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("\"empty\": []"), std::string::npos) << out;
+}
+
+}  // namespace
+}  // namespace gpuqual
