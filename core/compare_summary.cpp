@@ -7,16 +7,11 @@
 #include <vector>
 
 #include "core/compare_rules.hpp"
+#include "core/text_case.hpp"
 
 namespace gpuqual {
 
 namespace {
-
-std::string upper(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return out;
-}
 
 std::string plural(std::size_t n, const char* one, const char* many) { return fmt::format("{} {}", n, n == 1 ? one : many); }
 
@@ -116,7 +111,7 @@ std::string compare_summary(const Verdict& v, bool had_baseline) {
                                std::none_of(v.checks.begin(), v.checks.end(), [](auto& c) { return c.status == Status::fail; });
     if (only_warnings) parts.push_back("warnings fail with --strict");
   }
-  std::string line = fmt::format("gpuqual: {} {} {}: {}", upper(to_string(v.outcome)),
+  std::string line = fmt::format("gpuqual: {} {} {}: {}", to_upper(to_string(v.outcome)),
                                  v.hostname.empty() ? "(no hostname)" : v.hostname,
                                  v.hardware_class.empty() ? "unknown" : v.hardware_class, fmt::join(parts, ", "));
   for (char& c : line) {

@@ -6,15 +6,11 @@
 #include <cctype>
 
 #include "core/input_error.hpp"
+#include "core/text_case.hpp"
 
 namespace gpuqual {
 
 namespace {
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
 
 std::vector<std::string_view> split(std::string_view s, char sep) {
   std::vector<std::string_view> out;
@@ -36,7 +32,7 @@ RequireCondition parse_condition(std::string_view text, const std::string& origi
   }
   RequireCondition c;
   c.text = std::string(text);
-  c.property = lower(std::string(text.substr(0, op_pos)));
+  c.property = to_lower(std::string(text.substr(0, op_pos)));
   std::string_view rest = text.substr(op_pos);
   struct OpText {
     std::string_view s;
@@ -87,7 +83,7 @@ bool compare(const DottedVersion& have, RequireOp op, const DottedVersion& want)
 bool holds(const RequireCondition& c, const RequireFacts& f, bool have_gpu) {
   if (c.property == "brand") {
     if (!have_gpu || !f.brand) return true;
-    const bool same = lower(*f.brand) == lower(c.value);
+    const bool same = to_lower(*f.brand) == to_lower(c.value);
     return c.op == RequireOp::eq ? same : !same;
   }
   const std::optional<DottedVersion>* have = nullptr;

@@ -11,6 +11,7 @@
 #include "core/diff_gpu_match.hpp"
 #include "core/diff_stack.hpp"
 #include "core/record_lookup.hpp"
+#include "core/text_case.hpp"
 
 namespace gpuqual {
 
@@ -298,12 +299,6 @@ class Differ {
   std::vector<std::string> fails_, unjudged_, warns_, notes_;
 };
 
-std::string upper(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return out;
-}
-
 // "gpuqual diff: FAIL node-a h200-sxm-141gb: 1 of 40 metrics regressed (gemm.bf16.tflops gpu 3
 // -5.1% < -2.0%), 1 GPU missing, 1 failing finding (ecc.uncorrected_volatile gpu 2); 3 stack
 // changes (driver: 550.90.07 → 570.133.20, ...)"
@@ -358,7 +353,7 @@ std::string diff_summary(const Verdict& v) {
   const std::string stack = n == 0 ? "stack unchanged"
                                    : fmt::format("{} stack change{} ({}{})", n, n == 1 ? "" : "s",
                                                  v.stack_changes.front(), n > 1 ? ", ..." : "");
-  std::string line = fmt::format("gpuqual diff: {} {} {}: {}; {}", upper(to_string(v.outcome)),
+  std::string line = fmt::format("gpuqual diff: {} {} {}: {}; {}", to_upper(to_string(v.outcome)),
                                  v.hostname.empty() ? "(no hostname)" : v.hostname,
                                  v.hardware_class.empty() ? "unknown" : v.hardware_class, fmt::join(parts, ", "), stack);
   for (char& c : line) {

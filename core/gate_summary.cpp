@@ -6,15 +6,11 @@
 #include <cctype>
 #include <vector>
 
+#include "core/text_case.hpp"
+
 namespace gpuqual {
 
 namespace {
-
-std::string upper(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return out;
-}
 
 std::string scope(const std::optional<int>& gpu) { return gpu ? fmt::format("gpu {}", *gpu) : "node"; }
 
@@ -72,7 +68,7 @@ std::string gate_summary(const Verdict& v, const GateCounts& c) {
   } else {
     pool = fmt::format("pool: {} metrics within the allowed drop", judged);
   }
-  std::string line = fmt::format("gpuqual gate: {} {} node{} ({}): {}; {}", upper(to_string(v.outcome)), total, total == 1 ? "" : "s",
+  std::string line = fmt::format("gpuqual gate: {} {} node{} ({}): {}; {}", to_upper(to_string(v.outcome)), total, total == 1 ? "" : "s",
                                  v.hardware_class.empty() ? "no class" : v.hardware_class, fmt::join(nodes, ", "), pool);
   if (c.duplicates) line += fmt::format("; {} duplicate record{} ignored", c.duplicates, c.duplicates == 1 ? "" : "s");
   return one_line(line);

@@ -4,16 +4,12 @@
 #include <cctype>
 
 #include "core/diff_gpu_match.hpp"  // normalize_pci_bus_id: CUDA and NVML write the domain differently
+#include "core/text_case.hpp"
 #include "device/nvml_library.hpp"
 
 namespace gpuqual {
 
 namespace {
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
 
 }  // namespace
 
@@ -53,7 +49,7 @@ const NvmlDeviceRef* match_nvml_device(const std::vector<NvmlDeviceRef>& devices
                                        const std::string& pci_bus_id) {
   if (!uuid.empty()) {
     for (const auto& d : devices) {
-      if (!d.uuid.empty() && lower(d.uuid) == lower(uuid)) return &d;
+      if (!d.uuid.empty() && to_lower(d.uuid) == to_lower(uuid)) return &d;
     }
   }
   if (!pci_bus_id.empty()) {

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "kernels/copy_pattern.cuh"
+#include "core/text_case.hpp"
 
 namespace gpuqual {
 
@@ -57,9 +58,7 @@ std::optional<std::string> sysfs_pci_address(std::string_view bus_id) {
     d.erase(d.begin());
   }
   while (d.size() < 4) d.insert(d.begin(), '0');
-  std::string out = d + ":" + std::string(rest);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
+  return to_lower(d + ":" + std::string(rest));
 }
 
 std::optional<int> read_numa_node(const std::string& sysfs_root, const std::string& address) {

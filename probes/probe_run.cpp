@@ -11,6 +11,7 @@
 #include "probes/container_owner.hpp"
 #include "probes/names.hpp"
 #include "probes/self_probe.hpp"
+#include "core/text_case.hpp"
 
 namespace gpuqual::probes {
 
@@ -20,18 +21,13 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
-
 // A refusal that is about the GPU request (no NVIDIA runtime, no CDI spec, no driver), as
 // dockerd ("could not select device driver \"\" with capabilities: [[gpu]]"), podman
 // ("unresolvable CDI devices nvidia.com/gpu=all") and the NVIDIA hook ("nvidia-container-cli:
 // initialization error", "requirement error") word it — not any message that names an image
 // from nvcr.io/nvidia or a missing nvidia-smi.
 bool about_gpu(const std::string& message) {
-  const std::string m = lower(message);
+  const std::string m = to_lower(message);
   for (const char* k : {"device driver", "cdi device", "nvidia-container-cli", "nvidia-container-runtime",
                         "[[gpu]]", "nvidia.com/gpu", "requirement error", "no nvidia", "nvml"})
     if (m.find(k) != std::string::npos) return true;
@@ -192,7 +188,7 @@ ProbeOutcome run_probe(ContainerRuntime& runtime, const ProbeSpec& spec, const P
     const std::string what = e.what();
     if (spec.gpus.requested() && about_gpu(what)) {
       gpu_refusal = what;
-      if (lower(what).find("requirement error") != std::string::npos) {
+      if (to_lower(what).find("requirement error") != std::string::npos) {
         set(o, Status::fail, fmt::format("the NVIDIA runtime refused the image: {}", what));
         add_finding(o, "container.cuda_incompatible", Severity::fail, fmt::format("{} ({}): {}", spec.name, spec.image, what),
                     "upgrade the driver, or use an image built for an older CUDA");
@@ -203,7 +199,7 @@ ProbeOutcome run_probe(ContainerRuntime& runtime, const ProbeSpec& spec, const P
                     fmt::format("{} ({}): {}", spec.name, spec.image, what),
                     "check the NVIDIA Container Toolkit / CDI spec on the node");
       }
-    } else if (lower(what).find("already in use") != std::string::npos || lower(what).find("conflict") != std::string::npos) {
+    } else if (to_lower(what).find("already in use") != std::string::npos || to_lower(what).find("conflict") != std::string::npos) {
       set(o, Status::error, what);  // our naming collided: a harness problem, not the node's
     } else if (spec.self_probe) {
       // Our program could not be executed there (no glibc, a read-only or noexec mount): that

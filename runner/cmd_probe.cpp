@@ -22,6 +22,7 @@
 #include "core/input_error.hpp"
 #include "core/json_input.hpp"
 #include "core/record_json.hpp"
+#include "core/text_case.hpp"
 #include "device/inventory.hpp"
 #include "probes/container_owner.hpp"
 #include "probes/names.hpp"
@@ -57,12 +58,6 @@ int exit_code_for(Status s) {
   return kExitInconclusive;
 }
 
-std::string upper(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
-  return out;
-}
-
 // Human output: attributes, metrics, findings; the one-line summary last.
 int report(const CheckResult& r, const std::string& format, const std::string& what) {
   if (format == "json") {
@@ -75,7 +70,7 @@ int report(const CheckResult& r, const std::string& format, const std::string& w
       fmt::print("  gpu {:<3} {}{}\n", g.gpu, to_string(g.status), g.reason.empty() ? "" : ": " + g.reason);
     for (const auto& f : r.findings) fmt::print("  [{}] {}: {}\n", to_string(f.severity), f.code, f.detail);
   }
-  fmt::print("gpuqual probe {}: {}{}\n", what, upper(to_string(r.status)), r.reason.empty() ? "" : " — " + r.reason);
+  fmt::print("gpuqual probe {}: {}{}\n", what, to_upper(to_string(r.status)), r.reason.empty() ? "" : " — " + r.reason);
   return exit_code_for(r.status);
 }
 

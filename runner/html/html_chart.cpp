@@ -8,6 +8,7 @@
 #include "runner/html/html_escape.hpp"
 #include "runner/html/html_report.hpp"
 #include "runner/reporters/report_format.hpp"
+#include "core/text_case.hpp"
 
 namespace gpuqual::html {
 
@@ -148,8 +149,8 @@ std::string metric_chart_svg(const std::vector<const MetricRow*>& rows, bool bef
     }
     const std::string text = r.observed
                                  ? fmt::format("{} {}  {}  {}", report::value(r.observed), r.unit,
-                                               report::delta(r.delta_pct), report::upper(to_string(r.status)))
-                                 : fmt::format("no value  {}", report::upper(to_string(r.status)));
+                                               report::delta(r.delta_pct), to_upper(to_string(r.status)))
+                                 : fmt::format("no value  {}", to_upper(to_string(r.status)));
     out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" fill=\"{}\"{}>{}</text>\n", kLabelW + kPlotW + 10,
                        y + 18, status_color(r.status),
                        r.status == Status::pass ? "" : " font-weight=\"bold\"", escape(text));

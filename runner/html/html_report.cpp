@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <set>
 
+#include "core/text_case.hpp"
 #include "core/version.hpp"
 #include "runner/html/html_escape.hpp"
 #include "runner/reporters/report_format.hpp"
@@ -86,7 +87,7 @@ void verdict_section(std::string& out, const Verdict& v) {
   out += fmt::format("<div class=\"verdict\" id=\"verdict\" data-outcome=\"{}\" style=\"background:{}\">\n",
                      to_string(v.outcome), outcome_color(v.outcome));
   out +=
-      fmt::format("<h1>gpuqual {}: {}</h1>\n", escape(v.kind), escape(report::upper(to_string(v.outcome))));
+      fmt::format("<h1>gpuqual {}: {}</h1>\n", escape(v.kind), escape(to_upper(to_string(v.outcome))));
   out += fmt::format("<p>{}</p>\n", escape(v.summary));
   out += fmt::format("<p>exit code {}{}</p>\n", v.exit_code, v.strict ? " (--strict)" : "");
   if (!v.reasons.empty()) {

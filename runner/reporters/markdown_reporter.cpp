@@ -4,6 +4,7 @@
 
 #include "runner/reporters/report_format.hpp"
 #include "runner/reporters/reporters.hpp"
+#include "core/text_case.hpp"
 
 namespace gpuqual {
 
@@ -39,7 +40,7 @@ void row(std::string& out, std::initializer_list<std::string> cells) {
 }  // namespace
 
 std::string render_markdown(const Verdict& v) {
-  std::string out = fmt::format("# gpuqual {}: {}\n\n", v.kind, report::upper(to_string(v.outcome)));
+  std::string out = fmt::format("# gpuqual {}: {}\n\n", v.kind, to_upper(to_string(v.outcome)));
   out += cell(v.summary) + "\n\n";
   out += "| | |\n|---|---|\n";
   row(out, {"node", cell(v.hostname)});
@@ -81,7 +82,7 @@ std::string render_markdown(const Verdict& v) {
   }
   if (!v.nodes.empty()) {
     out += "\n## Nodes\n\n| node | outcome | summary |\n|---|---|---|\n";
-    for (const auto& n : v.nodes) row(out, {cell(n.hostname), report::upper(to_string(n.outcome)), cell(n.summary)});
+    for (const auto& n : v.nodes) row(out, {cell(n.hostname), to_upper(to_string(n.outcome)), cell(n.summary)});
   }
   return out;
 }

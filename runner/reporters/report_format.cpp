@@ -4,6 +4,8 @@
 
 #include <cctype>
 
+#include "core/text_case.hpp"
+
 namespace gpuqual::report {
 
 // Five significant digits: 771.23 TFLOP/s, 4812.5 GB/s, 52.306 GB/s; enough to see a 0.1 % change.
@@ -16,12 +18,6 @@ std::string delta(const std::optional<double>& pct) { return pct ? fmt::format("
 std::string allowed(const MetricRow& row) {
   if (!row.expected) return "-";
   return fmt::format("{}{:.1f}%", row.direction == Direction::higher ? "-" : "+", row.allowed_drop_pct);
-}
-
-std::string upper(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return out;
 }
 
 }  // namespace gpuqual::report

@@ -12,6 +12,5 @@ std::string value(const std::optional<double>& v);        // "770", "4812.5", "-
 std::string gpu(const std::optional<int>& gpu);           // "0" or "node"
 std::string delta(const std::optional<double>& pct);      // "+0.2%", "-" when absent
 std::string allowed(const MetricRow& row);                // "-5.0%" (higher is better) or "+5.0%"
-std::string upper(std::string_view s);
 
 }  // namespace gpuqual::report

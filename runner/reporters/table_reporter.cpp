@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/gate_summary.hpp"
+#include "core/text_case.hpp"
 #include "runner/reporters/report_format.hpp"
 #include "runner/reporters/reporters.hpp"
 
@@ -95,7 +96,7 @@ std::string render_table(const Verdict& v) {
   for (const auto& n : v.nodes) {
     if (!gate) out += fmt::format("\nnode {}: {}\n", n.hostname, one_line(n.summary));
   }
-  out += fmt::format("\nverdict: {}\n", report::upper(to_string(v.outcome)));
+  out += fmt::format("\nverdict: {}\n", to_upper(to_string(v.outcome)));
   for (const auto& r : v.reasons) out += "  - " + one_line(r) + "\n";
   return out;
 }
