@@ -9,6 +9,7 @@
 #include <set>
 #include <tuple>
 
+#include "core/check_rows.hpp"
 #include "core/compare_rules.hpp"
 #include "core/record_lookup.hpp"
 #include "core/compare_summary.hpp"
@@ -130,47 +131,12 @@ void add_finding_rows(const RunRecord& r, const Baseline* b, Verdict& v) {
   }
 }
 
-// One row per check × GPU the check touched (node row when it touched none, or has node-scope
-// results). The record's status is the base; judged metric and finding rows can only worsen it.
+// The check rows (core/check_rows.hpp), then a row for each required check the record lacks.
 void add_check_rows(const RunRecord& r, Verdict& v) {
   std::set<std::string> in_record;
   for (const auto& c : r.checks) {
     in_record.insert(c.name);
-    std::set<int> gpus;
-    bool node = false;
-    for (const auto& g : c.per_gpu) gpus.insert(g.gpu);
-    auto touch = [&](const std::optional<int>& gpu) {
-      if (gpu) {
-        gpus.insert(*gpu);
-      } else {
-        node = true;
-      }
-    };
-    for (const auto& m : v.metrics) {
-      if (m.check == c.name && m.status != Status::skip) touch(m.gpu);
-    }
-    for (const auto& f : v.findings) {
-      if (f.check == c.name) touch(f.finding.gpu);
-    }
-    std::vector<std::optional<int>> scopes;
-    if (gpus.empty() || node) scopes.emplace_back(std::nullopt);
-    for (int g : gpus) scopes.emplace_back(g);
-    for (const auto& gpu : scopes) {
-      auto [status, reason] = recorded_status(c, gpu);
-      CheckRow row{c.name, gpu, status, status == Status::pass ? "" : reason, c.duration_s};
-      auto fold = [&](Status s, const std::string& why) {
-        if (s == Status::skip || severity_rank(s) <= severity_rank(row.status)) return;
-        row.status = s;
-        row.reason = why;
-      };
-      for (const auto& m : v.metrics) {
-        if (m.check == c.name && m.gpu == gpu) fold(m.status, fmt::format("{}: {}", m.metric, m.reason));
-      }
-      for (const auto& f : v.findings) {
-        if (f.check == c.name && f.finding.gpu == gpu) fold(f.status, fmt::format("{}: {}", f.finding.code, f.reason));
-      }
-      v.checks.push_back(std::move(row));
-    }
+    for (CheckRow& row : check_rows(c, v, /*skipped_metrics_place_gpu=*/false)) v.checks.push_back(std::move(row));
   }
   // A required metric whose check is not in the record at all: the check did not run there.
   std::set<std::pair<std::string, int>> added;

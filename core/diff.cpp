@@ -8,6 +8,7 @@
 #include <set>
 #include <tuple>
 
+#include "core/check_rows.hpp"
 #include "core/diff_gpu_match.hpp"
 #include "core/diff_stack.hpp"
 #include "core/record_lookup.hpp"
@@ -203,42 +204,12 @@ class Differ {
     std::set<std::string> after_names;
     for (const auto& c : after_.checks) {
       after_names.insert(c.name);
-      std::set<int> gpus;
-      bool node = false;
-      auto touch = [&](const std::optional<int>& gpu) {
-        if (gpu) {
-          gpus.insert(*gpu);
-        } else {
-          node = true;
-        }
-      };
-      for (const auto& g : c.per_gpu) gpus.insert(g.gpu);
-      for (const auto& m : v_.metrics) {
-        if (m.check == c.name) touch(m.gpu);
-      }
-      for (const auto& f : v_.findings) {
-        if (f.check == c.name) touch(f.finding.gpu);
-      }
-      std::vector<std::optional<int>> scopes;
-      if (gpus.empty() || node) scopes.emplace_back(std::nullopt);
-      for (int g : gpus) scopes.emplace_back(g);
-      for (const auto& gpu : scopes) {
-        auto [status, reason] = recorded_status(c, gpu);
-        CheckRow row{c.name, gpu, status, status == Status::pass ? "" : reason, c.duration_s};
-        if (status == Status::fail) fails_.push_back(fmt::format("check {} {} failed after: {}", c.name, scope(gpu), reason));
-        if (status == Status::error) unjudged_.push_back(fmt::format("check {} {} errored after: {}", c.name, scope(gpu), reason));
-        if (status == Status::warn) warns_.push_back(fmt::format("check {} {} warned after: {}", c.name, scope(gpu), reason));
-        auto fold = [&](Status s, const std::string& why) {
-          if (s == Status::skip || severity_rank(s) <= severity_rank(row.status)) return;
-          row.status = s;
-          row.reason = why;
-        };
-        for (const auto& m : v_.metrics) {
-          if (m.check == c.name && m.gpu == gpu) fold(m.status, fmt::format("{}: {}", m.metric, m.reason));
-        }
-        for (const auto& f : v_.findings) {
-          if (f.check == c.name && f.finding.gpu == gpu) fold(f.status, fmt::format("{}: {}", f.finding.code, f.reason));
-        }
+      for (CheckRow& row : check_rows(c, v_, /*skipped_metrics_place_gpu=*/true)) {
+        const auto [status, reason] = recorded_status(c, row.gpu);
+        const std::string where = scope(row.gpu);
+        if (status == Status::fail) fails_.push_back(fmt::format("check {} {} failed after: {}", c.name, where, reason));
+        if (status == Status::error) unjudged_.push_back(fmt::format("check {} {} errored after: {}", c.name, where, reason));
+        if (status == Status::warn) warns_.push_back(fmt::format("check {} {} warned after: {}", c.name, where, reason));
         v_.checks.push_back(std::move(row));
       }
     }

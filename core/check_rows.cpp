@@ -1,0 +1,54 @@
+#include "core/check_rows.hpp"
+
+#include <fmt/format.h>
+
+#include <optional>
+#include <set>
+#include <string>
+
+#include "core/record_lookup.hpp"
+
+namespace gpuqual {
+
+std::vector<CheckRow> check_rows(const CheckResult& c, const Verdict& v, bool skipped_metrics_place_gpu) {
+  std::set<int> gpus;
+  bool node = false;
+  auto touch = [&](const std::optional<int>& gpu) {
+    if (gpu) {
+      gpus.insert(*gpu);
+    } else {
+      node = true;
+    }
+  };
+  for (const auto& g : c.per_gpu) gpus.insert(g.gpu);
+  for (const auto& m : v.metrics) {
+    if (m.check == c.name && (skipped_metrics_place_gpu || m.status != Status::skip)) touch(m.gpu);
+  }
+  for (const auto& f : v.findings) {
+    if (f.check == c.name) touch(f.finding.gpu);
+  }
+  std::vector<std::optional<int>> scopes;
+  if (gpus.empty() || node) scopes.emplace_back(std::nullopt);
+  for (int g : gpus) scopes.emplace_back(g);
+
+  std::vector<CheckRow> rows;
+  for (const auto& gpu : scopes) {
+    auto [status, reason] = recorded_status(c, gpu);
+    CheckRow row{c.name, gpu, status, status == Status::pass ? "" : reason, c.duration_s};
+    auto fold = [&](Status s, const std::string& why) {
+      if (s == Status::skip || severity_rank(s) <= severity_rank(row.status)) return;
+      row.status = s;
+      row.reason = why;
+    };
+    for (const auto& m : v.metrics) {
+      if (m.check == c.name && m.gpu == gpu) fold(m.status, fmt::format("{}: {}", m.metric, m.reason));
+    }
+    for (const auto& f : v.findings) {
+      if (f.check == c.name && f.finding.gpu == gpu) fold(f.status, fmt::format("{}: {}", f.finding.code, f.reason));
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+}  // namespace gpuqual
