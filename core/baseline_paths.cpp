@@ -4,6 +4,7 @@
 #include <system_error>
 
 #include "core/baseline.hpp"
+#include "core/data_dir.hpp"
 
 #ifndef GPUQUAL_SOURCE_BASELINES
 #define GPUQUAL_SOURCE_BASELINES "baselines"
@@ -14,15 +15,6 @@ namespace gpuqual {
 namespace fs = std::filesystem;
 
 namespace {
-
-// <prefix>/share/gpuqual/baselines for an installed <prefix>/bin/gpuqual; empty otherwise.
-std::string installed_dir() {
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) return "";
-  const fs::path dir = exe.parent_path().parent_path() / "share" / "gpuqual" / "baselines";
-  return fs::is_directory(dir, ec) ? dir.string() : "";
-}
 
 // A slug read from a record names a file: refuse anything that could leave the directory.
 bool safe_file_stem(const std::string& slug) {
@@ -37,10 +29,7 @@ bool safe_file_stem(const std::string& slug) {
 }  // namespace
 
 std::string baselines_dir(const std::string& flag_value) {
-  if (!flag_value.empty()) return flag_value;
-  if (const char* env = std::getenv("GPUQUAL_BASELINES_DIR"); env && *env) return env;
-  if (std::string installed = installed_dir(); !installed.empty()) return installed;
-  return GPUQUAL_SOURCE_BASELINES;
+  return data_dir(flag_value, "GPUQUAL_BASELINES_DIR", "baselines", GPUQUAL_SOURCE_BASELINES);
 }
 
 std::string resolve_baseline(const std::string& spec, const std::string& slug, const std::string& dir) {

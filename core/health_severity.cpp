@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "core/data_dir.hpp"
 #include "core/input_error.hpp"
 #include "core/json_input.hpp"
 
@@ -218,14 +219,13 @@ void load_severity_overrides(SeverityTable& table, const std::string& path) {
 }
 
 std::string severity_tables_dir(const std::string& flag_value) {
-  namespace fs = std::filesystem;
+  // As baselines_dir, except that an installed directory counts only when it has the tables.
   if (!flag_value.empty()) return flag_value;
   if (const char* env = std::getenv("GPUQUAL_BASELINES_DIR"); env && *env) return env;
   std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    const fs::path installed = exe.parent_path().parent_path() / "share" / "gpuqual" / "baselines";
-    if (fs::is_regular_file(installed / kXidSeverityFile, ec)) return installed.string();
+  if (const std::string installed = installed_data_dir("baselines");
+      !installed.empty() && std::filesystem::is_regular_file(std::filesystem::path(installed) / kXidSeverityFile, ec)) {
+    return installed;
   }
   return GPUQUAL_SOURCE_BASELINES;
 }

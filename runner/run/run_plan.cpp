@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <set>
 
+#include "core/data_dir.hpp"
 #include "core/input_error.hpp"
 
 namespace gpuqual {
@@ -17,12 +18,6 @@ namespace gpuqual {
 namespace fs = std::filesystem;
 
 namespace {
-
-fs::path self_dir() {
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? fs::path() : exe.parent_path();
-}
 
 std::string join(const std::vector<std::string>& v) {
   std::string out;
@@ -39,16 +34,10 @@ std::vector<std::string> suite_names(const std::vector<SuiteCheck>& checks) {
 }  // namespace
 
 std::string suites_dir(const std::string& flag_value) {
-  if (!flag_value.empty()) return flag_value;
-  if (const char* env = std::getenv("GPUQUAL_SUITES_DIR"); env && *env) return env;
-  std::error_code ec;
-  const fs::path installed = self_dir() / ".." / "share" / "gpuqual" / "suites";
-  if (fs::is_directory(installed, ec)) return fs::weakly_canonical(installed, ec).string();
-#ifdef GPUQUAL_SOURCE_SUITES
-  return GPUQUAL_SOURCE_SUITES;
-#else
-  return "suites";
+#ifndef GPUQUAL_SOURCE_SUITES
+#define GPUQUAL_SOURCE_SUITES "suites"
 #endif
+  return data_dir(flag_value, "GPUQUAL_SUITES_DIR", "suites", GPUQUAL_SOURCE_SUITES);
 }
 
 std::vector<std::string> suite_files(const std::string& dir) {
