@@ -198,18 +198,7 @@ void decide(const RunRecord& r, const Baseline* b, const CompareOptions& options
       if (s.status == Status::warn) warns.push_back(what);
     }
   }
-  if (!fails.empty()) {
-    v.outcome = Outcome::fail;
-  } else if (!unjudged.empty()) {
-    v.outcome = Outcome::inconclusive;
-  } else if (!warns.empty()) {
-    v.outcome = options.strict ? Outcome::fail : Outcome::warn;
-  } else {
-    v.outcome = Outcome::pass;
-  }
-  if (options.strict && v.outcome == Outcome::fail && fails.empty()) v.reasons.push_back("--strict: warnings count as failures");
-  for (auto* list : {&fails, &unjudged, &warns}) v.reasons.insert(v.reasons.end(), list->begin(), list->end());
-  v.exit_code = exit_code_for(v.outcome, options.strict);
+  decide_outcome(v, fails, unjudged, warns, {}, options.strict);
 }
 
 }  // namespace

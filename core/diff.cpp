@@ -246,20 +246,7 @@ class Differ {
       warns_.push_back(fmt::format("the records come from different hosts ({} before, {} after)", before_.node.hostname,
                                    after_.node.hostname));
     }
-    if (!fails_.empty()) {
-      v_.outcome = Outcome::fail;
-    } else if (!unjudged_.empty()) {
-      v_.outcome = Outcome::inconclusive;
-    } else if (!warns_.empty()) {
-      v_.outcome = options_.strict ? Outcome::fail : Outcome::warn;
-    } else {
-      v_.outcome = Outcome::pass;
-    }
-    if (options_.strict && v_.outcome == Outcome::fail && fails_.empty()) {
-      v_.reasons.push_back("--strict: warnings count as failures");
-    }
-    for (auto* list : {&fails_, &unjudged_, &warns_, &notes_}) v_.reasons.insert(v_.reasons.end(), list->begin(), list->end());
-    v_.exit_code = exit_code_for(v_.outcome, options_.strict);
+    decide_outcome(v_, fails_, unjudged_, warns_, notes_, options_.strict);
   }
 
   const RunRecord& before_;

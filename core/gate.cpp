@@ -291,18 +291,7 @@ Verdict GatePool::finish() {
   }
   if (!warned.empty()) warns.push_back(fmt::format("{} node{} warned: {}", warned.size(), warned.size() == 1 ? "" : "s", names(warned)));
 
-  if (!fails.empty()) {
-    v.outcome = Outcome::fail;
-  } else if (!unjudged.empty()) {
-    v.outcome = Outcome::inconclusive;
-  } else if (!warns.empty()) {
-    v.outcome = options_.strict ? Outcome::fail : Outcome::warn;
-  } else {
-    v.outcome = Outcome::pass;
-  }
-  if (options_.strict && v.outcome == Outcome::fail && fails.empty()) v.reasons.push_back("--strict: warnings count as failures");
-  for (auto* list : {&fails, &unjudged, &warns, &duplicates_}) v.reasons.insert(v.reasons.end(), list->begin(), list->end());
-  v.exit_code = exit_code_for(v.outcome, options_.strict);
+  decide_outcome(v, fails, unjudged, warns, duplicates_, options_.strict);
   for (auto& n : nodes_) v.nodes.push_back(std::move(n.verdict));
   v.summary = gate_summary(v, GateCounts{failed.size(), inconclusive.size(), warned.size(), passed.size(), duplicates_.size(), budget});
   nodes_.clear();

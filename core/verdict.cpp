@@ -29,4 +29,20 @@ int exit_code_for(Outcome o, bool strict) {
   return kExitInconclusive;  // an unknown outcome is never a pass
 }
 
+void decide_outcome(Verdict& v, const std::vector<std::string>& fails, const std::vector<std::string>& unjudged,
+                    const std::vector<std::string>& warns, const std::vector<std::string>& notes, bool strict) {
+  if (!fails.empty()) {
+    v.outcome = Outcome::fail;
+  } else if (!unjudged.empty()) {
+    v.outcome = Outcome::inconclusive;
+  } else if (!warns.empty()) {
+    v.outcome = strict ? Outcome::fail : Outcome::warn;
+  } else {
+    v.outcome = Outcome::pass;
+  }
+  if (strict && v.outcome == Outcome::fail && fails.empty()) v.reasons.push_back("--strict: warnings count as failures");
+  for (const auto* list : {&fails, &unjudged, &warns, &notes}) v.reasons.insert(v.reasons.end(), list->begin(), list->end());
+  v.exit_code = exit_code_for(v.outcome, strict);
+}
+
 }  // namespace gpuqual

@@ -77,4 +77,11 @@ struct Verdict {
   std::vector<Verdict> nodes;
 };
 
+// The rule every judgement (compare, diff, gate) ends with: any fail → fail; else anything that
+// could not be judged → inconclusive; else any warning → warn (fail with `strict`); else pass.
+// Sets v.outcome and v.exit_code, and appends the reasons in that order, then `notes` (which
+// never decide).
+void decide_outcome(Verdict& v, const std::vector<std::string>& fails, const std::vector<std::string>& unjudged,
+                    const std::vector<std::string>& warns, const std::vector<std::string>& notes, bool strict);
+
 }  // namespace gpuqual
