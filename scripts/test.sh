@@ -22,7 +22,7 @@ if [[ ${GPUQUAL_SANITIZERS:-1} != 0 ]]; then
   # benchmarks, one CUDA architecture, and Debug (-O0: GCC compiles ASan+UBSan code ~10x faster
   # than at -O2, and assertions stay on). All targets: unit tests run helper programs too.
   stage=$SECONDS
-  cmake -S . -B build-asan -G Ninja -DGPUQUAL_SANITIZE=ON -DGPUQUAL_BUILD_BENCH=OFF \
+  cmake -S . -B build-asan -G Ninja -DGPUQUAL_WERROR=ON -DGPUQUAL_SANITIZE=ON -DGPUQUAL_BUILD_BENCH=OFF \
     -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null
   quiet ninja -C build-asan
   (cd build-asan && ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
@@ -30,7 +30,7 @@ if [[ ${GPUQUAL_SANITIZERS:-1} != 0 ]]; then
   echo "test.sh: ASan/UBSan unit tests: $((SECONDS - stage)) s"
   # libFuzzer targets: clang, only core + tests/fuzz (no CUDA), each run briefly.
   stage=$SECONDS
-  CXX=clang++-14 cmake -S . -B build-fuzz -G Ninja -DGPUQUAL_FUZZ=ON >/dev/null
+  CXX=clang++-14 cmake -S . -B build-fuzz -G Ninja -DGPUQUAL_WERROR=ON -DGPUQUAL_FUZZ=ON >/dev/null
   quiet ninja -C build-fuzz
   tests/fuzz/run_fuzzers.sh build-fuzz "${GPUQUAL_FUZZ_SECONDS:-30}"
   echo "test.sh: fuzzing: $((SECONDS - stage)) s"
