@@ -1,6 +1,6 @@
 // `gpuqual compare`: every metric of every GPU against the baseline, every finding against the
-// hard limits, roll-ups per check × GPU, per GPU and overall. Semantics: README.md, "Judging a
-// record: gpuqual compare"; per-value rules: compare_rules.hpp.
+// hard limits, roll-ups per check × GPU, per GPU and overall. Semantics: docs/compare.md;
+// per-value rules: compare_rules.hpp.
 #include "core/compare.hpp"
 
 #include <fmt/format.h>

@@ -1,5 +1,5 @@
 #pragma once
-// The judging rules of `gpuqual compare`, one value at a time (README "Judging a record").
+// The judging rules of `gpuqual compare`, one value at a time (docs/compare.md).
 // compare.cpp applies them to every metric and finding of a record and rolls the rows up.
 #include <cstddef>
 #include <optional>

@@ -3,7 +3,7 @@
 // the node name in an environment variable (fieldRef spec.nodeName), the node's labels in a
 // mounted file. (The downward API exposes the pod's labels as a file; node labels such as GPU
 // Feature Discovery's nvidia.com/gpu.* reach the pod through an init step or an operator that
-// writes them in the same format, see README "Inventory".)
+// writes them in the same format, see docs/inventory.md.)
 #include <map>
 #include <string>
 #include <string_view>

@@ -1,5 +1,5 @@
 // `gpuqual baseline build RECORD... --output FILE [--class CLASS]`: a baseline from healthy run
-// records (README "Making a baseline: gpuqual baseline build"; the statistics are in
+// records (docs/baselines.md; the statistics are in
 // core/baseline_build.hpp). After writing, the new baseline is loaded back from its own text and
 // every record it came from is judged against it, so a reviewer sees which nodes it would fail.
 #include <fmt/format.h>

@@ -1,5 +1,5 @@
 // `gpuqual compare RECORD --baseline auto|FILE`: judge one run record against the baseline of
-// its hardware class (README "Judging a record: gpuqual compare").
+// its hardware class (docs/compare.md).
 #include <memory>
 
 #include "core/baseline.hpp"

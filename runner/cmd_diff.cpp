@@ -1,5 +1,5 @@
-// `gpuqual diff BEFORE AFTER`: did this node get worse across an upgrade? (README "Before and
-// after an upgrade: gpuqual diff"; the decision rules are in core/diff.hpp, the statistics in
+// `gpuqual diff BEFORE AFTER`: did this node get worse across an upgrade? (docs/diff.md;
+// the decision rules are in core/diff.hpp, the statistics in
 // core/noise_model.hpp.)
 #include <fmt/format.h>
 

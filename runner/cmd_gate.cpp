@@ -1,5 +1,5 @@
 // `gpuqual gate RECORD... --baseline auto|FILE`: may the rollout widen past the canary pool?
-// (README "Canary pools: gpuqual gate"; the pool rules are in core/gate.hpp.)
+// (docs/gate.md; the pool rules are in core/gate.hpp.)
 #include <fmt/format.h>
 
 #include <algorithm>

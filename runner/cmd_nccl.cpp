@@ -1,5 +1,5 @@
-// `gpuqual nccl`: the NCCL all-reduce across nodes under mpirun, one rank per GPU (README,
-// "NCCL all-reduce (one node and many)"). This file holds what needs no MPI: the flags (turned
+// `gpuqual nccl`: the NCCL all-reduce across nodes under mpirun, one rank per GPU
+// (docs/nccl.md). This file holds what needs no MPI: the flags (turned
 // into the same parameters the suite's nccl_allreduce check reads), the checks made before
 // anything starts, and rank 0's end (write the record, judge it). The MPI part is
 // runner/mpi_nccl_multinode.cpp, compiled only with GPUQUAL_WITH_MPI.

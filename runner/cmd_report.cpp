@@ -1,6 +1,6 @@
 // `gpuqual report RECORD [--baseline auto|FILE] [--before RECORD] --html FILE` and
 // `gpuqual report --gate RECORD... --html FILE`: the verdict of compare, diff or gate as one
-// self-contained HTML page (README "HTML report"). The exit code is the verdict's, as for the
+// self-contained HTML page (docs/report.md). The exit code is the verdict's, as for the
 // command it mirrors: 0 pass/warn, 1 fail (warn too with --strict), 2 inconclusive, 3 bad input.
 #include <fmt/format.h>
 

@@ -1,6 +1,6 @@
 // `gpuqual run --suite NAME|FILE`: collect the inventory, run the suite's checks (each in a
 // child process with a watchdog), keep the record on disk valid after every check, and judge the
-// record exactly as `gpuqual compare` does (README "Running: gpuqual run").
+// record exactly as `gpuqual compare` does (docs/run.md).
 #include <fmt/format.h>
 #include <stdlib.h>
 #include <unistd.h>

@@ -7,7 +7,7 @@ scripts/install-deps.sh
 scripts/build.sh
 (cd build && ctest --output-on-failure --timeout 600 -j2 "$@")
 
-# Sanitizers and fuzzing (README "Building"); GPUQUAL_SANITIZERS=0 skips both stages.
+# Sanitizers and fuzzing (docs/building.md); GPUQUAL_SANITIZERS=0 skips both stages.
 if [[ ${GPUQUAL_SANITIZERS:-1} != 0 ]]; then
   # Runs a build step silently; on failure shows its output and fails.
   quiet() {

@@ -4,7 +4,7 @@
 // link read while host<->device copies run, PCIe replays, NVLink state and error counters, the
 // GPU count, counters that grew during the window (or since the run's start snapshot), and Xid
 // events seen meanwhile. Severities and actions come from baselines/health-findings.yaml and
-// baselines/xid-severity.yaml (README, "Health checks and findings").
+// baselines/xid-severity.yaml (docs/health.md).
 //
 // Parameters (suite YAML): sample_s (2), interval_s (0.2), pcie_load (true), expect_gpus,
 // expect_ecc (true), temp_margin_c (5), severity_overrides (path; else $GPUQUAL_HEALTH_OVERRIDES),

@@ -1,7 +1,7 @@
 #pragma once
 // A suite: the YAML file that says which checks a run performs, with which parameters and time
 // budgets (suites/smoke.yaml, canary.yaml, standard.yaml, burnin.yaml, or a user's own file).
-// The format is documented in README.md ("Suites"); the loader is strict like every other
+// The format is documented in docs/run.md ("Suites"); the loader is strict like every other
 // reader of gpuqual's inputs: an unknown key, a mistyped value or a check name that no gpuqual
 // knows is an InputError "file: line N: $.path: problem" (exit 3), never silently ignored.
 #include <optional>
