@@ -3,6 +3,7 @@
 // Records are generated in a temporary directory on first use and removed at exit:
 //   GPUQUAL_BENCH_RECORDS          pool size (default 10000)
 //   GPUQUAL_BENCH_METRICS_PER_GPU  metrics per GPU, 8 GPUs, 20 samples each (default 5 → 40)
+//   GPUQUAL_BENCH_GPUQUAL          the gpuqual binary to time (default: the one built with it)
 // Budgets (issue 3, measured in docs/performance.md): gate over 10,000 records <= 2 s wall and
 // <= 1 GB peak on 2 cores; compare of one record <= 50 ms for the whole process.
 #include <benchmark/benchmark.h>
@@ -13,6 +14,7 @@
 
 #include <chrono>
 
+#include "bench/bench_guard.hpp"
 #include "bench/synthetic_records.hpp"
 #include "core/gate_stream.hpp"
 
@@ -23,6 +25,10 @@ using namespace gpuqual::bench;
 
 int pool_size() { return env_int("GPUQUAL_BENCH_RECORDS", 10000); }
 int per_gpu() { return env_int("GPUQUAL_BENCH_METRICS_PER_GPU", 5); }
+std::string gpuqual_binary() {
+  const char* v = std::getenv("GPUQUAL_BENCH_GPUQUAL");
+  return v && *v ? v : GPUQUAL_BINARY;
+}
 
 RecordDir& records() {
   static RecordDir dir(pool_size(), per_gpu());
@@ -64,7 +70,7 @@ void BM_GateInProcess(benchmark::State& state) {
   FixedBaselines baselines(std::vector<Baseline>{synthetic_baseline(per_gpu())});
   for (auto _ : state) {
     Verdict v = gate_records(paths, baselines, GateOptions{}, static_cast<unsigned>(state.range(0)));
-    if (v.outcome != Outcome::pass) state.SkipWithError(("the synthetic pool did not pass: " + v.summary).c_str());
+    if (v.outcome != Outcome::pass) guard_failed(state, "the synthetic pool did not pass: " + v.summary);
     benchmark::DoNotOptimize(v);
   }
   state.counters["records"] = static_cast<double>(paths.size());
@@ -75,8 +81,8 @@ BENCHMARK(BM_GateInProcess)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseR
 void BM_GateProcess(benchmark::State& state) {
   long peak = 0;
   for (auto _ : state) {
-    const ProcessRun r = run_process({GPUQUAL_BINARY, "gate", records().records_dir(), "--baseline", records().baseline_path()});
-    if (r.exit_code != 0) state.SkipWithError(("gpuqual gate exited " + std::to_string(r.exit_code)).c_str());
+    const ProcessRun r = run_process({gpuqual_binary(), "gate", records().records_dir(), "--baseline", records().baseline_path()});
+    if (r.exit_code != 0) guard_failed(state, "gpuqual gate exited " + std::to_string(r.exit_code));
     state.SetIterationTime(r.wall_s);
     peak = std::max(peak, r.max_rss_kib);
   }
@@ -89,8 +95,8 @@ void BM_CompareProcess(benchmark::State& state) {
   long peak = 0;
   for (auto _ : state) {
     const ProcessRun r =
-        run_process({GPUQUAL_BINARY, "compare", records().paths().front(), "--baseline", records().baseline_path()});
-    if (r.exit_code != 0) state.SkipWithError(("gpuqual compare exited " + std::to_string(r.exit_code)).c_str());
+        run_process({gpuqual_binary(), "compare", records().paths().front(), "--baseline", records().baseline_path()});
+    if (r.exit_code != 0) guard_failed(state, "gpuqual compare exited " + std::to_string(r.exit_code));
     state.SetIterationTime(r.wall_s);
     peak = std::max(peak, r.max_rss_kib);
   }
@@ -100,4 +106,4 @@ BENCHMARK(BM_CompareProcess)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 }  // namespace
 
-BENCHMARK_MAIN();
+GPUQUAL_BENCHMARK_MAIN()

@@ -2,13 +2,18 @@
 // where the pairwise differences are selected by counting instead of enumerated.
 #include <benchmark/benchmark.h>
 
+#include <fmt/format.h>
+
+#include <cmath>
 #include <random>
 
+#include "bench/bench_guard.hpp"
 #include "core/noise_model.hpp"
 
 namespace {
 
 using namespace gpuqual;
+using gpuqual::bench::guard_failed;
 
 std::vector<double> samples(std::size_t n, double center, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
@@ -21,16 +26,23 @@ std::vector<double> samples(std::size_t n, double center, std::uint64_t seed) {
 void BM_RelativeChange(benchmark::State& state) {
   const auto n = static_cast<std::size_t>(state.range(0));
   const auto before = samples(n, 1000, 1), after = samples(n, 990, 2);
+  // A 1 % drop on a 0.5 % CV must come out as about -1 % (4 standard errors at n = 20).
+  const auto change = noise::relative_change(before, after, 0.95);
+  if (!change || change->estimate < -0.015 || change->estimate > -0.005)
+    guard_failed(state, change ? fmt::format("estimate {:.4f}, expected about -0.01", change->estimate) : "no estimate");
   for (auto _ : state) benchmark::DoNotOptimize(noise::relative_change(before, after, 0.95));
 }
 BENCHMARK(BM_RelativeChange)->Arg(20)->Arg(100)->Arg(1000)->Arg(10000)->Unit(benchmark::kMicrosecond);
 
 void BM_MedianVsExpected(benchmark::State& state) {
   const auto values = samples(static_cast<std::size_t>(state.range(0)), 1000, 3);
+  const auto change = noise::median_vs_expected(values, 1000, 0.95);
+  if (!change || std::abs(change->estimate) > 0.01)
+    guard_failed(state, change ? fmt::format("estimate {:.4f}, expected about 0", change->estimate) : "no estimate");
   for (auto _ : state) benchmark::DoNotOptimize(noise::median_vs_expected(values, 1000, 0.95));
 }
 BENCHMARK(BM_MedianVsExpected)->Arg(8)->Arg(10000)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 
-BENCHMARK_MAIN();
+GPUQUAL_BENCHMARK_MAIN()
