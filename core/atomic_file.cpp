@@ -1,24 +1,83 @@
 #include "core/atomic_file.hpp"
 
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 
 namespace gpuqual {
 
 namespace {
+
+namespace fs = std::filesystem;
+
 [[noreturn]] void fail(const std::string& what, const std::string& path, int err) {
   throw std::runtime_error(fmt::format("{}: {}: {}", path, what, std::strerror(err)));
 }
-}  // namespace
 
-void write_file_atomic(const std::string& path, std::string_view content) {
-  namespace fs = std::filesystem;
+[[noreturn]] void refuse(const std::string& path, const std::string& what) {
+  throw std::runtime_error(fmt::format("{}: {}", path, what));
+}
+
+// The standard-stream aliases: they are symlinks into /proc whose targets ("pipe:[1234]") are
+// not paths, so they are never resolved, only opened.
+bool is_fd_alias(const std::string& path) {
+  return path == "/dev/stdout" || path == "/dev/stderr" || path.rfind("/dev/fd/", 0) == 0 ||
+         path.rfind("/proc/self/fd/", 0) == 0;
+}
+
+// A dangling symlink names the file to create: follow the chain (relative targets against the
+// link's directory) until a path that is not a link. Bounded like the kernel's ELOOP.
+std::string follow_dangling_links(std::string path) {
+  for (int hop = 0; hop < 40; ++hop) {
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return path;
+    std::error_code ec;
+    const fs::path target = fs::read_symlink(path, ec);
+    if (ec) refuse(path, "cannot read the symlink: " + ec.message());
+    path = target.is_absolute() ? target.string() : (fs::path(path).parent_path() / target).string();
+  }
+  refuse(path, "too many levels of symlinks");
+}
+
+void write_all(int fd, std::string_view content, const std::string& path, const std::string& cleanup) {
+  const char* p = content.data();
+  std::size_t left = content.size();
+  while (left > 0) {
+    const ssize_t n = ::write(fd, p, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const int err = errno;
+      if (!cleanup.empty()) {
+        ::close(fd);
+        ::unlink(cleanup.c_str());
+      }
+      fail("write failed", path, err);
+    }
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+}
+
+void write_stream(const std::string& path, std::string_view content) {
+  if (path == "-") {
+    std::fflush(stdout);  // what stdio already holds goes first
+    write_all(STDOUT_FILENO, content, "-", "");
+    return;
+  }
+  // No O_CREAT: the path exists (resolve_output saw it); no O_TRUNC needed for devices/pipes.
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) fail("cannot open", path, errno);
+  write_all(fd, content, path, "");
+  if (::close(fd) != 0) fail("close failed", path, errno);
+}
+
+void replace_file(const std::string& path, std::string_view content) {
   const fs::path target(path);
   fs::path dir = target.parent_path();
   if (dir.empty()) dir = ".";
@@ -29,20 +88,7 @@ void write_file_atomic(const std::string& path, std::string_view content) {
   std::string tmpl = (dir / fmt::format(".{}.tmp.XXXXXX", target.filename().string())).string();
   const int fd = ::mkstemp(tmpl.data());
   if (fd < 0) fail("cannot create temp file", path, errno);
-  const char* p = content.data();
-  std::size_t left = content.size();
-  while (left > 0) {
-    const ssize_t n = ::write(fd, p, left);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      const int err = errno;
-      ::close(fd);
-      ::unlink(tmpl.c_str());
-      fail("write failed", path, err);
-    }
-    p += n;
-    left -= static_cast<std::size_t>(n);
-  }
+  write_all(fd, content, path, tmpl);
   ::fchmod(fd, 0644);
   if (::fsync(fd) != 0 || ::close(fd) != 0) {
     const int err = errno;
@@ -59,6 +105,36 @@ void write_file_atomic(const std::string& path, std::string_view content) {
   if (dfd >= 0) {
     ::fsync(dfd);
     ::close(dfd);
+  }
+}
+
+}  // namespace
+
+OutputTarget resolve_output(const std::string& path) {
+  if (path.empty()) refuse("\"\"", "an empty output path");
+  if (path == "-" || is_fd_alias(path)) return {OutputKind::stream, path};
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno != ENOENT) fail("cannot inspect", path, errno);
+    return {OutputKind::replace, follow_dangling_links(path)};  // a new file (maybe a link's target)
+  }
+  if (S_ISREG(st.st_mode)) {
+    std::error_code ec;
+    const fs::path real = fs::canonical(path, ec);  // through symlinks: the link itself stays
+    return {OutputKind::replace, ec ? path : real.string()};
+  }
+  if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) return {OutputKind::stream, path};
+  if (S_ISDIR(st.st_mode)) refuse(path, "is a directory");
+  if (S_ISBLK(st.st_mode)) refuse(path, "is a block device, not a file");
+  refuse(path, "is not a regular file");
+}
+
+void write_file_atomic(const std::string& path, std::string_view content) {
+  const OutputTarget t = resolve_output(path);
+  if (t.kind == OutputKind::stream) {
+    write_stream(t.path, content);
+  } else {
+    replace_file(t.path, content);
   }
 }
 
