@@ -136,6 +136,21 @@ void trim_node_verdict(Verdict& v, std::size_t keep_rows, std::size_t worst, std
   }
 }
 
+NodeSummary unreadable_node(std::string path, const std::string& problem, std::size_t order) {
+  NodeSummary s;
+  s.node = path;
+  s.path = std::move(path);
+  s.order = order;
+  s.unreadable = true;
+  Verdict& v = s.verdict;
+  v.hostname = s.node;
+  v.baseline = "";
+  v.checks.push_back(CheckRow{kUnreadableRecordCheck, std::nullopt, Status::error, problem, 0});
+  decide_outcome(v, {}, {"unreadable record: " + problem}, {}, {}, false);
+  v.summary = "gpuqual: ERROR — unreadable record: " + problem;
+  return s;
+}
+
 NodeSummary summarize_node(const RunRecord& r, const Baseline* b, const GateOptions& options, std::string path,
                            std::size_t order) {
   NodeSummary s;
@@ -200,9 +215,15 @@ Verdict GatePool::finish() {
     const int ra = outcome_rank(a.verdict.outcome), rb = outcome_rank(b.verdict.outcome);
     return ra != rb ? ra < rb : a.node < b.node;
   });
-  std::vector<std::string> failed, inconclusive, warned, passed;
+  std::vector<std::string> failed, inconclusive, warned, passed, unreadable;
   std::set<std::string> classes, drivers, cuda, baselines;
   for (const auto& n : nodes_) {
+    if (n.unreadable) {
+      // No class, driver or metrics: it names only its file and why it could not be read.
+      unreadable.push_back(n.node);
+      v.checks.push_back(CheckRow{n.node, std::nullopt, Status::error, n.verdict.checks.front().reason, 0});
+      continue;
+    }
     switch (n.verdict.outcome) {
       case Outcome::fail: failed.push_back(n.node); break;
       case Outcome::inconclusive: inconclusive.push_back(n.node); break;
@@ -277,7 +298,14 @@ Verdict GatePool::finish() {
                                  : static_cast<std::size_t>(std::max(0, options_.max_failed));
   const std::string budget_text = options_.max_failed_pct ? fmt::format("--max-failed {:g}% = {}", *options_.max_failed_pct, budget)
                                                            : fmt::format("--max-failed {}", budget);
-  if (failed.size() > budget) {
+  // An unreadable record is a node that did not qualify: it uses up the failure budget too.
+  const std::size_t not_qualified = failed.size() + unreadable.size();
+  if (!unreadable.empty() && not_qualified > budget) {
+    std::vector<std::string> both = failed;
+    both.insert(both.end(), unreadable.begin(), unreadable.end());
+    fails.insert(fails.begin(), fmt::format("{} of {} nodes did not qualify ({} failed, {} unreadable), more than {} allows: {}",
+                                            not_qualified, total, failed.size(), unreadable.size(), budget_text, names(both)));
+  } else if (failed.size() > budget) {
     fails.insert(fails.begin(), fmt::format("{} of {} nodes failed, more than {} allows: {}", failed.size(), total, budget_text, names(failed)));
   } else if (!failed.empty()) {
     warns.insert(warns.begin(), fmt::format("{} of {} nodes failed, within {}: {}", failed.size(), total, budget_text, names(failed)));
@@ -289,11 +317,16 @@ Verdict GatePool::finish() {
   if (!inconclusive.empty()) {
     unjudged.push_back(fmt::format("{} node{} could not be judged: {}", inconclusive.size(), inconclusive.size() == 1 ? "" : "s", names(inconclusive)));
   }
+  if (!unreadable.empty()) {
+    unjudged.push_back(fmt::format("{} record{} could not be read: {}", unreadable.size(), unreadable.size() == 1 ? "" : "s",
+                                   names(unreadable)));
+  }
   if (!warned.empty()) warns.push_back(fmt::format("{} node{} warned: {}", warned.size(), warned.size() == 1 ? "" : "s", names(warned)));
 
   decide_outcome(v, fails, unjudged, warns, duplicates_, options_.strict);
   for (auto& n : nodes_) v.nodes.push_back(std::move(n.verdict));
-  v.summary = gate_summary(v, GateCounts{failed.size(), inconclusive.size(), warned.size(), passed.size(), duplicates_.size(), budget});
+  v.summary = gate_summary(v, GateCounts{failed.size(), inconclusive.size(), warned.size(), passed.size(), duplicates_.size(), budget,
+                                         unreadable.size()});
   nodes_.clear();
   by_identity_.clear();
   return v;

@@ -7,7 +7,8 @@
 //               drop with confidence (median interval, noise_model.hpp) even though every node
 //               passed alone. The pool's allowed drop is min(metric tolerance, --pool-allowed-drop).
 // inconclusive  fewer distinct nodes than --expect-nodes, or a node that could not be judged
-//               (no baseline for its class, a check errored, a required metric missing).
+//               (no baseline for its class, a check errored, a required metric missing), or a
+//               record that could not be read (which also counts toward --max-failed).
 // warn          a node warned, a failure within --max-failed, or a pool drop not confirmed.
 //
 // Duplicate records of one node (same Kubernetes node name, else hostname): the newest by
@@ -49,7 +50,17 @@ struct NodeSummary {
   // One value per metric of the class baseline (same order as Baseline::metrics): the median over
   // the node's GPUs of each GPU's median, or the node-scope median. NaN: not measured.
   std::vector<double> pool_values;
+  bool unreadable = false;               // see unreadable_node
 };
+
+// The check name of the one row an unreadable record's node has (status error, the reader's
+// message: file, JSON path or line and column, problem).
+inline constexpr const char* kUnreadableRecordCheck = "record";
+
+// A record that could not be read (malformed, truncated, not a record): its node is `error`,
+// counts toward --max-failed as a node that did not qualify, and keeps the pool from passing.
+// `problem` is the InputError's message. Its identity is the file (nothing else names it).
+NodeSummary unreadable_node(std::string path, const std::string& problem, std::size_t order);
 
 // Judges one record for the pool. `baseline` may be null (no baseline for the class).
 NodeSummary summarize_node(const RunRecord& record, const Baseline* baseline, const GateOptions& options,

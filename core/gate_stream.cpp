@@ -12,6 +12,7 @@
 
 #include "core/gate_record_reader.hpp"
 #include "core/input_error.hpp"
+#include "core/record_io.hpp"
 
 namespace gpuqual {
 
@@ -51,6 +52,9 @@ Verdict gate_records(const std::vector<std::string>& paths, BaselineSource& base
   std::mutex error_mutex;
   std::size_t error_index = n;
   std::exception_ptr error;
+  std::atomic<std::size_t> readable{0};
+  std::exception_ptr first_unreadable;  // rethrown only when not one record could be read
+  std::size_t first_unreadable_index = n;
 
   // Indices are claimed in order, so when record i fails every record before it was already
   // claimed and finishes: the smallest failing index is the same on every run.
@@ -61,7 +65,29 @@ Verdict gate_records(const std::vector<std::string>& paths, BaselineSource& base
       const std::size_t i = next.fetch_add(1);
       if (i >= n) return;
       try {
-        const RunRecord record = reader.read(paths[i]);
+        RunRecord record;
+        try {
+          record = reader.read(paths[i]);
+        } catch (const InputError& fast) {
+          // One node's bad file must not stop a fleet gate: the node is `error`, the rest are
+          // judged. The strict reader says where (line and column), as `compare` reports it.
+          std::exception_ptr why = std::current_exception();
+          std::string problem = fast.what();
+          try {
+            (void)read_record(paths[i]);
+          } catch (const InputError& strict) {
+            problem = strict.what();
+            why = std::current_exception();
+          }
+          summaries[i] = unreadable_node(paths[i], problem, i);
+          std::lock_guard<std::mutex> lock(error_mutex);
+          if (i < first_unreadable_index) {
+            first_unreadable_index = i;
+            first_unreadable = why;
+          }
+          continue;
+        }
+        ++readable;
         const Baseline* b = baselines.for_class(record.hardware_class.slug);
         summaries[i] = summarize_node(record, b, options, paths[i], i);
         used[i] = b;
@@ -79,7 +105,8 @@ Verdict gate_records(const std::vector<std::string>& paths, BaselineSource& base
   for (unsigned t = 1; t < jobs; ++t) threads.emplace_back(work);
   work();
   for (auto& t : threads) t.join();
-  if (error) std::rethrow_exception(error);
+  if (error) std::rethrow_exception(error);  // a bad baseline, or the harness itself
+  if (n > 0 && readable == 0) std::rethrow_exception(first_unreadable);
 
   GatePool pool(options);
   for (std::size_t i = 0; i < n; ++i) {

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <vector>
 
+#include "core/gate.hpp"
 #include "core/text_case.hpp"
 
 namespace gpuqual {
@@ -29,7 +30,7 @@ std::string short_metric(const MetricRow& m) {
 }
 
 std::string gate_summary(const Verdict& v, const GateCounts& c) {
-  const std::size_t total = c.failed + c.inconclusive + c.warned + c.passed;
+  const std::size_t total = c.failed + c.inconclusive + c.warned + c.passed + c.unreadable;
   std::vector<std::string> nodes;
   std::vector<std::string> failed_names;
   for (const auto& n : v.nodes) {
@@ -38,6 +39,7 @@ std::string gate_summary(const Verdict& v, const GateCounts& c) {
   if (c.failed) {
     nodes.push_back(fmt::format("{} failed ({}{})", c.failed, fmt::join(failed_names, ", "), c.failed > failed_names.size() ? ", ..." : ""));
   }
+  if (c.unreadable) nodes.push_back(fmt::format("{} unreadable", c.unreadable));
   if (c.inconclusive) nodes.push_back(fmt::format("{} inconclusive", c.inconclusive));
   if (c.warned) nodes.push_back(fmt::format("{} warned", c.warned));
   nodes.push_back(fmt::format("{} passed", c.passed));
@@ -89,7 +91,9 @@ std::string render_pool_table(const Verdict& v, std::size_t max_passing) {
     }
     std::string note = worst.empty() ? "-" : fmt::format("{}", fmt::join(worst, ", "));
     if (n.outcome == Outcome::inconclusive && !n.reasons.empty()) note = n.reasons.front();
-    rows.push_back({n.hostname.empty() ? "(no hostname)" : n.hostname, n.hardware_class, std::string(to_string(n.outcome)),
+    const bool unreadable = n.checks.size() == 1 && n.checks.front().check == kUnreadableRecordCheck && n.run_id.empty();
+    rows.push_back({n.hostname.empty() ? "(no hostname)" : n.hostname, n.hardware_class,
+                    unreadable ? std::string("error") : std::string(to_string(n.outcome)),
                     one_line(note), n.run_id});
   }
   const Row header{"NODE", "CLASS", "VERDICT", "WORST METRICS", "RUN"};

@@ -12,6 +12,7 @@ struct GateCounts {
   std::size_t failed = 0, inconclusive = 0, warned = 0, passed = 0;
   std::size_t duplicates = 0;
   std::size_t max_failed = 0;
+  std::size_t unreadable = 0;  // records that could not be read (their nodes are `error`)
 };
 
 // "gpuqual gate: FAIL 8 nodes (h200-sxm-141gb): 1 failed (node-c), 7 passed; pool: 1 of 5

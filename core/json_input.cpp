@@ -1,6 +1,7 @@
 #include "core/json_input.hpp"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 
 #include <cerrno>
 #include <cstring>
@@ -11,19 +12,49 @@
 
 namespace gpuqual {
 
+namespace {
+
+// A pipe (`<(cat record.json)`, /dev/stdin from a pipe) has no size to check first: read at most
+// one byte over the limit and judge what came.
+std::string read_stream(std::ifstream& in, const std::string& path, std::size_t max_bytes) {
+  std::string text;
+  char buf[65536];
+  while (in && text.size() <= max_bytes) {
+    in.read(buf, sizeof buf);
+    text.append(buf, static_cast<std::size_t>(in.gcount()));
+  }
+  if (in.bad()) throw InputError(path, "", "read failed");
+  if (text.size() > max_bytes) {
+    throw InputError(path, "", fmt::format("input is over the limit of {} bytes", max_bytes));
+  }
+  return text;
+}
+
+}  // namespace
+
 std::string read_text_file(const std::string& path, std::size_t max_bytes) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) throw InputError(path, "", fmt::format("cannot open: {}", std::strerror(errno)));
+  if (S_ISDIR(st.st_mode)) throw InputError(path, "", "is a directory");
+  const bool pipe = S_ISFIFO(st.st_mode);
+  if (!S_ISREG(st.st_mode) && !pipe) throw InputError(path, "", "is not a regular file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, "", fmt::format("cannot open: {}", std::strerror(errno)));
-  in.seekg(0, std::ios::end);
-  const std::streamoff size = in.tellg();
-  if (size < 0) throw InputError(path, "", "cannot determine size (not a regular file?)");
-  if (static_cast<std::size_t>(size) > max_bytes) {
-    throw InputError(path, "", fmt::format("file is {} bytes, over the limit of {} bytes", size, max_bytes));
+  std::string text;
+  if (pipe) {
+    text = read_stream(in, path, max_bytes);
+  } else {
+    in.seekg(0, std::ios::end);
+    const std::streamoff size = in.tellg();
+    if (size < 0) throw InputError(path, "", "cannot determine size");
+    if (static_cast<std::size_t>(size) > max_bytes) {
+      throw InputError(path, "", fmt::format("file is {} bytes, over the limit of {} bytes", size, max_bytes));
+    }
+    in.seekg(0, std::ios::beg);
+    text.assign(static_cast<std::size_t>(size), '\0');
+    in.read(text.data(), size);
+    if (!in) throw InputError(path, "", "read failed");
   }
-  in.seekg(0, std::ios::beg);
-  std::string text(static_cast<std::size_t>(size), '\0');
-  in.read(text.data(), size);
-  if (!in) throw InputError(path, "", "read failed");
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw InputError(path, "", "file is empty");
   if (text.find('\0') != std::string::npos) throw InputError(path, "", "binary data (NUL byte), not text");
   return text;

@@ -54,6 +54,13 @@ inline CliRun run_cli(const std::string& args, const std::filesystem::path& scra
   return r;
 }
 
+inline std::string read_text(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
 // A test fixture with a scratch directory of its own (named by `tag` and the pid), made before
 // each test and removed after it: scratch_.
 class ScratchDirTest : public ::testing::Test {

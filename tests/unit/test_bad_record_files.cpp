@@ -2,6 +2,7 @@
 // through the real binary: `compare`, `diff` and `gate` (which reads records with its own
 // streaming reader) each exit 3 with one stderr line that names the file and the problem.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -80,13 +81,74 @@ TEST_F(BadRecordFiles, DiffExits3WhicheverSideIsBad) {
   }
 }
 
-TEST_F(BadRecordFiles, GateExits3OnABadRecordInThePool) {
+TEST_F(BadRecordFiles, DirectoryAndDeviceAreNamedForWhatTheyAre) {
+  const std::string baseline = shell_quote(kData + "/baselines/h200-sxm-141gb.yaml");
+  expect_rejected("compare " + shell_quote(scratch_.string()) + " --baseline " + baseline, scratch_.string(),
+                  "is a directory");
+  expect_rejected("compare /dev/zero --baseline " + baseline, "/dev/zero", "is not a regular file");
+}
+
+TEST_F(BadRecordFiles, ARecordFromAPipeIsRead) {
+  // `gpuqual compare <(cat record.json)`: a FIFO has no size; it is read up to the limit.
+  const fs::path fifo = scratch_ / "record.fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const std::string record = kData + "/records/synthetic-healthy.json";
+  const auto r = run_cli("compare " + shell_quote(fifo.string()) + " --baseline " +
+                             shell_quote(kData + "/baselines/h200-sxm-141gb.yaml") + " & cat " + shell_quote(record) +
+                             " > " + shell_quote(fifo.string()) + "; wait $!",
+                         scratch_, "GPUQUAL_BASELINES_DIR=");
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("PASS"), std::string::npos) << r.out;
+}
+
+TEST_F(BadRecordFiles, GateJudgesThePoolAroundABadRecordAndNamesIt) {
+  // One node's bad file does not stop a fleet gate: that node is `error`, the pool at best
+  // inconclusive (exit 2), and the verdict names the file and the problem.
   const std::string good = shell_quote(kData + "/records/synthetic-healthy.json");
   const std::string baseline = shell_quote(kData + "/baselines/h200-sxm-141gb.yaml");
   for (const auto& [file, problem] : kBadRecords) {
     const std::string path = kData + "/bad/" + file;
-    expect_rejected("gate " + good + " " + shell_quote(path) + " --baseline " + baseline, path, problem);
+    const auto r = run_cli("gate " + good + " " + shell_quote(path) + " --baseline " + baseline + " --max-failed 1",
+                           scratch_, "GPUQUAL_BASELINES_DIR=");
+    EXPECT_EQ(r.code, 2) << file << "\n" << r.out << r.err;
+    EXPECT_NE(r.out.find(path), std::string::npos) << file << "\n" << r.out;
+    EXPECT_NE(r.out.find(problem), std::string::npos) << file << "\n" << r.out;
+    EXPECT_NE(r.last_line().find("1 unreadable"), std::string::npos) << r.last_line();
   }
+}
+
+TEST_F(BadRecordFiles, GateNamesTheBadRecordWithLineAndColumnInEveryFormat) {
+  const std::string good = shell_quote(kData + "/records/synthetic-healthy.json");
+  const std::string bad = kData + "/bad/record-malformed.json";
+  const std::string where = "line 152, column 23";  // as `compare` reports it
+  const fs::path junit = scratch_ / "gate.xml", md = scratch_ / "gate.md", prom = scratch_ / "gate.prom";
+  const auto r = run_cli("gate " + good + " " + shell_quote(bad) + " --baseline " +
+                             shell_quote(kData + "/baselines/h200-sxm-141gb.yaml") + " --max-failed 1 --junit " +
+                             shell_quote(junit.string()) + " --markdown " + shell_quote(md.string()) + " --prometheus " +
+                             shell_quote(prom.string()),
+                         scratch_, "GPUQUAL_BASELINES_DIR=");
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_NE(r.out.find(where), std::string::npos) << r.out;
+  const auto json = run_cli("gate " + good + " " + shell_quote(bad) + " --baseline " +
+                                shell_quote(kData + "/baselines/h200-sxm-141gb.yaml") + " --max-failed 1 --format json",
+                            scratch_, "GPUQUAL_BASELINES_DIR=");
+  EXPECT_EQ(json.code, 2);
+  EXPECT_NE(json.out.find(where), std::string::npos) << json.out;
+  for (const fs::path& f : {junit, md}) {
+    const std::string text = gpuqual::testing::read_text(f);
+    EXPECT_NE(text.find(bad), std::string::npos) << f << "\n" << text;
+    EXPECT_NE(text.find(where), std::string::npos) << f << "\n" << text;
+  }
+  // Prometheus labels carry no free text: the node's series is there, with the error status.
+  const std::string p = gpuqual::testing::read_text(prom);
+  EXPECT_NE(p.find(bad), std::string::npos) << p;
+}
+
+TEST_F(BadRecordFiles, GateExits3WhenNotOneRecordCouldBeRead) {
+  const std::string baseline = shell_quote(kData + "/baselines/h200-sxm-141gb.yaml");
+  const std::string a = kData + "/bad/record-malformed.json";
+  const std::string b = kData + "/bad/record-empty.json";
+  expect_rejected("gate " + shell_quote(a) + " " + shell_quote(b) + " --baseline " + baseline, a, "malformed JSON");
 }
 
 }  // namespace

@@ -268,12 +268,34 @@ TEST(Gate, StreamsRecordFilesFromADirectory) {
   EXPECT_EQ(one.summary, two.summary);
   ASSERT_EQ(one.nodes.size(), 12u);
   EXPECT_EQ(one.nodes.front().hostname, "node-04");
-  // A malformed record is an input error naming the first bad file.
+  // Malformed records do not stop the gate: each is an `error` node naming its file, counted
+  // toward --max-failed, and every readable record is still judged.
   { std::ofstream(dir / "node-07.json") << "{\"schema\": "; }
   { std::ofstream(dir / "node-09.json") << "[]"; }
+  const auto with_bad = expand_record_paths({dir.string()});
+  const Verdict bad = gate_records(with_bad, baselines, GateOptions{}, 2);
+  EXPECT_EQ(bad.outcome, Outcome::fail);  // 1 failed + 2 unreadable > --max-failed 0
+  EXPECT_TRUE(has_reason(bad, "3 of 12 nodes did not qualify (1 failed, 2 unreadable)")) << bad.reasons.front();
+  EXPECT_TRUE(has_reason(bad, "2 records could not be read"));
+  ASSERT_EQ(bad.nodes.size(), 12u);
+  std::size_t unreadable = 0;
+  for (const auto& c : bad.checks) {
+    if (c.check == (dir / "node-07.json").string()) {
+      ++unreadable;
+      EXPECT_EQ(c.status, Status::error);
+      EXPECT_NE(c.reason.find("line 1, column"), std::string::npos) << c.reason;
+    }
+    if (c.check == (dir / "node-09.json").string()) ++unreadable;
+  }
+  EXPECT_EQ(unreadable, 2u);
+  GateOptions lenient;
+  lenient.max_failed = 3;
+  // Within the budget the pool is still not a pass: at best inconclusive.
+  EXPECT_EQ(gate_records(with_bad, baselines, lenient, 1).outcome, Outcome::inconclusive);
+  // Not one readable record: the first bad file is the input error.
   try {
-    gate_records(expand_record_paths({dir.string()}), baselines, GateOptions{}, 2);
-    ADD_FAILURE() << "a malformed record was accepted";
+    gate_records({(dir / "node-07.json").string(), (dir / "node-09.json").string()}, baselines, GateOptions{}, 2);
+    ADD_FAILURE() << "a pool of malformed records was judged";
   } catch (const InputError& e) {
     EXPECT_EQ(e.file(), (dir / "node-07.json").string());
   }
