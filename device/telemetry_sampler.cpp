@@ -3,6 +3,7 @@
 #include <cuda_runtime_api.h>
 
 #include <chrono>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "device/nvml_devices.hpp"
@@ -61,6 +62,9 @@ TelemetrySampler::~TelemetrySampler() {
 
 void TelemetrySampler::start() {
   if (!side_file_.empty()) {
+    // The run's side directory is made by its first writer (runner/cmd_run.cpp).
+    std::error_code ec;
+    std::filesystem::create_directories(std::filesystem::path(side_file_).parent_path(), ec);
     file_ = std::fopen(side_file_.c_str(), "w");
     if (!file_) {
       std::lock_guard<std::mutex> lock(mu_);

@@ -30,6 +30,7 @@
 #include "probes/self_probe.hpp"
 #include "probes/telemetry_check.hpp"
 #include "runner/command.hpp"
+#include "runner/run/task_dirs.hpp"
 #include "suites/container_probe.hpp"
 
 namespace gpuqual {
@@ -233,6 +234,8 @@ struct CleanupArgs {
 };
 
 int run_cleanup(CleanupArgs& a) {
+  // Task directories of `gpuqual run`s killed with SIGKILL (runner/run/task_dirs.hpp).
+  for (const auto& d : sweep_stale_task_dirs(task_dir_root())) fmt::print("removed {}\n", d);
   std::unique_ptr<probes::ContainerRuntime> runtime;
   try {
     runtime = probes::make_runtime(runtime_config(a.rt));

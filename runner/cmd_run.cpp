@@ -19,6 +19,10 @@
 #include "core/health_rules.hpp"
 #include "core/health_severity.hpp"
 #include "core/input_error.hpp"
+#include "core/json_input.hpp"
+#include "core/record_json.hpp"
+#include "core/text_escape.hpp"
+#include "core/atomic_file.hpp"
 #include "core/record_io.hpp"
 #include "core/utc_time.hpp"
 #include "core/version.hpp"
@@ -29,6 +33,7 @@
 #include "runner/compare_baseline.hpp"
 #include "runner/reporters/report_options.hpp"
 #include "runner/run/orphan_reaper.hpp"
+#include "runner/run/output_lock.hpp"
 #include "runner/run/progress.hpp"
 #include "runner/run/run_identity.hpp"
 #include "runner/run/run_journal.hpp"
@@ -36,6 +41,7 @@
 #include "runner/run/run_summary.hpp"
 #include "runner/run/stop_signal.hpp"
 #include "runner/run/suite_runner.hpp"
+#include "runner/run/task_dirs.hpp"
 #include "suites/suite.hpp"
 #include "suites/suite_duration.hpp"
 
@@ -71,15 +77,6 @@ std::optional<double> duration_flag(const std::string& text, const char* flag) {
     throw InputError(flag, "", fmt::format("\"{}\" is not a duration (e.g. 90s, 15m, 2h, 1h30m)", text));
   }
   return d;
-}
-
-std::string make_work_dir() {
-  const char* tmp = std::getenv("TMPDIR");
-  std::string templ = fmt::format("{}/gpuqual-run-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-  if (!mkdtemp(templ.data())) {
-    throw std::runtime_error(fmt::format("cannot create a work directory {}: {}", templ, std::strerror(errno)));
-  }
-  return templ;
 }
 
 void ensure_parent_dir(const std::string& path) {
@@ -132,7 +129,20 @@ int run_run(const RunArgs& a) {
 
   const auto now = std::chrono::system_clock::now();
   const std::string output = a.output.empty() ? default_output_path(inv.node.hostname, utc_compact(now)) : a.output;
-  ensure_parent_dir(output);
+  // A regular file (or a new one, or a symlink's target) is replaced atomically after every
+  // check and locked against a second run; a device, FIFO or `-` gets the final record once.
+  OutputTarget target;
+  try {
+    target = resolve_output(output);
+  } catch (const std::exception& e) {
+    throw InputError(output, "", fmt::format("cannot write the run record: {}", e.what()));
+  }
+  const bool streamed = target.kind == OutputKind::stream;
+  std::unique_ptr<OutputLock> lock;
+  if (!streamed) {
+    ensure_parent_dir(target.path);
+    lock = std::make_unique<OutputLock>(target.path);
+  }
   RunRecord record;
   record.tool = {tool_version(), git_revision()};
   record.run_id = new_run_id();
@@ -150,7 +160,7 @@ int run_run(const RunArgs& a) {
   const std::size_t xid_index = record.checks.size();
   record.checks.emplace_back();
   record.checks.back().name = kXidCheckName;
-  RunJournal journal(output, std::move(record));
+  RunJournal journal(target.path, std::move(record), streamed);
   try {
     journal.open();
   } catch (const std::exception& e) {
@@ -159,14 +169,16 @@ int run_run(const RunArgs& a) {
 
   RunnerSettings settings;
   settings.exe = fs::read_symlink("/proc/self/exe").string();
-  settings.work_dir = make_work_dir();
-  settings.side_dir = side_dir_for(output);
+  settings.work_dir = make_task_dir(task_dir_root());
+  // Side files (NVML snapshots, burn-in telemetry) sit next to a record file; a streamed record
+  // has no "next to", so they live in the task directory for the run's duration.
+  settings.side_dir = streamed ? settings.work_dir + "/files" : side_dir_for(target.path);
   settings.gpus = gpus;
   settings.gpu_unavailable_reason = inv.gpu_unavailable_reason;
   settings.grace_s = a.grace_s;
   settings.run_timeout_s = run_timeout;
   std::error_code ec;
-  fs::create_directories(settings.side_dir, ec);
+  // The side directory is made by the first writer into it (never an empty one left by SIGKILL).
   become_subreaper();
   RunHealthMonitor monitor(inv.gpus);
   try {
@@ -194,21 +206,26 @@ int run_run(const RunArgs& a) {
   const RunRecord& done = journal.record();
   if (!journal.last_error().empty()) {
     std::fprintf(stderr, "gpuqual: error: cannot write the run record %s: %s\n", output.c_str(), journal.last_error().c_str());
-    std::printf("%s\n", unwritten_summary(done, journal.last_error()).c_str());
+    std::printf("%s\n", escape_controls(unwritten_summary(done, journal.last_error()), false).c_str());
     return unjudged_exit_code(done);
   }
   display.info("record written: " + output);
   if (ran.interrupted) {
-    std::printf("%s\n", interrupted_summary(done, ran.stop_cause, ran.finished, checks.size(), output).c_str());
+    std::printf("%s\n", escape_controls(interrupted_summary(done, ran.stop_cause, ran.finished, checks.size(), output), false).c_str());
     return kExitInconclusive;
   }
   if (!judge) {
-    std::printf("%s\n", unjudged_summary(done, output).c_str());
+    std::printf("%s\n", escape_controls(unjudged_summary(done, output), false).c_str());
     return unjudged_exit_code(done);
   }
-  // Judge the file as written, exactly as `gpuqual compare` would read it.
-  const RunRecord on_disk = read_record(output);
-  const Verdict verdict = compare_record(on_disk, baseline.get(), CompareOptions{a.report.strict});
+  // Judge the record this run wrote, through the strict reader exactly as `gpuqual compare`
+  // reads a file, but from memory: the path may already hold another writer's record (or be a
+  // device or a pipe that reads back nothing).
+  const RunRecord as_written = record_from_json(parse_json_text(record_to_text(done), output), output);
+  const Verdict verdict = compare_record(as_written, baseline.get(), CompareOptions{a.report.strict});
+  // Where the record went, on stdout too (a Job log shows stdout); not in --format json, whose
+  // stdout is one JSON document and the summary line.
+  if (a.report.format == "table") std::printf("record: %s\n", escape_controls(output, false).c_str());
   return emit_reports(verdict, a.report);
 }
 

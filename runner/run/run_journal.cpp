@@ -6,7 +6,8 @@
 
 namespace gpuqual {
 
-RunJournal::RunJournal(std::string path, RunRecord record) : path_(std::move(path)), record_(std::move(record)) {
+RunJournal::RunJournal(std::string path, RunRecord record, bool final_only)
+    : path_(std::move(path)), final_only_(final_only), record_(std::move(record)) {
   record_.complete = false;
   record_.ended_at.clear();
   for (auto& c : record_.checks) {
@@ -19,7 +20,8 @@ RunJournal::RunJournal(std::string path, RunRecord record) : path_(std::move(pat
   done_.assign(record_.checks.size(), false);
 }
 
-bool RunJournal::write() {
+bool RunJournal::write(bool final) {
+  if (final_only_ && !final) return true;
   try {
     write_record(path_, record_);
     last_error_.clear();
@@ -57,7 +59,7 @@ void RunJournal::set_pending_reason(const std::string& reason) {
 void RunJournal::close(bool complete, const std::string& ended_at) {
   record_.complete = complete;
   record_.ended_at = ended_at;
-  write();
+  write(/*final=*/true);
 }
 
 }  // namespace gpuqual

@@ -15,8 +15,10 @@ inline constexpr const char* kRunningReason = "run interrupted while this check 
 
 class RunJournal {
  public:
-  // `record` holds the planned checks by name; their status is set to pending here.
-  RunJournal(std::string path, RunRecord record);
+  // `record` holds the planned checks by name; their status is set to pending here. With
+  // `final_only` (the output is a device, a FIFO or stdout, which cannot be replaced) only
+  // close() writes: a pipe reader gets one record, not one per check.
+  RunJournal(std::string path, RunRecord record, bool final_only = false);
 
   // Throws std::runtime_error when the first write fails (the run cannot keep its promise).
   void open();
@@ -35,8 +37,9 @@ class RunJournal {
   const std::string& last_error() const { return last_error_; }
 
  private:
-  bool write();
+  bool write(bool final = false);
   std::string path_;
+  bool final_only_ = false;
   RunRecord record_;
   std::vector<bool> done_;
   std::string last_error_;
