@@ -5,6 +5,7 @@
 #include "runner/reporters/report_format.hpp"
 #include "runner/reporters/reporters.hpp"
 #include "core/text_case.hpp"
+#include "core/text_escape.hpp"
 
 namespace gpuqual {
 
@@ -84,7 +85,7 @@ std::string render_markdown(const Verdict& v) {
     out += "\n## Nodes\n\n| node | outcome | summary |\n|---|---|---|\n";
     for (const auto& n : v.nodes) row(out, {cell(n.hostname), to_upper(to_string(n.outcome)), cell(n.summary)});
   }
-  return out;
+  return escape_controls(out);  // an ESC in a hostname is shown, not obeyed
 }
 
 }  // namespace gpuqual

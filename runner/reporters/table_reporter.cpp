@@ -7,6 +7,7 @@
 
 #include "core/gate_summary.hpp"
 #include "core/text_case.hpp"
+#include "core/text_escape.hpp"
 #include "runner/reporters/report_format.hpp"
 #include "runner/reporters/reporters.hpp"
 
@@ -98,7 +99,7 @@ std::string render_table(const Verdict& v) {
   }
   out += fmt::format("\nverdict: {}\n", to_upper(to_string(v.outcome)));
   for (const auto& r : v.reasons) out += "  - " + one_line(r) + "\n";
-  return out;
+  return escape_controls(out);  // an ESC in a hostname is shown, not obeyed
 }
 
 }  // namespace gpuqual

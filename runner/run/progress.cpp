@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "core/text_escape.hpp"
 #include "core/utc_time.hpp"
 #include "suites/suite_duration.hpp"
 
@@ -82,8 +83,9 @@ void ProgressDisplay::clear_live() {
   }
 }
 
-void ProgressDisplay::emit(const std::string& line) {
+void ProgressDisplay::emit(const std::string& raw) {
   clear_live();
+  const std::string line = escape_controls(raw, /*keep_newlines=*/false);  // node strings, check output
   if (tty_) {
     std::fprintf(out_, "%s\n", line.c_str());
   } else {
@@ -122,7 +124,8 @@ void ProgressDisplay::check_progress(const std::string& message) {
 void ProgressDisplay::tick(double elapsed_s) {
   if (!current_ || verbosity_ == Verbosity::quiet) return;
   if (live_) {
-    std::fprintf(out_, "\r\033[K%s", format_live_line(*current_, elapsed_s, last_message_, terminal_width(out_)).c_str());
+    const std::string shown = escape_controls(format_live_line(*current_, elapsed_s, last_message_, terminal_width(out_)), false);
+    std::fprintf(out_, "\r\033[K%s", shown.c_str());
     std::fflush(out_);
     live_shown_ = true;
   } else if (elapsed_s - last_heartbeat_s_ >= kHeartbeatS) {
