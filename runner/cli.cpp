@@ -5,11 +5,14 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
+#include <string>
+#include <vector>
 
 #include "core/exit_code.hpp"
 #include "core/input_error.hpp"
 #include "core/version.hpp"
 #include "runner/command.hpp"
+#include "runner/help_format.hpp"
 
 namespace gpuqual {
 
@@ -37,6 +40,43 @@ void configure_app(CLI::App& app, CommandAction& selected) {
   add_probe_command(app, selected);
   add_nccl_command(app, selected);   // multi-node all-reduce under mpirun
   add_report_command(app, selected);  // HTML report of compare/diff/gate
+  finish_help(app);
+}
+
+bool is_visible(const CLI::App* a) { return !a->get_group().empty(); }
+
+// The commands of `cur`, in the order they were added, hidden ones left out.
+std::string command_list(CLI::App* cur) {
+  std::string out;
+  for (const CLI::App* sub : cur->get_subcommands([](CLI::App*) { return true; })) {
+    if (is_visible(sub)) out += (out.empty() ? "" : ", ") + sub->get_name();
+  }
+  return out;
+}
+
+// CLI11 answers a mistyped command with "A subcommand is required". Walk the leading words of
+// argv down the command tree; the first word that names no command is reported with the list.
+// Returns "" when the words are all commands (or an option or a positional comes first).
+std::string unknown_command(CLI::App& app, const std::vector<std::string>& args) {
+  CLI::App* cur = &app;
+  std::string path;
+  for (const std::string& word : args) {
+    if (word.empty() || word[0] == '-') break;
+    const auto subs = cur->get_subcommands([](CLI::App*) { return true; });
+    if (subs.empty()) break;
+    CLI::App* found = nullptr;
+    for (CLI::App* sub : subs) {
+      if (sub->check_name(word)) found = sub;
+    }
+    if (found == nullptr) {
+      const std::string where = path.empty() ? "the commands are" : fmt::format("the commands of {} are", path);
+      return fmt::format("unknown command \"{}\"; {}: {} (gpuqual help COMMAND shows one)",
+                         path.empty() ? word : path + " " + word, where, command_list(cur));
+    }
+    path += (path.empty() ? "" : " ") + word;
+    cur = found;
+  }
+  return "";
 }
 
 }  // namespace
@@ -45,8 +85,20 @@ int cli_main(int argc, char** argv) {
   CommandAction selected;
   CLI::App app;
   configure_app(app, selected);
+  // `gpuqual help [COMMAND...]` is `gpuqual [COMMAND...] --help`.
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty() && args.front() == "help") {
+    args.erase(args.begin());
+    args.emplace_back("--help");
+  }
+  if (const std::string unknown = unknown_command(app, args); !unknown.empty()) {
+    std::fprintf(stderr, "gpuqual: error: %s\n", unknown.c_str());
+    return kExitUsage;
+  }
+  std::vector<char*> new_argv{argv[0]};
+  for (auto& a : args) new_argv.push_back(a.data());
   try {
-    app.parse(argc, argv);
+    app.parse(static_cast<int>(new_argv.size()), new_argv.data());
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);  // prints help, exit 0
   } catch (const CLI::CallForAllHelp& e) {
