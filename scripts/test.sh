@@ -1,37 +1,64 @@
 #!/usr/bin/env bash
 # Quick start, all tests: installs dependencies, builds, and runs every test (unit, integration
-# with real dockerd/podman/mpirun/chromium, GPU tests that skip without a GPU, the schema check).
-set -euo pipefail
+# with real dockerd/podman/mpirun/chromium, GPU tests that skip without a GPU, the schema check),
+# then the unit tests under ASan/UBSan and the fuzzers. Each stage says when it starts; the last
+# line is the totals over every ctest stage, exactly "N passed, N failed, N skipped". A skip
+# that tests/expected-skips.txt does not list counts as failed (scripts/ctest_totals.py).
+# Arguments go to the main ctest stage (e.g. -R gate). GPUQUAL_SANITIZERS=0 leaves out the
+# sanitizer and fuzzing stages.
+set -uo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh
-scripts/build.sh
-(cd build && ctest --output-on-failure --timeout 600 -j2 "$@")
+root=$PWD
+sanitizers=${GPUQUAL_SANITIZERS:-1}
+stages=3
+[[ $sanitizers != 0 ]] && stages=5
+stage_no=0
+stage_start=$SECONDS
+stage() {
+  if (( stage_no > 0 )); then echo "test.sh: stage $stage_no done in $((SECONDS - stage_start)) s"; fi
+  stage_no=$((stage_no + 1))
+  stage_start=$SECONDS
+  echo "test.sh: [$stage_no/$stages] $*"
+}
+reports=$(mktemp -d)
+trap 'rm -rf "$reports"' EXIT
+rc=0
 
-# Sanitizers and fuzzing (docs/building.md); GPUQUAL_SANITIZERS=0 skips both stages.
-if [[ ${GPUQUAL_SANITIZERS:-1} != 0 ]]; then
-  # Runs a build step silently; on failure shows its output and fails.
-  quiet() {
-    local log rc=0
-    log=$(mktemp)
-    "$@" >"$log" 2>&1 || rc=$?
-    [[ $rc -eq 0 ]] || cat "$log"
-    rm -f "$log"
-    return "$rc"
-  }
+# Runs a build step silently; on failure shows its output and fails.
+quiet() {
+  local log rc=0
+  log=$(mktemp)
+  "$@" >"$log" 2>&1 || rc=$?
+  [[ $rc -eq 0 ]] || cat "$log"
+  rm -f "$log"
+  return "$rc"
+}
+
+stage "installing dependencies (scripts/install-deps.sh)"
+scripts/install-deps.sh || exit 1
+stage "building build/ (the first build takes about 7 minutes on 2 cores)"
+GPUQUAL_BUILD_PROGRESS=1 scripts/build.sh || { echo "test.sh: the build failed"; exit 1; }
+stage "ctest in build/: unit, integration, schema, manifests, report, GPU tests"
+(cd build && ctest --output-on-failure --timeout 600 -j2 --output-junit "$reports/main.xml" "$@") || rc=1
+
+if [[ $sanitizers != 0 ]]; then
   # Unit tests under ASan + UBSan: host code only (nvcc's device code is not instrumented), no
   # benchmarks, one CUDA architecture, and Debug (-O0: GCC compiles ASan+UBSan code ~10x faster
   # than at -O2, and assertions stay on). All targets: unit tests run helper programs too.
-  stage=$SECONDS
+  stage "ASan/UBSan build in build-asan/ and its unit tests (about 15 minutes on 2 cores)"
   cmake -S . -B build-asan -G Ninja -DGPUQUAL_WERROR=ON -DGPUQUAL_SANITIZE=ON -DGPUQUAL_BUILD_BENCH=OFF \
-    -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null
-  quiet ninja -C build-asan
+    -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null || exit 1
+  GPUQUAL_BUILD_DIR=build-asan GPUQUAL_BUILD_PROGRESS=1 scripts/build.sh || { echo "test.sh: the ASan build failed"; exit 1; }
   (cd build-asan && ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-    ctest -L unit --output-on-failure --timeout 600 -j2)
-  echo "test.sh: ASan/UBSan unit tests: $((SECONDS - stage)) s"
+    ctest -L unit --output-on-failure --timeout 600 -j2 --output-junit "$reports/asan.xml") || rc=1
   # libFuzzer targets: clang, only core + tests/fuzz (no CUDA), each run briefly.
-  stage=$SECONDS
-  CXX=clang++-14 cmake -S . -B build-fuzz -G Ninja -DGPUQUAL_WERROR=ON -DGPUQUAL_FUZZ=ON >/dev/null
-  quiet ninja -C build-fuzz
-  tests/fuzz/run_fuzzers.sh build-fuzz "${GPUQUAL_FUZZ_SECONDS:-30}"
-  echo "test.sh: fuzzing: $((SECONDS - stage)) s"
+  stage "fuzzing (clang, build-fuzz/, ${GPUQUAL_FUZZ_SECONDS:-30} s per target)"
+  CXX=clang++-14 cmake -S . -B build-fuzz -G Ninja -DGPUQUAL_WERROR=ON -DGPUQUAL_FUZZ=ON >/dev/null || exit 1
+  quiet ninja -C build-fuzz || exit 1
+  tests/fuzz/run_fuzzers.sh build-fuzz "${GPUQUAL_FUZZ_SECONDS:-30}" || rc=1
 fi
+echo "test.sh: stage $stage_no done in $((SECONDS - stage_start)) s"
+
+# The totals, summed over the ctest stages; unexpected skips fail.
+python3 "$root/scripts/ctest_totals.py" --expected-skips "$root/tests/expected-skips.txt" "$reports"/*.xml || rc=1
+exit "$rc"

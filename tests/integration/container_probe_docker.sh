@@ -3,7 +3,7 @@
 # API over its unix socket: success, exit codes, missing command, unknown image, output
 # mismatch, a hang past the timeout, a SIGKILLed and a SIGTERMed gpuqual (no container left),
 # huge output, a GPU request on this GPU-less host, and the orphan sweep.
-# Usage: container_probe_docker.sh GPUQUAL_BINARY. Exit 77 (skip) when dockerd cannot start.
+# Usage: container_probe_docker.sh GPUQUAL_BINARY. Fails when dockerd cannot start.
 set -uo pipefail
 GQ=${1:?usage: container_probe_docker.sh GPUQUAL_BINARY}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -21,7 +21,7 @@ trap cleanup EXIT
 DOCKERD_PID=$("$here/start_dockerd.sh" "$WORK") || exit $?
 SOCK="$WORK/docker.sock"
 dk() { docker -H "unix://$SOCK" "$@"; }
-command -v docker >/dev/null || { echo "SKIP: the docker CLI is not installed" >&2; exit 77; }
+command -v docker >/dev/null || { echo "FAIL: the docker CLI is not installed (scripts/install-deps.sh installs it; see DESIGN.md)" >&2; exit 1; }
 
 make_busybox_tar "$WORK/busybox.tar"
 IMG=gq-busybox:test

@@ -5,7 +5,7 @@ make_busybox_tar() {
   local out=$1 root
   local bb
   bb=$(dpkg -L busybox-static 2>/dev/null | grep -m1 '/bin/busybox$' || true)
-  [[ -n "$bb" && -x "$bb" ]] || { echo "SKIP: busybox-static is not installed" >&2; exit 77; }
+  [[ -n "$bb" && -x "$bb" ]] || { echo "FAIL: busybox-static is not installed (scripts/install-deps.sh installs it; see DESIGN.md)" >&2; exit 1; }
   root=$(mktemp -d "${TMPDIR:-/tmp}/gq-bbroot.XXXXXX")
   mkdir -p "$root/bin" "$root/tmp" "$root/proc" "$root/sys" "$root/dev" "$root/etc"
   cp "$bb" "$root/bin/busybox"
@@ -25,7 +25,7 @@ make_glibc_tar() {
   local out=$1 root libc loader
   libc=$(ldd /bin/true | awk '/libc\.so\.6/ {print $3}')
   loader=$(ldd /bin/true | awk '/ld-linux/ {print $1}')
-  [[ -f "$libc" && -f "$loader" ]] || { echo "SKIP: cannot find the host's glibc" >&2; exit 77; }
+  [[ -f "$libc" && -f "$loader" ]] || { echo "FAIL: cannot find the host's glibc" >&2; exit 1; }
   root=$(mktemp -d "${TMPDIR:-/tmp}/gq-glibcroot.XXXXXX")
   tar -C "$root" -xf "$2"
   mkdir -p "$root$(dirname "$libc")" "$root$(dirname "$loader")"

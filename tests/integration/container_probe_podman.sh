@@ -4,16 +4,16 @@
 # crun fails on its hybrid cgroups), with private storage (CONTAINERS_STORAGE_CONF) in a temp
 # dir: first through the podman CLI, then through Podman's Docker-compatible API service
 # (`podman system service`) with the Engine API client. Same cases as the dockerd test.
-# Usage: container_probe_podman.sh GPUQUAL_BINARY. Exit 77 (skip) when podman cannot run here.
+# Usage: container_probe_podman.sh GPUQUAL_BINARY. Fails when podman cannot run here.
 set -uo pipefail
 GQ=${1:?usage: container_probe_podman.sh GPUQUAL_BINARY}
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/container_probe_lib.sh"
 source "$here/container_probe_cases.sh"
 
-command -v podman >/dev/null || { echo "SKIP: podman is not installed" >&2; exit 77; }
-command -v runc >/dev/null || { echo "SKIP: runc is not installed" >&2; exit 77; }
-[[ $(id -u) -eq 0 ]] || { echo "SKIP: these podman settings need root" >&2; exit 77; }
+command -v podman >/dev/null || { echo "FAIL: podman is not installed (scripts/install-deps.sh installs it; see DESIGN.md)" >&2; exit 1; }
+command -v runc >/dev/null || { echo "FAIL: runc is not installed (scripts/install-deps.sh installs it; see DESIGN.md)" >&2; exit 1; }
+[[ $(id -u) -eq 0 ]] || { echo "FAIL: these podman settings need root" >&2; exit 1; }
 
 WORK=$(mktemp -d /tmp/gq-pm.XXXXXX)
 SERVICE_PID=""
@@ -47,8 +47,8 @@ export CONTAINERS_CONF="$WORK/containers.conf" CONTAINERS_STORAGE_CONF="$WORK/st
 make_busybox_tar "$WORK/busybox.tar"
 IMG=localhost/gq-busybox:test
 if ! podman import "$WORK/busybox.tar" "$IMG" >/dev/null 2>"$WORK/import.err"; then
-  echo "SKIP: podman cannot import an image here: $(tail -2 "$WORK/import.err" | tr '\n' ' ')" >&2
-  exit 77
+  echo "FAIL: podman cannot import an image here: $(tail -2 "$WORK/import.err" | tr '\n' ' ')" >&2
+  exit 1
 fi
 IMG_GLIBC=localhost/gq-glibc:test
 make_glibc_tar "$WORK/glibc.tar" "$WORK/busybox.tar"
@@ -57,8 +57,8 @@ IMG_CUDA=localhost/gq-cuda:12.4.1
 podman import --quiet --change 'ENV CUDA_VERSION=12.4.1' --change "ENV NVIDIA_REQUIRE_CUDA=$REQUIRE_12_4_1" \
   "$WORK/busybox.tar" "$IMG_CUDA" >/dev/null || { echo "FAIL: podman import" >&2; exit 1; }
 if ! podman run --rm "$IMG" true >/dev/null 2>"$WORK/run.err"; then
-  echo "SKIP: podman cannot run a container here: $(tail -2 "$WORK/run.err" | tr '\n' ' ')" >&2
-  exit 77
+  echo "FAIL: podman cannot run a container here: $(tail -2 "$WORK/run.err" | tr '\n' ' ')" >&2
+  exit 1
 fi
 
 rt_count() {

@@ -4,13 +4,14 @@
 # Nothing is shared with a system dockerd: own data root, exec root (with its own managed
 # containerd), pidfile and unix socket; no bridge, no iptables (the tests need no network).
 # The storage driver is overlay2, or vfs where DIR sits on a filesystem overlay2 cannot use.
-# Exit 77 (CTest skip) with the reason when dockerd cannot start here; stop it with
+# Exits 1 with the reason when dockerd cannot start here (a required component: it fails,
+# never skips); stop it with
 # stop_daemon.sh DIR/dockerd.pid.
 set -euo pipefail
 dir=${1:?usage: start_dockerd.sh DIR}
 mkdir -p "$dir"
-command -v dockerd >/dev/null || { echo "SKIP: dockerd is not installed (Debian docker.io)" >&2; exit 77; }
-[[ $(id -u) -eq 0 ]] || { echo "SKIP: dockerd needs root here" >&2; exit 77; }
+command -v dockerd >/dev/null || { echo "FAIL: dockerd is not installed (Debian docker.io; scripts/install-deps.sh installs it; see DESIGN.md)" >&2; exit 1; }
+[[ $(id -u) -eq 0 ]] || { echo "FAIL: dockerd needs root here" >&2; exit 1; }
 # The unix socket path must fit sockaddr_un (107 bytes).
 (( ${#dir} < 90 )) || { echo "start_dockerd.sh: DIR path too long for a unix socket: $dir" >&2; exit 2; }
 
@@ -27,11 +28,11 @@ for _ in $(seq 1 150); do
     exit 0
   fi
   if ! kill -0 "$pid" 2>/dev/null; then
-    echo "SKIP: dockerd exited at start: $(tail -3 "$dir/dockerd.log" | tr '\n' ' ')" >&2
-    exit 77
+    echo "FAIL: dockerd exited at start: $(tail -3 "$dir/dockerd.log" | tr '\n' ' ')" >&2
+    exit 1
   fi
   sleep 0.1
 done
 kill -TERM "$pid" 2>/dev/null || true
-echo "SKIP: dockerd did not answer within 15 s: $(tail -3 "$dir/dockerd.log" | tr '\n' ' ')" >&2
-exit 77
+echo "FAIL: dockerd did not answer within 15 s: $(tail -3 "$dir/dockerd.log" | tr '\n' ' ')" >&2
+exit 1

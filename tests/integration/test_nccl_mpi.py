@@ -198,6 +198,7 @@ if __name__ == "__main__":
     args, rest = parser.parse_known_args()
     GPUQUAL = os.path.abspath(args.gpuqual)
     if not shutil.which("mpirun"):
-        print("SKIP: mpirun not found (apt-get install openmpi-bin)")
-        sys.exit(77)
+        # A required component (scripts/install-deps.sh installs it): missing fails, never skips.
+        print("FAIL: mpirun not found (scripts/install-deps.sh installs openmpi-bin)")
+        sys.exit(1)
     unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)

@@ -2,7 +2,7 @@
 """`gpuqual report` as a person sees it: render the slow-GPU fixture's report, check the HTML
 references nothing outside itself (parsed, not grepped), open it in headless Chromium with the
 flags DESIGN.md requires on this closed network, and check the screenshot exists, is not blank and
-shows the failing verdict's red. Exit 77 (skipped) only when chromium is not installed.
+shows the failing verdict's red. Chromium is a required component: missing, the test fails.
 
 --keep PATH copies the screenshot there (docs/report-example.png is made this way)."""
 import argparse
@@ -108,8 +108,8 @@ def main():
     args = ap.parse_args()
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     if not chromium:
-        print("SKIP: chromium is not installed (scripts/install-deps.sh installs it)")
-        return 77
+        print("FAIL: chromium is not installed (scripts/install-deps.sh installs it)")
+        return 1
     work = tempfile.mkdtemp(prefix="gpuqual-report-chromium-")
     try:
         page = os.path.join(work, "report.html")
