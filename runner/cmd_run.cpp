@@ -135,7 +135,9 @@ int run_run(const RunArgs& a) {
   try {
     target = resolve_output(output);
   } catch (const std::exception& e) {
-    throw InputError(output, "", fmt::format("cannot write the run record: {}", e.what()));
+    std::string why = e.what();  // "<output>: is a directory": the path is said once
+    if (why.rfind(output + ": ", 0) == 0) why.erase(0, output.size() + 2);
+    throw InputError(output, "", "cannot write the run record: " + why);
   }
   const bool streamed = target.kind == OutputKind::stream;
   std::unique_ptr<OutputLock> lock;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -95,8 +96,11 @@ std::string validator_words(const std::string& v) {
 void walk(CLI::App* app, const std::shared_ptr<HelpFormatter>& fmt) {
   app->formatter(fmt);
   for (CLI::Option* opt : app->get_options()) {
-    // The value the bound variable holds now is the default; flags show none.
-    if (opt->get_type_size() != 0 && opt->get_default_str().empty()) opt->capture_default_str();
+    // The value the bound variable holds now is the default; flags show none, and neither does
+    // an option whose description already says what its default means ("default: one per CPU").
+    const bool says_default = opt->get_description().find("default") != std::string::npos ||
+                              opt->get_description().find("Default") != std::string::npos;
+    if (opt->get_type_size() != 0 && opt->get_default_str().empty() && !says_default) opt->capture_default_str();
   }
   const auto& table = footers();
   if (auto it = table.find(command_path(app)); it != table.end()) {
@@ -142,9 +146,44 @@ std::string wrap_text(const std::string& text, std::size_t width, std::size_t in
   return out;
 }
 
+namespace {
+
+// A validator named like a type ("PCT", "N|P%", "C": the flag's own value syntax) stands in for
+// CLI11's generic TEXT/INT/FLOAT in the option column instead of being repeated as a note.
+bool is_syntax_name(const std::string& v) {
+  if (v.empty()) return false;
+  for (char c : v) {
+    if (!((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '|' || c == '%' || c == '_')) return false;
+  }
+  return true;
+}
+
+bool generic_type(const std::string& t) { return t == "TEXT" || t == "INT" || t == "UINT" || t == "FLOAT" || t.empty(); }
+
+// "range 1 - 1000000" and a default outside it: the default means "not given", not a value.
+bool outside_range(const std::string& def, const std::vector<std::string>& notes) {
+  for (const auto& n : notes) {
+    double lo = 0, hi = 0, d = 0;
+    if (std::sscanf(n.c_str(), "range %lf - %lf", &lo, &hi) == 2 && std::sscanf(def.c_str(), "%lf", &d) == 1) {
+      if (d < lo || d > hi) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 std::string HelpFormatter::make_option(const CLI::Option* opt, bool is_positional) const {
   std::string name = "  " + make_option_name(opt, is_positional);
-  const auto [type, validators] = split_type_name(opt->get_type_name());
+  auto [type, validators] = split_type_name(opt->get_type_name());
+  for (auto it = validators.begin(); it != validators.end();) {
+    if (is_syntax_name(*it) && (generic_type(type) || *it == type)) {
+      type = *it;
+      it = validators.erase(it);
+    } else {
+      ++it;
+    }
+  }
   if (!is_positional && opt->get_type_size() != 0 && !type.empty()) name += " " + type;
   if (opt->get_expected_max() == CLI::detail::expected_max_vector_size) name += " ...";
 
@@ -154,8 +193,9 @@ std::string HelpFormatter::make_option(const CLI::Option* opt, bool is_positiona
   for (const auto& v : validators) {
     if (!v.empty()) notes.push_back(validator_words(v));
   }
-  const std::string def = opt->get_default_str();
-  if (opt->get_type_size() != 0 && !def.empty() && def != "[]" && def != "{}") notes.push_back("default: " + def);
+  std::string def = opt->get_default_str();
+  if (def.size() >= 2 && def.front() == '[' && def.back() == ']') def = def.substr(1, def.size() - 2);  // a vector's
+  if (opt->get_type_size() != 0 && !def.empty() && !outside_range(def, notes)) notes.push_back("default: " + def);
   if (!opt->get_envname().empty()) notes.push_back("env: " + opt->get_envname());
   if (!opt->get_needs().empty()) {
     std::string needs;
@@ -193,7 +233,9 @@ std::string HelpFormatter::make_subcommand(const CLI::App* sub) const {
   } else {
     out += std::string(col - name.size(), ' ');
   }
-  return out + wrap_text(sub->get_description(), kHelpWidth, col, col) + "\n";
+  std::string desc = sub->get_description();  // one entry of a list: its own line breaks go
+  for (char& c : desc) c = c == '\n' ? ' ' : c;
+  return out + wrap_text(desc, kHelpWidth, col, col) + "\n";
 }
 
 std::string HelpFormatter::make_description(const CLI::App* app) const {
@@ -205,7 +247,10 @@ std::string HelpFormatter::make_description(const CLI::App* app) const {
 std::string HelpFormatter::make_footer(const CLI::App* app) const {
   const std::string footer = app->get_footer();
   if (footer.empty()) return "";
-  return "\n" + wrap_text(footer, kHelpWidth, 2) + "\n";
+  std::string out;
+  std::istringstream lines(footer);
+  for (std::string line; std::getline(lines, line);) out += wrap_text(line, kHelpWidth, 2) + "\n";
+  return out;
 }
 
 void finish_help(CLI::App& app) { walk(&app, std::make_shared<HelpFormatter>()); }

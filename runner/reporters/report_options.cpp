@@ -30,7 +30,9 @@ void write_report(const std::string& path, const std::string& text) {
     write_file_atomic(path, text);
   } catch (const std::exception& e) {
     // An unwritable output path is the caller's mistake: exit 3, not a verdict.
-    throw InputError(path, "", fmt::format("cannot write the report: {}", e.what()));
+    std::string why = e.what();  // "<path>: is a directory": the path is said once
+    if (why.rfind(path + ": ", 0) == 0) why.erase(0, path.size() + 2);
+    throw InputError(path, "", "cannot write the report: " + why);
   }
 }
 

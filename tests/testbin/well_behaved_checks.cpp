@@ -72,6 +72,8 @@ class ContextCheck : public Check {
     r.attributes["env_run_id"] = run_id ? run_id : "";
     r.attributes["side_dir_exists"] = std::filesystem::is_directory(ctx.side_dir) ? "yes" : "no";
     if (ctx.params.contains("side_file")) {
+      // As the real checks do: the side directory is made by its first writer.
+      std::filesystem::create_directories(ctx.side_dir);
       std::ofstream(std::filesystem::path(ctx.side_dir) / ctx.params.at("side_file").get<std::string>()) << "side data\n";
     }
     return r;

@@ -111,7 +111,7 @@ TEST_F(RunOutput, ADirectoryIsRefusedWithOneLine) {
   fs::create_directories(path("results"));
   const auto r = gpuqual(judged(suite(100), "results"));
   EXPECT_EQ(r.exit_code, 3);
-  EXPECT_THAT(r.err, HasSubstr("results: is a directory"));
+  EXPECT_THAT(r.err, HasSubstr("results: cannot write the run record: is a directory"));
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   EXPECT_TRUE(fs::is_empty(path("results")));
 }
