@@ -13,6 +13,7 @@
 #include <memory>
 #include <random>
 
+#include "core/atomic_file.hpp"
 #include "core/baseline.hpp"
 #include "core/compare.hpp"
 #include "core/exit_code.hpp"
@@ -21,9 +22,8 @@
 #include "core/input_error.hpp"
 #include "core/json_input.hpp"
 #include "core/record_json.hpp"
-#include "core/text_escape.hpp"
-#include "core/atomic_file.hpp"
 #include "core/record_io.hpp"
+#include "core/text_escape.hpp"
 #include "core/utc_time.hpp"
 #include "core/version.hpp"
 #include "device/inventory.hpp"

@@ -7,7 +7,7 @@
 # Arguments go to the main ctest stage (e.g. -R gate). GPUQUAL_SANITIZERS=0 leaves out the
 # sanitizer and fuzzing stages.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 root=$PWD
 sanitizers=${GPUQUAL_SANITIZERS:-1}
 stages=3

@@ -87,7 +87,7 @@ TEST_F(CliHelp, DefaultsAreShown) {
     EXPECT_NE(r.out.substr(at, next - at).find("default: "), std::string::npos) << r.out.substr(at, next - at);
   }
   const auto run = run_cli("run --help", scratch_);
-  EXPECT_NE(run.out.find("not with --verbose"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("progress messages (not with --quiet)"), std::string::npos) << run.out;
 }
 
 TEST(WrapText, WrapsAtTheWidthAndIndentsContinuations) {

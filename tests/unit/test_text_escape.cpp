@@ -40,7 +40,7 @@ TEST_F(EscapeCli, AnEscInAHostnameIsShownNotObeyed) {
   const auto md = scratch_ / "r.md";
   using gpuqual::testing::shell_quote;
   const std::string baseline = " --baselines-dir " + shell_quote(data + "/baselines");
-  for (const std::string cmd : {"compare " + shell_quote(path.string()) + baseline + " --markdown " + shell_quote(md.string()),
+  for (const std::string& cmd : {"compare " + shell_quote(path.string()) + baseline + " --markdown " + shell_quote(md.string()),
                                 "gate " + shell_quote(path.string()) + baseline,
                                 "diff " + shell_quote(path.string()) + " " + shell_quote(path.string())}) {
     const auto r = gpuqual::testing::run_cli(cmd, scratch_);
