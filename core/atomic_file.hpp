@@ -1,6 +1,6 @@
 #pragma once
 // Writing an output file without ever leaving half of it, and without destroying what the path
-// names when that is not a plain file (README "Output files"):
+// names when that is not a plain file (docs/run.md "Output files"):
 // - a new path or a regular file: temp file next to the target, fsync, rename over it, fsync
 //   the directory. A crash leaves either the old or the new content, never a mix.
 // - a symlink: the link stays; its target (resolved, also when it does not exist yet) is

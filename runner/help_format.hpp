@@ -1,5 +1,5 @@
 #pragma once
-// How every `--help` looks (README "Getting help"): wrapped at 100 columns; each option's
+// How every `--help` looks (README "Quick start"): wrapped at 100 columns; each option's
 // type, default, choices, range and exclusions said in words in its description (CLI11 jams
 // them into the option column: "TEXT:{a,b}", "=2%", "Excludes: --verbose"); and a footer with
 // the command's exit codes and an example. Set once on the app, inherited by every subcommand.
