@@ -1,5 +1,7 @@
 #pragma once
 // `gpuqual compare`: judge one run record against the baseline of its hardware class.
+#include <optional>
+
 #include "core/baseline.hpp"
 #include "core/record.hpp"
 #include "core/verdict.hpp"
@@ -8,6 +10,7 @@ namespace gpuqual {
 
 struct CompareOptions {
   bool strict = false;               // warn counts as fail
+  std::optional<int> expect_gpus;    // --expect-gpus: overrides the baseline's gpu_count and the labels
 };
 
 // `baseline` null means no baseline exists for the record's class: the verdict is

@@ -148,6 +148,7 @@ NodeSummary summarize_node(const RunRecord& r, const Baseline* b, const GateOpti
   s.hardware_class = r.hardware_class.slug;
   CompareOptions co;
   co.strict = options.strict;
+  co.expect_gpus = options.expect_gpus;
   s.verdict = compare_record(r, b, co);
   trim_node_verdict(s.verdict);
   if (!b) return s;
@@ -202,7 +203,10 @@ Verdict GatePool::finish() {
   });
   std::vector<std::string> failed, inconclusive, warned, passed;
   std::set<std::string> classes, drivers, cuda, baselines;
+  std::map<std::string, std::vector<std::string>> nodes_by_driver, nodes_by_cuda;
   for (const auto& n : nodes_) {
+    nodes_by_driver[n.verdict.driver_version].push_back(n.node);
+    nodes_by_cuda[n.verdict.cuda_driver_version].push_back(n.node);
     switch (n.verdict.outcome) {
       case Outcome::fail: failed.push_back(n.node); break;
       case Outcome::inconclusive: inconclusive.push_back(n.node); break;
@@ -212,7 +216,7 @@ Verdict GatePool::finish() {
     classes.insert(n.hardware_class);
     drivers.insert(n.verdict.driver_version);
     cuda.insert(n.verdict.cuda_driver_version);
-    v.checks.push_back(CheckRow{n.node, std::nullopt, status_of(n.verdict.outcome), n.verdict.summary, 0});
+    v.checks.push_back(CheckRow{n.node, std::nullopt, status_of(n.verdict.outcome), n.verdict.summary, 0, false});
   }
   auto joined = [](const std::set<std::string>& s) { return s.size() == 1 ? *s.begin() : fmt::format("{}", fmt::join(s, ",")); };
   v.hardware_class = joined(classes);
@@ -265,7 +269,7 @@ Verdict GatePool::finish() {
       const std::string what = fmt::format("pool median of {} ({}): {}", e.name, cls, row.reason);
       if (row.status == Status::fail) fails.push_back(what);
       if (row.status == Status::warn) warns.push_back(what);
-      v.checks.push_back(CheckRow{fmt::format("pool {} {}", cls, e.name), std::nullopt, row.status, row.reason, 0});
+      v.checks.push_back(CheckRow{fmt::format("pool {} {}", cls, e.name), std::nullopt, row.status, row.reason, 0, false});
       v.metrics.push_back(std::move(row));
     }
   }
@@ -289,6 +293,17 @@ Verdict GatePool::finish() {
   if (!inconclusive.empty()) {
     unjudged.push_back(fmt::format("{} node{} could not be judged: {}", inconclusive.size(), inconclusive.size() == 1 ? "" : "s", names(inconclusive)));
   }
+  // One pool, one stack: a node still on the old driver has not qualified the new one.
+  auto mixed = [&](const char* what, const std::map<std::string, std::vector<std::string>>& by_version) {
+    if (by_version.size() < 2) return;
+    std::vector<std::string> parts;
+    for (const auto& [version, members] : by_version) {
+      parts.push_back(fmt::format("{} on {}", version.empty() ? "(none)" : version, names(members)));
+    }
+    warns.push_back(fmt::format("{} versions mixed in the pool: {}", what, fmt::join(parts, "; ")));
+  };
+  mixed("driver", nodes_by_driver);
+  mixed("CUDA driver", nodes_by_cuda);
   if (!warned.empty()) warns.push_back(fmt::format("{} node{} warned: {}", warned.size(), warned.size() == 1 ? "" : "s", names(warned)));
 
   decide_outcome(v, fails, unjudged, warns, duplicates_, options_.strict);

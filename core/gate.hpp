@@ -8,7 +8,9 @@
 //               passed alone. The pool's allowed drop is min(metric tolerance, --pool-allowed-drop).
 // inconclusive  fewer distinct nodes than --expect-nodes, or a node that could not be judged
 //               (no baseline for its class, a check errored, a required metric missing).
-// warn          a node warned, a failure within --max-failed, or a pool drop not confirmed.
+// warn          a node warned, a failure within --max-failed, a pool drop not confirmed, or nodes
+//               on different driver (or CUDA driver) versions: a canary pool that is not on one
+//               stack has not qualified that stack (give --target to fail the nodes off target).
 //
 // Duplicate records of one node (same Kubernetes node name, else hostname): the newest by
 // started_at counts, the others are listed in the reasons.
@@ -35,6 +37,7 @@ struct GateOptions {
   double pool_allowed_drop = 0.02;       // fraction; capped by each metric's tolerance
   double confidence = 0.95;              // two-sided coverage of the pool-median interval
   bool strict = false;                   // warn counts as fail, for nodes and for the pool
+  std::optional<int> expect_gpus;        // --expect-gpus: every node must have this many GPUs
 };
 
 // What the pool keeps of one judged record.

@@ -54,12 +54,17 @@ struct GpuCheckStatus {
   int gpu = 0;
   Status status = Status::pass;
   std::string reason;
+  std::string reason_code;        // a skip's not-applicable code (core/skip_reason.hpp), else empty
 };
 
 struct CheckResult {
   std::string name;               // registry name: gemm, hbm, health, ...
   Status status = Status::error;
   std::string reason;             // required for skip, error and fail
+  // A skip that is not applicable to the hardware says so with a code from core/skip_reason.hpp
+  // ("single_gpu"); a skip without one could not measure and never passes.
+  std::string reason_code;
+  bool optional = false;          // the suite marks the check `optional: true`: a skip does not decide
   std::string started_at;         // RFC 3339 UTC
   double duration_s = 0;
   std::vector<GpuCheckStatus> per_gpu;
@@ -71,11 +76,12 @@ struct CheckResult {
 
 // A result that carries only a status and its reason: a check that could not measure (no GPU,
 // bad parameters) or one the runner ended (timeout, crash).
-inline CheckResult unmeasurable(std::string name, Status status, std::string reason) {
+inline CheckResult unmeasurable(std::string name, Status status, std::string reason, std::string reason_code = "") {
   CheckResult r;
   r.name = std::move(name);
   r.status = status;
   r.reason = std::move(reason);
+  r.reason_code = std::move(reason_code);
   return r;
 }
 

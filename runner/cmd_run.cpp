@@ -27,6 +27,7 @@
 #include "runner/class_option.hpp"
 #include "runner/command.hpp"
 #include "runner/compare_baseline.hpp"
+#include "runner/expect_gpus_option.hpp"
 #include "runner/reporters/report_options.hpp"
 #include "runner/run/orphan_reaper.hpp"
 #include "runner/run/progress.hpp"
@@ -56,6 +57,7 @@ struct RunArgs {
   std::string baselines_dir;
   std::string class_override;
   std::string labels_file;
+  int expect_gpus = 0;
   std::string timeout;
   std::string duration;
   double grace_s = 10;
@@ -208,7 +210,8 @@ int run_run(const RunArgs& a) {
   }
   // Judge the file as written, exactly as `gpuqual compare` would read it.
   const RunRecord on_disk = read_record(output);
-  const Verdict verdict = compare_record(on_disk, baseline.get(), CompareOptions{a.report.strict});
+  const Verdict verdict =
+      compare_record(on_disk, baseline.get(), CompareOptions{a.report.strict, expect_gpus_value(a.expect_gpus)});
   return emit_reports(verdict, a.report);
 }
 
@@ -242,6 +245,7 @@ void add_run_command(CLI::App& app, CommandAction& selected) {
   add_class_option(cmd, args->class_override, "Use this hardware class instead of the derived one");
   cmd->add_option("--labels-file", args->labels_file, "Kubernetes node labels file (key=value lines) for the record")
       ->type_name("PATH");
+  add_expect_gpus_option(cmd, args->expect_gpus);
   cmd->add_option("--timeout", args->timeout,
                   "Deadline for the whole run (e.g. 20m): the running check is stopped, the rest are recorded as not run")
       ->type_name("DURATION");
