@@ -168,6 +168,24 @@ void add_gpu_count_rows(const RunRecord& r, const Baseline* b, const CompareOpti
   }
 }
 
+}  // namespace
+
+std::vector<std::string> add_target_rows(const RunRecord& r, const Target& target, Verdict& v) {
+  TargetJudgement j = judge_target(r, target);
+  for (auto& row : j.off_target) {
+    v.checks.push_back(CheckRow{"stack", row.finding.gpu, Status::fail, row.reason, 0, false});
+    v.findings.push_back(std::move(row));
+  }
+  std::vector<std::string> unjudged;
+  for (const auto& why : j.unknown) {
+    v.checks.push_back(CheckRow{"stack", std::nullopt, Status::error, why, 0, false});
+    unjudged.push_back("stack: " + why);
+  }
+  return unjudged;
+}
+
+namespace {
+
 void roll_up_gpus(const RunRecord& r, const Baseline* b, Verdict& v) {
   for (const auto& g : r.gpus) v.per_gpu[g.index] = b ? Status::pass : Status::skip;
   auto fold = [&](const std::optional<int>& gpu, Status s) {
@@ -193,8 +211,9 @@ bool nothing_measured(const RunRecord& r) {
   return true;
 }
 
-void decide(const RunRecord& r, const Baseline* b, const CompareOptions& options, Verdict& v) {
-  std::vector<std::string> fails, unjudged, warns;
+void decide(const RunRecord& r, const Baseline* b, const CompareOptions& options, Verdict& v,
+            std::vector<std::string> unjudged) {
+  std::vector<std::string> fails, warns;
   if (!b) unjudged.push_back(fmt::format("no baseline for class {}", r.hardware_class.slug));
   if (nothing_measured(r)) unjudged.push_back("nothing was measured (no metric and no passing check)");
   for (const auto& m : v.metrics) {
@@ -245,8 +264,10 @@ Verdict compare_record(const RunRecord& r, const Baseline* b, const CompareOptio
   add_finding_rows(r, b, v);
   add_check_rows(r, b, v);
   add_gpu_count_rows(r, b, options, v);
+  std::vector<std::string> unjudged;
+  if (options.target) unjudged = add_target_rows(r, *options.target, v);
   roll_up_gpus(r, b, v);
-  decide(r, b, options, v);
+  decide(r, b, options, v, std::move(unjudged));
   v.summary = compare_summary(v, b != nullptr);
   return v;
 }

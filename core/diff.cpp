@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "core/check_rows.hpp"
+#include "core/compare.hpp"
 #include "core/compare_rules.hpp"
 #include "core/diff_gpu_match.hpp"
 #include "core/diff_stack.hpp"
@@ -46,6 +47,7 @@ class Differ {
     add_metric_rows();
     add_finding_rows();
     add_check_rows();
+    add_target();
     roll_up_gpus();
     decide();
   }
@@ -252,6 +254,17 @@ class Differ {
                                           passed_before ? ": lost after the upgrade" : "");
       v_.checks.push_back(CheckRow{c.name, std::nullopt, passed_before ? Status::fail : Status::error, why, 0, false});
       (passed_before ? fails_ : unjudged_).push_back(fmt::format("check {}: {}", c.name, why));
+    }
+  }
+
+  // The after-record against the target stack, as compare judges it.
+  void add_target() {
+    if (!options_.target) return;
+    const std::size_t first = v_.findings.size();
+    for (auto& why : add_target_rows(after_, *options_.target, v_)) unjudged_.push_back(std::move(why));
+    for (std::size_t i = first; i < v_.findings.size(); ++i) {
+      const FindingRow& f = v_.findings[i];
+      fails_.push_back(fmt::format("finding {} {}: {}", f.finding.code, scope(f.finding.gpu), f.reason));
     }
   }
 

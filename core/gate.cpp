@@ -149,7 +149,9 @@ NodeSummary summarize_node(const RunRecord& r, const Baseline* b, const GateOpti
   CompareOptions co;
   co.strict = options.strict;
   co.expect_gpus = options.expect_gpus;
+  co.target = options.target;
   s.verdict = compare_record(r, b, co);
+  s.components = record_components(r);
   trim_node_verdict(s.verdict);
   if (!b) return s;
   s.pool_values.assign(b->metrics.size(), std::numeric_limits<double>::quiet_NaN());
@@ -300,10 +302,32 @@ Verdict GatePool::finish() {
     for (const auto& [version, members] : by_version) {
       parts.push_back(fmt::format("{} on {}", version.empty() ? "(none)" : version, names(members)));
     }
-    warns.push_back(fmt::format("{} versions mixed in the pool: {}", what, fmt::join(parts, "; ")));
+    unjudged.push_back(fmt::format("{} versions mixed in the pool (give --target to fail the nodes off target): {}", what,
+                                   fmt::join(parts, "; ")));
   };
-  mixed("driver", nodes_by_driver);
-  mixed("CUDA driver", nodes_by_cuda);
+  if (!options_.target) {
+    // With a target, the nodes off it fail on their own; without one, a mixed pool has not
+    // qualified one stack: inconclusive.
+    mixed("driver", nodes_by_driver);
+    mixed("CUDA driver", nodes_by_cuda);
+  }
+  // The spread of every component over the pool: "driver_version: 570.133.20 (3 nodes), 550.90.07 (node-d)".
+  std::map<std::string, std::map<std::string, std::vector<std::string>>> spread;
+  for (const auto& n : nodes_) {
+    for (const auto& [component, values] : n.components) {
+      for (const auto& value : values) spread[component][value].push_back(n.node);
+    }
+  }
+  for (const auto& c : target_components()) {
+    auto it = spread.find(std::string(c.name));
+    if (it == spread.end()) continue;
+    std::vector<std::string> parts;
+    for (const auto& [value, members] : it->second) {
+      parts.push_back(it->second.size() == 1 ? fmt::format("{} (all {} node{})", value, members.size(), members.size() == 1 ? "" : "s")
+                                             : fmt::format("{} ({})", value, names(members)));
+    }
+    v.stack_changes.push_back(fmt::format("{}: {}", c.name, fmt::join(parts, ", ")));
+  }
   if (!warned.empty()) warns.push_back(fmt::format("{} node{} warned: {}", warned.size(), warned.size() == 1 ? "" : "s", names(warned)));
 
   decide_outcome(v, fails, unjudged, warns, duplicates_, options_.strict);

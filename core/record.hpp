@@ -54,17 +54,13 @@ struct GpuCheckStatus {
   int gpu = 0;
   Status status = Status::pass;
   std::string reason;
-  std::string reason_code;        // a skip's not-applicable code (core/skip_reason.hpp), else empty
+  std::string reason_code{};      // a skip's not-applicable code (core/skip_reason.hpp), else empty
 };
 
 struct CheckResult {
   std::string name;               // registry name: gemm, hbm, health, ...
   Status status = Status::error;
   std::string reason;             // required for skip, error and fail
-  // A skip that is not applicable to the hardware says so with a code from core/skip_reason.hpp
-  // ("single_gpu"); a skip without one could not measure and never passes.
-  std::string reason_code;
-  bool optional = false;          // the suite marks the check `optional: true`: a skip does not decide
   std::string started_at;         // RFC 3339 UTC
   double duration_s = 0;
   std::vector<GpuCheckStatus> per_gpu;
@@ -72,6 +68,10 @@ struct CheckResult {
   std::vector<Finding> findings;
   // Free-form scalar facts of the check (parameters used, side-file paths, library versions).
   std::map<std::string, std::string> attributes;
+  // A skip that is not applicable to the hardware says so with a code from core/skip_reason.hpp
+  // ("single_gpu"); a skip without one could not measure and never passes.
+  std::string reason_code{};
+  bool optional = false;          // the suite marks the check `optional: true`: a skip does not decide
 };
 
 // A result that carries only a status and its reason: a check that could not measure (no GPU,

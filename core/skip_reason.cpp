@@ -12,6 +12,9 @@ constexpr std::array kCodes{
     NotApplicableCode{"precision_unsupported",
                       "no requested GEMM precision exists on this architecture (FP8 before sm_89, BF16 before sm_80)"},
     NotApplicableCode{"row_remap_unsupported", "row remapping does not exist before Ampere (retired pages are read instead)"},
+    NotApplicableCode{"no_gpu",
+                      "the run-wide Xid watch on a node whose inventory has no NVIDIA GPU (a node that should have "
+                      "GPUs fails on gpu.missing instead)"},
 };
 
 }  // namespace

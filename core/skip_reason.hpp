@@ -2,8 +2,8 @@
 // Reason codes of a skip that is *not applicable* to the hardware: the one kind of skip that may
 // sit in a passing verdict. A check sets the code together with its skip; a skip without one (or
 // with a code not in this table) means "could not measure" (no NVML, no driver, no GPU visible)
-// and makes the verdict inconclusive. The table is documented in docs/statuses.md (README,
-// "Statuses"); adding a code there and here is a decision that the situation can never be
+// and makes the verdict inconclusive. The table is documented in README.md ("Statuses");
+// adding a code there and here is a decision that the situation can never be
 // measured on that hardware, not a way to silence a check.
 #include <span>
 #include <string>

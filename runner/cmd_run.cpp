@@ -28,6 +28,7 @@
 #include "runner/command.hpp"
 #include "runner/compare_baseline.hpp"
 #include "runner/expect_gpus_option.hpp"
+#include "runner/target_option.hpp"
 #include "runner/reporters/report_options.hpp"
 #include "runner/run/orphan_reaper.hpp"
 #include "runner/run/progress.hpp"
@@ -58,6 +59,7 @@ struct RunArgs {
   std::string class_override;
   std::string labels_file;
   int expect_gpus = 0;
+  std::string target;
   std::string timeout;
   std::string duration;
   double grace_s = 10;
@@ -114,6 +116,8 @@ int run_run(const RunArgs& a) {
   }
   std::unique_ptr<Baseline> baseline;
   if (judge && a.baseline != "auto") baseline = std::make_unique<Baseline>(load_baseline(a.baseline));
+  if (!judge && !a.target.empty()) throw InputError("--target", "", "a target is judged with the record; --baseline none judges nothing");
+  const std::unique_ptr<Target> target = load_target_flag(a.target);
   // The Xid severities the run-level monitor judges with (the health check's tables and the
   // operator's overrides): a broken table is found now, not after the run.
   SeverityTable xid_table = load_severity_tables(severity_tables_dir(""), health_finding_codes());
@@ -210,8 +214,8 @@ int run_run(const RunArgs& a) {
   }
   // Judge the file as written, exactly as `gpuqual compare` would read it.
   const RunRecord on_disk = read_record(output);
-  const Verdict verdict =
-      compare_record(on_disk, baseline.get(), CompareOptions{a.report.strict, expect_gpus_value(a.expect_gpus)});
+  const Verdict verdict = compare_record(on_disk, baseline.get(),
+                                         CompareOptions{a.report.strict, expect_gpus_value(a.expect_gpus), target.get()});
   return emit_reports(verdict, a.report);
 }
 
@@ -246,6 +250,7 @@ void add_run_command(CLI::App& app, CommandAction& selected) {
   cmd->add_option("--labels-file", args->labels_file, "Kubernetes node labels file (key=value lines) for the record")
       ->type_name("PATH");
   add_expect_gpus_option(cmd, args->expect_gpus);
+  add_target_option(cmd, args->target);
   cmd->add_option("--timeout", args->timeout,
                   "Deadline for the whole run (e.g. 20m): the running check is stopped, the rest are recorded as not run")
       ->type_name("DURATION");
