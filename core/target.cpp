@@ -43,6 +43,11 @@ ComponentRule rule_from_json(const nlohmann::json& j, const std::string& file, c
     if (r.value.empty()) throw InputError(file, path, "must not be empty");
     return r;
   }
+  if (j.is_number()) {
+    // `cuda_driver_version: 12.8` is a YAML number: 12.10 would read as 12.1.
+    throw InputError(file, path, fmt::format("write the version as a quoted string (\"{}\"): YAML reads it as a number",
+                                             j.dump()));
+  }
   JsonObject o(j, file, path);
   int given = 0;
   for (TargetMatch m : {TargetMatch::exact, TargetMatch::prefix, TargetMatch::minimum}) {

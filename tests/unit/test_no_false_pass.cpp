@@ -142,7 +142,7 @@ TEST(SkipRule, ASkipThatCouldNotMeasureIsInconclusiveAndTheSummaryNamesIt) {
   EXPECT_EQ(v.outcome, Outcome::inconclusive);
   EXPECT_EQ(v.exit_code, 2);
   EXPECT_TRUE(has_reason(v, "health skipped: NVML unavailable")) << v.reasons.front();
-  EXPECT_NE(v.summary.find("1 of 2 check results not passed (health skipped: NVML unavailable: no libnvidia-ml)"),
+  EXPECT_NE(v.summary.find("1 of 3 check results not passed (health skipped: NVML unavailable: no libnvidia-ml)"),
             std::string::npos)
       << v.summary;
 }
@@ -356,6 +356,8 @@ TEST(Target, BadFilesAreInputErrorsNamingThePath) {
   EXPECT_NE(message("schema: gpuqual.target/v1\ncomponents: {kernel: {minimum: six}}\n").find("not a dotted version"),
             std::string::npos);
   EXPECT_NE(message("schema: gpuqual.target/v1\n").find("at least one component"), std::string::npos);
+  EXPECT_NE(message("schema: gpuqual.target/v1\ncomponents: {cuda_driver_version: 12.8}\n").find("quoted string"),
+            std::string::npos);
 }
 
 TEST(Target, ANodeOffTargetFailsNamingComponentExpectedAndFound) {
@@ -407,4 +409,16 @@ TEST(Target, GateFailsTheNodesOffTargetAndShowsTheSpread) {
   const Verdict without = pool_of(nullptr);
   EXPECT_EQ(without.outcome, Outcome::inconclusive);
   EXPECT_TRUE(has_reason(without, "driver versions mixed in the pool"));
+}
+
+// --- issue 20: the summary's counts agree with the table ----------------------------------
+
+TEST(SummaryCounts, EveryCheckResultThatDidNotPassIsCounted) {
+  const Baseline b = baseline_with({expect("gemm.bf16.tflops", 771, 0.05)});
+  // gemm on GPU 1 fails (a metric row explains it), health errored (nothing explains it).
+  const RunRecord r = record_with(2, {gemm_check({771, 700}), health(Status::error, "NVML_ERROR_UNKNOWN")});
+  const Verdict v = compare_record(r, &b, {});
+  ASSERT_EQ(v.checks.size(), 3u);
+  EXPECT_NE(v.summary.find("2 of 3 check results not passed (health node error: NVML_ERROR_UNKNOWN)"), std::string::npos)
+      << v.summary;
 }
