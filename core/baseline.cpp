@@ -145,6 +145,13 @@ Baseline baseline_from_json(const json& root, const std::string& file) {
       b.finding_limits.push_back(std::move(f));
     }
   }
+  if (const json* checks = o.opt_object("checks")) {
+    for (auto it = checks->begin(); it != checks->end(); ++it) {
+      JsonObject c(*it, file, o.child_path("checks") + "." + it.key());
+      b.checks[it.key()].optional = c.opt_boolean("optional").value_or(false);
+      c.finish();
+    }
+  }
   o.finish();
   b.origin = file;
   return b;

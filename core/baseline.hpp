@@ -33,6 +33,11 @@ struct FindingLimit {
   std::string action;                    // what the operator should do
 };
 
+// What the baseline says about a check as a whole (the `checks:` map, keyed by check name).
+struct CheckExpectation {
+  bool optional = false;                 // a skip of this check does not make the verdict inconclusive
+};
+
 struct Provenance {
   std::string source;                    // "built by gpuqual baseline build", "hand-written", ...
   int runs = 0;
@@ -46,11 +51,19 @@ struct Provenance {
 struct Baseline {
   std::string schema = kBaselineSchema;
   std::string hardware_class;            // slug, e.g. h200-sxm-141gb
-  std::optional<int> gpu_count;          // for node-scope metrics (NCCL): expectations hold for this count
+  // The GPUs a node of this class has: fewer in a record is `gpu.missing` (fail); node-scope
+  // metrics (NCCL) hold for this count.
+  std::optional<int> gpu_count;
   Provenance provenance;
   std::vector<MetricExpectation> metrics;
   std::vector<FindingLimit> finding_limits;
+  std::map<std::string, CheckExpectation> checks;
   std::string origin;                    // file it was loaded from (for reports)
+
+  bool check_optional(const std::string& check) const {
+    auto it = checks.find(check);
+    return it != checks.end() && it->second.optional;
+  }
 };
 
 // Strict loader: InputError naming the file, the key path and line, and the problem.

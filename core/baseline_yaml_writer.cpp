@@ -98,6 +98,14 @@ std::string baseline_to_yaml(const Baseline& b) {
   out << YAML::Key << "finding_limits" << YAML::Value << YAML::BeginSeq;
   for (const auto& f : b.finding_limits) emit_limit(out, f);
   out << YAML::EndSeq;
+  if (!b.checks.empty()) {
+    out << YAML::Key << "checks" << YAML::Value << YAML::BeginMap;
+    for (const auto& [name, c] : b.checks) {
+      out << YAML::Key << name << YAML::Value << YAML::BeginMap << YAML::Key << "optional" << YAML::Value
+          << (c.optional ? "true" : "false") << YAML::EndMap;
+    }
+    out << YAML::EndMap;
+  }
   out << YAML::EndMap;
   return std::string(out.c_str()) + "\n";
 }

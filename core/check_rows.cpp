@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/record_lookup.hpp"
+#include "core/skip_reason.hpp"
 
 namespace gpuqual {
 
@@ -34,11 +35,18 @@ std::vector<CheckRow> check_rows(const CheckResult& c, const Verdict& v, bool sk
   std::vector<CheckRow> rows;
   for (const auto& gpu : scopes) {
     auto [status, reason] = recorded_status(c, gpu);
-    CheckRow row{c.name, gpu, status, status == Status::pass ? "" : reason, c.duration_s};
+    CheckRow row{c.name, gpu, status, status == Status::pass ? "" : reason, c.duration_s, false};
+    if (status == Status::skip) {
+      const std::string code = recorded_reason_code(c, gpu);
+      row.skip_accepted = skip_is_acceptable(c, code, false);
+      if (is_not_applicable_code(code)) row.reason = fmt::format("not applicable ({}): {}", code, reason);
+      else if (c.optional) row.reason = "optional check: " + reason;
+    }
     auto fold = [&](Status s, const std::string& why) {
       if (s == Status::skip || severity_rank(s) <= severity_rank(row.status)) return;
       row.status = s;
       row.reason = why;
+      row.skip_accepted = false;
     };
     for (const auto& m : v.metrics) {
       if (m.check == c.name && m.gpu == gpu) fold(m.status, fmt::format("{}: {}", m.metric, m.reason));

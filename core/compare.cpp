@@ -11,6 +11,7 @@
 
 #include "core/check_rows.hpp"
 #include "core/compare_rules.hpp"
+#include "core/expected_gpus.hpp"
 #include "core/record_lookup.hpp"
 #include "core/compare_summary.hpp"
 
@@ -127,25 +128,63 @@ void add_metric_rows(const RunRecord& r, const Baseline* b, Verdict& v) {
 
 void add_finding_rows(const RunRecord& r, const Baseline* b, Verdict& v) {
   for (const auto& c : r.checks) {
-    for (const auto& f : c.findings) v.findings.push_back(judge_finding(c.name, f, b));
+    for (const auto& f : c.findings) {
+      FindingRow row = judge_finding(c.name, f, b);
+      not_green_when_unmeasured(row, c);
+      v.findings.push_back(std::move(row));
+    }
   }
 }
 
 // The check rows (core/check_rows.hpp), then a row for each required check the record lacks.
-void add_check_rows(const RunRecord& r, Verdict& v) {
+void add_check_rows(const RunRecord& r, const Baseline* b, Verdict& v) {
   std::set<std::string> in_record;
   for (const auto& c : r.checks) {
     in_record.insert(c.name);
-    for (CheckRow& row : check_rows(c, v, /*skipped_metrics_place_gpu=*/false)) v.checks.push_back(std::move(row));
+    for (CheckRow& row : check_rows(c, v, /*skipped_metrics_place_gpu=*/false)) {
+      if (row.status == Status::skip && !row.skip_accepted && b && b->check_optional(c.name)) {
+        row.skip_accepted = true;
+        row.reason = "optional in the baseline: " + row.reason;
+      }
+      v.checks.push_back(std::move(row));
+    }
   }
   // A required metric whose check is not in the record at all: the check did not run there.
   std::set<std::pair<std::string, int>> added;
   for (const auto& m : v.metrics) {
     if (m.status != Status::error || in_record.count(m.check)) continue;
     if (!added.insert({m.check, scope_key(m.gpu)}).second) continue;
-    v.checks.push_back(CheckRow{m.check, m.gpu, Status::error, fmt::format("check did not run: {} {}", m.metric, m.reason), 0});
+    v.checks.push_back(CheckRow{m.check, m.gpu, Status::error, fmt::format("check did not run: {} {}", m.metric, m.reason), 0, false});
   }
 }
+
+// Fewer GPUs than the node should have: a fail no benchmark of the remaining GPUs can show.
+void add_gpu_count_rows(const RunRecord& r, const Baseline* b, const CompareOptions& options, Verdict& v) {
+  const auto expected = expected_gpu_count(r, b, options.expect_gpus);
+  if (!expected) return;
+  if (auto row = missing_gpus_row(r, *expected)) {
+    v.checks.push_back(CheckRow{"gpus", std::nullopt, Status::fail, row->reason, 0, false});
+    v.findings.push_back(std::move(*row));
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> add_target_rows(const RunRecord& r, const Target& target, Verdict& v) {
+  TargetJudgement j = judge_target(r, target);
+  for (auto& row : j.off_target) {
+    v.checks.push_back(CheckRow{"stack", row.finding.gpu, Status::fail, row.reason, 0, false});
+    v.findings.push_back(std::move(row));
+  }
+  std::vector<std::string> unjudged;
+  for (const auto& why : j.unknown) {
+    v.checks.push_back(CheckRow{"stack", std::nullopt, Status::error, why, 0, false});
+    unjudged.push_back("stack: " + why);
+  }
+  return unjudged;
+}
+
+namespace {
 
 void roll_up_gpus(const RunRecord& r, const Baseline* b, Verdict& v) {
   for (const auto& g : r.gpus) v.per_gpu[g.index] = b ? Status::pass : Status::skip;
@@ -172,8 +211,9 @@ bool nothing_measured(const RunRecord& r) {
   return true;
 }
 
-void decide(const RunRecord& r, const Baseline* b, const CompareOptions& options, Verdict& v) {
-  std::vector<std::string> fails, unjudged, warns;
+void decide(const RunRecord& r, const Baseline* b, const CompareOptions& options, Verdict& v,
+            std::vector<std::string> unjudged) {
+  std::vector<std::string> fails, warns;
   if (!b) unjudged.push_back(fmt::format("no baseline for class {}", r.hardware_class.slug));
   if (nothing_measured(r)) unjudged.push_back("nothing was measured (no metric and no passing check)");
   for (const auto& m : v.metrics) {
@@ -187,9 +227,16 @@ void decide(const RunRecord& r, const Baseline* b, const CompareOptions& options
     if (f.status == Status::fail) fails.push_back(what);
     if (f.status == Status::warn) warns.push_back(what);
   }
+  // A skip that could not measure ("NVML unavailable") never passes; a not-applicable or optional
+  // one does not decide (core/skip_reason.hpp).
+  for (const auto& c : v.checks) {
+    if (c.status == Status::skip && !c.skip_accepted) {
+      unjudged.push_back(fmt::format("{}{} skipped: {}", c.check, c.gpu ? " " + scope_name(c.gpu) : "", c.reason));
+    }
+  }
   // The record's own check statuses (a check may fail or error with no metric to show for it).
   for (const auto& c : r.checks) {
-    std::vector<std::pair<std::optional<int>, GpuCheckStatus>> results{{std::nullopt, {0, c.status, c.reason}}};
+    std::vector<std::pair<std::optional<int>, GpuCheckStatus>> results{{std::nullopt, {0, c.status, c.reason, c.reason_code}}};
     for (const auto& g : c.per_gpu) results.push_back({g.gpu, g});
     for (const auto& [gpu, s] : results) {
       const std::string what = fmt::format("check {} {} {}: {}", c.name, scope_name(gpu), to_string(s.status), s.reason);
@@ -215,9 +262,12 @@ Verdict compare_record(const RunRecord& r, const Baseline* b, const CompareOptio
   v.baseline = b ? b->origin : "";
   add_metric_rows(r, b, v);
   add_finding_rows(r, b, v);
-  add_check_rows(r, v);
+  add_check_rows(r, b, v);
+  add_gpu_count_rows(r, b, options, v);
+  std::vector<std::string> unjudged;
+  if (options.target) unjudged = add_target_rows(r, *options.target, v);
   roll_up_gpus(r, b, v);
-  decide(r, b, options, v);
+  decide(r, b, options, v, std::move(unjudged));
   v.summary = compare_summary(v, b != nullptr);
   return v;
 }

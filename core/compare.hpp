@@ -1,14 +1,26 @@
 #pragma once
 // `gpuqual compare`: judge one run record against the baseline of its hardware class.
+#include <optional>
+#include <string>
+#include <vector>
+
 #include "core/baseline.hpp"
 #include "core/record.hpp"
+#include "core/target.hpp"
 #include "core/verdict.hpp"
 
 namespace gpuqual {
 
 struct CompareOptions {
   bool strict = false;               // warn counts as fail
+  std::optional<int> expect_gpus{};  // --expect-gpus: overrides the baseline's gpu_count and the labels
+  const Target* target = nullptr;    // --target: the stack the node must be on (core/target.hpp)
 };
+
+// The `stack.off_target` rows of a judged record (check "stack"): the findings, a check row for
+// each, and an error row for each component the record does not state. Returns the texts that
+// cannot be judged. Shared by compare and diff.
+std::vector<std::string> add_target_rows(const RunRecord& record, const Target& target, Verdict& v);
 
 // `baseline` null means no baseline exists for the record's class: the verdict is
 // inconclusive (never pass), with the reason. Checks that errored or were skipped are never

@@ -5,6 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <utility>
+
+#include "core/record_lookup.hpp"
+#include "core/tolerance.hpp"
 
 namespace gpuqual {
 
@@ -21,6 +25,13 @@ double allowed_drop(const MetricExpectation& e, double observed_cv, std::size_t 
   const double se = n > 0 ? std::sqrt(std::numbers::pi / 2) * observed_cv / std::sqrt(static_cast<double>(n)) : 0.0;
   const double sigma = std::hypot(*e.noise_cv, se);
   return std::min(2 * e.tolerance, std::max(e.tolerance, 3 * sigma));
+}
+
+int distinct_precision(double a, double b) {
+  for (int digits = 1; digits < 6; ++digits) {
+    if (fmt::format("{:.{}f}", a, digits) != fmt::format("{:.{}f}", b, digits)) return digits;
+  }
+  return 6;
 }
 
 MetricRow judge_metric(const std::string& check, const Metric& m, const MetricExpectation& e) {
@@ -48,26 +59,48 @@ MetricRow judge_metric(const std::string& check, const Metric& m, const MetricEx
     row.reason = "metric has no samples";
     return row;
   }
+  // The readers reject non-finite numbers; a record built in memory (or a baseline with an
+  // expected value of 0) must still never pass by a comparison with NaN.
+  if (!std::isfinite(m.median) || !std::isfinite(e.expected) || !(e.expected > 0) || !std::isfinite(m.cv)) {
+    row.status = Status::error;
+    row.reason = fmt::format("cannot judge median {:g} against expected {:g}", m.median, e.expected);
+    return row;
+  }
   const double drop = relative_drop(e.expected, m.median, e.direction);
   const double allowed = allowed_drop(e, m.cv, m.n());
   row.delta_pct = (m.median - e.expected) / e.expected * 100;
   row.allowed_drop_pct = allowed * 100;
   const char* sign = e.direction == Direction::higher ? "-" : "+";
-  if (drop > allowed) {
+  // Shown with as many decimals as it takes for the two numbers to read differently.
+  auto pct = [&](double bound) {
+    const int digits = distinct_precision(std::abs(*row.delta_pct), bound * 100);
+    return std::pair{fmt::format("{:+.{}f}%", *row.delta_pct, digits), fmt::format("{}{:.{}f}%", sign, bound * 100, digits)};
+  };
+  if (beyond_allowed(drop, allowed)) {
     row.status = Status::fail;
-    row.reason = fmt::format("{:+.1f}% vs expected {:g} {}, beyond the allowed {}{:.1f}%", *row.delta_pct, e.expected,
-                             e.unit, sign, allowed * 100);
-  } else if (drop > e.tolerance) {
+    const auto [delta, bound] = pct(allowed);
+    row.reason = fmt::format("{} vs expected {:g} {}, beyond the allowed {}", delta, e.expected, e.unit, bound);
+  } else if (beyond_allowed(drop, e.tolerance)) {
     row.status = Status::warn;
-    row.reason = fmt::format("{:+.1f}% is beyond the tolerance {}{:.1f}% but within the noise allowance {}{:.1f}%",
-                             *row.delta_pct, sign, e.tolerance * 100, sign, allowed * 100);
-  } else if (e.warn_tolerance && drop > *e.warn_tolerance) {
+    const auto [delta, bound] = pct(e.tolerance);
+    row.reason = fmt::format("{} is beyond the tolerance {} but within the noise allowance {}{:.1f}%", delta, bound, sign,
+                             allowed * 100);
+  } else if (e.warn_tolerance && beyond_allowed(drop, *e.warn_tolerance)) {
     row.status = Status::warn;
-    row.reason = fmt::format("{:+.1f}% is beyond the warn tolerance {}{:.1f}%", *row.delta_pct, sign, *e.warn_tolerance * 100);
+    const auto [delta, bound] = pct(*e.warn_tolerance);
+    row.reason = fmt::format("{} is beyond the warn tolerance {}", delta, bound);
   } else {
     row.status = Status::pass;
   }
   return row;
+}
+
+void not_green_when_unmeasured(FindingRow& row, const CheckResult& check) {
+  if (row.status != Status::pass) return;
+  const auto [status, reason] = recorded_status(check, row.finding.gpu);
+  if (status != Status::skip && status != Status::error) return;
+  row.status = status;
+  row.reason = fmt::format("check {} {}: {}; {}", check.name, to_string(status), reason, row.reason);
 }
 
 const FindingLimit* find_limit(const Baseline* baseline, const std::string& code) {

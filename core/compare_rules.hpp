@@ -32,6 +32,14 @@ const FindingLimit* find_limit(const Baseline* baseline, const std::string& code
 // severity (fail → fail, warn → warn, info → pass).
 FindingRow judge_finding(const std::string& check, const Finding& finding, const Baseline* baseline);
 
+// The fewest decimals (1..6) at which two percentages print differently, so that no reason reads
+// "-5.0% beyond -5.0%": a drop of 5.04 % past a 5 % tolerance prints as -5.04% and 5.00%.
+int distinct_precision(double a, double b);
+
+// A finding that passed on its own (informational) but belongs to a check that ended skip or
+// error at its scope takes that status: "compat.no_driver" is never shown as a green pass.
+void not_green_when_unmeasured(FindingRow& row, const CheckResult& check);
+
 // "gpu 3" or "node": how rows name their scope in reasons and summaries.
 std::string scope_name(const std::optional<int>& gpu);
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <vector>
 
 #include "core/compare_rules.hpp"
@@ -20,8 +21,9 @@ std::string describe(const MetricRow& m) {
   if (m.delta_pct && (m.status == Status::fail || m.status == Status::warn)) {
     const bool higher = m.direction == Direction::higher;
     if (m.status == Status::fail) {
-      return fmt::format("{} {} {:+.1f}% {} {}{:.1f}%", m.metric, scope_name(m.gpu), *m.delta_pct, higher ? "<" : ">",
-                         higher ? "-" : "+", m.allowed_drop_pct);
+      const int digits = distinct_precision(std::abs(*m.delta_pct), m.allowed_drop_pct);
+      return fmt::format("{} {} {:+.{}f}% {} {}{:.{}f}%", m.metric, scope_name(m.gpu), *m.delta_pct, digits,
+                         higher ? "<" : ">", higher ? "-" : "+", m.allowed_drop_pct, digits);
     }
     return fmt::format("{} {} {:+.1f}%", m.metric, scope_name(m.gpu), *m.delta_pct);
   }
@@ -70,24 +72,30 @@ std::string findings_part(const Verdict& v) {
   return plural(n, "finding", "findings");
 }
 
-// Check results that failed or errored with no metric or finding row of the same check, GPU
-// and status to explain them (a check that crashed, a container probe that could not start).
+// Every check result that did not pass and decides (fail, error, a skip that could not measure),
+// counted in full so the number agrees with the table, naming first one that no metric or finding
+// row of the same check, GPU and status explains (a check that crashed, health without NVML).
 std::string checks_part(const Verdict& v) {
   std::vector<const CheckRow*> bad;
+  const CheckRow* unexplained = nullptr;
   for (const auto& c : v.checks) {
-    if (c.status != Status::fail && c.status != Status::error) continue;
+    const bool decides = c.status == Status::fail || c.status == Status::error || (c.status == Status::skip && !c.skip_accepted);
+    if (!decides) continue;
+    bad.push_back(&c);
     const bool explained =
         std::any_of(v.metrics.begin(), v.metrics.end(),
                     [&](const MetricRow& m) { return m.check == c.check && m.gpu == c.gpu && m.status == c.status; }) ||
         std::any_of(v.findings.begin(), v.findings.end(), [&](const FindingRow& f) {
           return f.check == c.check && f.finding.gpu == c.gpu && f.status == c.status;
         });
-    if (!explained) bad.push_back(&c);
+    if (!explained && !unexplained) unexplained = &c;
   }
   if (bad.empty()) return "";
-  const CheckRow& c = *bad.front();
-  return fmt::format("{} not passed ({} {} {}: {})", plural(bad.size(), "check result", "check results"), c.check,
-                     scope_name(c.gpu), to_string(c.status), c.reason);
+  const CheckRow& c = unexplained ? *unexplained : *bad.front();
+  const std::string what = c.status == Status::skip
+                               ? fmt::format("{}{} skipped: {}", c.check, c.gpu ? " " + scope_name(c.gpu) : "", c.reason)
+                               : fmt::format("{} {} {}: {}", c.check, scope_name(c.gpu), to_string(c.status), c.reason);
+  return fmt::format("{} of {} not passed ({})", bad.size(), plural(v.checks.size(), "check result", "check results"), what);
 }
 
 }  // namespace

@@ -4,14 +4,18 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <map>
 #include <set>
 #include <tuple>
 
 #include "core/check_rows.hpp"
+#include "core/compare.hpp"
+#include "core/compare_rules.hpp"
 #include "core/diff_gpu_match.hpp"
 #include "core/diff_stack.hpp"
 #include "core/record_lookup.hpp"
+#include "core/skip_reason.hpp"
 #include "core/text_case.hpp"
 
 namespace gpuqual {
@@ -43,6 +47,7 @@ class Differ {
     add_metric_rows();
     add_finding_rows();
     add_check_rows();
+    add_target();
     roll_up_gpus();
     decide();
   }
@@ -62,7 +67,7 @@ class Differ {
                                               g->pci_bus_id.empty() ? "(no PCI bus id)" : g->pci_bus_id)
                                 : "";
       const std::string why = fmt::format("GPU present before (gpu {}: {}) is missing after", p.before, who);
-      v_.checks.push_back(CheckRow{"gpus", std::nullopt, Status::fail, why, 0});
+      v_.checks.push_back(CheckRow{"gpus", std::nullopt, Status::fail, why, 0, false});
       fails_.push_back(why);
       v_.stack_changes.push_back(fmt::format("GPU removed: gpu {} ({})", p.before, g ? g->uuid : ""));
     }
@@ -102,8 +107,11 @@ class Differ {
         row.allowed_drop_pct = rule.allowed_drop * 100;
         auto it = after_metrics.find({c.name, bm.name, gpu ? *gpu : -1});
         if (it == after_metrics.end()) {
-          row.status = Status::error;
-          row.reason = "measured before, missing after";
+          // Measured by a check that passed before: lost after the upgrade, a failure. Measured
+          // by one that did not pass before: nothing to hold the after-run to.
+          const bool passed_before = passed(before_, c.name, bm.gpu);
+          row.status = passed_before ? Status::fail : Status::error;
+          row.reason = passed_before ? "measured before, lost after the upgrade" : "measured before, missing after";
           if (const CheckResult* ac = find_check(after_, c.name)) {
             auto [status, reason] = recorded_status(*ac, gpu);
             if (status != Status::pass) row.reason += fmt::format(" (check {} {}: {})", c.name, to_string(status), reason);
@@ -191,6 +199,7 @@ class Differ {
           row.status = Status::pass;
           row.reason = "informational, present before too";
         }
+        not_green_when_unmeasured(row, c);
         const std::string what = fmt::format("finding {} {}: {}", f.code, scope(f.gpu), row.reason);
         if (row.status == Status::fail) fails_.push_back(what);
         if (row.status == Status::warn) warns_.push_back(what);
@@ -199,7 +208,17 @@ class Differ {
     }
   }
 
-  // One row per check × GPU the check touched after (the JUnit testcases), like compare.
+  // Whether `check` passed (or warned) in `r` at the scope of `gpu` (an index of `r`).
+  static bool passed(const RunRecord& r, const std::string& check, const std::optional<int>& gpu) {
+    const CheckResult* c = find_check(r, check);
+    if (!c) return false;
+    const Status s = recorded_status(*c, gpu).first;
+    return s == Status::pass || s == Status::warn;
+  }
+
+  // One row per check × GPU the check touched after (the JUnit testcases), like compare. A check
+  // that passed before and ends skip or error after was lost in the upgrade: fail. Only a skip
+  // that is not applicable on both sides (one GPU before and after) is no change.
   void add_check_rows() {
     std::set<std::string> after_names;
     for (const auto& c : after_.checks) {
@@ -207,17 +226,45 @@ class Differ {
       for (CheckRow& row : check_rows(c, v_, /*skipped_metrics_place_gpu=*/true)) {
         const auto [status, reason] = recorded_status(c, row.gpu);
         const std::string where = scope(row.gpu);
+        std::optional<int> before_gpu;
+        if (row.gpu) before_gpu = gpus_.before_for(*row.gpu);
+        const bool passed_before = passed(before_, c.name, row.gpu ? before_gpu : std::nullopt);
+        const bool not_applicable = status == Status::skip && is_not_applicable_code(recorded_reason_code(c, row.gpu));
         if (status == Status::fail) fails_.push_back(fmt::format("check {} {} failed after: {}", c.name, where, reason));
-        if (status == Status::error) unjudged_.push_back(fmt::format("check {} {} errored after: {}", c.name, where, reason));
+        if ((status == Status::error || (status == Status::skip && (!row.skip_accepted || not_applicable))) &&
+            passed_before) {
+          row.status = Status::fail;
+          row.reason = fmt::format("passed before, {} after the upgrade: {}", status == Status::skip ? "skipped" : "errored",
+                                   reason);
+          fails_.push_back(fmt::format("check {} {} lost after the upgrade ({}: {})", c.name, where, to_string(status), reason));
+          row.skip_accepted = false;
+        } else if (status == Status::error) {
+          unjudged_.push_back(fmt::format("check {} {} errored after: {}", c.name, where, reason));
+        } else if (status == Status::skip && !row.skip_accepted) {
+          unjudged_.push_back(fmt::format("{}{} skipped after: {}", c.name, row.gpu ? " " + where : "", reason));
+        }
         if (status == Status::warn) warns_.push_back(fmt::format("check {} {} warned after: {}", c.name, where, reason));
         v_.checks.push_back(std::move(row));
       }
     }
     for (const auto& c : before_.checks) {
       if (after_names.count(c.name) || c.status == Status::skip) continue;
-      const std::string why = fmt::format("ran before ({}), not in the after-record", to_string(c.status));
-      v_.checks.push_back(CheckRow{c.name, std::nullopt, Status::error, why, 0});
-      unjudged_.push_back(fmt::format("check {}: {}", c.name, why));
+      const bool passed_before = c.status == Status::pass || c.status == Status::warn;
+      const std::string why = fmt::format("ran before ({}), not in the after-record{}", to_string(c.status),
+                                          passed_before ? ": lost after the upgrade" : "");
+      v_.checks.push_back(CheckRow{c.name, std::nullopt, passed_before ? Status::fail : Status::error, why, 0, false});
+      (passed_before ? fails_ : unjudged_).push_back(fmt::format("check {}: {}", c.name, why));
+    }
+  }
+
+  // The after-record against the target stack, as compare judges it.
+  void add_target() {
+    if (!options_.target) return;
+    const std::size_t first = v_.findings.size();
+    for (auto& why : add_target_rows(after_, *options_.target, v_)) unjudged_.push_back(std::move(why));
+    for (std::size_t i = first; i < v_.findings.size(); ++i) {
+      const FindingRow& f = v_.findings[i];
+      fails_.push_back(fmt::format("finding {} {}: {}", f.finding.code, scope(f.finding.gpu), f.reason));
     }
   }
 
@@ -265,9 +312,14 @@ std::string diff_summary(const Verdict& v) {
   std::size_t judged = 0, failed = 0, warned = 0, unjudged = 0;
   const MetricRow* worst = nullptr;
   double worst_drop = -1e300;
+  std::size_t lost = 0;
   for (const auto& m : v.metrics) {
     if (m.status == Status::error) {
       ++unjudged;
+      continue;
+    }
+    if (!m.observed) {  // measured before, not after: not a regression, a loss
+      lost += m.status == Status::fail;
       continue;
     }
     ++judged;
@@ -282,9 +334,10 @@ std::string diff_summary(const Verdict& v) {
     }
   }
   const auto described = [](const MetricRow& m) {
-    return fmt::format("{} {} {:+.1f}% {} {}{:.1f}%", m.metric, scope(m.gpu), *m.delta_pct,
+    const int digits = distinct_precision(std::abs(*m.delta_pct), m.allowed_drop_pct);
+    return fmt::format("{} {} {:+.{}f}% {} {}{:.{}f}%", m.metric, scope(m.gpu), *m.delta_pct, digits,
                        m.direction == Direction::higher ? "<" : ">", m.direction == Direction::higher ? "-" : "+",
-                       m.allowed_drop_pct);
+                       m.allowed_drop_pct, digits);
   };
   if (failed) {
     parts.push_back(fmt::format("{} of {} metrics regressed{}", failed, judged, worst ? " (" + described(*worst) + ")" : ""));
@@ -294,7 +347,16 @@ std::string diff_summary(const Verdict& v) {
   } else {
     parts.push_back(fmt::format("{} metrics within noise", judged));
   }
+  if (lost) parts.push_back(fmt::format("{} metric{} lost after the upgrade", lost, lost == 1 ? "" : "s"));
   if (unjudged) parts.push_back(fmt::format("{} not judged", unjudged));
+  // The first check that did not run after: lost in the upgrade, or a skip that could not measure.
+  for (const auto& c : v.checks) {
+    const bool lost_check = c.status == Status::fail && c.reason.find(" after the upgrade") != std::string::npos;
+    if (lost_check || (c.status == Status::skip && !c.skip_accepted)) {
+      parts.push_back(fmt::format("{}{}: {}", c.check, c.gpu ? " " + scope(c.gpu) : "", c.reason));
+      break;
+    }
+  }
   std::size_t missing = 0;
   for (const auto& c : v.checks) missing += c.check == "gpus" && c.status == Status::fail;
   if (missing) parts.push_back(fmt::format("{} GPU{} missing", missing, missing == 1 ? "" : "s"));

@@ -14,6 +14,7 @@
 #include "core/baseline.hpp"
 #include "core/noise_model.hpp"
 #include "core/record.hpp"
+#include "core/target.hpp"
 #include "core/verdict.hpp"
 
 namespace gpuqual {
@@ -24,6 +25,7 @@ struct DiffOptions {
   const Baseline* tolerances = nullptr;   // per-metric overrides: tolerance, warn_tolerance
   bool strict = false;                    // warn counts as fail
   std::string before_origin;              // path of the before-record (Verdict::baseline)
+  const Target* target = nullptr;         // --target: the after-record must be on this stack
 };
 
 // The rule that applies to one metric: the baseline's tolerance for that metric name when the

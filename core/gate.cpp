@@ -163,7 +163,10 @@ NodeSummary summarize_node(const RunRecord& r, const Baseline* b, const GateOpti
   s.hardware_class = r.hardware_class.slug;
   CompareOptions co;
   co.strict = options.strict;
+  co.expect_gpus = options.expect_gpus;
+  co.target = options.target;
   s.verdict = compare_record(r, b, co);
+  s.components = record_components(r);
   trim_node_verdict(s.verdict);
   if (!b) return s;
   s.pool_values.assign(b->metrics.size(), std::numeric_limits<double>::quiet_NaN());
@@ -217,6 +220,7 @@ Verdict GatePool::finish() {
   });
   std::vector<std::string> failed, inconclusive, warned, passed, unreadable;
   std::set<std::string> classes, drivers, cuda, baselines;
+  std::map<std::string, std::vector<std::string>> nodes_by_driver, nodes_by_cuda;
   for (const auto& n : nodes_) {
     if (n.unreadable) {
       // No class, driver or metrics: it names only its file and why it could not be read.
@@ -224,6 +228,8 @@ Verdict GatePool::finish() {
       v.checks.push_back(CheckRow{n.node, std::nullopt, Status::error, n.verdict.checks.front().reason, 0});
       continue;
     }
+    nodes_by_driver[n.verdict.driver_version].push_back(n.node);
+    nodes_by_cuda[n.verdict.cuda_driver_version].push_back(n.node);
     switch (n.verdict.outcome) {
       case Outcome::fail: failed.push_back(n.node); break;
       case Outcome::inconclusive: inconclusive.push_back(n.node); break;
@@ -233,7 +239,7 @@ Verdict GatePool::finish() {
     classes.insert(n.hardware_class);
     drivers.insert(n.verdict.driver_version);
     cuda.insert(n.verdict.cuda_driver_version);
-    v.checks.push_back(CheckRow{n.node, std::nullopt, status_of(n.verdict.outcome), n.verdict.summary, 0});
+    v.checks.push_back(CheckRow{n.node, std::nullopt, status_of(n.verdict.outcome), n.verdict.summary, 0, false});
   }
   auto joined = [](const std::set<std::string>& s) { return s.size() == 1 ? *s.begin() : fmt::format("{}", fmt::join(s, ",")); };
   v.hardware_class = joined(classes);
@@ -286,7 +292,7 @@ Verdict GatePool::finish() {
       const std::string what = fmt::format("pool median of {} ({}): {}", e.name, cls, row.reason);
       if (row.status == Status::fail) fails.push_back(what);
       if (row.status == Status::warn) warns.push_back(what);
-      v.checks.push_back(CheckRow{fmt::format("pool {} {}", cls, e.name), std::nullopt, row.status, row.reason, 0});
+      v.checks.push_back(CheckRow{fmt::format("pool {} {}", cls, e.name), std::nullopt, row.status, row.reason, 0, false});
       v.metrics.push_back(std::move(row));
     }
   }
@@ -320,6 +326,39 @@ Verdict GatePool::finish() {
   if (!unreadable.empty()) {
     unjudged.push_back(fmt::format("{} record{} could not be read: {}", unreadable.size(), unreadable.size() == 1 ? "" : "s",
                                    names(unreadable)));
+  }
+  // One pool, one stack: a node still on the old driver has not qualified the new one.
+  auto mixed = [&](const char* what, const std::map<std::string, std::vector<std::string>>& by_version) {
+    if (by_version.size() < 2) return;
+    std::vector<std::string> parts;
+    for (const auto& [version, members] : by_version) {
+      parts.push_back(fmt::format("{} on {}", version.empty() ? "(none)" : version, names(members)));
+    }
+    unjudged.push_back(fmt::format("{} versions mixed in the pool (give --target to fail the nodes off target): {}", what,
+                                   fmt::join(parts, "; ")));
+  };
+  if (!options_.target) {
+    // With a target, the nodes off it fail on their own; without one, a mixed pool has not
+    // qualified one stack: inconclusive.
+    mixed("driver", nodes_by_driver);
+    mixed("CUDA driver", nodes_by_cuda);
+  }
+  // The spread of every component over the pool: "driver_version: 570.133.20 (3 nodes), 550.90.07 (node-d)".
+  std::map<std::string, std::map<std::string, std::vector<std::string>>> spread;
+  for (const auto& n : nodes_) {
+    for (const auto& [component, values] : n.components) {
+      for (const auto& value : values) spread[component][value].push_back(n.node);
+    }
+  }
+  for (const auto& c : target_components()) {
+    auto it = spread.find(std::string(c.name));
+    if (it == spread.end()) continue;
+    std::vector<std::string> parts;
+    for (const auto& [value, members] : it->second) {
+      parts.push_back(it->second.size() == 1 ? fmt::format("{} (all {} node{})", value, members.size(), members.size() == 1 ? "" : "s")
+                                             : fmt::format("{} ({})", value, names(members)));
+    }
+    v.stack_changes.push_back(fmt::format("{}: {}", c.name, fmt::join(parts, ", ")));
   }
   if (!warned.empty()) warns.push_back(fmt::format("{} node{} warned: {}", warned.size(), warned.size() == 1 ? "" : "s", names(warned)));
 

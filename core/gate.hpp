@@ -6,9 +6,11 @@
 //               median of a metric is worse than the baseline by more than the pool's allowed
 //               drop with confidence (median interval, noise_model.hpp) even though every node
 //               passed alone. The pool's allowed drop is min(metric tolerance, --pool-allowed-drop).
-// inconclusive  fewer distinct nodes than --expect-nodes, or a node that could not be judged
-//               (no baseline for its class, a check errored, a required metric missing), or a
-//               record that could not be read (which also counts toward --max-failed).
+// inconclusive  fewer distinct nodes than --expect-nodes, a node that could not be judged (no
+//               baseline for its class, a check errored, a required metric missing), a record
+//               that could not be read (which also counts toward --max-failed), or, without
+//               --target, nodes on different driver (or CUDA driver) versions: a canary pool that
+//               is not on one stack has not qualified it (with --target the nodes off it fail).
 // warn          a node warned, a failure within --max-failed, or a pool drop not confirmed.
 //
 // Duplicate records of one node (same Kubernetes node name, else hostname): the newest by
@@ -25,6 +27,7 @@
 #include "core/baseline.hpp"
 #include "core/compare.hpp"
 #include "core/record.hpp"
+#include "core/target.hpp"
 #include "core/verdict.hpp"
 
 namespace gpuqual {
@@ -36,6 +39,8 @@ struct GateOptions {
   double pool_allowed_drop = 0.02;       // fraction; capped by each metric's tolerance
   double confidence = 0.95;              // two-sided coverage of the pool-median interval
   bool strict = false;                   // warn counts as fail, for nodes and for the pool
+  std::optional<int> expect_gpus{};      // --expect-gpus: every node must have this many GPUs
+  const Target* target = nullptr;        // --target: nodes off this stack fail (core/target.hpp)
 };
 
 // What the pool keeps of one judged record.
@@ -51,6 +56,8 @@ struct NodeSummary {
   // the node's GPUs of each GPU's median, or the node-scope median. NaN: not measured.
   std::vector<double> pool_values;
   bool unreadable = false;               // see unreadable_node
+  // Each recorded component version (core/target.hpp record_components), for the pool's spread.
+  std::map<std::string, std::vector<std::string>> components;
 };
 
 // The check name of the one row an unreadable record's node has (status error, the reader's

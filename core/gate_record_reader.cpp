@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "core/input_error.hpp"
+#include "core/metric_summary.hpp"
+#include "core/skip_reason.hpp"
 #include "core/units.hpp"
 
 namespace gpuqual {
@@ -218,6 +220,15 @@ class Obj {
   std::vector<Field> fields_;
 };
 
+// Same rule and messages as record_json.cpp.
+std::string read_reason_code(Obj& o, Status status) {
+  std::string code = o.str_or("reason_code", "");
+  if (code.empty()) return code;
+  if (status != Status::skip) o.fail("reason_code", fmt::format("a reason code belongs to a skip, not to {}", to_string(status)));
+  if (!is_not_applicable_code(code)) o.fail("reason_code", fmt::format("unknown reason code \"{}\"", code));
+  return code;
+}
+
 std::optional<int> read_gpu(Obj& o) {
   auto g = o.opt_integer("gpu", 0, 1023);
   if (!g) return std::nullopt;
@@ -290,6 +301,9 @@ Metric metric_from(const element& e, const std::string& file, const std::string&
   if (!m.samples.empty() && (m.median < m.min || m.median > m.max || m.min > m.max)) {
     o.fail("median", fmt::format("median {} is not within [min {}, max {}]", m.median, m.min, m.max));
   }
+  // Judging uses the numbers recomputed from the samples; a stored summary that says otherwise
+  // (samples all 500, median 771) is a corrupt or edited record.
+  if (auto mismatch = recompute_summary(m)) o.fail(mismatch->field, mismatch->problem);
   o.finish();
   return m;
 }
@@ -322,6 +336,8 @@ CheckResult check_from(const element& e, const std::string& file, const std::str
   if (c.reason.empty() && (c.status == Status::skip || c.status == Status::error || c.status == Status::fail)) {
     o.fail("reason", fmt::format("a {} status needs a reason", st));
   }
+  c.reason_code = read_reason_code(o, c.status);
+  c.optional = o.opt_boolean("optional").value_or(false);
   c.started_at = o.str("started_at");
   c.duration_s = o.number("duration_s", 0);
   const std::string pg_path = o.child_path("per_gpu");
@@ -335,6 +351,7 @@ CheckResult check_from(const element& e, const std::string& file, const std::str
     if (!gs_status) g.fail("status", fmt::format("unknown status \"{}\"", gst));
     gs.status = *gs_status;
     gs.reason = g.str("reason");
+    gs.reason_code = read_reason_code(g, gs.status);
     g.finish();
     c.per_gpu.push_back(gs);
   }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/stats.hpp"
+#include "core/tolerance.hpp"
 
 namespace gpuqual::noise {
 
@@ -218,14 +219,14 @@ ChangeJudgement judge_change(const RelativeChange& change, Direction direction, 
                                  : fmt::format("; too few samples for {:.0f} %, full range used, coverage {:.0f} %",
                                                rule.confidence * 100.0, change.confidence * 100.0));
   const std::string worse_word = higher ? "drop" : "rise";
-  if (j.worse_bound > rule.allowed_drop) {
+  if (beyond_allowed(j.worse_bound, rule.allowed_drop)) {
     j.status = Status::fail;
     j.reason = fmt::format("{}: {} beyond the allowed {} of {:.2f} %", interval, worse_word, worse_word,
                            rule.allowed_drop * 100.0);
-  } else if (rule.warn_drop && j.worse_bound > *rule.warn_drop) {
+  } else if (rule.warn_drop && beyond_allowed(j.worse_bound, *rule.warn_drop)) {
     j.status = Status::warn;
     j.reason = fmt::format("{}: {} beyond the warn level of {:.2f} %", interval, worse_word, *rule.warn_drop * 100.0);
-  } else if (j.worse_estimate > rule.allowed_drop) {
+  } else if (beyond_allowed(j.worse_estimate, rule.allowed_drop)) {
     j.status = Status::warn;
     j.reason = fmt::format("{}: {} beyond the allowed {:.2f} %, but not with {:.0f} % confidence", interval,
                            worse_word, rule.allowed_drop * 100.0, rule.confidence * 100.0);

@@ -54,6 +54,7 @@ struct GpuCheckStatus {
   int gpu = 0;
   Status status = Status::pass;
   std::string reason;
+  std::string reason_code{};      // a skip's not-applicable code (core/skip_reason.hpp), else empty
 };
 
 struct CheckResult {
@@ -67,15 +68,20 @@ struct CheckResult {
   std::vector<Finding> findings;
   // Free-form scalar facts of the check (parameters used, side-file paths, library versions).
   std::map<std::string, std::string> attributes;
+  // A skip that is not applicable to the hardware says so with a code from core/skip_reason.hpp
+  // ("single_gpu"); a skip without one could not measure and never passes.
+  std::string reason_code{};
+  bool optional = false;          // the suite marks the check `optional: true`: a skip does not decide
 };
 
 // A result that carries only a status and its reason: a check that could not measure (no GPU,
 // bad parameters) or one the runner ended (timeout, crash).
-inline CheckResult unmeasurable(std::string name, Status status, std::string reason) {
+inline CheckResult unmeasurable(std::string name, Status status, std::string reason, std::string reason_code = "") {
   CheckResult r;
   r.name = std::move(name);
   r.status = status;
   r.reason = std::move(reason);
+  r.reason_code = std::move(reason_code);
   return r;
 }
 

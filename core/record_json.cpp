@@ -7,6 +7,8 @@
 #include <set>
 
 #include "core/input_error.hpp"
+#include "core/metric_summary.hpp"
+#include "core/skip_reason.hpp"
 #include "core/json_fields.hpp"
 #include "core/units.hpp"
 
@@ -43,6 +45,16 @@ namespace {
 template <class T>
 void put_opt(json& j, const char* key, const std::optional<T>& v) {
   j[key] = v ? json(*v) : json(nullptr);
+}
+
+// A not-applicable code (core/skip_reason.hpp) belongs to a skip; an unknown code is refused
+// rather than read as "could not measure", so a typo cannot change a verdict silently.
+std::string read_reason_code(JsonObject& o, Status status) {
+  std::string code = o.str_or("reason_code", "");
+  if (code.empty()) return code;
+  if (status != Status::skip) o.fail("reason_code", fmt::format("a reason code belongs to a skip, not to {}", to_string(status)));
+  if (!is_not_applicable_code(code)) o.fail("reason_code", fmt::format("unknown reason code \"{}\"", code));
+  return code;
 }
 
 json gpu_or_null(const std::optional<int>& gpu) { return gpu ? json(*gpu) : json(nullptr); }
@@ -154,15 +166,21 @@ json to_json(const Finding& f) {
 json to_json(const CheckResult& c) {
   json per_gpu = json::array();
   for (const auto& g : c.per_gpu) {
-    per_gpu.push_back({{"gpu", g.gpu}, {"status", to_string(g.status)}, {"reason", g.reason}});
+    json gj{{"gpu", g.gpu}, {"status", to_string(g.status)}, {"reason", g.reason}};
+    if (!g.reason_code.empty()) gj["reason_code"] = g.reason_code;
+    per_gpu.push_back(std::move(gj));
   }
   json metrics = json::array();
   for (const auto& m : c.metrics) metrics.push_back(to_json(m));
   json findings = json::array();
   for (const auto& f : c.findings) findings.push_back(to_json(f));
-  return json{{"name", c.name},         {"status", to_string(c.status)}, {"reason", c.reason},
-              {"started_at", c.started_at}, {"duration_s", c.duration_s}, {"per_gpu", per_gpu},
-              {"metrics", metrics},     {"findings", findings},       {"attributes", c.attributes}};
+  json j{{"name", c.name},         {"status", to_string(c.status)}, {"reason", c.reason},
+         {"started_at", c.started_at}, {"duration_s", c.duration_s}, {"per_gpu", per_gpu},
+         {"metrics", metrics},     {"findings", findings},       {"attributes", c.attributes}};
+  // Written only when set, so records without them read as before.
+  if (!c.reason_code.empty()) j["reason_code"] = c.reason_code;
+  if (c.optional) j["optional"] = true;
+  return j;
 }
 
 json to_json(const RunRecord& r) {
@@ -214,6 +232,9 @@ Metric metric_from_json(const json& j, const std::string& file, const std::strin
   if (!m.samples.empty() && (m.median < m.min || m.median > m.max || m.min > m.max)) {
     o.fail("median", fmt::format("median {} is not within [min {}, max {}]", m.median, m.min, m.max));
   }
+  // Judging uses the numbers recomputed from the samples; a stored summary that says otherwise
+  // (samples all 500, median 771) is a corrupt or edited record.
+  if (auto mismatch = recompute_summary(m)) o.fail(mismatch->field, mismatch->problem);
   o.finish();
   return m;
 }
@@ -246,6 +267,8 @@ CheckResult check_from_json(const json& j, const std::string& file, const std::s
   if (c.reason.empty() && (c.status == Status::skip || c.status == Status::error || c.status == Status::fail)) {
     o.fail("reason", fmt::format("a {} status needs a reason", st));
   }
+  c.reason_code = read_reason_code(o, c.status);
+  c.optional = o.opt_boolean("optional").value_or(false);
   c.started_at = o.str("started_at");
   c.duration_s = o.number("duration_s", 0);
   const std::string pg_path = o.child_path("per_gpu");
@@ -259,6 +282,7 @@ CheckResult check_from_json(const json& j, const std::string& file, const std::s
     if (!gs_status) g.fail("status", fmt::format("unknown status \"{}\"", gst));
     gs.status = *gs_status;
     gs.reason = g.str("reason");
+    gs.reason_code = read_reason_code(g, gs.status);
     g.finish();
     c.per_gpu.push_back(gs);
   }

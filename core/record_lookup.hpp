@@ -27,4 +27,14 @@ inline std::pair<Status, std::string> recorded_status(const CheckResult& c, cons
   return {c.status, c.reason};
 }
 
+// The not-applicable code that goes with recorded_status (empty when there is none).
+inline std::string recorded_reason_code(const CheckResult& c, const std::optional<int>& gpu) {
+  if (gpu) {
+    for (const auto& g : c.per_gpu) {
+      if (g.gpu == *gpu) return g.reason_code;
+    }
+  }
+  return c.reason_code;
+}
+
 }  // namespace gpuqual

@@ -51,6 +51,10 @@ struct CheckRow {
   Status status = Status::error;
   std::string reason;
   double duration_s = 0;             // the check's duration (JUnit `time`)
+  // A skip that may sit in a passing verdict: not applicable to the hardware (its reason then
+  // starts "not applicable (<code>)"), or the suite or baseline marks the check optional. Any
+  // other skip could not measure: the verdict is inconclusive. Not written to JSON (the reason is).
+  bool skip_accepted = false;
 };
 
 struct Verdict {

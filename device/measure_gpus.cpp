@@ -2,6 +2,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <exception>
 #include <thread>
 
@@ -90,7 +91,7 @@ void merge_outcomes(CheckResult& result, const std::vector<int>& gpus, std::vect
     for (auto& [k, v] : o.attributes) result.attributes[k] = v;
     std::string reason;
     for (const auto& n : o.notes) reason += (reason.empty() ? "" : "; ") + n;
-    result.per_gpu.push_back({gpus[slot], o.status, reason});
+    result.per_gpu.push_back({gpus[slot], o.status, reason, o.status == Status::skip ? o.reason_code : ""});
   }
   roll_up(result);
 }
@@ -107,6 +108,13 @@ void roll_up(CheckResult& result) {
   }
   result.status = status;
   result.reason = reason;
+  result.reason_code.clear();
+  if (status == Status::skip) {
+    const std::string& code = result.per_gpu.front().reason_code;
+    const bool same = std::all_of(result.per_gpu.begin(), result.per_gpu.end(),
+                                  [&](const GpuCheckStatus& g) { return g.status != Status::skip || g.reason_code == code; });
+    if (same) result.reason_code = code;
+  }
 }
 
 }  // namespace gpuqual

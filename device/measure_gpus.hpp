@@ -43,6 +43,7 @@ struct GpuOutcome {
   std::vector<Metric> metrics;
   std::vector<Finding> findings;
   std::map<std::string, std::string> attributes;
+  std::string reason_code;         // with a skip: its not-applicable code (core/skip_reason.hpp)
   void add(Status s, std::string note);  // status = worse_of(status, s); note kept when non-empty
 };
 
@@ -52,7 +53,8 @@ void merge_outcomes(CheckResult& result, const std::vector<int>& gpus, std::vect
                     const std::vector<std::string>& errors);
 
 // Check status and reason from the per-GPU statuses: the worst of them (severity_rank), with the
-// reasons of the entries that did not pass, "gpu N: reason" joined by "; ".
+// reasons of the entries that did not pass, "gpu N: reason" joined by "; ". A check that skipped
+// carries a not-applicable code only when every skipped GPU gave the same one.
 void roll_up(CheckResult& result);
 
 // unmeasurable(name, status, reason), for a check that cannot measure, is in core/record.hpp.

@@ -42,7 +42,7 @@ CheckResult allreduce_check_result(const AllreduceBenchOutcome& agreed,
       s = worse_of(s, Status::error);
       if (reason.empty()) reason = "all-reduce stopped at " + agreed.aborted_at;
     }
-    r.per_gpu.push_back({g.record_gpu, s, reason});
+    r.per_gpu.push_back({g.record_gpu, s, reason, ""});
     status = worse_of(status, s);
     if (!g.notes.empty())
       gpu_notes.push_back("gpu " + std::to_string(g.record_gpu) + ": " + join(g.notes, "; "));

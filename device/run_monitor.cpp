@@ -53,6 +53,10 @@ CheckResult RunHealthMonitor::stop(const SeverityTable& table) {
   if (!capturing_) {
     r.status = Status::skip;
     r.reason = "Xid capture unavailable: " + why;
+    // With no NVIDIA GPU in the inventory there is nothing to watch (not applicable); with GPUs,
+    // a watch that could not start never passes. A node that should have GPUs fails on its
+    // expected count (gpu.missing) instead.
+    if (gpus_.empty()) r.reason_code = "no_gpu";
     return r;
   }
   r.findings = xid_findings(events, table);

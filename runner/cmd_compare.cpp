@@ -8,6 +8,8 @@
 #include "runner/class_option.hpp"
 #include "runner/command.hpp"
 #include "runner/compare_baseline.hpp"
+#include "runner/expect_gpus_option.hpp"
+#include "runner/target_option.hpp"
 #include "runner/reporters/report_options.hpp"
 
 namespace gpuqual {
@@ -19,6 +21,8 @@ struct CompareArgs {
   std::string baseline = "auto";
   std::string baselines_dir;
   std::string class_override;
+  int expect_gpus = 0;
+  std::string target;
   ReportOptions report;
 };
 
@@ -29,7 +33,9 @@ int run_compare(const CompareArgs& a) {
     record.hardware_class.overridden = true;
   }
   const std::unique_ptr<Baseline> baseline = load_record_baseline(a.baseline, a.baselines_dir, record.hardware_class.slug);
-  const Verdict verdict = compare_record(record, baseline.get(), CompareOptions{a.report.strict});
+  const std::unique_ptr<Target> target = load_target_flag(a.target);
+  const Verdict verdict =
+      compare_record(record, baseline.get(), CompareOptions{a.report.strict, expect_gpus_value(a.expect_gpus), target.get()});
   return emit_reports(verdict, a.report);
 }
 
@@ -45,6 +51,8 @@ void add_compare_command(CLI::App& app, CommandAction& selected) {
                   "or the source tree's baselines/)")
       ->type_name("DIR");
   add_class_option(cmd, args->class_override, "Judge as this hardware class instead of the record's");
+  add_expect_gpus_option(cmd, args->expect_gpus);
+  add_target_option(cmd, args->target);
   add_report_options(cmd, args->report);
   cmd->callback([args, &selected] { selected = [args] { return run_compare(*args); }; });
 }

@@ -12,6 +12,7 @@
 #include "core/noise_model_options.hpp"
 #include "core/record_io.hpp"
 #include "runner/command.hpp"
+#include "runner/target_option.hpp"
 #include "runner/reporters/report_options.hpp"
 
 namespace gpuqual {
@@ -25,6 +26,7 @@ struct DiffArgs {
   std::string confidence = "0.95";
   std::string baseline;  // empty: no per-metric tolerances
   std::string baselines_dir;
+  std::string target;
   ReportOptions report;
 };
 
@@ -55,6 +57,8 @@ int run_diff(const DiffArgs& a) {
                                  after.hardware_class.slug));
   }
   o.tolerances = tolerances.get();
+  const std::unique_ptr<Target> target = load_target_flag(a.target);
+  o.target = target.get();
   return emit_reports(diff_records(before, after, o), a.report);
 }
 
@@ -93,6 +97,7 @@ void add_diff_command(CLI::App& app, CommandAction& selected) {
                   "or auto for the after-record's class")
       ->type_name("FILE|auto");
   cmd->add_option("--baselines-dir", args->baselines_dir, "Where --baseline auto looks")->type_name("DIR");
+  add_target_option(cmd, args->target);
   add_report_options(cmd, args->report);
   cmd->callback([args, &selected] { selected = [args] { return run_diff(*args); }; });
 }

@@ -12,6 +12,8 @@
 #include "core/input_error.hpp"
 #include "core/noise_model_options.hpp"
 #include "runner/command.hpp"
+#include "runner/expect_gpus_option.hpp"
+#include "runner/target_option.hpp"
 #include "runner/gate_pool_flags.hpp"
 #include "runner/reporters/report_options.hpp"
 
@@ -25,11 +27,16 @@ struct GateArgs {
   std::string baselines_dir;
   GatePoolFlags pool;
   unsigned jobs = 0;
+  int expect_gpus = 0;
+  std::string target;
   ReportOptions report;
 };
 
 int run_gate(const GateArgs& a) {
-  const GateOptions o = gate_options_from(a.pool, a.report.strict);
+  GateOptions o = gate_options_from(a.pool, a.report.strict);
+  o.expect_gpus = expect_gpus_value(a.expect_gpus);
+  const std::unique_ptr<Target> target = load_target_flag(a.target);
+  o.target = target.get();
   const std::vector<std::string> paths = expand_record_paths(a.records);
   const bool all_auto = std::all_of(a.baselines.begin(), a.baselines.end(), [](auto& b) { return b == "auto"; });
   const bool any_auto = std::any_of(a.baselines.begin(), a.baselines.end(), [](auto& b) { return b == "auto"; });
@@ -60,6 +67,8 @@ void add_gate_command(CLI::App& app, CommandAction& selected) {
       ->capture_default_str();
   cmd->add_option("--baselines-dir", args->baselines_dir, "Where --baseline auto looks")->type_name("DIR");
   add_gate_pool_options(cmd, args->pool);
+  add_expect_gpus_option(cmd, args->expect_gpus);
+  add_target_option(cmd, args->target);
   cmd->add_option("--jobs", args->jobs, "Threads that read and judge records (default: one per CPU)")->check(CLI::Range(1u, 256u));
   add_report_options(cmd, args->report);
   cmd->callback([args, &selected] { selected = [args] { return run_gate(*args); }; });

@@ -31,6 +31,8 @@
 #include "runner/class_option.hpp"
 #include "runner/command.hpp"
 #include "runner/compare_baseline.hpp"
+#include "runner/expect_gpus_option.hpp"
+#include "runner/target_option.hpp"
 #include "runner/reporters/report_options.hpp"
 #include "runner/run/orphan_reaper.hpp"
 #include "runner/run/output_lock.hpp"
@@ -62,6 +64,8 @@ struct RunArgs {
   std::string baselines_dir;
   std::string class_override;
   std::string labels_file;
+  int expect_gpus = 0;
+  std::string target;
   std::string timeout;
   std::string duration;
   double grace_s = 10;
@@ -109,6 +113,8 @@ int run_run(const RunArgs& a) {
   }
   std::unique_ptr<Baseline> baseline;
   if (judge && a.baseline != "auto") baseline = std::make_unique<Baseline>(load_baseline(a.baseline));
+  if (!judge && !a.target.empty()) throw InputError("--target", "", "a target is judged with the record; --baseline none judges nothing");
+  const std::unique_ptr<Target> target = load_target_flag(a.target);
   // The Xid severities the run-level monitor judges with (the health check's tables and the
   // operator's overrides): a broken table is found now, not after the run.
   SeverityTable xid_table = load_severity_tables(severity_tables_dir(""), health_finding_codes());
@@ -131,19 +137,19 @@ int run_run(const RunArgs& a) {
   const std::string output = a.output.empty() ? default_output_path(inv.node.hostname, utc_compact(now)) : a.output;
   // A regular file (or a new one, or a symlink's target) is replaced atomically after every
   // check and locked against a second run; a device, FIFO or `-` gets the final record once.
-  OutputTarget target;
+  OutputTarget out;
   try {
-    target = resolve_output(output);
+    out = resolve_output(output);
   } catch (const std::exception& e) {
     std::string why = e.what();  // "<output>: is a directory": the path is said once
     if (why.rfind(output + ": ", 0) == 0) why.erase(0, output.size() + 2);
     throw InputError(output, "", "cannot write the run record: " + why);
   }
-  const bool streamed = target.kind == OutputKind::stream;
+  const bool streamed = out.kind == OutputKind::stream;
   std::unique_ptr<OutputLock> lock;
   if (!streamed) {
-    ensure_parent_dir(target.path);
-    lock = std::make_unique<OutputLock>(target.path);
+    ensure_parent_dir(out.path);
+    lock = std::make_unique<OutputLock>(out.path);
   }
   RunRecord record;
   record.tool = {tool_version(), git_revision()};
@@ -162,7 +168,7 @@ int run_run(const RunArgs& a) {
   const std::size_t xid_index = record.checks.size();
   record.checks.emplace_back();
   record.checks.back().name = kXidCheckName;
-  RunJournal journal(target.path, std::move(record), streamed);
+  RunJournal journal(out.path, std::move(record), streamed);
   try {
     journal.open();
   } catch (const std::exception& e) {
@@ -174,7 +180,7 @@ int run_run(const RunArgs& a) {
   settings.work_dir = make_task_dir(task_dir_root());
   // Side files (NVML snapshots, burn-in telemetry) sit next to a record file; a streamed record
   // has no "next to", so they live in the task directory for the run's duration.
-  settings.side_dir = streamed ? settings.work_dir + "/files" : side_dir_for(target.path);
+  settings.side_dir = streamed ? settings.work_dir + "/files" : side_dir_for(out.path);
   settings.gpus = gpus;
   settings.gpu_unavailable_reason = inv.gpu_unavailable_reason;
   settings.grace_s = a.grace_s;
@@ -224,7 +230,7 @@ int run_run(const RunArgs& a) {
   // reads a file, but from memory: the path may already hold another writer's record (or be a
   // device or a pipe that reads back nothing).
   const RunRecord as_written = record_from_json(parse_json_text(record_to_text(done), output), output);
-  const Verdict verdict = compare_record(as_written, baseline.get(), CompareOptions{a.report.strict});
+  const Verdict verdict = compare_record(as_written, baseline.get(), CompareOptions{a.report.strict, expect_gpus_value(a.expect_gpus), target.get()});
   // Where the record went, on stdout too (a Job log shows stdout); not in --format json, whose
   // stdout is one JSON document and the summary line.
   if (a.report.format == "table") std::printf("record: %s\n", escape_controls(output, false).c_str());
@@ -261,6 +267,8 @@ void add_run_command(CLI::App& app, CommandAction& selected) {
   add_class_option(cmd, args->class_override, "Use this hardware class instead of the derived one");
   cmd->add_option("--labels-file", args->labels_file, "Kubernetes node labels file (key=value lines) for the record")
       ->type_name("PATH");
+  add_expect_gpus_option(cmd, args->expect_gpus);
+  add_target_option(cmd, args->target);
   cmd->add_option("--timeout", args->timeout,
                   "Deadline for the whole run (e.g. 20m): the running check is stopped, the rest are recorded as not run")
       ->type_name("DURATION");

@@ -113,7 +113,12 @@ class GemmBench : public Check {
           }
         }
       }
-      if (ran == 0 && out.status == Status::pass) out.add(Status::skip, "no requested precision runs on this GPU");
+      if (ran == 0 && out.status == Status::pass) {
+        // Every requested precision is missing from this architecture (FP8 before sm_89): not
+        // applicable, unlike a GEMM that could not run.
+        out.add(Status::skip, "no requested precision runs on this GPU");
+        out.reason_code = "precision_unsupported";
+      }
     });
     merge_outcomes(result, gpus, outcomes, errors);
     result.attributes["gemm.sizes"] = join_numbers(params.sizes);

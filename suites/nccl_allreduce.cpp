@@ -30,7 +30,9 @@ class NcclAllreduceBench : public Check {
       std::string reason =
           "an all-reduce needs at least 2 GPUs; " + std::to_string(gpus.size()) + " selected";
       if (!invisible.empty()) reason += " (" + invisible_reason(invisible, probe.device_count) + ")";
-      return unmeasurable(kNcclAllreduceCheck, Status::skip, reason);
+      // Not applicable only on a node with one GPU (see p2p.cpp).
+      const bool single = invisible.empty() && probe.device_count < 2;
+      return unmeasurable(kNcclAllreduceCheck, Status::skip, reason, single ? "single_gpu" : "");
     }
 
     AllreduceBenchSetup setup;

@@ -48,8 +48,12 @@ class P2pBench : public Check {
     if (start.early) return *start.early;
     auto& [params, probe, gpus, invisible, early] = start;
     if (gpus.size() < 2) {
+      // Not applicable only on a node that has one GPU; fewer selected or visible than the node
+      // has is a skip that could not measure.
+      const bool single = invisible.empty() && probe.device_count < 2;
       return unmeasurable("p2p", Status::skip,
-                          "peer copies need at least 2 GPUs; " + std::to_string(gpus.size()) + " selected");
+                          "peer copies need at least 2 GPUs; " + std::to_string(gpus.size()) + " selected",
+                          single ? "single_gpu" : "");
     }
     const auto ordered = ordered_pairs(gpus);
     const auto unordered = unordered_pairs(gpus);

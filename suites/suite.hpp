@@ -18,6 +18,9 @@ struct SuiteCheck {
   double budget_s = 60;   // soft budget handed to the check; also what the ETA counts on
   double timeout_s = 150; // hard limit: the watchdog kills the check's process group after it
   int line = 0;           // where the entry starts in the suite file (for messages)
+  // `optional: true`: a skip of this check does not make the verdict inconclusive (recorded on
+  // the check's result, so compare, diff and gate see it).
+  bool optional = false;
 };
 
 struct Suite {

@@ -128,6 +128,7 @@ class SuiteReader {
       c.params = *params;
       substitute(c.params, path + ".params");
     }
+    c.optional = o.opt_boolean("optional").value_or(false);
     o.finish({"budget_s", "timeout_s"});
     return c;
   }

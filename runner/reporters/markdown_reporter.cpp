@@ -78,7 +78,7 @@ std::string render_markdown(const Verdict& v) {
     for (const auto& [gpu, s] : v.per_gpu) row(out, {std::to_string(gpu), status(s)});
   }
   if (!v.stack_changes.empty()) {
-    out += "\n## Stack changes\n\n";
+    out += v.kind == "gate" ? "\n## Stack in the pool\n\n" : "\n## Stack changes\n\n";
     for (const auto& s : v.stack_changes) out += "- " + cell(s) + "\n";
   }
   if (!v.nodes.empty()) {

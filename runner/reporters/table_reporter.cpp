@@ -56,7 +56,7 @@ std::string render_table(const Verdict& v) {
                      v.cuda_driver_version.empty() ? "-" : v.cuda_driver_version, v.baseline.empty() ? "none" : v.baseline);
   // diff: what changed in the stack comes before what moved in the metrics.
   if (!v.stack_changes.empty()) {
-    out += "\nstack changes:\n";
+    out += gate ? "\nstack in the pool:\n" : "\nstack changes:\n";
     for (const auto& s : v.stack_changes) out += "  " + one_line(s) + "\n";
   }
   // gate: the pool table (nodes x verdict, worst metrics) stands for the per-node rows below.

@@ -42,8 +42,12 @@ std::string status_counts(const RunRecord& record) {
 
 std::string interrupted_summary(const RunRecord& record, const std::string& cause, std::size_t finished,
                                 std::size_t planned, const std::string& record_path) {
-  return one_line(fmt::format("{} run interrupted ({}) after {} of {} checks ({}); record {}", head(record, "INCONCLUSIVE"),
-                              cause, finished, planned, status_counts(record), record_path));
+  // The counts are of the record's results, which can be more than the suite's checks (the
+  // run-wide Xid watch adds one, an unfinished check is recorded as error): say how many, so the
+  // counts add up to the number they are of.
+  return one_line(fmt::format("{} run interrupted ({}) after {} of {} checks; {} results: {}; record {}",
+                              head(record, "INCONCLUSIVE"), cause, finished, planned, record.checks.size(),
+                              status_counts(record), record_path));
 }
 
 int unjudged_exit_code(const RunRecord& record) { return first_with(record, Status::fail) ? 1 : 2; }

@@ -61,6 +61,7 @@ RunnerOutcome run_checks(const std::vector<SuiteCheck>& checks, RunJournal& jour
     const SuiteCheck& c = checks[i];
     if (check_availability(c.check) != CheckAvailability::built_in) {
       CheckResult r = not_built(c.check);
+      r.optional = c.optional;
       journal.finish(i, r);
       display.check_finished(i, total, r);
       continue;
@@ -141,6 +142,7 @@ RunnerOutcome run_checks(const std::vector<SuiteCheck>& checks, RunJournal& jour
       for (const auto& item : clean_up_after_abort(c.check, c.params)) cleaned += (cleaned.empty() ? "" : "; ") + item;
       if (!cleaned.empty()) r.attributes["runner.cleanup"] = cleaned;
     }
+    r.optional = c.optional;
     journal.finish(i, r);
     ++result.finished;
     display.check_finished(i, total, r);

@@ -69,7 +69,7 @@ RunRecord full_record() {
   gemm.reason = "GPU 1 throttled during 1 of 3 samples";
   gemm.started_at = "2026-11-30T12:00:01Z";
   gemm.duration_s = 12.5;
-  gemm.per_gpu = {{0, Status::pass, ""}, {1, Status::warn, "throttled"}};
+  gemm.per_gpu = {{0, Status::pass, "", ""}, {1, Status::warn, "throttled", ""}};
   gemm.metrics.push_back(summarize_metric("gemm.bf16.tflops", "TFLOP/s", Direction::higher, 0, {770, 772, 771}));
   gemm.metrics.push_back(summarize_metric("gemm.bf16.tflops", "TFLOP/s", Direction::higher, 1, {760, 770, 771}, 1));
   gemm.attributes = {{"m", "8192"}, {"dtype", "bf16"}};
@@ -81,7 +81,7 @@ RunRecord full_record() {
   health.reason = "uncorrected ECC errors on GPU 1";
   health.started_at = "2026-11-30T12:00:20Z";
   health.duration_s = 0.4;
-  health.per_gpu = {{0, Status::pass, ""}, {1, Status::fail, "ecc.uncorrected_volatile"}};
+  health.per_gpu = {{0, Status::pass, "", ""}, {1, Status::fail, "ecc.uncorrected_volatile", ""}};
   Finding ecc;
   ecc.code = "ecc.uncorrected_volatile";
   ecc.severity = Severity::fail;
@@ -92,6 +92,17 @@ RunRecord full_record() {
   health.findings.push_back(ecc);
   health.metrics.push_back(summarize_metric("health.temperature", "celsius", Direction::lower, 0, {41}));
   r.checks.push_back(health);
+
+  // A not-applicable skip (reason_code) of a check the suite marks optional.
+  CheckResult fp8;
+  fp8.name = "gemm_fp8";
+  fp8.status = Status::skip;
+  fp8.reason = "gpu 0: no requested precision runs on this GPU";
+  fp8.reason_code = "precision_unsupported";
+  fp8.optional = true;
+  fp8.started_at = "2026-11-30T12:00:21Z";
+  fp8.per_gpu = {{0, Status::skip, "no requested precision runs on this GPU", "precision_unsupported"}};
+  r.checks.push_back(fp8);
   return r;
 }
 

@@ -41,7 +41,12 @@ class FailCheck : public Check {
 
 class SkipCheck : public Check {
  public:
-  CheckResult run(const CheckContext&) override { return result(Status::skip, "not applicable: planted skip"); }
+  // params: {reason_code: single_gpu} makes it a not-applicable skip; without, it could not measure.
+  CheckResult run(const CheckContext& ctx) override {
+    CheckResult r = result(Status::skip, "not applicable: planted skip");
+    if (ctx.params.contains("reason_code")) r.reason_code = ctx.params.at("reason_code").get<std::string>();
+    return r;
+  }
 };
 
 class WarnCheck : public Check {

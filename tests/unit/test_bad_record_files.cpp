@@ -38,6 +38,8 @@ const std::map<std::string, std::string> kBadRecords = {
     {"record-unknown-direction.json", "unknown direction \"sideways\""},
     {"record-unknown-status.json", "unknown status \"ok\""},
     {"record-unknown-field.json", "$.hardware_klass: unknown field"},
+    {"record-summary-mismatch.json",
+     "$.checks[0].metrics[0].median: median 771.5 disagrees with the samples (recomputed from the 5 samples: 500)"},
 };
 
 class BadRecordFiles : public gpuqual::testing::ScratchDirTest {

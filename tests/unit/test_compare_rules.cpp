@@ -265,13 +265,29 @@ TEST(Compare, FailOutranksInconclusive) {
   EXPECT_EQ(v.reasons[0].rfind("gemm.bf16.tflops gpu 0", 0), 0u) << v.reasons[0];
 }
 
-TEST(Compare, SkippedCheckWithNoRequiredMetricIsReportedButDoesNotDecide) {
+// Issue 14: a skip decides unless it is not applicable to the hardware (a reason code the check
+// sets) or the check is optional. It used to be "reported but does not decide" for every skip.
+TEST(Compare, SkippedCheckThatCouldNotMeasureIsInconclusive) {
   const Baseline b = baseline_with({expect("gemm.bf16.tflops", 770, 0.05)});
   RunRecord r = gemm_record(771, 769);
-  r.checks.push_back(check("nccl_allreduce", Status::skip, {}, "one GPU per node: nothing to all-reduce"));
+  r.checks.push_back(check("nccl_allreduce", Status::skip, {}, "an all-reduce needs at least 2 GPUs; 1 selected"));
+  const Verdict v = compare_record(r, &b, {});
+  EXPECT_EQ(v.outcome, Outcome::inconclusive);
+  EXPECT_EQ(v.exit_code, 2);
+  EXPECT_EQ(v.checks.back().status, Status::skip);
+  EXPECT_NE(v.summary.find("nccl_allreduce skipped: an all-reduce needs at least 2 GPUs"), std::string::npos) << v.summary;
+}
+
+TEST(Compare, NotApplicableSkipIsReportedButDoesNotDecide) {
+  const Baseline b = baseline_with({expect("gemm.bf16.tflops", 770, 0.05)});
+  RunRecord r = gemm_record(771, 769);
+  CheckResult na = check("nccl_allreduce", Status::skip, {}, "an all-reduce needs at least 2 GPUs; 1 selected");
+  na.reason_code = "single_gpu";
+  r.checks.push_back(na);
   const Verdict v = compare_record(r, &b, {});
   EXPECT_EQ(v.outcome, Outcome::pass);
   EXPECT_EQ(v.checks.back().status, Status::skip);
+  EXPECT_EQ(v.checks.back().reason, "not applicable (single_gpu): an all-reduce needs at least 2 GPUs; 1 selected");
 }
 
 TEST(Compare, SkippedCheckWhoseMetricIsRequiredIsInconclusive) {
@@ -313,7 +329,7 @@ TEST(Compare, CheckFailInTheRecordFails) {
   RunRecord r = gemm_record(771, 769);
   r.checks[0].status = Status::fail;
   r.checks[0].reason = "wrong GEMM result on GPU 1";
-  r.checks[0].per_gpu = {{0, Status::pass, ""}, {1, Status::fail, "wrong GEMM result"}};
+  r.checks[0].per_gpu = {{0, Status::pass, "", ""}, {1, Status::fail, "wrong GEMM result", ""}};
   const Verdict v = compare_record(r, &b, {});
   EXPECT_EQ(v.outcome, Outcome::fail);
   EXPECT_EQ(v.checks[0].status, Status::pass);

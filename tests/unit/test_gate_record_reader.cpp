@@ -38,7 +38,7 @@ RunRecord full_record() {
   c.reason = "gpu 1 throttled";
   c.started_at = "2026-11-30T12:00:01Z";
   c.duration_s = 12.5;
-  c.per_gpu = {{0, Status::pass, ""}, {1, Status::warn, "throttled"}};
+  c.per_gpu = {{0, Status::pass, "", ""}, {1, Status::warn, "throttled", ""}};
   c.metrics.push_back(make_metric("gemm.bf16.tflops", "TFLOP/s", {801.5, 799.25, 800.125}, 0));
   Metric m = make_metric("gemm.bf16.tflops", "TFLOP/s", {700.0, 701.0, 650.5, 1e-3}, 1);
   m.throttled_samples = 2;
@@ -49,6 +49,10 @@ RunRecord full_record() {
   c.attributes = {{"m", "8192"}, {"dtype", "bf16"}};
   r.checks.push_back(c);
   r.checks.push_back(CheckResult{"health", Status::skip, "no NVML", "", 0, {}, {}, {}, {}});
+  CheckResult p2p = unmeasurable("p2p", Status::skip, "peer copies need at least 2 GPUs", "single_gpu");
+  p2p.optional = true;
+  p2p.per_gpu = {{0, Status::skip, "one GPU", "single_gpu"}};
+  r.checks.push_back(p2p);
   return r;
 }
 
@@ -88,6 +92,19 @@ TEST(StreamingRecordReader, RejectsWhatTheStrictReaderRejectsWithTheSameMessage)
       {"unknown unit", [](json& j) { j["checks"][0]["metrics"][0]["unit"] = "GBps"; }},
       {"unknown direction", [](json& j) { j["checks"][0]["metrics"][0]["direction"] = "up"; }},
       {"median outside range", [](json& j) { j["checks"][0]["metrics"][0]["median"] = 5000.0; }},
+      {"stored median not the samples' median", [](json& j) {
+         auto& m = j["checks"][0]["metrics"][0];
+         m["samples"] = {500.0, 500.0, 500.0};
+         m["min"] = 500.0;
+         m["max"] = 800.0;
+         m["median"] = 771.0;
+       }},
+      {"stored cv not the samples' cv", [](json& j) { j["checks"][0]["metrics"][0]["cv"] = 0.25; }},
+      {"stored max not the samples' max", [](json& j) { j["checks"][0]["metrics"][0]["max"] = 900.0; }},
+      {"reason code on a warn", [](json& j) { j["checks"][0]["reason_code"] = "single_gpu"; }},
+      {"unknown reason code", [](json& j) { j["checks"][2]["reason_code"] = "no_nvml"; }},
+      {"per-GPU reason code on a pass", [](json& j) { j["checks"][0]["per_gpu"][0]["reason_code"] = "single_gpu"; }},
+      {"optional not a boolean", [](json& j) { j["checks"][2]["optional"] = "yes"; }},
       {"float gpu index", [](json& j) { j["checks"][0]["metrics"][0]["gpu"] = 0.5; }},
       {"gpu not in gpus", [](json& j) { j["checks"][0]["metrics"][0]["gpu"] = 5; }},
       {"gpu out of range", [](json& j) { j["checks"][0]["findings"][0]["gpu"] = 4096; }},
@@ -113,6 +130,21 @@ TEST(StreamingRecordReader, RejectsWhatTheStrictReaderRejectsWithTheSameMessage)
     EXPECT_NE(slow, "(accepted)") << what;
     EXPECT_EQ(fast, slow) << what;
   }
+}
+
+// Judging uses what the samples say, so the reader names the stored field that disagrees.
+TEST(StreamingRecordReader, NamesTheSummaryFieldThatDisagreesWithTheSamples) {
+  json j = to_json(full_record());
+  auto& m = j["checks"][0]["metrics"][0];
+  m["samples"] = {500.0, 500.0, 500.0};
+  m["min"] = 500.0;
+  m["max"] = 800.0;
+  m["median"] = 771.0;
+  const std::string text = j.dump(2);
+  const std::string message = message_of([&] { StreamingRecordReader().parse(text, "bad.json"); });
+  EXPECT_EQ(message,
+            "bad.json: $.checks[0].metrics[0].median: median 771 disagrees with the samples (recomputed from the 3 "
+            "samples: 500)");
 }
 
 TEST(StreamingRecordReader, RejectsMalformedText) {

@@ -34,7 +34,7 @@ RunRecord sample_record() {
   f.detail = "3 corrected errors";
   f.value = 3;
   c.findings.push_back(f);
-  c.per_gpu = {{0, Status::pass, ""}, {1, Status::pass, ""}};
+  c.per_gpu = {{0, Status::pass, "", ""}, {1, Status::pass, "", ""}};
   c.attributes["size"] = "8192";
   r.checks.push_back(c);
   return r;

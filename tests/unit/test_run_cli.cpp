@@ -115,6 +115,52 @@ TEST_F(JudgedRun, FailsWhenTheMetricDropsAndWritesTheReportFiles) {
   expect_same_as_compare(r, b);
 }
 
+// Issue 14: a skip that could not measure never passes; a not-applicable code set by the check
+// or `optional: true` in the suite lets the run pass, and the record says which it was.
+TEST_F(JudgedRun, ASkipIsInconclusiveUnlessNotApplicableOrOptional) {
+  const std::string b = baseline(100);
+  const std::string pass = "  - check: test_pass\n    budget_s: 1\n    timeout_s: 10\n";
+  write_suite("plain", pass + "  - check: test_skip\n    budget_s: 1\n    timeout_s: 10\n");
+  auto r = gpuqual({"run", "--suite", path("plain.yaml"), "--class", "test-class", "--baseline", b, "--output", "r.json"});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_THAT(last_line(r.out), HasSubstr("test_skip skipped: not applicable: planted skip"));
+  expect_same_as_compare(r, b);
+
+  write_suite("na", pass + "  - check: test_skip\n    budget_s: 1\n    timeout_s: 10\n    params: {reason_code: single_gpu}\n");
+  r = gpuqual({"run", "--suite", path("na.yaml"), "--class", "test-class", "--baseline", b, "--output", "r.json"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(check(record(), "test_skip").reason_code, "single_gpu");
+
+  write_suite("opt", pass + "  - check: test_skip\n    budget_s: 1\n    timeout_s: 10\n    optional: true\n");
+  r = gpuqual({"run", "--suite", path("opt.yaml"), "--class", "test-class", "--baseline", b, "--output", "r.json"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_TRUE(check(record(), "test_skip").optional);
+}
+
+TEST_F(JudgedRun, ExpectGpusFailsANodeWithFewerGpus) {
+  write_suite("s", "  - check: test_pass\n    budget_s: 1\n    timeout_s: 10\n");
+  const std::string b = baseline(100);
+  const auto r = gpuqual({"run", "--suite", path("s.yaml"), "--class", "test-class", "--baseline", b, "--output", "r.json",
+                          "--expect-gpus", "1024"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_THAT(last_line(r.out), HasSubstr("gpu.missing"));
+}
+
+TEST_F(JudgedRun, TargetFailsANodeOffItAndABadTargetIsExit3BeforeAnythingRuns) {
+  write_suite("s", "  - check: test_pass\n    budget_s: 1\n    timeout_s: 10\n");
+  const std::string b = baseline(100);
+  const std::string t = write_file("t.yaml", "schema: gpuqual.target/v1\ncomponents:\n  kernel: {exact: not-this-kernel}\n");
+  auto r = gpuqual({"run", "--suite", path("s.yaml"), "--class", "test-class", "--baseline", b, "--output", "r.json",
+                    "--target", t});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("kernel: expected exact not-this-kernel, found "));
+  const std::string bad = write_file("bad.yaml", "schema: gpuqual.target/v1\n");
+  r = gpuqual({"run", "--suite", path("s.yaml"), "--class", "test-class", "--baseline", b, "--output", "r2.json",
+               "--target", bad});
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_FALSE(std::filesystem::exists(path("r2.json")));
+}
+
 TEST_F(JudgedRun, AutoBaselineForAnUnknownClassIsInconclusive) {
   write_suite("s", "  - check: test_pass\n    budget_s: 1\n    timeout_s: 10\n");
   std::filesystem::create_directories(path("no-baselines"));

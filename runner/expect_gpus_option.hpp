@@ -1,0 +1,23 @@
+#pragma once
+// `--expect-gpus N`, the same on run, compare and gate: how many GPUs the node must have. It
+// overrides the baseline's gpu_count and the node's labels (core/expected_gpus.hpp); fewer GPUs
+// in the record is `gpu.missing` (fail).
+#include <CLI/CLI.hpp>
+
+#include <optional>
+
+namespace gpuqual {
+
+// `value` stays 0 when the flag is not given.
+inline CLI::Option* add_expect_gpus_option(CLI::App* cmd, int& value) {
+  return cmd
+      ->add_option("--expect-gpus", value,
+                   "GPUs the node must have; fewer is a fail (default: the baseline's gpu_count, else the node's "
+                   "nvidia.com/gpu.count label)")
+      ->type_name("N")
+      ->check(CLI::Range(1, 1024));
+}
+
+inline std::optional<int> expect_gpus_value(int value) { return value > 0 ? std::optional<int>(value) : std::nullopt; }
+
+}  // namespace gpuqual
