@@ -10,9 +10,9 @@
 #    libstdc++, coreutils, no C++ libraries of gpuqual's), made once and cached in
 #    BUILD_DIR/bundle-userland/rootfs (about 1 minute, 210 MB).
 # 3. The CUDA libraries from NVIDIA's PyPI wheels (nvidia-cuda-runtime, nvidia-cublas,
-#    nvidia-nccl-cu13; pip download once into BUILD_DIR/bundle-userland/wheels), their lib/
-#    folders unzipped into the root file system in the wheels' own layout (nvidia/cu13/lib,
-#    nvidia/nccl/lib), as the device script finds them on the GPU machine.
+#    nvidia-nccl-cu13; pip download once), their lib/ folders unzipped into the root file system
+#    in the wheels' own layout (nvidia/cu13/lib, nvidia/nccl/lib), as the device script finds
+#    them on the GPU machine. First run about 2 minutes, 1 GB; then a few seconds.
 # 4. In a chroot (own mount namespace, /proc mounted): ldd finds every library; `gpuqual
 #    --version` and `gpuqual list` exit 0; `gpuqual inventory` exits 2 naming the CUDA reason;
 #    cuBLAS loads from the wheel; the GPU test program starts and skips every test with the
@@ -63,18 +63,14 @@ for absent in libfmt.so.9 libyaml-cpp.so.0.7 libsimdjson.so.14 libcurl.so.4 libc
   fi
 done
 
-# 3. NVIDIA's wheels, once; only their lib/ folders go into the root file system.
-if [[ ! -f $wheels/.gpuqual-complete ]]; then
-  rm -rf "$wheels"
-  mkdir -p "$wheels"
-  PIP_BREAK_SYSTEM_PACKAGES=1 python3 -m pip download -q --no-deps --only-binary=:all: -d "$wheels" \
-    "${wheel_specs[@]}" || die "pip download of ${wheel_specs[*]} failed"
-  touch "$wheels/.gpuqual-complete"
-fi
+# 3. NVIDIA's wheels, once; only their lib/ folders go into the root file system, and the wheels
+#    (620 MB) are removed once unpacked.
 site=/opt/site-packages  # in the chroot
 if [[ ! -f $rootfs$site/.gpuqual-complete ]]; then
-  rm -rf "${rootfs:?}$site"
-  mkdir -p "$rootfs$site"
+  rm -rf "$wheels" "${rootfs:?}$site"
+  mkdir -p "$wheels" "$rootfs$site"
+  PIP_BREAK_SYSTEM_PACKAGES=1 python3 -m pip download -q --no-deps --only-binary=:all: -d "$wheels" \
+    "${wheel_specs[@]}" || die "pip download of ${wheel_specs[*]} failed"
   for whl in "$wheels"/*.whl; do
     python3 - "$whl" "$rootfs$site" <<'PY' || die "unpacking $whl failed"
 import sys, zipfile
@@ -82,6 +78,8 @@ with zipfile.ZipFile(sys.argv[1]) as z:
     z.extractall(sys.argv[2], [n for n in z.namelist() if "/lib/" in n and ".so" in n])
 PY
   done
+  (cd "$wheels" && ls ./*.whl) >"$rootfs$site/wheels.txt"
+  rm -rf "$wheels"
   touch "$rootfs$site/.gpuqual-complete"
 fi
 # The library folders the device script's add_cuda_library_dirs would find (site/nvidia/*/lib).
@@ -93,14 +91,18 @@ rm -rf "${rootfs:?}/bundle"
 cp -a "$bundle" "$rootfs/bundle"
 in_chroot() {
   # A private mount namespace: /proc is unmounted when the command ends, whatever happens.
+  # shellcheck disable=SC2016 # $0 and $@ belong to the inner sh
   unshare --mount --propagation private -- sh -c 'mount -t proc proc "$0/proc" && exec chroot "$0" "$@"' \
     "$rootfs" /usr/bin/env -i PATH=/usr/bin:/bin HOME=/tmp LD_LIBRARY_PATH="$cuda_dirs" "$@"
 }
 
 out=$(in_chroot ldd /bundle/bin/gpuqual /bundle/bin/gpuqual_gpu_tests 2>&1)
 if grep -q 'not found' <<<"$out"; then fail "libraries not found in the bare userland:"$'\n'"$(grep 'not found' <<<"$out")"; else ok "ldd finds every library"; fi
-grep -q "libcudart.so.13 => $site/nvidia/cu13/lib" <<<"$out" && ok "cudart comes from the wheel" ||
+if grep -q "libcudart.so.13 => $site/nvidia/cu13/lib" <<<"$out"; then
+  ok "cudart comes from the wheel"
+else
   fail "cudart is not the wheel's: $(grep libcudart <<<"$out")"
+fi
 
 out=$(in_chroot /bundle/bin/gpuqual --version 2>&1)
 rc=$?

@@ -147,17 +147,19 @@ make_bundle() {
 
 # Puts the directories holding cudart, cuBLAS(Lt) and NCCL on LD_LIBRARY_PATH when the dynamic
 # loader does not know them (a toolkit outside ldconfig, or NVIDIA's Python wheels, whose CUDA 13
-# layout is site-packages/nvidia/cu13/lib, NCCL's site-packages/nvidia/nccl/lib).
+# layout is site-packages/nvidia/cu13/lib, NCCL's site-packages/nvidia/nccl/lib), and the
+# driver's libcuda/libnvidia-ml where a container mounts them (/usr/local/nvidia).
 add_cuda_library_dirs() {
   local dirs=() name dir site
-  local candidates=(/usr/local/cuda/lib64 /usr/local/cuda/lib /usr/local/cuda/targets/x86_64-linux/lib)
+  local candidates=(/usr/local/cuda/lib64 /usr/local/cuda/lib /usr/local/cuda/targets/x86_64-linux/lib
+    /usr/local/nvidia/lib64 /usr/local/nvidia/lib)
   for site in $(python3 -c 'import site; print(" ".join(site.getsitepackages()))' 2>/dev/null) \
     ${GPUQUAL_EXTRA_SITE_DIRS:-}; do
     for dir in "$site"/nvidia/*/lib; do
       [[ -d $dir ]] && candidates+=("$dir")
     done
   done
-  for name in libcudart.so.13 libcublas.so.13 libcublasLt.so.13 libnccl.so.2; do
+  for name in libcudart.so.13 libcublas.so.13 libcublasLt.so.13 libnccl.so.2 libcuda.so.1 libnvidia-ml.so.1; do
     if ldconfig -p 2>/dev/null | grep -q "$name"; then continue; fi
     for dir in "${candidates[@]}"; do
       if [[ -e $dir/$name ]]; then
