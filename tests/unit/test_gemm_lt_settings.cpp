@@ -3,6 +3,7 @@
 #include <cublasLt.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <optional>
 #include <vector>
