@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The device run: one call on a GPU machine (at most 600 s, at most 8 files back) that runs the
 # GPU tests, three canary runs and a PyTorch reference, judges them, and always leaves a
-# summary.md. README.md, "Using a GPU window", is the procedure; this header is the reference.
+# summary.md. docs/gpu-window.md is the procedure; this header is the reference.
 #
 #   tests/gpu/run-on-device.sh --bundle      on a development machine: build and stage the bundle
 #   tests/gpu/run-on-device.sh OUTDIR        on the GPU machine (or with $OUT set and no argument)
