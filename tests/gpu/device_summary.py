@@ -134,7 +134,7 @@ def build(out_dir, work_dir, code):
     if torch_ref:
         lines.append(f"- PyTorch {torch_ref.get('torch_version', '?')} on {torch_ref.get('device', '?')}"
                      + (f": error {torch_ref['error']}" if "error" in torch_ref else ""))
-    lines.append(f"- GPU tests: {ran} ran, {len(failed)} failed{' ' + str(failed) if failed else ''}, "
+    lines.append(f"- GPU tests: {ran} tests, {len(failed)} failed{' ' + str(failed) if failed else ''}, "
                  f"{len(skipped)} skipped")
     lines += notes and [f"- {n}" for n in notes] or []
 

@@ -31,6 +31,10 @@
 # Without a shipped baseline the canary records are not judged (that is what a first window makes
 # them for); summary.md says so. 3: bad usage.
 #
+# For the script's own tests (tests/gpu/run_on_device_test.sh): GPUQUAL_BUNDLE_DIR, and
+# GPUQUAL_DEVICE_GPUQUAL / GPUQUAL_DEVICE_GPU_TESTS (other programs), GPUQUAL_DEVICE_CLASS (run the
+# canary as that class), GPUQUAL_DEVICE_BASELINES_DIR (where compare finds the class baseline).
+#
 # It never changes clocks, power limits or application clocks, and never resets the GPU.
 set -uo pipefail
 
@@ -42,6 +46,10 @@ deadline_s=${GPUQUAL_DEVICE_DEADLINE_S:-540}
 reserve_s=${GPUQUAL_DEVICE_RESERVE_S:-20}
 canary_runs=${GPUQUAL_CANARY_RUNS:-3}
 canary_need_s=${GPUQUAL_CANARY_NEED_S:-120}
+# For the script's own tests: where the shipped baselines are, and a class to run the canary as.
+baselines_dir=${GPUQUAL_DEVICE_BASELINES_DIR:-$repo/baselines}
+class_args=()
+[[ -n ${GPUQUAL_DEVICE_CLASS:-} ]] && class_args=(--class "$GPUQUAL_DEVICE_CLASS")
 gpu_tests_need_s=${GPUQUAL_GPU_TESTS_NEED_S:-90}
 torch_need_s=${GPUQUAL_TORCH_NEED_S:-45}
 
@@ -266,7 +274,7 @@ device_run() {
       limit=$(time_left)
       ((limit > 240)) && limit=240
       (cd "$work" && run_step "canary-$i" "$canary_need_s" 240 -- "$gpuqual" run --suite canary --baseline none \
-        --timeout "$((limit > 30 ? limit - 15 : 15))s" --output "$work/canary-$i.json")
+        --timeout "$((limit > 30 ? limit - 15 : 15))s" "${class_args[@]}" --output "$work/canary-$i.json")
       rc=$?
       if ((rc == 200)); then
         inconclusive+=("canary run $i skipped for time")
@@ -317,16 +325,16 @@ device_run() {
 judge_record() {
   local gpuqual=$1 record=$2 i=$3 slug
   slug=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["hardware_class"]["slug"])' "$record" 2>/dev/null)
-  if [[ -z $slug || ! -f $repo/baselines/$slug.yaml ]]; then
+  if [[ -z $slug || ! -f $baselines_dir/$slug.yaml ]]; then
     log "canary run $i: no shipped baseline for class '${slug:-?}': not judged"
     echo "no baseline for ${slug:-?}" >"$work/compare-$i.rc"
     return 2
   fi
-  timeout 60 "$gpuqual" compare "$record" --baseline "$repo/baselines/$slug.yaml" \
+  timeout 60 "$gpuqual" compare "$record" --baseline "$baselines_dir/$slug.yaml" \
     --markdown "$work/extra/compare-$i.md" >"$work/extra/compare-$i.txt" 2>&1
   local rc=$?
   echo "$rc" >"$work/compare-$i.rc"
-  log "canary run $i: gpuqual compare against baselines/$slug.yaml exit code $rc"
+  log "canary run $i: gpuqual compare against $baselines_dir/$slug.yaml exit code $rc"
   tail -1 "$work/extra/compare-$i.txt"
   return "$rc"
 }

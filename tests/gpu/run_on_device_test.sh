@@ -5,7 +5,8 @@
 #     8 plain files back;
 #  B. a deadline too short for the canary runs: they are skipped and named, summary.md written;
 #  C. a GPU test program that hangs: killed at the deadline, summary.md still written in time;
-#  D. a GPU test that fails: exit 1, summary.md says FAIL.
+#  D. a GPU test that fails: exit 1, summary.md says FAIL;
+#  E. a record whose class has a baseline: `gpuqual compare` runs and its exit code counts.
 # C and D stand in for the GPU test program with a small script (a GPU test cannot fail or hang
 # on a machine without a GPU); everything else is the real bundle.
 #
@@ -103,6 +104,15 @@ run_case failing GPUQUAL_DEVICE_GPU_TESTS="$work/failing.sh" GPUQUAL_DEVICE_DEAD
 expect "D: exit 1, got $rc" test "$rc" -eq 1
 expect "D: summary.md says FAIL and names the step" grep -q 'FAIL (exit 1)' "$out/summary.md"
 expect "D: the failed test is listed" grep -q "1 failed \['EveryKernelIsVerifiedAndSane'\]" "$out/summary.md"
+
+# E. A record of a class with a shipped baseline is compared against it (here the test baseline
+#    of tests/data, the run made as that class with --class): compare's verdict is used.
+run_case compare GPUQUAL_DEVICE_CLASS=h200-sxm-141gb GPUQUAL_DEVICE_BASELINES_DIR="$here/../data/baselines" \
+  GPUQUAL_DEVICE_DEADLINE_S=60 GPUQUAL_CANARY_RUNS=1 GPUQUAL_GPU_TESTS_NEED_S=5 GPUQUAL_CANARY_NEED_S=10
+expect "E: exit 2 (compare inconclusive: nothing measured), got $rc" test "$rc" -eq 2
+expect "E: summary.md has compare's exit" grep -q 'against the shipped baseline: run 1: exit 2' "$out/summary.md"
+expect "E: compare's report is in extra.tar.gz" sh -c "tar -tzf '$out/extra.tar.gz' | grep -q 'extra/compare-1.txt'"
+expect "E: the class's targets and floors are used" sh -c "! grep -q 'no targets or floors' '$out/summary.md'"
 
 # Usage: no output folder is a usage error (3).
 env -u OUT "$here/run-on-device.sh" >/dev/null 2>&1
