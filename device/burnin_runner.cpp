@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <vector>
 
 #include "device/burnin_gemm.hpp"
@@ -47,6 +48,12 @@ void accumulate(MemtestRunResult& total, const MemtestRunResult& run) {
 
 }  // namespace
 
+std::uint64_t burnin_warmup_products(double one_product_s, double warmup_s) {
+  if (!(warmup_s > 0)) return 0;
+  const double n = std::ceil(warmup_s / std::max(one_product_s, 1e-6));
+  return static_cast<std::uint64_t>(std::clamp(n, 1.0, 100000.0));
+}
+
 BurninGpuResult run_burnin(const BurninConfig& config, const std::function<bool()>& should_stop,
                            const BurninWindowHook& on_window, const BurninCorruptor& corrupt) {
   const auto t0 = Clock::now();
@@ -66,6 +73,12 @@ BurninGpuResult run_burnin(const BurninConfig& config, const std::function<bool(
   stream.synchronize();
   const double one_s = std::max(1e-6, Event::elapsed_ms(c0, c1) / 1e3);
   const auto per_window = static_cast<std::size_t>(std::clamp(config.window_s / one_s, 1.0, 4096.0));
+
+  // Warm-up: the boost/power transient of a dense GEMM lasts about a second; products run in
+  // it are neither timed nor fingerprinted.
+  const std::uint64_t warm = burnin_warmup_products(one_s, config.warmup_s);
+  for (std::uint64_t i = 0; i < warm && !stop(); ++i) gemm.enqueue_gemm();
+  stream.synchronize();
 
   DeviceBuffer slots(per_window * sizeof(unsigned long long));
   std::vector<unsigned long long> hashes(per_window);

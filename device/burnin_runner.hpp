@@ -10,6 +10,7 @@
 #include "core/burnin_logic.hpp"
 #include "core/telemetry_summary.hpp"
 #include "device/gemm_precision.hpp"
+#include "device/measure_params.hpp"
 #include "device/memtest_runner.hpp"
 
 namespace gpuqual {
@@ -19,6 +20,7 @@ struct BurninConfig {
   std::uint64_t size = 8192;
   double duration_s = 60;
   double window_s = 1.0;         // GEMMs per TFLOP/s figure: about this long
+  double warmup_s = kDenseGemmWarmupS;  // untimed GEMMs first, out of the series (<= 0: none)
   double memtest_every_s = 600;  // <= 0: no memtest
   MemtestConfig memtest;         // passes forced to 1 per interleaved run
   std::uint64_t seed = 1;
@@ -39,6 +41,10 @@ struct BurninGpuResult {
 using BurninWindowHook = std::function<void(double elapsed_s, double tflops)>;
 // Test hook: after GEMM `iteration` ran and before its output is fingerprinted.
 using BurninCorruptor = std::function<void(std::uint64_t iteration, void* output, std::uint64_t bytes)>;
+
+// Untimed GEMMs that warm the GPU for `warmup_s` when one takes `one_product_s`: at least one
+// when warmup_s > 0, none when it is <= 0, at most 100000.
+std::uint64_t burnin_warmup_products(double one_product_s, double warmup_s);
 
 // Throws CudaError/CublasError (the result so far is lost with it; the caller reports error).
 BurninGpuResult run_burnin(const BurninConfig& config, const std::function<bool()>& should_stop,

@@ -14,8 +14,10 @@
 #include <cublas_v2.h>
 #include <dlfcn.h>
 
+#include <cstdint>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "device/cublas_lazy.hpp"
 
@@ -73,7 +75,27 @@ Fn* resolve(bool lt, const char* name) {
   return reinterpret_cast<Fn*>(found);
 }
 
+std::mutex observer_mutex;
+CublasLtAttributeObserver attribute_observer;
+
+void observe(CublasLtAttributeCall::Target target, int attribute, const void* buf, std::size_t size) {
+  std::lock_guard<std::mutex> lock(observer_mutex);
+  if (!attribute_observer) return;
+  const auto* bytes = static_cast<const std::uint8_t*>(buf);
+  attribute_observer({target, attribute, std::vector<std::uint8_t>(bytes, bytes + (buf != nullptr ? size : 0))});
+}
+
 }  // namespace
+
+void set_cublaslt_attribute_observer(CublasLtAttributeObserver observer) {
+  std::lock_guard<std::mutex> lock(observer_mutex);
+  attribute_observer = std::move(observer);
+}
+
+void observe_cublaslt_attribute(bool preference, int attribute, const void* buf, std::size_t size) {
+  observe(preference ? CublasLtAttributeCall::Target::preference : CublasLtAttributeCall::Target::matmul_desc,
+          attribute, buf, size);
+}
 
 std::string cublas_load_problem() {
   const CublasLibraries& libs = libraries();
@@ -171,6 +193,7 @@ cublasStatus_t CUBLASWINAPI cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t desc)
 cublasStatus_t CUBLASWINAPI cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t desc,
                                                            cublasLtMatmulDescAttributes_t attr,
                                                            const void* buf, size_t size) {
+  gpuqual::observe_cublaslt_attribute(false, static_cast<int>(attr), buf, size);
   GPUQUAL_CUBLAS_FORWARD(true, cublasLtMatmulDescSetAttribute, desc, attr, buf, size);
 }
 cublasStatus_t CUBLASWINAPI cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t* pref) {
@@ -182,6 +205,7 @@ cublasStatus_t CUBLASWINAPI cublasLtMatmulPreferenceDestroy(cublasLtMatmulPrefer
 cublasStatus_t CUBLASWINAPI cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref,
                                                                  cublasLtMatmulPreferenceAttributes_t attr,
                                                                  const void* buf, size_t size) {
+  gpuqual::observe_cublaslt_attribute(true, static_cast<int>(attr), buf, size);
   GPUQUAL_CUBLAS_FORWARD(true, cublasLtMatmulPreferenceSetAttribute, pref, attr, buf, size);
 }
 cublasStatus_t CUBLASWINAPI cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t* layout, cudaDataType type,

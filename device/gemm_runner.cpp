@@ -10,6 +10,7 @@
 
 #include "device/cublas_handle.hpp"
 #include "device/device_buffer.hpp"
+#include "device/gemm_lt_settings.hpp"
 #include "device/measure_timers.hpp"
 #include "device/stream.hpp"
 #include "kernels/gemm_kernels.cuh"
@@ -17,8 +18,6 @@
 namespace gpuqual {
 
 namespace {
-
-constexpr std::size_t kWorkspaceBytes = 32u << 20;  // cuBLASLt's recommendation for Hopper
 
 struct GemmTypes {
   cublasComputeType_t compute;
@@ -67,13 +66,19 @@ MatrixLayout make_layout(cudaDataType_t type, std::uint64_t rows, std::uint64_t 
 class GemmOp {
  public:
   GemmOp(GemmPrecision p, std::uint64_t n, const void* a, const void* b, void* d, cudaStream_t stream)
-      : p_(p), types_(gemm_types(p)), n_(n), a_(a), b_(b), d_(d), stream_(stream), workspace_(kWorkspaceBytes) {
+      : p_(p),
+        types_(gemm_types(p)),
+        settings_(gemm_lt_settings(p)),
+        n_(n),
+        a_(a),
+        b_(b),
+        d_(d),
+        stream_(stream),
+        workspace_(settings_.max_workspace_bytes) {
     cublasLtMatmulDesc_t desc = nullptr;
     CUBLAS_CHECK(cublasLtMatmulDescCreate(&desc, types_.compute, types_.scale));
     desc_.reset(desc);
-    const cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
-    CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
-    CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
+    apply_gemm_desc_settings(desc, settings_);
     const auto ld = static_cast<std::int64_t>(n);
     la_ = make_layout(types_.ab, n, n, ld);  // K x M, used transposed
     lb_ = make_layout(types_.ab, n, n, ld);  // K x N
@@ -82,8 +87,7 @@ class GemmOp {
     cublasLtMatmulPreference_t pref = nullptr;
     CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
     pref_.reset(pref);
-    const std::uint64_t ws = kWorkspaceBytes;
-    CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws));
+    apply_gemm_preference_settings(pref, settings_);
     int found = 0;
     const cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(lt_.get(), desc, la_.get(), lb_.get(), lc_.get(),
                                                              ld_.get(), pref, 1, &heuristic_, &found);
@@ -120,6 +124,7 @@ class GemmOp {
  private:
   GemmPrecision p_;
   GemmTypes types_;
+  GemmLtSettings settings_;
   std::uint64_t n_;
   const void* a_;
   const void* b_;

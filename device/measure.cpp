@@ -47,8 +47,14 @@ std::string_view to_string(StopReason r) {
   return "unknown";
 }
 
+std::span<const double> stop_window(const std::vector<double>& samples, int window) {
+  const std::span<const double> all(samples);
+  if (window <= 0 || samples.size() <= static_cast<std::size_t>(window)) return all;
+  return all.last(static_cast<std::size_t>(window));
+}
+
 MeasureResult measure(SampleTimer& timer, const MeasureConfig& config, const MeasureHooks& hooks) {
-  if (config.min_samples < 1 || config.max_samples < config.min_samples || config.max_reps < 1 ||
+  if (config.min_samples < 1 || config.cv_window < 0 || config.max_samples < config.min_samples || config.max_reps < 1 ||
       !(config.target_cv >= 0) || !(config.budget_s > 0)) {
     throw std::invalid_argument("measure: inconsistent configuration (min/max samples, reps, CV target or budget)");
   }
@@ -93,7 +99,7 @@ MeasureResult measure(SampleTimer& timer, const MeasureConfig& config, const Mea
     if (after.sm_clock_mhz) result.sm_clock_mhz.push_back(*after.sm_clock_mhz);
 
     const int n = static_cast<int>(result.seconds_per_op.size());
-    result.cv = stats::cv(result.seconds_per_op);
+    result.cv = stats::cv(stop_window(result.seconds_per_op, config.cv_window));
     if (n >= config.min_samples && result.cv <= config.target_cv) {
       result.stop = StopReason::converged;
       break;

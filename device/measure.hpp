@@ -9,6 +9,7 @@
 // and the budget are tested on the CPU.
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -18,10 +19,13 @@ namespace gpuqual {
 
 struct MeasureConfig {
   int warmup_runs = 3;         // untimed runs before sampling (at least this many...)
-  double warmup_s = 0.05;      // ... and for at least this long, so clocks settle
+  double warmup_s = 0.05;      // ... and for at least this long, so clocks settle (dense GEMM: 1 s,
+                               // see kDenseGemmWarmupS)
   int min_samples = 5;         // never call a result converged with fewer samples
   int max_samples = 100;
   double target_cv = 0.005;    // stop when the CV of the samples is at or under this (0.5 %)
+  int cv_window = 10;          // ... judged on the last this many samples (0: all of them), so a
+                               // clock transient in the first samples does not hold off convergence
   double budget_s = 10;        // wall time for warm-up plus sampling; at least one sample is taken
   double min_sample_s = 0.005; // each sample runs the operation enough times to last this long
   int max_reps = 100000;
@@ -62,10 +66,14 @@ struct MeasureResult {
   bool clock_probed = false;            // false: no probe was given (no NVML)
   int warmup_runs = 0;
   int reps_per_sample = 1;
-  double cv = 0;                        // CV of seconds_per_op
+  double cv = 0;                        // CV of the samples the stopping rule judged (stop_window)
   StopReason stop = StopReason::converged;
   bool converged() const { return stop == StopReason::converged; }
 };
+
+// The last `window` samples (all of them when window <= 0 or there are fewer): what the
+// stopping rule's CV is computed on.
+std::span<const double> stop_window(const std::vector<double>& samples, int window);
 
 // Runs the loop. Throws whatever the timer throws (a CudaError, say).
 MeasureResult measure(SampleTimer& timer, const MeasureConfig& config, const MeasureHooks& hooks = {});

@@ -76,6 +76,48 @@ std::vector<std::string> run_on_each_gpu(const std::vector<int>& gpus,
   return errors;
 }
 
+bool is_sticky_cuda_error(int cuda_status) {
+  switch (static_cast<cudaError_t>(cuda_status)) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorAssert:
+    case cudaErrorHardwareStackError:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorLaunchFailure:
+    case cudaErrorECCUncorrectable:
+      return true;
+    default:
+      return false;
+  }
+}
+
+void run_gpu_steps(std::size_t count, const std::function<void(std::size_t step)>& step,
+                   const std::function<void(std::size_t step, const std::string& what, std::size_t remaining)>& on_error) {
+  for (std::size_t i = 0; i < count; ++i) {
+    try {
+      step(i);
+    } catch (const std::exception& e) {
+      const auto* cuda = dynamic_cast<const CudaError*>(&e);
+      // A cuBLAS or NCCL error can hide a sticky CUDA error: the context still holds it.
+      const bool sticky = (cuda != nullptr && is_sticky_cuda_error(cuda->status())) ||
+                          is_sticky_cuda_error(cudaPeekAtLastError());
+      std::string what = e.what();
+      if (!sticky) {
+        on_error(i, what, 0);
+        continue;
+      }
+      const std::size_t remaining = count - i - 1;
+      what += "; the GPU's CUDA context is lost (sticky error)";
+      if (remaining > 0) what += ": " + std::to_string(remaining) + " later measurement(s) on this GPU not run";
+      on_error(i, what, remaining);
+      return;
+    }
+  }
+}
+
 void GpuOutcome::add(Status s, std::string note) {
   status = worse_of(status, s);
   if (!note.empty()) notes.push_back(std::move(note));

@@ -57,6 +57,19 @@ void merge_outcomes(CheckResult& result, const std::vector<int>& gpus, std::vect
 // carries a not-applicable code only when every skipped GPU gave the same one.
 void roll_up(CheckResult& result);
 
+// Sticky CUDA errors (illegal address, launch failure, hardware stack error, illegal or
+// misaligned instruction/address, device assert, uncorrectable ECC, launch timeout) leave the
+// device's context unusable: every later call on it fails with the same error.
+bool is_sticky_cuda_error(int cuda_status);
+
+// Runs steps 0..count-1 of one GPU's loop (a GEMM precision each, say). A step that throws is
+// reported to on_error(step, what, remaining) and the loop goes on, unless the error is sticky
+// (a CudaError with a sticky status, or one cudaPeekAtLastError still reports): then the loop
+// stops, and `remaining` says how many steps were not run, so the GPU's failure is reported once
+// instead of once per later step.
+void run_gpu_steps(std::size_t count, const std::function<void(std::size_t step)>& step,
+                   const std::function<void(std::size_t step, const std::string& what, std::size_t remaining)>& on_error);
+
 // unmeasurable(name, status, reason), for a check that cannot measure, is in core/record.hpp.
 
 }  // namespace gpuqual

@@ -7,10 +7,16 @@ namespace gpuqual {
 CudaEventTimer::CudaEventTimer(cudaStream_t stream, std::function<void()> enqueue_one)
     : stream_(stream), enqueue_one_(std::move(enqueue_one)) {}
 
+void enqueue_timed_batch(int reps, const std::function<void()>& run_one, const std::function<void()>& record_start,
+                         const std::function<void()>& record_stop) {
+  run_one();  // untimed: the start event waits behind it, so the GPU is busy when timing starts
+  record_start();
+  for (int i = 0; i < reps; ++i) run_one();
+  record_stop();
+}
+
 double CudaEventTimer::time_reps(int reps) {
-  start_.record(stream_);
-  for (int i = 0; i < reps; ++i) enqueue_one_();
-  stop_.record(stream_);
+  enqueue_timed_batch(reps, enqueue_one_, [this] { start_.record(stream_); }, [this] { stop_.record(stream_); });
   stop_.synchronize();
   // A kernel fault shows up at the synchronisation or here; never time a failed launch.
   CUDA_CHECK(cudaGetLastError());

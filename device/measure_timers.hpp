@@ -1,7 +1,10 @@
 #pragma once
 // The SampleTimers the checks use on a GPU.
 //  - CudaEventTimer: events recorded on the stream around `reps` enqueued runs; the GPU's own
-//    clock, so host jitter and launch latency outside the stream do not count.
+//    clock, so host jitter and launch latency outside the stream do not count. The start event
+//    is recorded behind one untimed run (enqueue_timed_batch): on an idle stream it would
+//    complete at once and the interval would include the first launch's latency and any gap
+//    while the host enqueues the rest.
 //  - WallTimer: the host's steady clock around a callable that runs `reps` operations and waits
 //    for them, for work spread over several GPUs at once (no single stream to record on).
 #include <cuda_runtime_api.h>
@@ -12,6 +15,10 @@
 #include "device/measure.hpp"
 
 namespace gpuqual {
+
+// The order of one timed batch: one untimed run, the start event, `reps` runs, the stop event.
+void enqueue_timed_batch(int reps, const std::function<void()>& run_one, const std::function<void()>& record_start,
+                         const std::function<void()>& record_stop);
 
 class CudaEventTimer : public SampleTimer {
  public:

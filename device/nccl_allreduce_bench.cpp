@@ -153,6 +153,7 @@ class Bench {
     out_.metrics.push_back(rate_metric(prefix + ".algbw_gbps", "GB/s", std::nullopt, m, bytes, 1e9));
     out_.metrics.push_back(rate_metric(prefix + ".busbw_gbps", "GB/s", std::nullopt, m,
                                        bytes * allreduce_bus_factor(s_.nranks), 1e9));
+    out_.attributes[prefix + ".timing"] = runner_->timing_note(item);
     out_.attributes[prefix + ".stop"] =
         fmt::format("{} after {} samples of {} runs (CV {})", to_string(m.stop), m.seconds_per_op.size(),
                     m.reps_per_sample, percent(m.cv));

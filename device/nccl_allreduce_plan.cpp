@@ -84,4 +84,10 @@ std::vector<AllreduceItem> plan_allreduce(const std::vector<ReduceType>& types,
   return items;
 }
 
+AllreduceTiming allreduce_timing(std::uint64_t bytes, bool graph_failed) {
+  return bytes <= kAllreduceGraphMaxBytes && !graph_failed ? AllreduceTiming::graph : AllreduceTiming::eager;
+}
+
+std::string_view to_string(AllreduceTiming t) { return t == AllreduceTiming::graph ? "graph" : "eager"; }
+
 }  // namespace gpuqual

@@ -48,6 +48,18 @@ std::string allreduce_metric_prefix(const AllreduceItem& item);
 // "float 512MiB out-of-place": how reasons and findings name the item.
 std::string allreduce_item_label(const AllreduceItem& item);
 
+// How the repetitions of one sample are timed. Non-blocking communicators (nccl_local_comms.hpp)
+// run each group call's enqueue on a host thread, which costs ~10-20 us: a small message (8 KiB
+// moves in ~1 us over NVLink) would measure that host overhead. So messages up to
+// kAllreduceGraphMaxBytes are captured once as a CUDA graph of `reps` all-reduces and the graph
+// is launched between the events (what nccl-tests does with -G); larger ones, where the launch
+// is a small share of the transfer (64 MiB: ~150 us), are enqueued eagerly. `graph_failed`:
+// capturing failed on this node once, so the item falls back to eager (and says so).
+enum class AllreduceTiming { eager, graph };
+inline constexpr std::uint64_t kAllreduceGraphMaxBytes = 16ULL << 20;
+AllreduceTiming allreduce_timing(std::uint64_t bytes, bool graph_failed);
+std::string_view to_string(AllreduceTiming t);  // "eager", "graph"
+
 // Every (type, placement, size), in that nesting order, sizes ascending as given.
 std::vector<AllreduceItem> plan_allreduce(const std::vector<ReduceType>& types,
                                           const std::vector<bool>& in_place,

@@ -81,7 +81,15 @@ void NcclAllreduceRunner::enqueue_allreduce(const AllreduceItem& item, double ti
   }
 }
 
-double NcclAllreduceRunner::time_reps(const AllreduceItem& item, int reps, double timeout_s) {
+void NcclAllreduceRunner::CapturedReps::reset() {
+  for (cudaGraphExec_t e : execs) (void)cudaGraphExecDestroy(e);
+  execs.clear();
+  key.clear();
+  reps = 0;
+}
+
+template <class Body>
+double NcclAllreduceRunner::timed(const AllreduceItem& item, int reps, double timeout_s, Body&& body) {
   Local& first = locals_[0];
   {
     DeviceGuard g(first.gpu);
@@ -90,7 +98,7 @@ double NcclAllreduceRunner::time_reps(const AllreduceItem& item, int reps, doubl
   }
   for (std::size_t k = 1; k < locals_.size(); ++k)
     CUDA_CHECK(cudaStreamWaitEvent(locals_[k].stream, first.fork.get(), 0));
-  for (int r = 0; r < reps; ++r) enqueue_allreduce(item, timeout_s);
+  body();
   for (std::size_t k = 1; k < locals_.size(); ++k) {
     DeviceGuard g(locals_[k].gpu);
     locals_[k].join.record(locals_[k].stream);
@@ -103,6 +111,72 @@ double NcclAllreduceRunner::time_reps(const AllreduceItem& item, int reps, doubl
   wait_event(first.stop.get(), comms_.handles(), timeout_s,
              fmt::format("the all-reduce {} ({} runs)", allreduce_item_label(item), reps));
   return Event::elapsed_ms(first.start, first.stop) / 1e3;
+}
+
+bool NcclAllreduceRunner::capture(const AllreduceItem& item, int reps, double timeout_s) {
+  const std::string key = allreduce_metric_prefix(item);
+  if (captured_.key == key && captured_.reps == reps) return true;
+  captured_.reset();
+  std::vector<bool> capturing(locals_.size(), false);
+  try {
+    for (std::size_t k = 0; k < locals_.size(); ++k) {
+      DeviceGuard g(locals_[k].gpu);
+      // Thread-local: NCCL's own host thread (non-blocking communicators) may still call
+      // CUDA while this thread captures.
+      CUDA_CHECK(cudaStreamBeginCapture(locals_[k].stream, cudaStreamCaptureModeThreadLocal));
+      capturing[k] = true;
+    }
+    for (int r = 0; r < reps; ++r) enqueue_allreduce(item, timeout_s);
+    for (std::size_t k = 0; k < locals_.size(); ++k) {
+      DeviceGuard g(locals_[k].gpu);
+      cudaGraph_t graph = nullptr;
+      const cudaError_t ended = cudaStreamEndCapture(locals_[k].stream, &graph);
+      capturing[k] = false;
+      CUDA_CHECK(ended);
+      cudaGraphExec_t exec = nullptr;
+      const cudaError_t made = cudaGraphInstantiate(&exec, graph, 0);
+      (void)cudaGraphDestroy(graph);
+      CUDA_CHECK(made);
+      captured_.execs.push_back(exec);
+    }
+  } catch (const std::exception& e) {
+    for (std::size_t k = 0; k < locals_.size(); ++k) {
+      if (!capturing[k]) continue;
+      DeviceGuard g(locals_[k].gpu);
+      cudaGraph_t graph = nullptr;
+      if (cudaStreamEndCapture(locals_[k].stream, &graph) == cudaSuccess && graph) (void)cudaGraphDestroy(graph);
+    }
+    (void)cudaGetLastError();  // the capture's error is reported as the fallback's reason
+    captured_.reset();
+    graph_failed_ = true;
+    graph_problem_ = e.what();
+    return false;
+  }
+  captured_.key = key;
+  captured_.reps = reps;
+  return true;
+}
+
+double NcclAllreduceRunner::time_reps(const AllreduceItem& item, int reps, double timeout_s) {
+  if (allreduce_timing(item.bytes, graph_failed_) == AllreduceTiming::graph && capture(item, reps, timeout_s)) {
+    return timed(item, reps, timeout_s, [&] {
+      for (std::size_t k = 0; k < locals_.size(); ++k) {
+        DeviceGuard g(locals_[k].gpu);
+        CUDA_CHECK(cudaGraphLaunch(captured_.execs[k], locals_[k].stream));
+      }
+    });
+  }
+  return timed(item, reps, timeout_s, [&] {
+    for (int r = 0; r < reps; ++r) enqueue_allreduce(item, timeout_s);
+  });
+}
+
+std::string NcclAllreduceRunner::timing_note(const AllreduceItem& item) const {
+  const AllreduceTiming t = allreduce_timing(item.bytes, graph_failed_);
+  if (t == AllreduceTiming::eager && allreduce_timing(item.bytes, false) == AllreduceTiming::graph) {
+    return "eager (CUDA graph capture failed: " + graph_problem_ + ")";
+  }
+  return t == AllreduceTiming::graph ? "graph (one CUDA graph of the sample's all-reduces per GPU)" : "eager";
 }
 
 void NcclAllreduceRunner::check_once(

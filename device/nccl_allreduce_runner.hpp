@@ -11,7 +11,10 @@
 // process's communicators from the one place that waits.
 //
 // Timing: GPU events on the first GPU's stream, forked to every other local stream before the
-// collectives and joined after them, so one sample spans the work of all local GPUs.
+// collectives and joined after them, so one sample spans the work of all local GPUs. Small
+// messages (allreduce_timing in nccl_allreduce_plan.hpp) are captured once per (item, reps) as
+// one CUDA graph per local stream, and the graphs are launched between the events: the
+// non-blocking communicators' host-side enqueue is then outside the timed interval.
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -55,6 +58,9 @@ class NcclAllreduceRunner {
       std::vector<AllreduceCheckCount>& counts,
       const std::function<void(std::size_t k, void* result, const AllreduceItem& item)>& corrupt = {});
 
+  // How `item` is timed, with the reason when graph capture failed and it fell back to eager.
+  std::string timing_note(const AllreduceItem& item) const;
+
   const std::vector<int>& gpus() const { return gpus_; }
   const std::vector<int>& ranks() const { return ranks_; }
   int nranks() const { return nranks_; }
@@ -66,14 +72,34 @@ class NcclAllreduceRunner {
     Event start, stop, fork{cudaEventDisableTiming}, join{cudaEventDisableTiming};
     DeviceBuffer send, recv, counters;
   };
+  // Executable graphs of one item's `reps` all-reduces, one per local stream.
+  struct CapturedReps {
+    std::string key;
+    int reps = 0;
+    std::vector<cudaGraphExec_t> execs;
+    CapturedReps() = default;
+    CapturedReps(const CapturedReps&) = delete;
+    CapturedReps& operator=(const CapturedReps&) = delete;
+    ~CapturedReps() { reset(); }
+    void reset();
+  };
   void enqueue_allreduce(const AllreduceItem& item, double timeout_s);
   void wait_all(double timeout_s, const std::string& what);
+  // Captures `reps` all-reduces of `item` (or keeps the capture made for them); false, with
+  // graph_problem_ set, when capturing failed.
+  bool capture(const AllreduceItem& item, int reps, double timeout_s);
+  // Events around `body` (which enqueues the work on every local stream); returns seconds.
+  template <class Body>
+  double timed(const AllreduceItem& item, int reps, double timeout_s, Body&& body);
 
   std::vector<int> gpus_, ranks_;
   int nranks_ = 0;
   std::uint64_t max_bytes_ = 0;
   std::vector<Local> locals_;
   NcclLocalComms comms_;
+  CapturedReps captured_;
+  bool graph_failed_ = false;
+  std::string graph_problem_;
 };
 
 }  // namespace gpuqual

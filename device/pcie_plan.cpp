@@ -132,4 +132,20 @@ std::vector<std::pair<int, int>> unordered_pairs(const std::vector<int>& gpus) {
   return out;
 }
 
+std::vector<std::pair<int, int>> ring_ordered_pairs(const std::vector<int>& gpus) {
+  std::vector<std::pair<int, int>> out;
+  if (gpus.size() < 2) return out;
+  for (std::size_t i = 0; i < gpus.size(); ++i) out.emplace_back(gpus[i], gpus[(i + 1) % gpus.size()]);
+  return out;
+}
+
+std::vector<std::pair<int, int>> ring_unordered_pairs(const std::vector<int>& gpus) {
+  std::vector<std::pair<int, int>> out;
+  for (auto [a, b] : ring_ordered_pairs(gpus)) {
+    const std::pair<int, int> edge{std::min(a, b), std::max(a, b)};
+    if (std::find(out.begin(), out.end(), edge) == out.end()) out.push_back(edge);
+  }
+  return out;
+}
+
 }  // namespace gpuqual

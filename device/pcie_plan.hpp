@@ -45,5 +45,12 @@ std::uint64_t count_pattern_mismatches_host(const std::uint64_t* words, std::uin
 // Ordered pairs (i, j), i != j, of the given GPUs, and the unordered ones (i < j).
 std::vector<std::pair<int, int>> ordered_pairs(const std::vector<int>& gpus);
 std::vector<std::pair<int, int>> unordered_pairs(const std::vector<int>& gpus);
+// The ring over the GPUs in the given order: (g0, g1), (g1, g2), ..., (g[n-1], g0) for one
+// direction, and each ring edge once for both directions. n copies instead of n(n-1): on an
+// 8-GPU node 16 measurements instead of 84, which keeps the canary's p2p within its budget
+// (every GPU still sends and receives once; a slow link on a ring edge shows, one off the ring
+// only in the all-pairs set, which `standard` runs). Fewer than 2 GPUs: empty; 2: (a,b), (b,a).
+std::vector<std::pair<int, int>> ring_ordered_pairs(const std::vector<int>& gpus);
+std::vector<std::pair<int, int>> ring_unordered_pairs(const std::vector<int>& gpus);
 
 }  // namespace gpuqual

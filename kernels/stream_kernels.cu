@@ -1,5 +1,7 @@
 #include "kernels/stream_kernels.cuh"
 
+#include "kernels/stream_tiling.cuh"
+
 namespace gpuqual::kernels {
 namespace {
 
@@ -8,31 +10,57 @@ __device__ __forceinline__ std::uint64_t first_index() {
 }
 __device__ __forceinline__ std::uint64_t grid_stride() { return static_cast<std::uint64_t>(gridDim.x) * blockDim.x; }
 
-// The bandwidth kernels: one double2 (16 bytes) per access, grid-stride over n/2 vectors.
+// One element pair of kernel K: d from a (and b) at vector v.
+template <StreamKernel K>
+__device__ __forceinline__ double2 stream_op(double2 x, double2 y, std::uint64_t v, StreamScalars sc) {
+  if constexpr (K == StreamKernel::copy) {
+    return x;
+  } else if constexpr (K == StreamKernel::scale) {
+    return make_double2(stream_scale(x.x, sc.s), stream_scale(x.y, sc.s));
+  } else if constexpr (K == StreamKernel::add) {
+    return make_double2(stream_add(x.x, y.x), stream_add(x.y, y.y));
+  } else if constexpr (K == StreamKernel::triad) {
+    return make_double2(stream_triad(x.x, y.x, sc.s), stream_triad(x.y, y.y, sc.s));
+  } else {  // write
+    return make_double2(stream_write_value(2 * v, sc.w0, sc.w1), stream_write_value(2 * v + 1, sc.w0, sc.w1));
+  }
+}
+
+template <StreamKernel K>
+constexpr bool kReadsA = K != StreamKernel::write;
+template <StreamKernel K>
+constexpr bool kReadsB = K == StreamKernel::add || K == StreamKernel::triad;
+
+// The bandwidth kernels on 16-byte double2 vectors: per tile, kStreamUnroll independent loads
+// of each input before any store (kernels/stream_tiling.cuh says why and which vectors), then a
+// grid-stride tail.
 template <StreamKernel K>
 __global__ void stream_kernel(const double* __restrict__ a, const double* __restrict__ b, double* __restrict__ d,
                               std::uint64_t n, StreamScalars sc) {
   const auto* a2 = reinterpret_cast<const double2*>(a);
   const auto* b2 = reinterpret_cast<const double2*>(b);
   auto* d2 = reinterpret_cast<double2*>(d);
-  const std::uint64_t nv = n / 2;
-  for (std::uint64_t v = first_index(); v < nv; v += grid_stride()) {
-    double2 out;
-    if constexpr (K == StreamKernel::copy) {
-      out = a2[v];
-    } else if constexpr (K == StreamKernel::scale) {
-      const double2 x = a2[v];
-      out = make_double2(stream_scale(x.x, sc.s), stream_scale(x.y, sc.s));
-    } else if constexpr (K == StreamKernel::add) {
-      const double2 x = a2[v], y = b2[v];
-      out = make_double2(stream_add(x.x, y.x), stream_add(x.y, y.y));
-    } else if constexpr (K == StreamKernel::triad) {
-      const double2 x = a2[v], y = b2[v];
-      out = make_double2(stream_triad(x.x, y.x, sc.s), stream_triad(x.y, y.y, sc.s));
-    } else {  // write
-      out = make_double2(stream_write_value(2 * v, sc.w0, sc.w1), stream_write_value(2 * v + 1, sc.w0, sc.w1));
+  const std::uint64_t nv = n / 2, tid = first_index(), threads = grid_stride();
+  const std::uint64_t tiles = stream_full_tiles(nv, threads, kStreamUnroll);
+  for (std::uint64_t t = 0; t < tiles; ++t) {
+    double2 x[kStreamUnroll], y[kStreamUnroll];
+#pragma unroll
+    for (unsigned u = 0; u < kStreamUnroll; ++u) {
+      const std::uint64_t v = stream_tile_index(t, u, tid, threads, kStreamUnroll);
+      if constexpr (kReadsA<K>) x[u] = a2[v];
+      if constexpr (kReadsB<K>) y[u] = b2[v];
     }
-    d2[v] = out;
+#pragma unroll
+    for (unsigned u = 0; u < kStreamUnroll; ++u) {
+      const std::uint64_t v = stream_tile_index(t, u, tid, threads, kStreamUnroll);
+      d2[v] = stream_op<K>(x[u], y[u], v, sc);
+    }
+  }
+  for (std::uint64_t v = stream_tail_start(nv, threads, kStreamUnroll) + tid; v < nv; v += threads) {
+    double2 x{}, y{};
+    if constexpr (kReadsA<K>) x = a2[v];
+    if constexpr (kReadsB<K>) y = b2[v];
+    d2[v] = stream_op<K>(x, y, v, sc);
   }
 }
 
@@ -50,14 +78,28 @@ __device__ void block_sum_to(double value, double* partials) {
   if (threadIdx.x == 0) partials[blockIdx.x] = shared[0];
 }
 
-// Read-only bandwidth: sum of a, one double2 per access. Exact (see stream_ops.cuh).
+// Read-only bandwidth: sum of a, kStreamUnroll independent loads per tile into as many
+// accumulators (one dependent add chain per load would serialise them). Exact whatever the
+// order (see stream_ops.cuh), so the sum still has one right answer.
 __global__ void read_kernel(const double* __restrict__ a, std::uint64_t n, double* partials) {
   const auto* a2 = reinterpret_cast<const double2*>(a);
-  double sum = 0;
-  for (std::uint64_t v = first_index(); v < n / 2; v += grid_stride()) {
-    const double2 x = a2[v];
-    sum += x.x + x.y;
+  const std::uint64_t nv = n / 2, tid = first_index(), threads = grid_stride();
+  const std::uint64_t tiles = stream_full_tiles(nv, threads, kStreamUnroll);
+  double sums[kStreamUnroll] = {};
+  for (std::uint64_t t = 0; t < tiles; ++t) {
+    double2 x[kStreamUnroll];
+#pragma unroll
+    for (unsigned u = 0; u < kStreamUnroll; ++u) x[u] = a2[stream_tile_index(t, u, tid, threads, kStreamUnroll)];
+#pragma unroll
+    for (unsigned u = 0; u < kStreamUnroll; ++u) sums[u] += x[u].x + x[u].y;
   }
+  for (std::uint64_t v = stream_tail_start(nv, threads, kStreamUnroll) + tid; v < nv; v += threads) {
+    const double2 x = a2[v];
+    sums[0] += x.x + x.y;
+  }
+  double sum = 0;
+#pragma unroll
+  for (unsigned u = 0; u < kStreamUnroll; ++u) sum += sums[u];
   block_sum_to(sum, partials);
 }
 

@@ -16,6 +16,7 @@ build_pkgs=(
   libgtest-dev libgmock-dev libbenchmark-dev libcurl4-openssl-dev libsimdjson-dev
   libopenmpi-dev openmpi-bin
   clang libclang-rt-14-dev clang-format clang-tidy
+  patchelf  # tests/gpu/run-on-device.sh --bundle: relocatable RPATH on the staged programs
 )
 # Real components the tests start: container runtimes, a browser for the HTML report.
 test_pkgs=(
@@ -24,6 +25,7 @@ test_pkgs=(
   chromium
   python3-pip
   shellcheck
+  debootstrap  # the bare userland the device bundle is started in (ctest -L bundle)
 )
 
 pkgs=("${build_pkgs[@]}")

@@ -57,6 +57,7 @@ GemmParams read_params(const nlohmann::json& json) {
   if (auto v = o.opt_integer("verify_samples", 4, 65536)) p.verify_samples = static_cast<int>(*v);
   MeasureConfig defaults;
   defaults.min_sample_s = 0.01;  // >= 10 ms per sample: several GEMMs at 8192
+  defaults.warmup_s = kDenseGemmWarmupS;
   p.common = read_common_bench_params(o, defaults);
   o.finish();
   return p;
@@ -86,6 +87,12 @@ class GemmBench : public Check {
       const MeasureHooks hooks{{}, make_nvml_clock_probe(nvml, gpu, &probe_note), [&ctx] { return ctx.should_stop(); }};
       if (!probe_note.empty()) out.attributes["gemm.clock_probe"] = "not read: " + probe_note;
       int ran = 0;
+      struct Step {
+        std::uint64_t size;
+        GemmPrecision precision;
+        std::string label;
+      };
+      std::vector<Step> steps;
       for (std::uint64_t size : params.sizes) {
         for (GemmPrecision p : params.precisions) {
           const std::string label = std::string(to_string(p)) + (size == kGemmCanonicalSize ? "" : " n" + std::to_string(size));
@@ -94,25 +101,30 @@ class GemmBench : public Check {
             out.attributes["gemm." + std::string(to_string(p)) + ".skipped"] = *why;
             continue;
           }
-          if (ctx.should_stop()) {
-            out.add(Status::error, label + ": not measured, the run is being stopped");
-            continue;
-          }
-          try {
+          steps.push_back({size, p, label});
+        }
+      }
+      // A sticky CUDA error (illegal address, launch failure) ends this GPU's loop: it is
+      // reported once, with the number of measurements it left unrun.
+      run_gpu_steps(
+          steps.size(),
+          [&](std::size_t i) {
+            const Step& st = steps[i];
+            if (ctx.should_stop()) {
+              out.add(Status::error, st.label + ": not measured, the run is being stopped");
+              return;
+            }
             GemmRunConfig rc;
-            rc.precision = p;
-            rc.size = size;
+            rc.precision = st.precision;
+            rc.size = st.size;
             rc.seed = params.common.seed;
             rc.verify_samples = params.verify_samples;
             rc.measure = mc;
             const GemmRunResult r = run_gemm(rc, hooks);
             ++ran;
-            report_gemm(out, gpu, label, rc, r, mc);
-          } catch (const std::exception& e) {
-            out.add(Status::error, label + ": " + e.what());
-          }
-        }
-      }
+            report_gemm(out, gpu, st.label, rc, r, mc);
+          },
+          [&](std::size_t i, const std::string& what, std::size_t) { out.add(Status::error, steps[i].label + ": " + what); });
       if (ran == 0 && out.status == Status::pass) {
         // Every requested precision is missing from this architecture (FP8 before sm_89): not
         // applicable, unlike a GEMM that could not run.
@@ -135,7 +147,8 @@ class GemmBench : public Check {
                             (rc.size == kGemmCanonicalSize ? "" : ".n" + std::to_string(rc.size));
     out.metrics.push_back(rate_metric(gemm_metric_name(rc.precision, rc.size), gemm_metric_unit(rc.precision), gpu,
                                       r.measure, r.flops_per_op, 1e12));
-    out.attributes[key + ".library"] = r.library;
+    // Per GPU: one GPU may fall back to cublasGemmEx where another found a cuBLASLt algorithm.
+    out.attributes[key + ".gpu" + std::to_string(gpu) + ".library"] = r.library;
     record_measurement_attributes(out, key, gpu, r.measure);
     if (!r.check.passed()) {
       Finding f;

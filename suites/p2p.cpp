@@ -1,9 +1,11 @@
-// `p2p`: peer copies between every pair of GPUs (cudaMemcpyPeerAsync), one direction for each
-// ordered pair and both at once for each unordered pair, in GB/s, with the peer-access state of
+// `p2p`: peer copies between pairs of GPUs (cudaMemcpyPeerAsync), one direction for each
+// ordered pair and both at once for each unordered pair, in GB/s; the pairs are the ring over
+// the GPUs (`pairs: ring`, the default: n copies, see ring_ordered_pairs) or every pair
+// (`pairs: all`, n(n-1), what `standard` runs), with the peer-access state of
 // each pair recorded. Pairs run one at a time (a pair alone on its links). Every copy is checked
 // against its source's pattern; corruption is `fail` with the finding p2p.corrupt_copy. Fewer
-// than two GPUs is `skip`. Parameters: size_mib (256, at least that), bidirectional true, and
-// the common measurement keys.
+// than two GPUs is `skip`. Parameters: size_mib (256, at least that), bidirectional true,
+// pairs (ring | all), and the common measurement keys.
 #include <cuda_runtime_api.h>
 
 #include <map>
@@ -23,6 +25,7 @@ namespace {
 struct P2pParams {
   P2pConfig config;
   bool bidirectional = true;
+  bool all_pairs = false;  // `pairs: all`; the default ring
   CommonBenchParams common;
 };
 
@@ -33,6 +36,9 @@ P2pParams read_params(const nlohmann::json& json) {
     p.config.bytes = static_cast<std::uint64_t>(*v) << 20;
   }
   if (auto v = o.opt_boolean("bidirectional")) p.bidirectional = *v;
+  const std::string pairs = o.str_or("pairs", "ring");
+  if (pairs != "ring" && pairs != "all") o.fail("pairs", "must be ring or all, not '" + pairs + "'");
+  p.all_pairs = pairs == "all";
   MeasureConfig defaults;
   defaults.min_sample_s = 0.005;
   p.common = read_common_bench_params(o, defaults);
@@ -55,8 +61,8 @@ class P2pBench : public Check {
                           "peer copies need at least 2 GPUs; " + std::to_string(gpus.size()) + " selected",
                           single ? "single_gpu" : "");
     }
-    const auto ordered = ordered_pairs(gpus);
-    const auto unordered = unordered_pairs(gpus);
+    const auto ordered = params.all_pairs ? ordered_pairs(gpus) : ring_ordered_pairs(gpus);
+    const auto unordered = params.all_pairs ? unordered_pairs(gpus) : ring_unordered_pairs(gpus);
     const int measurements = static_cast<int>(ordered.size() + (params.bidirectional ? unordered.size() : 0));
     params.config.measure = params.common.measure;
     params.config.measure.budget_s = share_budget(ctx.budget_s, measurements, params.common.measure_budget_s);
@@ -110,12 +116,14 @@ class P2pBench : public Check {
     }
     merge_outcomes(result, gpus, outcomes, errors);
     result.attributes["p2p.bytes_per_copy"] = std::to_string(params.config.bytes);
+    result.attributes["p2p.pairs"] = params.all_pairs ? "all" : "ring";
     if (!invisible.empty()) result.attributes["p2p.gpus_not_visible"] = invisible_reason(invisible, probe.device_count);
     return result;
   }
 };
 
-GPUQUAL_REGISTER_CHECK(P2pBench, "p2p", "GPU peer-to-peer copy bandwidth for every pair, uni- and bidirectional, verified");
+GPUQUAL_REGISTER_CHECK(P2pBench, "p2p",
+                       "GPU peer-to-peer copy bandwidth on the ring of GPUs (or every pair), uni- and bidirectional, verified");
 
 }  // namespace
 }  // namespace gpuqual

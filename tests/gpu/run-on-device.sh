@@ -1,81 +1,173 @@
 #!/usr/bin/env bash
-# The device run: on a machine with an NVIDIA GPU, build gpuqual for sm_90 (H100/H200), run the
-# GPU tests, run `gpuqual run --suite canary --baseline none` twice, measure PyTorch's torch.mm
-# (BF16, 8192^3) and a device-to-device copy_ for comparison when PyTorch is there, and leave
-# the records, the logs and a short markdown table in an output folder.
+# The device run: one call on a GPU machine (at most 600 s, at most 8 files back) that runs the
+# GPU tests, three canary runs and a PyTorch reference, judges them, and always leaves a
+# summary.md. docs/gpu-window.md is the procedure; this header is the reference.
 #
-#   tests/gpu/run-on-device.sh OUTDIR        # or with $OUT set: tests/gpu/run-on-device.sh
-#   tests/gpu/run-on-device.sh --bundle      # on a machine without a GPU (see below)
+#   tests/gpu/run-on-device.sh --bundle      on a development machine: build and stage the bundle
+#   tests/gpu/run-on-device.sh OUTDIR        on the GPU machine (or with $OUT set and no argument)
+#   tests/gpu/run-on-device.sh --stage BUILD_DIR DEST   stage a bundle from an existing build
 #
-# Output (7 files, no sub-folders): run.log (build, tests, runs), nvidia-smi-q.txt,
-# gpu-tests.xml, canary-1.json, canary-2.json, torch-reference.json, summary.md.
+# The bundle (build-device-bundle/, git-ignored, carried with the tree): bin/gpuqual and
+# bin/gpuqual_gpu_tests, stripped, with an RPATH of $ORIGIN/../lib; lib/ holds every shared
+# library they load except glibc, libstdc++/libgcc_s and the CUDA/NVIDIA libraries (fmt, yaml-cpp,
+# simdjson, libcurl and its dependencies); share/gpuqual/ holds the suites and baselines; and
+# MANIFEST.txt the revision, the sizes and the newest GLIBC/GLIBCXX versions the programs need.
+# The CUDA libraries (cudart, cuBLAS/cuBLASLt, NCCL) come from the GPU machine: its toolkit, or
+# NVIDIA's Python wheels found through python3 (add_cuda_library_dirs below).
 #
-# Building: by default the script configures and builds here, into build-device/, with every
-# core (-j$(nproc)). A GPU machine without the C++ dependencies (fmt, CLI11, yaml-cpp,
-# nlohmann-json, GoogleTest, ...) can instead receive a prebuilt bundle: run
-# `tests/gpu/run-on-device.sh --bundle` on a development machine (it builds the same way and
-# stages build-device-bundle/: the two programs, stripped, and the non-CUDA shared libraries they
-# load), carry build-device-bundle/ to the GPU machine, and run the script there as above: it
-# uses the bundle when it finds one. The CUDA libraries (cudart, cuBLAS, NCCL) come from the GPU
-# machine (its toolkit or its Python packages).
+# Output (at most 8 files, no folders): summary.md, run.log, gpu-tests.xml, canary-1.json,
+# canary-2.json, canary-3.json, torch-reference.json, and extra.tar.gz (nvidia-smi -q, the
+# inventory, the canary runs' side files, the compare reports, the step table).
+#
+# One deadline over every step: GPUQUAL_DEVICE_DEADLINE_S (540 s after the start), less a reserve
+# of GPUQUAL_DEVICE_RESERVE_S (20 s) for the summary and the tarball. A step starts only when its
+# usual time still fits (GPU tests 90 s, a canary run GPUQUAL_CANARY_NEED_S = 120 s, PyTorch 45 s),
+# and runs under `timeout` of what is left; a skipped step is named in summary.md.
+#
+# Exit code (the script judges): 1 when a GPU test failed, a canary run exited 1, or `gpuqual
+# compare` against the shipped baseline of the class (baselines/<class>.yaml, when there is one)
+# exited 1; else 2 when something could not be measured or judged (no usable GPU: every GPU test
+# skipped; a canary run without a record; a step skipped for time; compare inconclusive); else 0.
+# Without a shipped baseline the canary records are not judged (that is what a first window makes
+# them for); summary.md says so. 3: bad usage.
+#
+# For the script's own tests (tests/gpu/run_on_device_test.sh): GPUQUAL_BUNDLE_DIR, and
+# GPUQUAL_DEVICE_GPUQUAL / GPUQUAL_DEVICE_GPU_TESTS (other programs), GPUQUAL_DEVICE_CLASS (run the
+# canary as that class), GPUQUAL_DEVICE_BASELINES_DIR (where compare finds the class baseline).
 #
 # It never changes clocks, power limits or application clocks, and never resets the GPU.
-# Expected time on one H200: build 3-4 min (skipped with a bundle), GPU tests < 1 min, each
-# canary run 1-2 min (capped at 150 s), PyTorch < 30 s; the second canary run is skipped when
-# less than 2.5 minutes of an 8-minute allowance remain.
 set -uo pipefail
 
-repo=$(cd "$(dirname "$0")/../.." && pwd)
-build_dir="$repo/build-device"
-bundle_dir="$repo/build-device-bundle"
-allowance_s=${GPUQUAL_DEVICE_ALLOWANCE_S:-480}
-canary_timeout=${GPUQUAL_CANARY_TIMEOUT:-150s}
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+build_dir=${GPUQUAL_DEVICE_BUILD_DIR:-$repo/build-device}
+bundle_dir=${GPUQUAL_BUNDLE_DIR:-$repo/build-device-bundle}
+deadline_s=${GPUQUAL_DEVICE_DEADLINE_S:-540}
+reserve_s=${GPUQUAL_DEVICE_RESERVE_S:-20}
+canary_runs=${GPUQUAL_CANARY_RUNS:-3}
+canary_need_s=${GPUQUAL_CANARY_NEED_S:-120}
+# For the script's own tests: where the shipped baselines are, and a class to run the canary as.
+baselines_dir=${GPUQUAL_DEVICE_BASELINES_DIR:-$repo/baselines}
+class_args=()
+[[ -n ${GPUQUAL_DEVICE_CLASS:-} ]] && class_args=(--class "$GPUQUAL_DEVICE_CLASS")
+gpu_tests_need_s=${GPUQUAL_GPU_TESTS_NEED_S:-90}
+torch_need_s=${GPUQUAL_TORCH_NEED_S:-45}
 
 log() { printf '[%s +%ss] %s\n' "$(date -u +%H:%M:%S)" "$SECONDS" "$*"; }
 
-configure_and_build() {
-  local jobs
-  jobs=$(nproc 2>/dev/null || echo 4)
-  log "configure: $build_dir (CUDA architectures 90, no Google Benchmark programs, no MPI)"
-  cmake -S "$repo" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-    -DGPUQUAL_BUILD_BENCH=OFF -DGPUQUAL_WITH_MPI=OFF || return 1
+# Seconds left before the reserve kept for the summary (may be negative).
+time_left() { echo $((deadline_s - reserve_s - SECONDS)); }
+
+# ---------------------------------------------------------------------------------------------
+# Making the bundle (development machine, no GPU needed)
+
+# Libraries the GPU machine brings itself: glibc's (some use GLIBC_PRIVATE symbols, so they must
+# be the machine's own), the C++ runtime, and the CUDA/driver libraries (they must match its driver).
+is_system_library() {
+  case "$1" in
+    libc.so* | libm.so* | libpthread.so* | libdl.so* | librt.so* | libresolv.so* | libnss_* | libanl.so* | \
+      libutil.so* | libmvec.so* | ld-linux* | libgcc_s.so* | libstdc++.so*) return 0 ;;
+    libcuda.so* | libcudart.so* | libcublas*.so* | libnccl.so* | libnvidia-*.so* | libnvrtc*.so*) return 0 ;;
+  esac
+  return 1
+}
+
+# stage_bundle BUILD_DIR DEST: the two programs of BUILD_DIR, their non-system libraries and the
+# data files, relocatable (RPATH $ORIGIN), into DEST (replaced).
+stage_bundle() {
+  local from=$1 dest=$2 lib name
+  local programs=("$from/gpuqual" "$from/tests/gpu/gpuqual_gpu_tests")
+  for lib in "${programs[@]}"; do
+    [[ -x $lib ]] || { echo "stage: $lib is missing (build gpuqual and gpuqual_gpu_tests first)" >&2; return 3; }
+  done
+  command -v patchelf >/dev/null || { echo "stage: patchelf is missing (scripts/install-deps.sh --build)" >&2; return 3; }
+  rm -rf "$dest"
+  mkdir -p "$dest/bin" "$dest/lib" "$dest/share/gpuqual" || return 1
+  cp "${programs[@]}" "$dest/bin/" || return 1
+  strip --strip-unneeded "$dest"/bin/* || return 1
+  # ldd lists the whole closure (libcurl's own dependencies too); each is copied once.
+  for lib in $(ldd "${programs[@]}" | awk '/=> \// {print $3}' | sort -u); do
+    name=$(basename "$lib")
+    is_system_library "$name" && continue
+    cp -L "$lib" "$dest/lib/$name" || return 1
+  done
+  # DT_RPATH (not RUNPATH): it also applies to the libraries' own dependencies, so libcurl finds
+  # libssl in lib/ too. The CUDA libraries are found through LD_LIBRARY_PATH (the device script).
+  # shellcheck disable=SC2016 # $ORIGIN is for the dynamic loader, not the shell
+  for lib in "$dest"/bin/*; do patchelf --force-rpath --set-rpath '$ORIGIN/../lib' "$lib" || return 1; done
+  # shellcheck disable=SC2016
+  for lib in "$dest"/lib/*; do patchelf --force-rpath --set-rpath '$ORIGIN' "$lib" || return 1; done
+  # Data files where the programs look first when no flag or variable names them (core/data_dir).
+  mkdir -p "$dest/share/gpuqual/suites" || return 1
+  cp "$repo"/suites/*.yaml "$dest/share/gpuqual/suites/" || return 1
+  cp -r "$repo/baselines" "$dest/share/gpuqual/baselines" || return 1
+  write_manifest "$dest" >"$dest/MANIFEST.txt" || return 1
+  cat "$dest/MANIFEST.txt"
+}
+
+# The newest symbol version of `prefix` (GLIBC_, GLIBCXX_) any staged file needs.
+newest_version_needed() {
+  local dest=$1 prefix=$2
+  objdump -T "$dest"/bin/* "$dest"/lib/* 2>/dev/null | grep -o "${prefix}[0-9.]*" | sort -u -V | tail -1
+}
+
+write_manifest() {
+  local dest=$1
+  echo "gpuqual device bundle"
+  echo "revision: $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$repo" diff --quiet 2>/dev/null || echo ' (with uncommitted changes)')"
+  # shellcheck disable=SC1091
+  echo "made: $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(. /etc/os-release 2>/dev/null && echo "$PRETTY_NAME")"
+  echo "needs glibc symbols up to: $(newest_version_needed "$dest" GLIBC_)"
+  echo "needs libstdc++ symbols up to: $(newest_version_needed "$dest" GLIBCXX_)"
+  echo "CUDA libraries it loads from the machine: $(readelf -d "$dest"/bin/* | awk -F'[][]' '/NEEDED/ && /cuda|nccl|cublas/ {print $2}' | sort -u | tr '\n' ' ')(cuBLAS and NVML by dlopen)"
+  echo "size: $(du -sh "$dest" | cut -f1)"
+  (cd "$dest" && find bin lib -type f -printf '%s %p\n' | sort -k2)
+}
+
+# --bundle: from a clean clone, the one command that makes build-device-bundle/.
+make_bundle() {
+  if [[ ! -f /usr/local/cuda/include/nvml.h && ! -f $repo/third_party/nvml/nvml.h ]]; then
+    log "nvml.h missing: scripts/install-deps.sh --build"
+    "$repo/scripts/install-deps.sh" --build || return 1
+  fi
+  local jobs=${GPUQUAL_BUNDLE_JOBS:-$(nproc 2>/dev/null || echo 2)}
+  # sm_90 (H100/H200) only; no benchmarks, no MPI (the GPU machine has no libmpi). The build type
+  # is the project's default (RelWithDebInfo, -O2; the bundle strips the debug info): device code
+  # is optimised by ptxas either way. Compiler launchers come from the environment (ccache).
+  log "configure: $build_dir (sm_90, no Google Benchmark programs, no MPI)"
+  # shellcheck disable=SC2086 # extra cmake arguments, split on purpose
+  cmake -S "$repo" -B "$build_dir" -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 \
+    -DGPUQUAL_BUILD_BENCH=OFF -DGPUQUAL_WITH_MPI=OFF ${GPUQUAL_BUNDLE_CMAKE_ARGS:-} >/dev/null || return 1
   log "build: ninja -j$jobs gpuqual gpuqual_gpu_tests"
   ninja -C "$build_dir" -j"$jobs" gpuqual gpuqual_gpu_tests || return 1
+  stage_bundle "$build_dir" "$bundle_dir" || return 1
+  local kib
+  kib=$(du -sk "$bundle_dir" | cut -f1)
+  if ((kib > 48 * 1024)); then
+    log "bundle is ${kib} KiB, over the 48 MiB it may take of the 64 MiB tree"
+    return 1
+  fi
+  log "bundle ready (${kib} KiB): carry build-device-bundle with the tree and run tests/gpu/run-on-device.sh there"
 }
 
-# --bundle: build here and stage what the GPU machine needs into build-device-bundle/.
-make_bundle() {
-  configure_and_build || { log "build failed"; return 1; }
-  rm -rf "$bundle_dir"
-  mkdir -p "$bundle_dir/bin" "$bundle_dir/lib"
-  cp "$build_dir/gpuqual" "$build_dir/tests/gpu/gpuqual_gpu_tests" "$bundle_dir/bin/"
-  strip --strip-debug "$bundle_dir"/bin/* || true
-  # Non-system, non-CUDA libraries: the CUDA ones are large and must match the GPU machine's driver.
-  local lib
-  for lib in $(ldd "$bundle_dir"/bin/* | awk '/=> \// {print $3}' | sort -u); do
-    case "$(basename "$lib")" in
-      # glibc's own libraries (some use GLIBC_PRIVATE symbols) and the C++ runtime: the GPU machine's.
-      libc.so* | libm.so* | libpthread.so* | libdl.so* | librt.so* | libresolv.so* | libnss_* | libanl.so* | \
-        libutil.so* | libmvec.so* | ld-linux* | libgcc_s.so* | libstdc++.so*) ;;
-      libcuda.so* | libcudart.so* | libcublas*.so* | libnccl.so* | libnvidia-*.so*) ;;
-      *) cp -L "$lib" "$bundle_dir/lib/" ;;
-    esac
-  done
-  du -sh "$bundle_dir"
-  log "bundle ready: carry build-device-bundle/ to the GPU machine and run tests/gpu/run-on-device.sh OUTDIR there"
-}
+# ---------------------------------------------------------------------------------------------
+# The device run
 
 # Puts the directories holding cudart, cuBLAS(Lt) and NCCL on LD_LIBRARY_PATH when the dynamic
-# loader does not know them (a toolkit outside ldconfig, or NVIDIA's Python wheels).
+# loader does not know them (a toolkit outside ldconfig, or NVIDIA's Python wheels, whose CUDA 13
+# layout is site-packages/nvidia/cu13/lib, NCCL's site-packages/nvidia/nccl/lib), and the
+# driver's libcuda/libnvidia-ml where a container mounts them (/usr/local/nvidia).
 add_cuda_library_dirs() {
   local dirs=() name dir site
-  local candidates=(/usr/local/cuda/lib64 /usr/local/cuda/lib /usr/local/cuda/targets/x86_64-linux/lib)
-  for site in $(python3 -c 'import site; print(" ".join(site.getsitepackages()))' 2>/dev/null); do
+  local candidates=(/usr/local/cuda/lib64 /usr/local/cuda/lib /usr/local/cuda/targets/x86_64-linux/lib
+    /usr/local/nvidia/lib64 /usr/local/nvidia/lib)
+  for site in $(python3 -c 'import site; print(" ".join(site.getsitepackages()))' 2>/dev/null) \
+    ${GPUQUAL_EXTRA_SITE_DIRS:-}; do
     for dir in "$site"/nvidia/*/lib; do
       [[ -d $dir ]] && candidates+=("$dir")
     done
   done
-  for name in libcudart.so.13 libcublas.so.13 libcublasLt.so.13 libnccl.so.2; do
+  for name in libcudart.so.13 libcublas.so.13 libcublasLt.so.13 libnccl.so.2 libcuda.so.1 libnvidia-ml.so.1; do
     if ldconfig -p 2>/dev/null | grep -q "$name"; then continue; fi
     for dir in "${candidates[@]}"; do
       if [[ -e $dir/$name ]]; then
@@ -86,218 +178,187 @@ add_cuda_library_dirs() {
   done
   if ((${#dirs[@]} > 0)); then
     local joined
-    joined=$(printf '%s:' "${dirs[@]}")
-    export LD_LIBRARY_PATH="${joined}${LD_LIBRARY_PATH:-}"
+    joined=$(printf '%s:' "${dirs[@]}" | tr ':' '\n' | awk '!seen[$0]++' | paste -sd:)
+    export LD_LIBRARY_PATH="${joined}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   fi
 }
 
-torch_reference() {
+# steps.tsv: one line per step (name, status, exit code, seconds, note) for the summary.
+step_record() { printf '%s\t%s\t%s\t%s\t%s\n' "$@" >>"$work/steps.tsv"; }
+
+# run_step NAME NEED_S CAP_S -- COMMAND...: runs COMMAND under timeout when NEED_S still fits,
+# records it; returns the command's exit code, or 200 when skipped.
+run_step() {
+  local name=$1 need=$2 cap=$3
+  shift 4
+  local left
+  left=$(time_left)
+  if ((left < need)); then
+    log "$name skipped: ${left}s left before the deadline, it needs about ${need}s"
+    step_record "$name" skipped - 0 "needs ~${need}s, ${left}s left"
+    return 200
+  fi
+  local limit=$((cap < left ? cap : left)) start=$SECONDS rc
+  log "$name (limit ${limit}s)"
+  timeout -k 5 "$limit" "$@"
+  rc=$?
+  local note=""
+  ((rc == 124 || rc == 137)) && note="killed at its ${limit}s limit"
+  step_record "$name" ran "$rc" $((SECONDS - start)) "$note"
+  log "$name exit code $rc"
+  return "$rc"
+}
+
+device_run() {
   local out=$1
-  timeout 120 python3 - "$out" <<'PY'
-import json, sys
-result = {}
-try:
-    import torch
-    result["torch_version"] = torch.__version__
-    dev = torch.device("cuda")
-    result["device"] = torch.cuda.get_device_name(dev)
-
-    def median_seconds(fn, warmup, reps):
-        for _ in range(warmup):
-            fn()
-        torch.cuda.synchronize()
-        times = []
-        for _ in range(reps):
-            start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record()
-            fn()
-            stop.record()
-            stop.synchronize()
-            times.append(start.elapsed_time(stop) / 1e3)
-        times.sort()
-        return times[len(times) // 2]
-
-    torch.manual_seed(0)
-    n = 8192
-    a = torch.randn(n, n, device=dev, dtype=torch.bfloat16)  # random data, never zeros
-    b = torch.randn(n, n, device=dev, dtype=torch.bfloat16)
-    t = median_seconds(lambda: torch.mm(a, b), 5, 20)
-    result["torch_mm_bf16_8192_tflops"] = 2 * n ** 3 / t / 1e12
-    del a, b
-    x = torch.empty(1 << 29, device=dev, dtype=torch.float32).uniform_()  # 2 GiB
-    y = torch.empty_like(x)
-    t = median_seconds(lambda: y.copy_(x), 3, 20)
-    result["torch_copy_gbps"] = 2 * x.numel() * x.element_size() / t / 1e9  # read + write
-except Exception as e:  # noqa: BLE001 - the reason goes into the file
-    result["error"] = repr(e)
-with open(sys.argv[1], "w") as f:
-    json.dump(result, f, indent=2)
-print(json.dumps(result))
-PY
-}
-
-summary_table() {
-  python3 - "$@" <<'PY'
-import json, os, sys
-import xml.etree.ElementTree as ET
-out_dir = sys.argv[1]
-targets = {  # issue 6: H200 targets (reference-numbers.md)
-    "hbm.copy.gbps": 4300, "hbm.triad.gbps": 4300, "gemm.bf16.tflops": 760, "gemm.fp8.tflops": 1400,
-    "pcie.h2d.gbps": 50, "pcie.d2h.gbps": 50,
-}
-runs = []
-for name in ("canary-1.json", "canary-2.json"):
-    path = os.path.join(out_dir, name)
-    try:
-        with open(path) as f:
-            runs.append(json.load(f))
-    except Exception as e:  # noqa: BLE001
-        runs.append({"error": f"{name}: {e}"})
-torch_ref = {}
-try:
-    with open(os.path.join(out_dir, "torch-reference.json")) as f:
-        torch_ref = json.load(f)
-except Exception:  # noqa: BLE001
-    pass
-lines = ["# gpuqual device run", ""]
-first = next((r for r in runs if "node" in r), None)
-if first:
-    node = first["node"]
-    gpus = ", ".join(g.get("name", "?") for g in first.get("gpus", []))
-    lines += [f"- GPUs: {gpus}", f"- driver {node.get('driver_version', '?')}, CUDA driver "
-              f"{node.get('cuda_driver_version', '?')}, runtime {node.get('cuda_runtime_version', '?')}, "
-              f"cuBLAS {node.get('cublas_version', '?')}, gpuqual {first.get('tool', {}).get('version', '?')} "
-              f"({first.get('tool', {}).get('git_revision', '?')})"]
-if torch_ref:
-    lines.append(f"- PyTorch {torch_ref.get('torch_version', '?')}: torch.mm bf16 8192^3 "
-                 f"{torch_ref.get('torch_mm_bf16_8192_tflops', float('nan')):.1f} TFLOP/s, copy_ "
-                 f"{torch_ref.get('torch_copy_gbps', float('nan')):.0f} GB/s {torch_ref.get('error', '')}")
-try:
-    cases = list(ET.parse(os.path.join(out_dir, "gpu-tests.xml")).getroot().iter("testcase"))
-    failed = [c.get("name") for c in cases if c.find("failure") is not None]
-    skipped = [c.get("name") for c in cases if c.find("skipped") is not None or c.get("result") == "skipped"]
-    lines.append(f"- GPU tests: {len(cases)} run, {len(failed)} failed {failed if failed else ''}, "
-                 f"{len(skipped)} skipped {skipped if skipped else ''}")
-except Exception as e:  # noqa: BLE001
-    lines.append(f"- GPU tests: no result ({e})")
-lines += ["", "| check | run 1 | run 2 |", "|---|---|---|"]
-checks = {}
-for i, r in enumerate(runs):
-    for c in r.get("checks", []):
-        checks.setdefault(c["name"], ["-", "-"])[i] = f"{c['status']}" + (f": {c['reason'][:80]}" if c.get("reason") else "").replace("|", "/")
-for name, (a, b) in checks.items():
-    lines.append(f"| {name} | {a} | {b} |")
-lines += ["", "| metric | gpu | run 1 median (CV, n) | run 2 median (CV, n) | target | PyTorch |", "|---|---|---|---|---|---|"]
-metrics = {}
-for i, r in enumerate(runs):
-    for c in r.get("checks", []):
-        for m in c.get("metrics", []):
-            if not m["name"].split(".")[0] in ("gemm", "hbm", "pcie", "p2p"):
-                continue
-            key = (m["name"], m.get("gpu"))
-            metrics.setdefault(key, [None, None, m.get("unit", "")])[i] = m
-for (name, gpu), (a, b, unit) in sorted(metrics.items(), key=lambda kv: (kv[0][0], str(kv[0][1]))):
-    def cell(m):
-        return "-" if m is None else f"{m['median']:.1f} {unit} ({100 * m['cv']:.2f} %, {m['n']})"
-    ref = ""
-    if name == "gemm.bf16.tflops" and "torch_mm_bf16_8192_tflops" in torch_ref:
-        ref = f"{torch_ref['torch_mm_bf16_8192_tflops']:.1f}"
-    if name == "hbm.copy.gbps" and "torch_copy_gbps" in torch_ref:
-        ref = f"{torch_ref['torch_copy_gbps']:.0f}"
-    target = f">= {targets[name]}" if name in targets else ""
-    lines.append(f"| {name} | {'node' if gpu is None else gpu} | {cell(a)} | {cell(b)} | {target} | {ref} |")
-for r in runs:
-    if "error" in r:
-        lines.append(f"\n{r['error']}")
-text = "\n".join(lines) + "\n"
-with open(os.path.join(out_dir, "summary.md"), "w") as f:
-    f.write(text)
-print(text)
-PY
-}
-
-main() {
-  local out=${1:-${OUT:-}}
-  if [[ -z $out ]]; then
-    echo "usage: $0 OUTDIR   (or set OUT); $0 --bundle on a machine without a GPU" >&2
-    return 3
-  fi
   mkdir -p "$out" || return 3
   out=$(cd "$out" && pwd)
-  local work
   work=$(mktemp -d)
+  mkdir -p "$work/extra"
+  : >"$work/steps.tsv"
   # Everything the steps print goes to run.log as well as to the terminal.
   exec > >(tee -a "$out/run.log") 2>&1
+  log "gpuqual device run in $repo, output in $out, deadline ${deadline_s}s (reserve ${reserve_s}s)"
 
-  log "gpuqual device run in $repo, output in $out"
-  nvidia-smi -q >"$out/nvidia-smi-q.txt" 2>&1 || log "nvidia-smi -q failed (see nvidia-smi-q.txt)"
-  nvidia-smi 2>&1 | head -20
+  if command -v nvidia-smi >/dev/null; then
+    timeout 20 nvidia-smi -q >"$work/extra/nvidia-smi-q.txt" 2>&1 || log "nvidia-smi -q failed"
+    timeout 10 nvidia-smi 2>&1 | head -20
+  else
+    log "nvidia-smi not found"
+  fi
 
-  local gpuqual tests rc
+  local gpuqual="" tests="" rc
   if [[ -x $bundle_dir/bin/gpuqual && -x $bundle_dir/bin/gpuqual_gpu_tests ]]; then
     log "using the prebuilt bundle $bundle_dir"
     gpuqual=$bundle_dir/bin/gpuqual
     tests=$bundle_dir/bin/gpuqual_gpu_tests
-    export LD_LIBRARY_PATH="$bundle_dir/lib:${LD_LIBRARY_PATH:-}"
-  else
-    if ! configure_and_build; then
-      log "BUILD FAILED on this machine. If C++ dependencies are missing here, run" \
-        "'tests/gpu/run-on-device.sh --bundle' on a development machine and carry build-device-bundle/."
-      return 1
-    fi
+    head -6 "$bundle_dir/MANIFEST.txt" 2>/dev/null
+  elif [[ -z ${GPUQUAL_DEVICE_GPUQUAL:-} ]]; then
+    log "no bundle in $bundle_dir: building here (needs the C++ dependencies; make the bundle instead)"
+    run_step build 200 400 -- bash -c make_bundle_build_only
     gpuqual=$build_dir/gpuqual
     tests=$build_dir/tests/gpu/gpuqual_gpu_tests
   fi
+  # Overrides, for the script's own tests: another gpuqual or GPU test program.
+  gpuqual=${GPUQUAL_DEVICE_GPUQUAL:-$gpuqual}
+  tests=${GPUQUAL_DEVICE_GPU_TESTS:-$tests}
   add_cuda_library_dirs
-  # Data files from this checkout (a bundle's compiled-in source paths are the build machine's).
+  log "LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}"
+  # Data files from this checkout, the same that ships (a bundle carries a copy too).
   export GPUQUAL_SUITES_DIR="$repo/suites" GPUQUAL_BASELINES_DIR="$repo/baselines"
-  if ldd "$gpuqual" "$tests" | grep 'not found'; then
-    log "shared libraries missing (above): LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
-    return 1
-  fi
-  "$gpuqual" --version
 
-  log "GPU tests"
-  local final_rc=0
-  timeout 240 "$tests" --gtest_output="xml:$out/gpu-tests.xml"
-  rc=$?
-  log "GPU tests exit code $rc"
-  ((rc == 0)) || final_rc=1
+  local final=0 inconclusive=()
+  if [[ ! -x $gpuqual ]] || ldd "$gpuqual" "$tests" | grep 'not found'; then
+    log "gpuqual cannot start here (missing program or shared libraries above)"
+    step_record start failed 1 0 "gpuqual or its libraries missing"
+    final=1
+  else
+    "$gpuqual" --version
+    timeout 60 "$gpuqual" inventory --format json >"$work/extra/inventory.json" 2>"$work/extra/inventory.log"
+    log "inventory exit code $? (2: no usable GPU)"
 
-  local i
-  for i in 1 2; do
-    if ((i == 2 && SECONDS > allowance_s - 150)); then
-      log "canary run 2 skipped: ${SECONDS}s used of the ${allowance_s}s allowance"
-      break
-    fi
-    log "canary run $i"
-    (cd "$work" && timeout 240 "$gpuqual" run --suite canary --suites-dir "$repo/suites" --baseline none \
-      --timeout "$canary_timeout" --output "$work/canary-$i.json")
+    run_step gpu-tests "$gpu_tests_need_s" 240 -- "$tests" --gtest_output="xml:$out/gpu-tests.xml"
     rc=$?
-    log "canary run $i exit code $rc (2 = inconclusive is expected with --baseline none)"
-    if ! cp "$work/canary-$i.json" "$out/" 2>/dev/null; then
-      log "canary run $i wrote no record"
-      final_rc=1
+    if ((rc == 200)); then
+      inconclusive+=("GPU tests skipped for time")
+    elif ((rc == 124 || rc == 137)); then
+      inconclusive+=("GPU tests killed at their time limit (a hang?)")
+    elif ((rc != 0)); then
+      final=1
     fi
-  done
+
+    local i limit
+    for ((i = 1; i <= canary_runs; i++)); do
+      # gpuqual's own --timeout ends the run 15 s before `timeout` would kill it, so the record
+      # is written with the checks it could not finish marked as such.
+      limit=$(time_left)
+      ((limit > 240)) && limit=240
+      (cd "$work" && run_step "canary-$i" "$canary_need_s" 240 -- "$gpuqual" run --suite canary --baseline none \
+        --timeout "$((limit > 30 ? limit - 15 : 15))s" "${class_args[@]}" --output "$work/canary-$i.json")
+      rc=$?
+      if ((rc == 200)); then
+        inconclusive+=("canary run $i skipped for time")
+        continue
+      fi
+      ((rc == 1)) && final=1
+      if [[ -s $work/canary-$i.json ]]; then
+        cp "$work/canary-$i.json" "$out/"
+        judge_record "$gpuqual" "$work/canary-$i.json" "$i"
+        case $? in
+          1) final=1 ;;
+          2) inconclusive+=("canary run $i not judged or inconclusive") ;;
+        esac
+      else
+        inconclusive+=("canary run $i wrote no record (exit $rc)")
+      fi
+    done
+  fi
 
   if python3 -c 'import torch' 2>/dev/null; then
-    log "PyTorch reference: torch.mm bf16 8192^3 and a 2 GiB copy_"
-    torch_reference "$out/torch-reference.json"
+    run_step pytorch "$torch_need_s" 120 -- python3 "$here/torch_reference.py" "$out/torch-reference.json"
   else
     log "PyTorch not installed: no reference figures"
+    step_record pytorch skipped - 0 "PyTorch not installed"
   fi
 
-  if command -v python3 >/dev/null; then
-    summary_table "$out"
+  # Side files of the runs (telemetry, NVML snapshots) and the rest go into one tarball.
+  cp -r "$work"/canary-*.files "$work/extra/" 2>/dev/null
+  printf '%s\n' "${inconclusive[@]}" >"$work/inconclusive.txt"
+  ((final == 0 && ${#inconclusive[@]} > 0)) && final=2
+  # The summary adds the last rule (no GPU test ran: inconclusive) and returns the final code.
+  python3 "$here/device_summary.py" --out "$out" --work "$work" --exit "$final"
+  rc=$?
+  if ((rc <= 2)); then
+    final=$rc
+  else
+    log "summary script failed (exit $rc); writing a minimal summary.md"
+    printf '# gpuqual device run: exit %s\n\nThe summary script failed; see run.log.\n' "$final" >"$out/summary.md"
   fi
+  tar -czf "$out/extra.tar.gz" -C "$work" extra steps.tsv 2>/dev/null || log "tarball failed"
   rm -rf "$work"
-  log "done in ${SECONDS}s (exit $final_rc: 1 when a GPU test failed or a canary run left no record)"
-  return "$final_rc"
+  log "done in ${SECONDS}s, exit $final"
+  return "$final"
 }
 
-if [[ ${1:-} == --bundle ]]; then
-  make_bundle
-else
-  main "$@"
-fi
+# judge_record GPUQUAL RECORD N: compare against the shipped baseline of the record's class when
+# there is one. 0 pass, 1 fail, 2 inconclusive or not judged (no baseline).
+judge_record() {
+  local gpuqual=$1 record=$2 i=$3 slug
+  slug=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["hardware_class"]["slug"])' "$record" 2>/dev/null)
+  if [[ -z $slug || ! -f $baselines_dir/$slug.yaml ]]; then
+    log "canary run $i: no shipped baseline for class '${slug:-?}': not judged"
+    echo "no baseline for ${slug:-?}" >"$work/compare-$i.rc"
+    return 2
+  fi
+  timeout 60 "$gpuqual" compare "$record" --baseline "$baselines_dir/$slug.yaml" \
+    --markdown "$work/extra/compare-$i.md" >"$work/extra/compare-$i.txt" 2>&1
+  local rc=$?
+  echo "$rc" >"$work/compare-$i.rc"
+  log "canary run $i: gpuqual compare against $baselines_dir/$slug.yaml exit code $rc"
+  tail -1 "$work/extra/compare-$i.txt"
+  return "$rc"
+}
+
+make_bundle_build_only() {
+  cmake -S "$repo" -B "$build_dir" -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DGPUQUAL_BUILD_BENCH=OFF \
+    -DGPUQUAL_WITH_MPI=OFF >/dev/null && ninja -C "$build_dir" -j"$(nproc)" gpuqual gpuqual_gpu_tests
+}
+export -f make_bundle_build_only
+export repo build_dir
+
+case ${1:-} in
+  --bundle) make_bundle ;;
+  --stage)
+    [[ $# -eq 3 ]] || { echo "usage: $0 --stage BUILD_DIR DEST" >&2; exit 3; }
+    stage_bundle "$2" "$3"
+    ;;
+  -h | --help) sed -n '2,/^set -uo/p' "$0" | sed 's/^# \{0,1\}//;$d' ;;
+  *)
+    out=${1:-${OUT:-}}
+    if [[ -z $out ]]; then
+      echo "usage: $0 OUTDIR (or set OUT) | --bundle | --stage BUILD_DIR DEST" >&2
+      exit 3
+    fi
+    device_run "$out"
+    ;;
+esac

@@ -13,6 +13,7 @@ namespace {
 
 TEST(GpuPcie, EachDirectionIsVerifiedAndSane) {
   GPUQUAL_REQUIRE_GPU();
+  const auto floors = gpu_test::gpu0_floors();
   PcieConfig c;
   c.measure = gpu_test::short_measure();
   PcieBench bench(0, c);
@@ -23,6 +24,9 @@ TEST(GpuPcie, EachDirectionIsVerifiedAndSane) {
     const Metric m = rate_metric(pcie_metric_name(d), "GB/s", 0, r.measure, r.bytes_per_op, 1e9);
     EXPECT_GT(m.median, 1.0) << m.name;    // slower than a Gen3 x4 link
     EXPECT_LT(m.median, 300.0) << m.name;  // faster than any PCIe (or C2C) link both ways
+    if (floors && d != CopyDirection::bidir) {
+      EXPECT_GE(m.median, floors->pcie_gbps) << m.name << " under the " << floors->slug << " floor";
+    }
     std::cout << "[ INFO ] " << m.name << " " << m.median << " GB/s (CV " << m.cv * 100 << " %, n " << m.n() << ")\n";
   }
   std::vector<PcieBench*> all{&bench};

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "device/gemm_runner.hpp"
+#include "device/measure_params.hpp"
 #include "gpu_test_support.hpp"
 
 namespace gpuqual {
@@ -45,6 +46,29 @@ TEST(GpuGemm, EveryPrecisionIsVerifiedAndSane) {
               << ", rel RMS " << r.check.rel_rms_error << ")\n";
   }
   EXPECT_GT(ran, 0);
+}
+
+// The class floor (device/measure_class_floors.hpp) at the canonical 8192^3, after the dense-GEMM
+// warm-up, so a real shortfall (a throttled or slow GPU) fails here and not only in a baseline.
+TEST(GpuGemm, Bf16MeetsTheClassFloor) {
+  GPUQUAL_REQUIRE_GPU();
+  // A class without floors is held to the unit-error bound (kSane), still at 8192^3 and verified.
+  const auto floors = gpu_test::gpu0_floors();
+  const double floor = floors ? floors->gemm_bf16_tflops : kSane.at(GemmPrecision::bf16).first;
+  const std::string whose = floors ? std::string(floors->slug) + " floor" : "unit-error bound";
+  GemmRunConfig c;
+  c.precision = GemmPrecision::bf16;
+  c.size = kGemmCanonicalSize;
+  c.measure = gpu_test::short_measure();
+  c.measure.warmup_s = kDenseGemmWarmupS;
+  c.measure.budget_s = 4;
+  c.measure.min_sample_s = 0.01;
+  const GemmRunResult r = run_gemm(c, {});
+  EXPECT_TRUE(r.check.passed()) << r.check.summary();
+  const Metric m = rate_metric(gemm_metric_name(c.precision, c.size), "TFLOP/s", 0, r.measure, r.flops_per_op, 1e12);
+  EXPECT_GE(m.median, floor) << "BF16 8192^3 under the " << whose;
+  std::cout << "[ INFO ] " << m.name << " " << m.median << " TFLOP/s (" << whose << " " << floor << ", "
+            << r.library << ", CV " << m.cv * 100 << " %)\n";
 }
 
 TEST(GpuGemm, PlantedCorruptionOfTheOutputIsCaught) {

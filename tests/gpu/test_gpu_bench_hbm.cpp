@@ -10,6 +10,7 @@ namespace {
 
 TEST(GpuHbm, EveryKernelIsVerifiedAndSane) {
   GPUQUAL_REQUIRE_GPU();
+  const auto floors = gpu_test::gpu0_floors();
   HbmConfig c;
   c.measure = gpu_test::short_measure();
   const HbmRunResult run = run_hbm(c, {});
@@ -20,6 +21,9 @@ TEST(GpuHbm, EveryKernelIsVerifiedAndSane) {
     const Metric m = rate_metric(hbm_metric_name(k.kernel), "GB/s", 0, k.measure, k.bytes_per_op, 1e9);
     EXPECT_GT(m.median, 50.0) << m.name;      // slower than any HBM/GDDR part
     EXPECT_LT(m.median, 20000.0) << m.name;   // faster than any memory: the L2 was measured
+    if (floors && k.kernel == StreamKernel::copy) {
+      EXPECT_GE(m.median, floors->hbm_copy_gbps) << "HBM copy under the " << floors->slug << " floor";
+    }
     if (k.kernel == StreamKernel::read) EXPECT_TRUE(k.sum_checked);
     else EXPECT_GT(k.replay.checked, 0);
     std::cout << "[ INFO ] " << m.name << " " << m.median << " GB/s (CV " << m.cv * 100 << " %, n " << m.n()

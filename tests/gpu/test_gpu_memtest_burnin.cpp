@@ -40,6 +40,24 @@ TEST(GpuBurnin, HealthyGpuGivesIdenticalResults) {
   EXPECT_GE(r.elapsed_s, 3.0);
 }
 
+// Burn-in at the canonical size, after its warm-up, holds the class's BF16 floor (where the
+// class has one).
+TEST(GpuBurnin, Bf16SeriesMeetsTheClassFloor) {
+  GPUQUAL_REQUIRE_GPU();
+  // A class without floors is held to the unit-error bound (1 TFLOP/s), still at 8192.
+  const auto floors = gpu_test::gpu0_floors();
+  const double floor = floors ? floors->gemm_bf16_tflops : 1.0;
+  const std::string whose = floors ? std::string(floors->slug) + " floor" : "unit-error bound";
+  BurninConfig c;
+  c.size = 8192;
+  c.duration_s = 3;
+  c.memtest_every_s = 0;
+  const BurninGpuResult r = run_burnin(c, {});
+  EXPECT_EQ(r.compare.mismatches(), 0U) << r.compare.describe();
+  EXPECT_GE(r.tflops.percentile(50), floor) << "burn-in BF16 under the " << whose;
+  std::cout << "[ INFO ] burn-in BF16 8192 median window " << r.tflops.percentile(50) << " TFLOP/s\n";
+}
+
 TEST(GpuBurnin, CorruptedOutputCaughtAtItsIteration) {
   GPUQUAL_REQUIRE_GPU();
   BurninConfig c = short_burnin();

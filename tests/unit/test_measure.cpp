@@ -8,6 +8,8 @@
 #include <stdexcept>
 
 #include "device/measure.hpp"
+#include "device/measure_params.hpp"
+#include "device/measure_timers.hpp"
 
 namespace gpuqual {
 namespace {
@@ -47,6 +49,7 @@ MeasureConfig quick() {
   c.target_cv = 0.005;
   c.budget_s = 100;
   c.min_sample_s = 0.0;
+  c.cv_window = 0;  // all samples; the window has its own tests
   return c;
 }
 
@@ -150,6 +153,50 @@ TEST(Measure, WarmUpRunsForTheWarmTimeWithDoublingBatches) {
   cfg.warmup_s = 0.05;
   const auto r = measure(timer, cfg, synthetic_clock(&clock));
   EXPECT_EQ(r.warmup_runs, 63);  // 1+2+4+8+16+32: the first batch total past 50 ms
+}
+
+TEST(Measure, StopWindowIsTheLastNSamples) {
+  const std::vector<double> v{1, 2, 3, 4, 5};
+  EXPECT_EQ(stop_window(v, 0).size(), 5u);
+  EXPECT_EQ(stop_window(v, 10).size(), 5u);
+  const auto w = stop_window(v, 2);
+  ASSERT_EQ(w.size(), 2u);
+  EXPECT_EQ(w[0], 4);
+  EXPECT_EQ(w[1], 5);
+}
+
+// A boost/power transient: the first three samples 4 % fast, then steady. Judged on all samples
+// the CV stays above 0.5 % for a long time; judged on the last 10 it converges once the
+// transient has left the window.
+TEST(Measure, ATransientInTheFirstSamplesDoesNotHoldOffConvergence) {
+  const auto per_op = [](int call) { return call >= 2 && call < 5 ? 0.96 : 1.0; };  // calls 0-1: warm-up
+  auto windowed = quick();
+  windowed.cv_window = 10;
+  windowed.max_samples = 200;
+  double clock = 0;
+  ScriptedTimer t1(&clock, per_op);
+  const auto r = measure(t1, windowed, synthetic_clock(&clock));
+  EXPECT_EQ(r.stop, StopReason::converged);
+  EXPECT_EQ(r.seconds_per_op.size(), 13u);  // the first n whose last 10 are all steady
+  EXPECT_EQ(r.cv, 0.0);
+  EXPECT_EQ(r.seconds_per_op.front(), 0.96);  // every sample is kept in the record
+
+  auto all = windowed;
+  all.cv_window = 0;
+  clock = 0;
+  ScriptedTimer t2(&clock, per_op);
+  const auto r_all = measure(t2, all, synthetic_clock(&clock));
+  EXPECT_GT(r_all.seconds_per_op.size(), 40u);  // the transient dilutes only slowly
+}
+
+TEST(Measure, DenseGemmWarmUpLastsAtLeastASecond) {
+  EXPECT_GE(kDenseGemmWarmupS, 1.0);
+  double clock = 0;
+  ScriptedTimer timer(&clock, [](int) { return 0.004; });  // one 8192^3 BF16 GEMM on an H200 is ~1.4 ms
+  auto cfg = quick();
+  cfg.warmup_s = kDenseGemmWarmupS;
+  const auto r = measure(timer, cfg, synthetic_clock(&clock));
+  EXPECT_GE(r.warmup_runs * 0.004, 1.0);
 }
 
 TEST(Measure, ThrottledSamplesAreCountedAndWarnWhenTooMany) {
@@ -284,6 +331,20 @@ TEST(Measure, StopReasonNames) {
   EXPECT_EQ(to_string(StopReason::budget), "budget");
   EXPECT_EQ(to_string(StopReason::max_samples), "max_samples");
   EXPECT_EQ(to_string(StopReason::stop_requested), "stop_requested");
+}
+
+}  // namespace
+}  // namespace gpuqual
+
+namespace gpuqual {
+namespace {
+
+// CudaEventTimer's batch (device/measure_timers.hpp): the start event is recorded behind one
+// untimed run, never first on an idle stream.
+TEST(MeasureTimers, StartEventIsRecordedBehindOneUntimedRun) {
+  std::string order;
+  enqueue_timed_batch(3, [&] { order += "r"; }, [&] { order += "["; }, [&] { order += "]"; });
+  EXPECT_EQ(order, "r[rrr]");
 }
 
 }  // namespace

@@ -133,3 +133,23 @@ TEST(NcclParams, BadValuesNameTheKey) {
 
 }  // namespace
 }  // namespace gpuqual
+
+namespace gpuqual {
+namespace {
+
+// Small messages are timed as one CUDA graph of the sample's all-reduces (host enqueue of the
+// non-blocking communicators outside the interval); large ones eagerly; a failed capture falls
+// back to eager.
+TEST(NcclTiming, SmallMessagesAreTimedAsACapturedGraph) {
+  EXPECT_EQ(allreduce_timing(8 << 10, false), AllreduceTiming::graph);      // the canary's 8 KiB
+  EXPECT_EQ(allreduce_timing(16ULL << 20, false), AllreduceTiming::graph);  // the limit itself
+  EXPECT_EQ(allreduce_timing((16ULL << 20) + 1, false), AllreduceTiming::eager);
+  EXPECT_EQ(allreduce_timing(64ULL << 20, false), AllreduceTiming::eager);
+  EXPECT_EQ(allreduce_timing(2ULL << 30, false), AllreduceTiming::eager);
+  EXPECT_EQ(allreduce_timing(8 << 10, true), AllreduceTiming::eager);  // capture failed here before
+  EXPECT_EQ(to_string(AllreduceTiming::graph), "graph");
+  EXPECT_EQ(to_string(AllreduceTiming::eager), "eager");
+}
+
+}  // namespace
+}  // namespace gpuqual

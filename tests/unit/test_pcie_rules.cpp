@@ -100,6 +100,30 @@ TEST(CopyPairs, OrderedAndUnordered) {
   EXPECT_EQ(ordered_pairs({2, 7}), (std::vector<std::pair<int, int>>{{2, 7}, {7, 2}}));
 }
 
+// The canary's p2p plan: the ring over the GPUs, every GPU sending and receiving once.
+TEST(CopyPairs, RingPlan) {
+  using Pairs = std::vector<std::pair<int, int>>;
+  EXPECT_EQ(ring_ordered_pairs({0, 1, 2, 3}), (Pairs{{0, 1}, {1, 2}, {2, 3}, {3, 0}}));
+  EXPECT_EQ(ring_unordered_pairs({0, 1, 2, 3}), (Pairs{{0, 1}, {1, 2}, {2, 3}, {0, 3}}));
+  EXPECT_EQ(ring_ordered_pairs({2, 7}), (Pairs{{2, 7}, {7, 2}}));
+  EXPECT_EQ(ring_unordered_pairs({2, 7}), (Pairs{{2, 7}}));  // the one edge, once
+  EXPECT_TRUE(ring_ordered_pairs({5}).empty());
+  EXPECT_TRUE(ring_unordered_pairs({}).empty());
+  std::vector<int> eight{0, 1, 2, 3, 4, 5, 6, 7};
+  // 8 + 8 measurements instead of 56 + 28 (all pairs).
+  EXPECT_EQ(ring_ordered_pairs(eight).size() + ring_unordered_pairs(eight).size(), 16u);
+  EXPECT_EQ(ordered_pairs(eight).size() + unordered_pairs(eight).size(), 84u);
+  std::vector<int> sends(8, 0), receives(8, 0);
+  for (auto [a, b] : ring_ordered_pairs(eight)) {
+    ++sends[a];
+    ++receives[b];
+  }
+  for (int g = 0; g < 8; ++g) {
+    EXPECT_EQ(sends[g], 1) << g;
+    EXPECT_EQ(receives[g], 1) << g;
+  }
+}
+
 TEST(HostPattern, IntactBufferHasNoMismatchAndPlantedOnesAreCounted) {
   std::vector<std::uint64_t> words(100000);
   fill_pattern_host(words.data(), words.size(), 17);

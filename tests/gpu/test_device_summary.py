@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""CTest `bundle.device_summary`: tests/gpu/device_summary.py on canary records with figures.
+
+No GPU here produces figures, so the records are the synthetic H200 fixtures of tests/data
+(synthetic-healthy.json, synthetic-slow-gpu.json): each figure must sit beside its target, its
+floor and PyTorch's figure; a figure under its floor is marked; the exit code follows the rules
+in the script's docstring. Usage: test_device_summary.py (no arguments).
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+SUMMARY = os.path.join(HERE, "device_summary.py")
+RECORDS = os.path.join(REPO, "tests", "data", "records")
+
+PASSING_XML = """<?xml version="1.0" encoding="UTF-8"?>
+<testsuites tests="2"><testsuite name="GpuGemm" tests="2">
+<testcase name="EveryPrecisionIsVerifiedAndSane" classname="GpuGemm"/>
+<testcase name="Bf16MeetsTheClassFloor" classname="GpuGemm"/>
+</testsuite></testsuites>
+"""
+SKIPPED_XML = """<?xml version="1.0" encoding="UTF-8"?>
+<testsuites tests="1"><testsuite name="GpuGemm" tests="1">
+<testcase name="EveryPrecisionIsVerifiedAndSane" classname="GpuGemm" result="skipped"><skipped/></testcase>
+</testsuite></testsuites>
+"""
+
+
+class DeviceSummary(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        self.out = os.path.join(self.tmp, "out")
+        self.work = os.path.join(self.tmp, "work")
+        os.makedirs(self.out)
+        os.makedirs(self.work)
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def run_summary(self, code, records, xml=PASSING_XML, torch=None, steps=()):
+        for i, name in enumerate(records, 1):
+            shutil.copy(os.path.join(RECORDS, name), os.path.join(self.out, f"canary-{i}.json"))
+        with open(os.path.join(self.out, "gpu-tests.xml"), "w") as f:
+            f.write(xml)
+        if torch is not None:
+            with open(os.path.join(self.out, "torch-reference.json"), "w") as f:
+                json.dump(torch, f)
+        with open(os.path.join(self.work, "steps.tsv"), "w") as f:
+            for s in steps:
+                f.write("\t".join(s) + "\n")
+        p = subprocess.run([sys.executable, SUMMARY, "--out", self.out, "--work", self.work, "--exit", str(code)],
+                           capture_output=True, text=True)
+        with open(os.path.join(self.out, "summary.md")) as f:
+            return p.returncode, f.read()
+
+    def row(self, text, metric, gpu):
+        for line in text.splitlines():
+            if line.startswith(f"| {metric} | {gpu} |"):
+                return [c.strip() for c in line.strip("|").split("|")]
+        self.fail(f"no row for {metric} gpu {gpu} in:\n{text}")
+
+    def test_each_figure_beside_its_target_floor_and_pytorch(self):
+        code, text = self.run_summary(0, ["synthetic-healthy.json"],
+                                      torch={"torch_version": "2.11.0", "device": "NVIDIA H200",
+                                             "gemm_bf16_tflops": 781.25, "hbm_copy_gbps": 4301.0},
+                                      steps=[("gpu-tests", "ran", "0", "40", ""), ("canary-1", "ran", "2", "80", "")])
+        self.assertEqual(code, 0)
+        self.assertIn("PASS (exit 0)", text)
+        row = self.row(text, "gemm.bf16.tflops", 0)
+        self.assertTrue(row[2].startswith("771.5 TFLOP/s"), row)
+        self.assertEqual(row[3:], ["760", "600", "781.2"])  # target, floor, PyTorch's figure
+        row = self.row(text, "pcie.h2d.gbps", 1)
+        self.assertEqual(row[3:5], ["50", "40"])
+        self.assertIn("| gpu-tests | ran | 0 | 40 |", text)
+
+    def test_a_figure_under_its_floor_is_marked(self):
+        with open(os.path.join(RECORDS, "synthetic-healthy.json")) as f:
+            record = json.load(f)
+        for c in record["checks"]:
+            for m in c.get("metrics", []):
+                if m["name"] == "gemm.bf16.tflops" and m["gpu"] == 1:
+                    m["median"] = 512.0
+        name = "slow-floor.json"
+        with open(os.path.join(self.tmp, name), "w") as f:
+            json.dump(record, f)
+        shutil.copy(os.path.join(self.tmp, name), os.path.join(self.out, "canary-1.json"))
+        code, text = self.run_summary(0, [])
+        self.assertEqual(self.row(text, "gemm.bf16.tflops", 1)[4], "600 BELOW")
+        self.assertEqual(self.row(text, "gemm.bf16.tflops", 0)[4], "600")
+
+    def test_no_gpu_test_ran_makes_a_pass_inconclusive(self):
+        code, text = self.run_summary(0, ["synthetic-healthy.json"], xml=SKIPPED_XML)
+        self.assertEqual(code, 2)
+        self.assertIn("INCONCLUSIVE (exit 2)", text)
+        self.assertIn("no GPU test ran (all skipped)", text)
+
+    def test_a_failure_stays_a_failure_and_is_named(self):
+        code, text = self.run_summary(1, ["synthetic-healthy.json", "synthetic-slow-gpu.json"],
+                                      steps=[("gpu-tests", "ran", "0", "40", ""), ("canary-2", "ran", "1", "80", "")])
+        self.assertEqual(code, 1)
+        self.assertIn("FAIL (exit 1)", text)
+        self.assertIn("failed: canary-2 exit 1", text)
+        self.assertIn("| run 1 | run 2 |", text)
+
+    def test_unknown_class_has_no_targets(self):
+        code, text = self.run_summary(0, ["synthetic-unknown-class.json"])
+        self.assertIn("no targets or floors for class", text)
+
+
+if __name__ == "__main__":
+    unittest.main()
