@@ -35,8 +35,7 @@ std::string parse_mapped_library_version(std::string_view maps_text, std::string
     const bool starts_name = pos == 0 || maps_text[pos - 1] == '/';
     pos += library_prefix.size();
     std::size_t end = pos;
-    while (end < maps_text.size() && maps_text[end] != '
-' && maps_text[end] != ' ') ++end;
+    while (end < maps_text.size() && maps_text[end] != '\n' && maps_text[end] != ' ') ++end;
     const std::string_view version = maps_text.substr(pos, end - pos);
     // "libcuda.so.1" is the soname link, not a release: a release has a dot ("580.95.05").
     if (starts_name && version.find('.') != std::string_view::npos &&
