@@ -3,6 +3,7 @@
 // status. Severities, meanings and actions come from the SeverityTable (data), never from here;
 // these rules only decide which facts are findings. CPU-tested with JSON snapshot fixtures.
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,14 @@ struct HealthPolicy {
   bool expect_ecc = true;          // data-center GPUs run with ECC on
   int temp_margin_c = 5;           // warn this close to the slowdown threshold
   double power_limit_tolerance_w = 1.0;  // enforced limit this far below default is a finding
+  // NVLink links every GPU must have active (suite param / baseline); empty: the links NVML
+  // answers for, less the link-less cases below.
+  std::optional<int> expect_nvlinks;
+  // The run's partition holds one GPU (one GPU on the node, or a GPU passed into a VM): with
+  // every link down, NVLink is absent, not broken (info, not fail).
+  bool single_gpu_partition = false;
+  // GPU indices of PCIe parts (class form factor pcie): no NVLink fabric to expect.
+  std::set<int> no_nvlink_fabric;
 };
 
 struct HealthEvaluation {
