@@ -1,5 +1,7 @@
 #include "core/health_rules.hpp"
 
+#include "core/health_core_fields.hpp"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -353,6 +355,7 @@ HealthEvaluation evaluate_health(const HealthSnapshot& now, const HealthSnapshot
     }
   }
   for (auto& f : xid_findings(now.xids, table)) ev.findings.push_back(std::move(f));
+  std::vector<std::string> unread_core;  // "GPU 0: remapped_rows (...)", "Xid watch off: ..."
 
   for (const auto& g : now.gpus) {
     std::vector<Finding> mine;
@@ -368,13 +371,35 @@ HealthEvaluation evaluate_health(const HealthSnapshot& now, const HealthSnapshot
         break;
       }
     }
+    // Pass only on readings: a core field not read is error unless the GPU already fails.
+    std::vector<std::string> missing;
+    for (const auto& gap : core_field_gaps(g)) {
+      if (gap.not_applicable) {
+        ev.not_applicable.push_back(fmt::format("gpu {}: {}: {}", g.index, gap.field, gap.why));
+      } else {
+        missing.push_back(fmt::format("{} ({})", gap.field, gap.why));
+      }
+    }
+    if (!missing.empty()) {
+      unread_core.push_back(fmt::format("GPU {}: {}", g.index, fmt::join(missing, ", ")));
+      if (s.status != Status::fail) {
+        s.status = Status::error;
+        s.reason = fmt::format("not read: {}", fmt::join(missing, ", "));
+      }
+    }
     ev.per_gpu.push_back(std::move(s));
   }
 
   ev.status = status_of_findings(ev.findings);
+  if (policy.xid_watch_off) unread_core.push_back("Xid watch off: " + *policy.xid_watch_off);
   if (now.gpus.empty() && !policy.expect_gpus) {
     ev.status = Status::skip;
     ev.reason = "NVML sees no GPU";
+    return ev;
+  }
+  if (ev.status != Status::fail && !unread_core.empty()) {
+    ev.status = Status::error;
+    ev.reason = fmt::format("core health readings not read: {}", fmt::join(unread_core, "; "));
     return ev;
   }
   if (ev.status != Status::pass) {

@@ -26,6 +26,9 @@ struct HealthPolicy {
   bool single_gpu_partition = false;
   // GPU indices of PCIe parts (class form factor pcie): no NVLink fabric to expect.
   std::set<int> no_nvlink_fabric;
+  // Why the Xid watch was off; nullopt: it was on. Off is `error`: a health check that could not
+  // watch for Xids did not read one of its core fields.
+  std::optional<std::string> xid_watch_off;
 };
 
 struct HealthEvaluation {
@@ -33,6 +36,9 @@ struct HealthEvaluation {
   std::string reason;              // one line; required for skip and fail
   std::vector<Finding> findings;
   std::vector<GpuCheckStatus> per_gpu;
+  // "gpu 0: retired_pages: not applicable to compute capability 9.0 (...)": core fields this
+  // product does not have (core/health_core_fields.hpp), said rather than silently skipped.
+  std::vector<std::string> not_applicable;
 };
 
 // Every finding code (other than xid.<n>) these rules can emit: the table must define them all.
@@ -41,6 +47,8 @@ const std::vector<std::string>& health_finding_codes();
 // Judges `now`. `before` (optional) is an earlier snapshot of the same node: counters that grew
 // between the two are findings of their own (*.grew). GPUs are matched by UUID, else by index.
 // NVML unavailable → skip with its reason. Xids in `now.xids` become xid.<code> findings.
+// A GPU passes only on its core readings (core/health_core_fields.hpp): one not read makes that
+// GPU, and the check, `error` naming the field and NVML's message (a fail still outranks it).
 HealthEvaluation evaluate_health(const HealthSnapshot& now, const HealthSnapshot* before, const HealthPolicy& policy,
                                  const SeverityTable& table);
 

@@ -11,6 +11,7 @@
 // tables_dir (path), before_snapshot (path of a snapshot taken at the start of the run; default
 // <side_dir>/nvml-before.json when it exists).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
@@ -178,7 +179,9 @@ class HealthCheck : public Check {
       r.attributes["counters_since"] = "start of the health check";
     }
 
+    if (!watching) p.policy.xid_watch_off = xids.reason().empty() ? "not started" : xids.reason();
     HealthEvaluation ev = evaluate_health(after, base, p.policy, table);
+    if (!ev.not_applicable.empty()) r.attributes["not_applicable"] = fmt::format("{}", fmt::join(ev.not_applicable, "; "));
     r.status = ev.status;
     r.reason = ev.reason;
     r.findings = std::move(ev.findings);
