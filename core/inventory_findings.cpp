@@ -17,8 +17,8 @@ std::vector<FindingRow> inventory_finding_rows(const RunRecord& record) {
       case Severity::warn: row.status = Status::warn; break;
       case Severity::info: row.status = Status::pass; break;
     }
-    row.reason = row.status == Status::pass ? "informational, from the record's inventory"
-                                            : "from the record's inventory (no baseline needed)";
+    // The detail is the reason: it names the bus id or the versions, which is what to act on.
+    row.reason = f.detail;
     row.finding = std::move(f);
     rows.push_back(std::move(row));
   }

@@ -10,6 +10,7 @@
 #include "core/burnin_logic.hpp"
 #include "core/telemetry_summary.hpp"
 #include "device/gemm_precision.hpp"
+#include "device/gemm_verify.hpp"
 #include "device/memtest_runner.hpp"
 
 namespace gpuqual {

@@ -29,9 +29,9 @@ const std::string kData = GPUQUAL_TEST_DATA;
 
 // A /sys/bus/pci/devices look-alike: one folder per function with vendor, device and class
 // files and a `driver` symlink, as the kernel lays them out.
-class FakeSysfs : public ScratchDirTest {
+class PciSysfs : public ScratchDirTest {
  protected:
-  FakeSysfs() : ScratchDirTest("fake-sysfs") {}
+  PciSysfs() : ScratchDirTest("fake-sysfs") {}
   fs::path add(const std::string& bus_id, const std::string& vendor, const std::string& device,
                const std::string& pci_class, const std::string& driver = "") {
     const fs::path dir = scratch_ / "devices" / bus_id;
@@ -67,7 +67,7 @@ PciGpu on_bus(const std::string& bus_id, const std::string& driver = "nvidia") {
 
 }  // namespace
 
-TEST_F(FakeSysfs, ReadsNvidiaDisplayAnd3dControllersOnly) {
+TEST_F(PciSysfs, ReadsNvidiaDisplayAnd3dControllersOnly) {
   add("0000:3b:00.0", "0x10de", "0x2335", "0x030200", "nvidia");  // H200 (3D controller)
   add("0000:19:00.0", "0x10de", "0x2330", "0x030000");            // VGA class, no driver bound
   add("0000:19:00.1", "0x10de", "0x22a3", "0x040300", "snd_hda_intel");  // the GPU's audio function
@@ -87,7 +87,7 @@ TEST_F(FakeSysfs, ReadsNvidiaDisplayAnd3dControllersOnly) {
   EXPECT_EQ((*gpus)[1].driver, "nvidia");
 }
 
-TEST_F(FakeSysfs, AnUnreadableBusIsNotReadNotZeroGpus) {
+TEST_F(PciSysfs, AnUnreadableBusIsNotReadNotZeroGpus) {
   EXPECT_FALSE(read_pci_gpus((scratch_ / "no-such-dir").string()).has_value());
   fs::create_directories(scratch_ / "devices");
   const auto none = read_pci_gpus(devices());

@@ -24,6 +24,15 @@ HealthSnapshot with_links(int links, int active) {
   g.index = 0;
   g.name = "NVIDIA H200";
   g.uuid = "GPU-0";
+  // The core readings present, so only NVLink decides (core/health_core_fields.hpp).
+  g.compute_capability = "9.0";
+  g.ecc_enabled = true;
+  g.ecc_volatile_uncorrected = 0;
+  g.ecc_aggregate_uncorrected = 0;
+  g.remapped_rows_uncorrectable = 0;
+  g.remap_pending = false;
+  g.pcie_gen = 5;
+  g.pcie_width = 16;
   for (int l = 0; l < links; ++l) g.nvlinks.push_back(NvLinkReading{l, l < active, 0, 0, 0, 0});
   s.gpus.push_back(g);
   return s;
