@@ -6,7 +6,8 @@ namespace gpuqual {
 
 namespace {
 
-constexpr const char* kMemErrorDoc = "NVIDIA GPU Memory Error Management (row remapping from A100; page retirement before)";
+constexpr const char* kMemErrorDoc =
+    "NVIDIA GPU Memory Error Management (row remapping from A100; page retirement before)";
 constexpr const char* kNvml = "NVML reference";
 
 int cc_major_of(const std::string& cc) {
@@ -50,8 +51,9 @@ std::vector<CoreFieldGap> core_field_gaps(const GpuHealthReading& g) {
   for (const auto& rule : health_core_field_rules()) {
     const bool memory_repair = rule.field == "remapped_rows" || rule.field == "retired_pages";
     if (major > 0 && (major < rule.min_cc_major || major > rule.max_cc_major)) {
-      gaps.push_back({rule.field, true,
-                      fmt::format("not applicable to compute capability {} ({})", g.compute_capability, rule.source)});
+      gaps.push_back(
+          {rule.field, true,
+           fmt::format("not applicable to compute capability {} ({})", g.compute_capability, rule.source)});
       continue;
     }
     if (major == 0 && memory_repair) {
@@ -65,7 +67,8 @@ std::vector<CoreFieldGap> core_field_gaps(const GpuHealthReading& g) {
     if (rule.field == "ecc_mode") {
       if (!g.ecc_enabled) gaps.push_back({rule.field, false, nvml_message(g, {"ecc_mode"})});
     } else if (rule.field == "ecc_volatile_uncorrected" || rule.field == "ecc_aggregate_uncorrected") {
-      const auto& value = rule.field == "ecc_volatile_uncorrected" ? g.ecc_volatile_uncorrected : g.ecc_aggregate_uncorrected;
+      const auto& value =
+          rule.field == "ecc_volatile_uncorrected" ? g.ecc_volatile_uncorrected : g.ecc_aggregate_uncorrected;
       if (ecc_off) {
         gaps.push_back({rule.field, true, "not applicable: ECC is off"});
       } else if (!value) {
@@ -76,9 +79,11 @@ std::vector<CoreFieldGap> core_field_gaps(const GpuHealthReading& g) {
         gaps.push_back({rule.field, false, nvml_message(g, {"remapped_rows"})});
       }
     } else if (rule.field == "retired_pages") {
-      if (!g.retired_pages_dbe) gaps.push_back({rule.field, false, nvml_message(g, {"retired_pages_dbe", "retired_pages"})});
+      if (!g.retired_pages_dbe)
+        gaps.push_back({rule.field, false, nvml_message(g, {"retired_pages_dbe", "retired_pages"})});
     } else if (rule.field == "pcie_link") {
-      if (!g.pcie_gen || !g.pcie_width) gaps.push_back({rule.field, false, nvml_message(g, {"pcie_link", "pcie_gen", "pcie_width"})});
+      if (!g.pcie_gen || !g.pcie_width)
+        gaps.push_back({rule.field, false, nvml_message(g, {"pcie_link", "pcie_gen", "pcie_width"})});
     }
   }
   return gaps;

@@ -13,9 +13,15 @@ std::vector<FindingRow> inventory_finding_rows(const RunRecord& record) {
     FindingRow row;
     row.check = kInventoryCheck;
     switch (f.severity) {
-      case Severity::fail: row.status = Status::fail; break;
-      case Severity::warn: row.status = Status::warn; break;
-      case Severity::info: row.status = Status::pass; break;
+      case Severity::fail:
+        row.status = Status::fail;
+        break;
+      case Severity::warn:
+        row.status = Status::warn;
+        break;
+      case Severity::info:
+        row.status = Status::pass;
+        break;
     }
     // The detail is the reason: it names the bus id or the versions, which is what to act on.
     row.reason = f.detail;

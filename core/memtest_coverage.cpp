@@ -31,7 +31,8 @@ MemtestCoverage judge_memtest_coverage(const MemtestCoverageInput& in) {
     const std::uint64_t held = in.total_bytes > in.free_bytes ? in.total_bytes - in.free_bytes : 0;
     c.status = Status::warn;
     c.reason = fmt::format(
-        "tested {:.0f} MiB, {:.1f} % of the GPU's {:.0f} MiB (configured {:.0f} % of free): {:.0f} MiB was not free "
+        "tested {:.0f} MiB, {:.1f} % of the GPU's {:.0f} MiB (configured {:.0f} % of free): {:.0f} MiB was "
+        "not free "
         "at the start (another process holds GPU memory?) and went untested",
         mib(in.tested_bytes), share * 100, mib(in.total_bytes), in.fraction_of_free * 100, mib(held));
   }

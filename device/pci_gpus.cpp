@@ -54,7 +54,8 @@ std::optional<std::vector<PciGpu>> read_pci_gpus(const std::string& devices_dir)
     const fs::path link = fs::read_symlink(dir / "driver", ec);
     if (!ec) driver = link.filename().string();
     ec.clear();
-    gpus.push_back(PciGpu{dir.filename().string(), read_attribute(dir / "device").value_or(""), *class_text, driver});
+    gpus.push_back(
+        PciGpu{dir.filename().string(), read_attribute(dir / "device").value_or(""), *class_text, driver});
   }
   std::sort(gpus.begin(), gpus.end(), [](const PciGpu& a, const PciGpu& b) { return a.bus_id < b.bus_id; });
   return gpus;

@@ -68,11 +68,11 @@ PciGpu on_bus(const std::string& bus_id, const std::string& driver = "nvidia") {
 }  // namespace
 
 TEST_F(PciSysfs, ReadsNvidiaDisplayAnd3dControllersOnly) {
-  add("0000:3b:00.0", "0x10de", "0x2335", "0x030200", "nvidia");  // H200 (3D controller)
-  add("0000:19:00.0", "0x10de", "0x2330", "0x030000");            // VGA class, no driver bound
-  add("0000:19:00.1", "0x10de", "0x22a3", "0x040300", "snd_hda_intel");  // the GPU's audio function
+  add("0000:3b:00.0", "0x10de", "0x2335", "0x030200", "nvidia");           // H200 (3D controller)
+  add("0000:19:00.0", "0x10de", "0x2330", "0x030000");                     // VGA class, no driver bound
+  add("0000:19:00.1", "0x10de", "0x22a3", "0x040300", "snd_hda_intel");    // the GPU's audio function
   add("0000:c1:00.0", "0x10de", "0x22a3", "0x068000", "nvidia-nvswitch");  // NVSwitch: a bridge
-  add("0000:00:02.0", "0x8086", "0x0b5a", "0x030000", "i915");    // another vendor's GPU
+  add("0000:00:02.0", "0x8086", "0x0b5a", "0x030000", "i915");             // another vendor's GPU
   const fs::path vf = add("0000:3b:00.4", "0x10de", "0x2335", "0x030200", "nvidia");  // SR-IOV VF
   fs::create_directory_symlink(scratch_ / "devices" / "0000:3b:00.0", vf / "physfn");
 
@@ -106,7 +106,8 @@ TEST(PciClass, DisplayAnd3dOnly) {
 
 TEST(GpuPresence, EveryGpuOnTheBusListedIsNoFinding) {
   // sysfs writes a 4-digit domain and lower case, NVML 8 digits: the same bus.
-  EXPECT_TRUE(gpu_presence_findings(record_with_bus({on_bus("0000:10:00.0"), on_bus("0000:11:00.0")})).empty());
+  EXPECT_TRUE(
+      gpu_presence_findings(record_with_bus({on_bus("0000:10:00.0"), on_bus("0000:11:00.0")})).empty());
 }
 
 TEST(GpuPresence, AGpuOnTheBusTheDriverDidNotListFails) {
@@ -117,8 +118,9 @@ TEST(GpuPresence, AGpuOnTheBusTheDriverDidNotListFails) {
 }
 
 TEST(GpuPresence, AGpuWithNoDriverBoundFailsAndOneHandedToAVmIsInfo) {
-  const auto f = gpu_presence_findings(record_with_bus(
-      {on_bus("0000:10:00.0"), on_bus("0000:11:00.0"), on_bus("0000:9a:00.0", ""), on_bus("0000:9b:00.0", "vfio-pci")}));
+  const auto f = gpu_presence_findings(
+      record_with_bus({on_bus("0000:10:00.0"), on_bus("0000:11:00.0"), on_bus("0000:9a:00.0", ""),
+                       on_bus("0000:9b:00.0", "vfio-pci")}));
   ASSERT_EQ(codes(f), (std::vector<std::string>{"gpu.not_visible:fail", "gpu.passthrough:info"}));
   EXPECT_NE(f[0].detail.find("no driver bound"), std::string::npos) << f[0].detail;
   EXPECT_NE(f[1].detail.find("vfio-pci"), std::string::npos) << f[1].detail;
@@ -213,7 +215,8 @@ TEST(LibraryVersions, LibcudaReleaseFromTheProcessMaps) {
       "7f00-7f01 r--p 00000000 08:01 123 /usr/lib/x86_64-linux-gnu/libcuda.so.1\n"
       "7f01-7f02 r-xp 00001000 08:01 124 /usr/lib/x86_64-linux-gnu/libcuda.so.580.95.05\n";
   EXPECT_EQ(parse_mapped_library_version(maps, "libcuda.so."), "580.95.05");
-  EXPECT_EQ(parse_mapped_library_version("7f00-7f01 r--p 0 0 1 /opt/x/mylibcuda.so.1.2\n", "libcuda.so."), "");
+  EXPECT_EQ(parse_mapped_library_version("7f00-7f01 r--p 0 0 1 /opt/x/mylibcuda.so.1.2\n", "libcuda.so."),
+            "");
   EXPECT_EQ(parse_mapped_library_version("", "libcuda.so."), "");
 }
 
@@ -246,7 +249,8 @@ TEST(GpuPresenceJudging, DiffNotesTheReboot) {
   before.node.boot_id = "6f1c9e0a-2b7d-4c38-9a51-d0e4f7b2c813";
   after.node.boot_id = "0b8e4f2c-9d17-4a6e-8c35-71f2a9d0e4b6";
   const Verdict d = diff_records(before, after, DiffOptions{});
-  EXPECT_TRUE(std::find(d.reasons.begin(), d.reasons.end(), "the node rebooted between the runs (boot id 6f1c9e0a → 0b8e4f2c)") !=
+  EXPECT_TRUE(std::find(d.reasons.begin(), d.reasons.end(),
+                        "the node rebooted between the runs (boot id 6f1c9e0a → 0b8e4f2c)") !=
               d.reasons.end());
 }
 
@@ -254,7 +258,9 @@ class CliGpuPresence : public ScratchDirTest {
  protected:
   CliGpuPresence() : ScratchDirTest("cli-gpu-presence") {}
   CliRun gpuqual(const std::string& args) { return run_cli(args, scratch_, "GPUQUAL_BASELINES_DIR="); }
-  static std::string record(const std::string& name) { return shell_quote(kData + "/records/" + name + ".json"); }
+  static std::string record(const std::string& name) {
+    return shell_quote(kData + "/records/" + name + ".json");
+  }
   static std::string baselines() { return " --baselines-dir " + shell_quote(kData + "/baselines"); }
 };
 
@@ -263,7 +269,8 @@ TEST_F(CliGpuPresence, CompareAndGateFailAGpuOnTheBusTheDriverLost) {
   EXPECT_EQ(c.code, 1) << c.out << c.err;
   EXPECT_NE(c.out.find("gpu.not_visible"), std::string::npos) << c.out;
   EXPECT_NE(c.out.find("0000:5d:00.0"), std::string::npos) << c.out;
-  const CliRun g = gpuqual("gate " + record("synthetic-healthy") + " " + record("synthetic-gpu-not-visible") + baselines());
+  const CliRun g = gpuqual("gate " + record("synthetic-healthy") + " " + record("synthetic-gpu-not-visible") +
+                           baselines());
   EXPECT_EQ(g.code, 1) << g.out << g.err;
   const CliRun d = gpuqual("diff " + record("synthetic-healthy") + " " + record("synthetic-gpu-not-visible"));
   EXPECT_EQ(d.code, 1) << d.out << d.err;
@@ -274,7 +281,8 @@ TEST_F(CliGpuPresence, CompareGateAndDiffFailADriverUpgradedWithoutReboot) {
   const CliRun c = gpuqual("compare " + record("synthetic-driver-mismatch") + baselines());
   EXPECT_EQ(c.code, 1) << c.out << c.err;
   EXPECT_NE(c.out.find("driver.version_mismatch"), std::string::npos) << c.out;
-  const CliRun g = gpuqual("gate " + record("synthetic-healthy") + " " + record("synthetic-driver-mismatch") + baselines());
+  const CliRun g = gpuqual("gate " + record("synthetic-healthy") + " " + record("synthetic-driver-mismatch") +
+                           baselines());
   EXPECT_EQ(g.code, 1) << g.out << g.err;
   const CliRun d = gpuqual("diff " + record("synthetic-healthy") + " " + record("synthetic-driver-mismatch"));
   EXPECT_EQ(d.code, 1) << d.out << d.err;

@@ -49,7 +49,8 @@ TEST(HealthCoreFields, AllReadPassesAndRetiredPagesAreNotApplicableOnHopper) {
   const HealthEvaluation ev = judge(hopper());
   EXPECT_EQ(ev.status, Status::pass) << ev.reason;
   ASSERT_EQ(ev.not_applicable.size(), 1u);
-  EXPECT_NE(ev.not_applicable[0].find("retired_pages: not applicable to compute capability 9.0"), std::string::npos);
+  EXPECT_NE(ev.not_applicable[0].find("retired_pages: not applicable to compute capability 9.0"),
+            std::string::npos);
 }
 
 TEST(HealthCoreFields, AnUnreadFieldIsErrorNamingItAndNvmlsCode) {

@@ -46,7 +46,9 @@ std::vector<std::string> nvlink_codes(const HealthEvaluation& ev) {
   return out;
 }
 
-HealthEvaluation judge(const HealthSnapshot& s, const HealthPolicy& p) { return evaluate_health(s, nullptr, p, shipped()); }
+HealthEvaluation judge(const HealthSnapshot& s, const HealthPolicy& p) {
+  return evaluate_health(s, nullptr, p, shipped());
+}
 
 }  // namespace
 
@@ -66,13 +68,15 @@ TEST(HealthNvlink, EveryLinkDownOnASingleGpuPartitionIsInfo) {
   EXPECT_EQ(nvlink_codes(ev), std::vector<std::string>{"nvlink.linkless_partition:info"});
   EXPECT_EQ(ev.status, Status::pass);
   // Some links up and some down is a broken link, partition or not.
-  EXPECT_EQ(nvlink_codes(judge(with_links(18, 12), p)), std::vector<std::string>{"nvlink.link_inactive:fail"});
+  EXPECT_EQ(nvlink_codes(judge(with_links(18, 12), p)),
+            std::vector<std::string>{"nvlink.link_inactive:fail"});
 }
 
 TEST(HealthNvlink, APciePartHasNoFabricToExpect) {
   HealthPolicy p;
   p.no_nvlink_fabric = {0};
-  EXPECT_EQ(nvlink_codes(judge(with_links(4, 0), p)), std::vector<std::string>{"nvlink.linkless_partition:info"});
+  EXPECT_EQ(nvlink_codes(judge(with_links(4, 0), p)),
+            std::vector<std::string>{"nvlink.linkless_partition:info"});
   EXPECT_EQ(judge(with_links(4, 0), p).status, Status::pass);
 }
 
@@ -82,7 +86,8 @@ TEST(HealthNvlink, ExpectedLinksAreJudgedExactly) {
   p.single_gpu_partition = true;  // an expectation overrides the partition guess
   const HealthEvaluation ev = judge(with_links(18, 0), p);
   ASSERT_EQ(nvlink_codes(ev), std::vector<std::string>{"nvlink.link_inactive:fail"});
-  EXPECT_NE(ev.findings.front().detail.find("0 of 18 expected"), std::string::npos) << ev.findings.front().detail;
+  EXPECT_NE(ev.findings.front().detail.find("0 of 18 expected"), std::string::npos)
+      << ev.findings.front().detail;
   EXPECT_TRUE(nvlink_codes(judge(with_links(18, 18), p)).empty());
   p.expect_nvlinks = 12;  // a class wired with 12 of the 18 links NVML lists
   EXPECT_TRUE(nvlink_codes(judge(with_links(18, 12), p)).empty());

@@ -22,11 +22,16 @@ struct Simulated {
   LoadedSamplingSteps steps(bool with_load = true) {
     LoadedSamplingSteps s;
     if (with_load) {
-      s.start_load = [this] { started_at = clock; log.push_back("start"); };
+      s.start_load = [this] {
+        started_at = clock;
+        log.push_back("start");
+      };
       s.load_ready = [this] { return started_at >= 0 && clock - started_at >= ready_after_s; };
       s.stop_load = [this] { log.push_back("stop"); };
     }
-    s.take_sample = [this] { log.push_back(started_at >= 0 && clock - started_at >= ready_after_s ? "sample:loaded" : "sample:idle"); };
+    s.take_sample = [this] {
+      log.push_back(started_at >= 0 && clock - started_at >= ready_after_s ? "sample:loaded" : "sample:idle");
+    };
     s.should_stop = [this] { return stop_requested; };
     s.now_s = [this] { return clock; };
     s.sleep_s = [this](double d) { clock += d; };

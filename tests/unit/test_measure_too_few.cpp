@@ -23,7 +23,8 @@ TEST(MeasureTooFewSamples, BudgetBelowMinSamplesWarns) {
   record_measurement_attributes(out, "gemm.bf16", 3, stopped_after(2, StopReason::budget));
   EXPECT_EQ(out.status, Status::warn);
   ASSERT_EQ(out.notes.size(), 1u);
-  EXPECT_NE(out.notes[0].find("too few samples to gate on (2 of min_samples 5"), std::string::npos) << out.notes[0];
+  EXPECT_NE(out.notes[0].find("too few samples to gate on (2 of min_samples 5"), std::string::npos)
+      << out.notes[0];
 }
 
 TEST(MeasureTooFewSamples, EnoughSamplesOrAnotherStopDoesNot) {
