@@ -62,4 +62,17 @@ TelemetryVerdict judge_telemetry(const TelemetrySummary& s, const BurninThreshol
   return v;
 }
 
+std::vector<std::string> burnin_unwatched(std::size_t telemetry_samples, bool xid_watch_on,
+                                          const std::string& xid_off_reason) {
+  std::vector<std::string> out;
+  if (telemetry_samples == 0) {
+    out.push_back("no telemetry sample: throttling and ECC growth during the burn-in cannot be judged");
+  }
+  if (!xid_watch_on) {
+    out.push_back("Xid watch off" + (xid_off_reason.empty() ? std::string() : " (" + xid_off_reason + ")") +
+                  ": an Xid during the burn-in would go unseen");
+  }
+  return out;
+}
+
 }  // namespace gpuqual

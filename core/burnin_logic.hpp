@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/telemetry_summary.hpp"
 
@@ -45,5 +46,11 @@ struct TelemetryVerdict {
   std::string ecc_detail;
 };
 TelemetryVerdict judge_telemetry(const TelemetrySummary& s, const BurninThresholds& t);
+
+// What a burn-in could not watch, each a warn (issue 14: a pass only on what was measured):
+// no telemetry sample on a GPU (throttling and ECC growth cannot be judged), the Xid watch off
+// (an Xid during the load would go unseen). Empty when both were watched.
+std::vector<std::string> burnin_unwatched(std::size_t telemetry_samples, bool xid_watch_on,
+                                          const std::string& xid_off_reason);
 
 }  // namespace gpuqual

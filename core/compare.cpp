@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "core/check_rows.hpp"
+#include "core/inventory_findings.hpp"
 #include "core/compare_rules.hpp"
 #include "core/expected_gpus.hpp"
 #include "core/record_lookup.hpp"
@@ -134,6 +135,7 @@ void add_finding_rows(const RunRecord& r, const Baseline* b, Verdict& v) {
       v.findings.push_back(std::move(row));
     }
   }
+  for (FindingRow& row : inventory_finding_rows(r)) v.findings.push_back(std::move(row));
 }
 
 // The check rows (core/check_rows.hpp), then a row for each required check the record lacks.

@@ -14,6 +14,8 @@
 #include "core/compare_rules.hpp"
 #include "core/diff_gpu_match.hpp"
 #include "core/diff_stack.hpp"
+#include "core/driver_consistency.hpp"
+#include "core/inventory_findings.hpp"
 #include "core/record_lookup.hpp"
 #include "core/skip_reason.hpp"
 #include "core/text_case.hpp"
@@ -206,6 +208,13 @@ class Differ {
         v_.findings.push_back(std::move(row));
       }
     }
+    // The after-node's own inventory decides whatever the before-record holds.
+    for (FindingRow& row : inventory_finding_rows(after_)) {
+      const std::string what = fmt::format("finding {} {}: {}", row.finding.code, scope(row.finding.gpu), row.finding.detail);
+      if (row.status == Status::fail) fails_.push_back(what);
+      if (row.status == Status::warn) warns_.push_back(what);
+      v_.findings.push_back(std::move(row));
+    }
   }
 
   // Whether `check` passed (or warned) in `r` at the scope of `gpu` (an index of `r`).
@@ -293,6 +302,7 @@ class Differ {
       warns_.push_back(fmt::format("the records come from different hosts ({} before, {} after)", before_.node.hostname,
                                    after_.node.hostname));
     }
+    if (auto note = reboot_note(before_.node, after_.node)) notes_.push_back(*note);
     decide_outcome(v_, fails_, unjudged_, warns_, notes_, options_.strict);
   }
 

@@ -82,6 +82,7 @@ class Obj {
     return std::string(std::string_view(v));
   }
   std::string str_or(const char* key, std::string fallback) { return find(key) ? str(key) : std::move(fallback); }
+  bool has(const char* key) { return find(key) != nullptr; }
   std::string nonempty_str(const char* key) {
     std::string s = str(key);
     if (s.empty()) fail(key, "must not be empty");
@@ -253,6 +254,7 @@ GpuInfo gpu_from(const element& e, const std::string& file, const std::string& p
   if (auto v = o.opt_integer("pcie_max_width", 1, 64)) g.pcie_max_width = static_cast<int>(*v);
   g.power_limit_w = o.opt_number("power_limit_w", 0);
   if (auto v = o.opt_integer("nvlink_count", 0, 64)) g.nvlink_count = static_cast<int>(*v);
+  g.virtualization_mode = o.str_or("virtualization_mode", "");
   o.finish();
   return g;
 }
@@ -273,6 +275,29 @@ NodeFacts node_from(const element& e, const std::string& file, const std::string
   n.container_runtimes = o.string_array("container_runtimes");
   n.k8s_node_name = o.str("k8s_node_name");
   n.k8s_labels = o.string_map("k8s_labels", "label value must be a string");
+  if (o.has("pci_gpus")) {
+    const std::string pci_path = o.child_path("pci_gpus");
+    n.pci_gpus.emplace();
+    std::size_t i = 0;
+    for (element e : o.array("pci_gpus")) {
+      Obj p(e, file, index_path(pci_path, i++));
+      // Evaluated in order: the same first error as record_json.cpp.
+      PciGpu g;
+      g.bus_id = p.nonempty_str("bus_id");
+      g.device_id = p.str("device_id");
+      g.pci_class = p.str("class");
+      g.driver = p.str("driver");
+      n.pci_gpus->push_back(std::move(g));
+      p.finish();
+    }
+  }
+  n.kernel_module_version = o.str_or("kernel_module_version", "");
+  n.nvml_driver_version = o.str_or("nvml_driver_version", "");
+  n.nvml_cuda_driver_version = o.str_or("nvml_cuda_driver_version", "");
+  n.libcuda_version = o.str_or("libcuda_version", "");
+  n.boot_id = o.str_or("boot_id", "");
+  n.visible_devices = o.str_or("visible_devices", "");
+  n.uptime_s = o.opt_number("uptime_s", 0);
   o.finish();
   return n;
 }

@@ -1,5 +1,7 @@
 #include "core/health_rules.hpp"
 
+#include "core/health_core_fields.hpp"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -172,7 +174,10 @@ std::uint64_t nvlink_error_sum(const NvLinkReading& l) {
          l.crc_data_errors.value_or(0);
 }
 
-void nvlink_rules(const GpuHealthReading& g, FindingSink& sink) {
+// Which links must be up: `expect_nvlinks` (suite or baseline) when given, judged exactly;
+// else every link NVML answers for, except where no fabric is expected: a PCIe part, or a
+// single GPU of its partition (one GPU on the node, or passed into a VM) with every link down.
+void nvlink_rules(const GpuHealthReading& g, const HealthPolicy& p, FindingSink& sink) {
   const std::string who = gpu_label(g);
   std::vector<int> down;
   std::uint64_t recoveries = 0, errors = 0;
@@ -181,10 +186,28 @@ void nvlink_rules(const GpuHealthReading& g, FindingSink& sink) {
     recoveries += l.recovery_errors.value_or(0);
     errors += l.replay_errors.value_or(0) + l.crc_flit_errors.value_or(0) + l.crc_data_errors.value_or(0);
   }
-  if (!down.empty()) {
-    sink.add("nvlink.link_inactive", g.index,
-             fmt::format("{}: NVLink link(s) {} down of {}", who, fmt::join(down, ","), g.nvlinks.size()),
-             static_cast<double>(down.size()));
+  const int total = static_cast<int>(g.nvlinks.size());
+  const int active = total - static_cast<int>(down.size());
+  const bool all_down = total > 0 && active == 0;
+  if (p.expect_nvlinks) {
+    if (active < *p.expect_nvlinks) {
+      sink.add("nvlink.link_inactive", g.index,
+               fmt::format("{}: {} of {} expected NVLink links active (down: {})", who, active, *p.expect_nvlinks,
+                           down.empty() ? "-" : fmt::format("{}", fmt::join(down, ","))),
+               static_cast<double>(*p.expect_nvlinks - active));
+    }
+  } else if (!down.empty()) {
+    const bool no_fabric = p.no_nvlink_fabric.count(g.index) > 0;
+    if (no_fabric || (all_down && p.single_gpu_partition)) {
+      sink.add("nvlink.linkless_partition", g.index,
+               fmt::format("{}: NVLink link(s) {} down of {}, none expected ({})", who, fmt::join(down, ","), total,
+                           no_fabric ? "a PCIe part" : "a single GPU in its partition"),
+               static_cast<double>(down.size()));
+    } else {
+      sink.add("nvlink.link_inactive", g.index,
+               fmt::format("{}: NVLink link(s) {} down of {}", who, fmt::join(down, ","), total),
+               static_cast<double>(down.size()));
+    }
   }
   if (recoveries > 0) {
     sink.add("nvlink.recovery_errors", g.index, fmt::format("{}: {} NVLink recovery error(s)", who, recoveries),
@@ -253,7 +276,8 @@ const std::vector<std::string>& health_finding_codes() {
       "throttle.sw_thermal_slowdown", "throttle.sw_power_cap",    "temperature.at_slowdown",
       "temperature.near_slowdown", "power.limit_below_default",   "pcie.link_downgraded",
       "pcie.link_below_max_idle", "pcie.slot_below_gpu_max",      "pcie.replays",
-      "pcie.replays_grew",        "nvlink.link_inactive",         "nvlink.recovery_errors",
+      "pcie.replays_grew",        "nvlink.link_inactive",         "nvlink.linkless_partition",
+      "nvlink.recovery_errors",
       "nvlink.errors",            "nvlink.errors_grew"};
   return codes;
 }
@@ -320,7 +344,7 @@ HealthEvaluation evaluate_health(const HealthSnapshot& now, const HealthSnapshot
     memory_repair_rules(g, sink);
     clock_rules(g, policy, sink);
     pcie_rules(g, sink);
-    nvlink_rules(g, sink);
+    nvlink_rules(g, policy, sink);
     if (before) {
       if (const GpuHealthReading* b = match(*before, g)) growth_rules(*b, g, sink);
     }
@@ -331,6 +355,7 @@ HealthEvaluation evaluate_health(const HealthSnapshot& now, const HealthSnapshot
     }
   }
   for (auto& f : xid_findings(now.xids, table)) ev.findings.push_back(std::move(f));
+  std::vector<std::string> unread_core;  // "GPU 0: remapped_rows (...)", "Xid watch off: ..."
 
   for (const auto& g : now.gpus) {
     std::vector<Finding> mine;
@@ -346,13 +371,35 @@ HealthEvaluation evaluate_health(const HealthSnapshot& now, const HealthSnapshot
         break;
       }
     }
+    // Pass only on readings: a core field not read is error unless the GPU already fails.
+    std::vector<std::string> missing;
+    for (const auto& gap : core_field_gaps(g)) {
+      if (gap.not_applicable) {
+        ev.not_applicable.push_back(fmt::format("gpu {}: {}: {}", g.index, gap.field, gap.why));
+      } else {
+        missing.push_back(fmt::format("{} ({})", gap.field, gap.why));
+      }
+    }
+    if (!missing.empty()) {
+      unread_core.push_back(fmt::format("GPU {}: {}", g.index, fmt::join(missing, ", ")));
+      if (s.status != Status::fail) {
+        s.status = Status::error;
+        s.reason = fmt::format("not read: {}", fmt::join(missing, ", "));
+      }
+    }
     ev.per_gpu.push_back(std::move(s));
   }
 
   ev.status = status_of_findings(ev.findings);
+  if (policy.xid_watch_off) unread_core.push_back("Xid watch off: " + *policy.xid_watch_off);
   if (now.gpus.empty() && !policy.expect_gpus) {
     ev.status = Status::skip;
     ev.reason = "NVML sees no GPU";
+    return ev;
+  }
+  if (ev.status != Status::fail && !unread_core.empty()) {
+    ev.status = Status::error;
+    ev.reason = fmt::format("core health readings not read: {}", fmt::join(unread_core, "; "));
     return ev;
   }
   if (ev.status != Status::pass) {

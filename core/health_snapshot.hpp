@@ -66,8 +66,8 @@ struct GpuHealthReading {
   std::optional<double> power_limit_w;    // enforced limit
   std::optional<double> default_power_limit_w;
 
-  std::optional<int> pcie_gen;            // lowest current generation seen while sampling
-  std::optional<int> pcie_width;          // lowest current width seen while sampling
+  std::optional<int> pcie_gen;            // highest current generation seen while sampling
+  std::optional<int> pcie_width;          // highest current width seen while sampling
   std::optional<int> pcie_max_gen;        // max of this GPU in this slot (nvmlDeviceGetMaxPcieLinkGeneration)
   std::optional<int> pcie_max_width;
   std::optional<int> pcie_gpu_max_gen;    // max the GPU itself supports

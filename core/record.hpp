@@ -101,6 +101,18 @@ struct GpuInfo {
   std::optional<double> power_limit_w;
   std::string vbios;
   std::optional<int> nvlink_count;
+  // NVML virtualization mode: "none" (bare metal), "passthrough", "vgpu" (a vGPU guest),
+  // "host_vgpu", "host_vsga"; "" when not read. A vGPU or MIG GPU is not judged as a missing one.
+  std::string virtualization_mode;
+};
+
+// One NVIDIA display/3D controller on the PCI bus, read from sysfs without the driver
+// (device/pci_gpus.hpp): what `gpu.not_visible` compares NVML's and CUDA's GPUs against.
+struct PciGpu {
+  std::string bus_id;     // "0000:19:00.0" (sysfs spelling: 4-digit domain)
+  std::string device_id;  // "0x2335"
+  std::string pci_class;  // "0x030200"
+  std::string driver;     // the bound kernel driver: "nvidia", "vfio-pci" (VM passthrough), "" none
 };
 
 struct NodeFacts {
@@ -117,6 +129,19 @@ struct NodeFacts {
   std::vector<std::string> container_runtimes;  // "docker 28.2.2", "podman 4.3.1"
   std::string k8s_node_name;
   std::map<std::string, std::string> k8s_labels;
+  // The NVIDIA GPUs on the PCI bus; nullopt when sysfs could not be read (not "none found").
+  std::optional<std::vector<PciGpu>> pci_gpus;
+  // The three places a driver version lives, recorded apart so that a driver upgraded without a
+  // reboot or module reload shows (core/driver_consistency.hpp); "" when not read.
+  std::string kernel_module_version;     // /proc/driver/nvidia/version
+  std::string nvml_driver_version;       // nvmlSystemGetDriverVersion (user-space library)
+  std::string nvml_cuda_driver_version;  // nvmlSystemGetCudaDriverVersion_v2, "13.0"
+  std::string libcuda_version;           // the libcuda.so.<version> this process mapped
+  std::string boot_id;                   // /proc/sys/kernel/random/boot_id
+  std::optional<double> uptime_s;        // /proc/uptime at inventory time
+  // "CUDA_VISIBLE_DEVICES=0,1" or "NVIDIA_VISIBLE_DEVICES=GPU-..." when the process was given a
+  // subset of the node's GPUs; "" when neither is set. GPUs outside it are not "not visible".
+  std::string visible_devices;
 };
 
 struct HardwareClass {

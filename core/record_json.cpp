@@ -81,7 +81,14 @@ json to_json(const GpuInfo& g) {
   put_opt(j, "pcie_max_width", g.pcie_max_width);
   put_opt(j, "power_limit_w", g.power_limit_w);
   put_opt(j, "nvlink_count", g.nvlink_count);
+  if (!g.virtualization_mode.empty()) j["virtualization_mode"] = g.virtualization_mode;
   return j;
+}
+
+// Facts added within v1 are written only when read, so records of older gpuqual versions
+// round-trip unchanged and readers take their absence as "not read".
+void put_nonempty(json& j, const char* key, const std::string& v) {
+  if (!v.empty()) j[key] = v;
 }
 
 json to_json(const NodeFacts& n) {
@@ -98,6 +105,20 @@ json to_json(const NodeFacts& n) {
          {"k8s_node_name", n.k8s_node_name},
          {"k8s_labels", n.k8s_labels}};
   put_opt(j, "numa_nodes", n.numa_nodes);
+  if (n.pci_gpus) {
+    json pci = json::array();
+    for (const auto& p : *n.pci_gpus) {
+      pci.push_back({{"bus_id", p.bus_id}, {"device_id", p.device_id}, {"class", p.pci_class}, {"driver", p.driver}});
+    }
+    j["pci_gpus"] = pci;
+  }
+  put_nonempty(j, "kernel_module_version", n.kernel_module_version);
+  put_nonempty(j, "nvml_driver_version", n.nvml_driver_version);
+  put_nonempty(j, "nvml_cuda_driver_version", n.nvml_cuda_driver_version);
+  put_nonempty(j, "libcuda_version", n.libcuda_version);
+  put_nonempty(j, "boot_id", n.boot_id);
+  put_nonempty(j, "visible_devices", n.visible_devices);
+  if (n.uptime_s) j["uptime_s"] = *n.uptime_s;
   return j;
 }
 
@@ -119,6 +140,7 @@ GpuInfo gpu_from_json(const json& j, const std::string& file, const std::string&
   if (auto v = o.opt_integer("pcie_max_width", 1, 64)) g.pcie_max_width = static_cast<int>(*v);
   g.power_limit_w = o.opt_number("power_limit_w", 0);
   if (auto v = o.opt_integer("nvlink_count", 0, 64)) g.nvlink_count = static_cast<int>(*v);
+  g.virtualization_mode = o.str_or("virtualization_mode", "");
   o.finish();
   return g;
 }
@@ -143,6 +165,22 @@ NodeFacts node_from_json(const json& j, const std::string& file, const std::stri
     if (!it->is_string()) o.fail("k8s_labels." + it.key(), "label value must be a string");
     n.k8s_labels[it.key()] = it->get<std::string>();
   }
+  if (const json* pci = o.opt_array("pci_gpus")) {
+    const std::string pci_path = o.child_path("pci_gpus");
+    n.pci_gpus.emplace();
+    for (std::size_t i = 0; i < pci->size(); ++i) {
+      JsonObject p((*pci)[i], file, JsonObject::index_path(pci_path, i));
+      n.pci_gpus->push_back(PciGpu{p.nonempty_str("bus_id"), p.str("device_id"), p.str("class"), p.str("driver")});
+      p.finish();
+    }
+  }
+  n.kernel_module_version = o.str_or("kernel_module_version", "");
+  n.nvml_driver_version = o.str_or("nvml_driver_version", "");
+  n.nvml_cuda_driver_version = o.str_or("nvml_cuda_driver_version", "");
+  n.libcuda_version = o.str_or("libcuda_version", "");
+  n.boot_id = o.str_or("boot_id", "");
+  n.visible_devices = o.str_or("visible_devices", "");
+  n.uptime_s = o.opt_number("uptime_s", 0);
   o.finish();
   return n;
 }

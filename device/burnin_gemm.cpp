@@ -3,6 +3,7 @@
 #include <cublasLt.h>
 
 #include <stdexcept>
+#include <vector>
 
 #include "device/cublas_error.hpp"
 #include "device/cublas_handle.hpp"
@@ -50,6 +51,7 @@ struct LtDeleter {
 struct BurninGemm::Impl {
   GemmPrecision precision;
   std::uint64_t n;
+  std::uint64_t seed;
   cudaStream_t stream;
   Types types;
   DeviceBuffer a, b, d, workspace;
@@ -70,6 +72,7 @@ BurninGemm::BurninGemm(GemmPrecision precision, std::uint64_t n, std::uint64_t s
   Impl& m = *impl_;
   m.precision = precision;
   m.n = n;
+  m.seed = seed;
   m.stream = stream;
   m.types = burnin_types(precision);
   const std::uint64_t elements = n * n;
@@ -123,6 +126,26 @@ BurninGemm::BurninGemm(GemmPrecision precision, std::uint64_t n, std::uint64_t s
 }
 
 BurninGemm::~BurninGemm() = default;
+
+GemmCheck BurninGemm::check_output(int samples) const {
+  const Impl& m = *impl_;
+  const auto points = gemm_sample_points(m.n, m.n, samples, m.seed);
+  std::vector<std::uint64_t> indices;
+  indices.reserve(points.size());
+  for (const auto& p : points) indices.push_back(gemm_output_index(p, m.n));
+  DeviceBuffer d_indices(indices.size() * sizeof(std::uint64_t));
+  DeviceBuffer d_values(indices.size() * sizeof(double));
+  CUDA_CHECK(cudaMemcpyAsync(d_indices.get(), indices.data(), d_indices.bytes(), cudaMemcpyHostToDevice, m.stream));
+  CUDA_CHECK(kernels::launch_gemm_gather(gemm_output_kind(m.precision), m.d.get(), d_indices.as<std::uint64_t>(),
+                                         static_cast<std::uint32_t>(indices.size()), d_values.as<double>(), m.stream));
+  std::vector<double> got(indices.size());
+  CUDA_CHECK(cudaMemcpyAsync(got.data(), d_values.get(), d_values.bytes(), cudaMemcpyDeviceToHost, m.stream));
+  CUDA_CHECK(cudaStreamSynchronize(m.stream));
+  std::vector<GemmReference> refs;
+  refs.reserve(points.size());
+  for (const auto& p : points) refs.push_back(gemm_reference(m.precision, m.seed, m.n, p));
+  return check_gemm_samples(m.precision, m.n, points, got, refs);
+}
 
 void BurninGemm::enqueue_gemm() {
   Impl& m = *impl_;

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "device/gemm_precision.hpp"
+#include "device/gemm_verify.hpp"
 
 namespace gpuqual {
 
@@ -22,6 +23,9 @@ class BurninGemm {
   void enqueue_gemm();
   // Enqueues the output's fingerprint into `slot` (device memory; the caller zeroes it).
   void enqueue_hash(unsigned long long* slot);
+  // The current output checked on `samples` seeded elements against the host's double-precision
+  // reference (device/gemm_verify.hpp, as the gemm check does). Synchronizes the stream.
+  GemmCheck check_output(int samples) const;
   double flops_per_gemm() const;
   std::uint64_t output_bytes() const;
   void* output() const;  // for tests that damage the output

@@ -54,6 +54,13 @@ std::uint64_t burnin_warmup_products(double one_product_s, double warmup_s) {
   return static_cast<std::uint64_t>(std::clamp(n, 1.0, 100000.0));
 }
 
+// A wrong first product ends the burn-in at once: there is no right answer to hold the rest to.
+static BurninGpuResult finish_wrong_first(BurninGpuResult& r, Clock::time_point t0) {
+  r.gemms = 1;
+  r.elapsed_s = seconds_since(t0);
+  return std::move(r);
+}
+
 BurninGpuResult run_burnin(const BurninConfig& config, const std::function<bool()>& should_stop,
                            const BurninWindowHook& on_window, const BurninCorruptor& corrupt) {
   const auto t0 = Clock::now();
@@ -69,9 +76,20 @@ BurninGpuResult run_burnin(const BurninConfig& config, const std::function<bool(
   c0.record(stream.get());
   gemm.enqueue_gemm();
   c1.record(stream.get());
+  if (corrupt) {
+    stream.synchronize();
+    corrupt(0, gemm.output(), gemm.output_bytes());
+  }
   gemm.enqueue_hash(probe_slot.as<unsigned long long>());
+  unsigned long long first_hash = 0;
+  CUDA_CHECK(cudaMemcpyAsync(&first_hash, probe_slot.get(), sizeof first_hash, cudaMemcpyDeviceToHost, stream.get()));
   stream.synchronize();
   const double one_s = std::max(1e-6, Event::elapsed_ms(c0, c1) / 1e3);
+  // Check the answer, not only its consistency: the first product against the host reference on
+  // sampled elements; only a right one's fingerprint becomes the reference (iteration 0).
+  r.first_product = gemm.check_output(config.verify_samples);
+  if (!r.first_product.passed()) return finish_wrong_first(r, t0);
+  r.compare.observe(0, first_hash);
   const auto per_window = static_cast<std::size_t>(std::clamp(config.window_s / one_s, 1.0, 4096.0));
 
   // Warm-up: the boost/power transient of a dense GEMM lasts about a second; products run in
@@ -84,7 +102,7 @@ BurninGpuResult run_burnin(const BurninConfig& config, const std::function<bool(
   std::vector<unsigned long long> hashes(per_window);
   std::vector<Event> starts(per_window), ends(per_window);
   auto last_memtest = Clock::now();
-  std::uint64_t iteration = 0;
+  std::uint64_t iteration = 1;
 
   while (!stop() && seconds_since(t0) < config.duration_s) {
     CUDA_CHECK(cudaMemsetAsync(slots.get(), 0, slots.bytes(), stream.get()));

@@ -11,6 +11,7 @@
 #include "core/telemetry_summary.hpp"
 #include "device/gemm_precision.hpp"
 #include "device/measure_params.hpp"
+#include "device/gemm_verify.hpp"
 #include "device/memtest_runner.hpp"
 
 namespace gpuqual {
@@ -24,10 +25,14 @@ struct BurninConfig {
   double memtest_every_s = 600;  // <= 0: no memtest
   MemtestConfig memtest;         // passes forced to 1 per interleaved run
   std::uint64_t seed = 1;
+  int verify_samples = 256;      // elements of the first product checked against the host
 };
 
 struct BurninGpuResult {
   DecimatedSeries tflops{1024};  // one value per window
+  // The first product against the host reference; its fingerprint is the comparison's reference
+  // only when it passed (a wrong first product is fail, not the standard the rest are held to).
+  GemmCheck first_product;
   ResultComparator compare;
   std::uint64_t gemms = 0;
   double gemm_seconds = 0;  // GEMM-only GPU time

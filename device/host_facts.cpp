@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <cctype>
+#include <charconv>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -106,5 +108,20 @@ std::optional<int> count_numa_nodes(const std::string& node_dir) {
   if (ec) return std::nullopt;
   return n;
 }
+
+std::string read_boot_id(const std::string& path) { return std::string(trim(slurp(path))); }
+
+std::optional<double> parse_uptime(std::string_view text) {
+  text = trim(text);
+  const std::string_view first = text.substr(0, text.find(' '));
+  double value = 0;
+  const auto [end, ec] = std::from_chars(first.data(), first.data() + first.size(), value);
+  if (first.empty() || ec != std::errc() || end != first.data() + first.size() || !std::isfinite(value) || value < 0) {
+    return std::nullopt;
+  }
+  return value;
+}
+
+std::optional<double> read_uptime_s(const std::string& path) { return parse_uptime(slurp(path)); }
 
 }  // namespace gpuqual

@@ -20,5 +20,11 @@ std::string read_cpu_model(const std::string& cpuinfo = "/proc/cpuinfo");
 std::string parse_cpu_model(std::string_view cpuinfo_text);
 // Count of node<N> directories under sysfs; nullopt when the folder is missing (no NUMA info).
 std::optional<int> count_numa_nodes(const std::string& node_dir = "/sys/devices/system/node");
+// The kernel's random id of this boot (a UUID): a different one after the upgrade means the node
+// rebooted in between. "" when unreadable.
+std::string read_boot_id(const std::string& path = "/proc/sys/kernel/random/boot_id");
+// Seconds since boot, the first number of /proc/uptime; nullopt when unreadable or malformed.
+std::optional<double> read_uptime_s(const std::string& path = "/proc/uptime");
+std::optional<double> parse_uptime(std::string_view text);
 
 }  // namespace gpuqual

@@ -11,10 +11,19 @@
 #include "device/library_versions.hpp"
 #include "device/nvml_devices.hpp"
 #include "device/nvml_library.hpp"
+#include "device/pci_gpus.hpp"
 
 namespace gpuqual {
 
 namespace {
+
+// The first of the variables that hand a process a subset of the node's GPUs, as NAME=value.
+std::string visible_devices_from_env() {
+  for (const char* name : {"CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES"}) {
+    if (const char* v = std::getenv(name)) return std::string(name) + "=" + v;
+  }
+  return {};
+}
 
 // GPUs as CUDA enumerates them, completed with NVML's facts. When CUDA cannot enumerate but
 // NVML can (a driver older than the runtime gpuqual carries), the GPUs NVML sees are still
@@ -78,6 +87,14 @@ Inventory collect_inventory(const InventoryOptions& options) {
   n.cuda_runtime_version = v.cuda_runtime_version;
   n.cublas_version = v.cublas_version;
   n.nccl_version = v.nccl_version;
+  n.kernel_module_version = v.kernel_module_version;
+  n.nvml_driver_version = v.nvml_driver_version;
+  n.nvml_cuda_driver_version = v.nvml_cuda_driver_version;
+  n.libcuda_version = v.libcuda_version;
+  n.boot_id = read_boot_id();
+  n.uptime_s = read_uptime_s();
+  n.pci_gpus = read_pci_gpus();
+  n.visible_devices = visible_devices_from_env();
   n.container_runtimes = detect_container_runtimes();
 
   n.k8s_node_name = k8s_node_name_from_env();

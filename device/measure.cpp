@@ -62,6 +62,7 @@ MeasureResult measure(SampleTimer& timer, const MeasureConfig& config, const Mea
   const auto stopping = [&] { return hooks.should_stop && hooks.should_stop(); };
   const double start = now();
   MeasureResult result;
+  result.min_samples = config.min_samples;
   result.clock_probed = static_cast<bool>(hooks.clock_probe);
 
   // Warm-up: doubling batches until both the run count and the warm time are reached (or half

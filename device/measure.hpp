@@ -68,6 +68,7 @@ struct MeasureResult {
   int reps_per_sample = 1;
   double cv = 0;                        // CV of the samples the stopping rule judged (stop_window)
   StopReason stop = StopReason::converged;
+  int min_samples = 0;                  // the config's: fewer when the budget ran out is "too few to gate on"
   bool converged() const { return stop == StopReason::converged; }
 };
 

@@ -18,6 +18,13 @@ void record_measurement_attributes(GpuOutcome& out, const std::string& key, int 
     out.attributes[prefix + "sm_clock_mhz"] = mhz.str();
   }
   if (!m.throttle_reasons.empty()) out.attributes[prefix + "clock_reasons"] = m.throttle_reasons;
+  // A budget that ran out before min_samples leaves a figure too thin to judge a node on
+  // (issue 14): recorded, but warn.
+  const auto n = static_cast<int>(m.seconds_per_op.size());
+  if (m.stop == StopReason::budget && n < m.min_samples) {
+    out.add(Status::warn, key + " gpu " + std::to_string(gpu) + ": too few samples to gate on (" + std::to_string(n) +
+                              " of min_samples " + std::to_string(m.min_samples) + " before the budget ran out)");
+  }
 }
 
 std::string invisible_reason(const std::vector<int>& invisible, int device_count) {

@@ -12,6 +12,8 @@ namespace gpuqual {
 
 // Under "<key>.gpu<N>.": "stop" (converged, or why not, with the CV), "reps_per_sample",
 // "sm_clock_mhz" (median, when the probe read clocks) and "clock_reasons" (when any were seen).
+// A measurement the budget stopped below its min_samples makes `out` warn ("too few samples to
+// gate on").
 void record_measurement_attributes(GpuOutcome& out, const std::string& key, int gpu, const MeasureResult& m);
 
 // "GPU 5, 6 requested but CUDA sees 4 devices".

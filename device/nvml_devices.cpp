@@ -9,9 +9,16 @@
 
 namespace gpuqual {
 
-namespace {
-
-}  // namespace
+std::string virtualization_mode_name(int mode) {
+  switch (mode) {
+    case NVML_GPU_VIRTUALIZATION_MODE_NONE: return "none";
+    case NVML_GPU_VIRTUALIZATION_MODE_PASSTHROUGH: return "passthrough";
+    case NVML_GPU_VIRTUALIZATION_MODE_VGPU: return "vgpu";
+    case NVML_GPU_VIRTUALIZATION_MODE_HOST_VGPU: return "host_vgpu";
+    case NVML_GPU_VIRTUALIZATION_MODE_HOST_VSGA: return "host_vsga";
+  }
+  return "";  // a mode newer than this nvml.h: not read rather than guessed
+}
 
 std::vector<NvmlDeviceRef> list_nvml_devices(const NvmlSession& nvml, std::vector<std::string>* problems) {
   std::vector<NvmlDeviceRef> out;
@@ -88,6 +95,10 @@ void fill_gpu_from_nvml(const NvmlSession& nvml, const NvmlDeviceRef& device, Gp
   if (api.nvmlDeviceGetMigMode) {
     unsigned current = 0, pending = 0;
     if (api.nvmlDeviceGetMigMode(h, &current, &pending) == NVML_SUCCESS) gpu.mig_enabled = current == NVML_DEVICE_MIG_ENABLE;
+  }
+  if (api.nvmlDeviceGetVirtualizationMode) {
+    nvmlGpuVirtualizationMode_t mode{};
+    if (api.nvmlDeviceGetVirtualizationMode(h, &mode) == NVML_SUCCESS) gpu.virtualization_mode = virtualization_mode_name(mode);
   }
   if (api.nvmlDeviceGetPersistenceMode) {
     nvmlEnableState_t mode{};

@@ -37,6 +37,10 @@ const NvmlDeviceRef* match_nvml_device(const std::vector<NvmlDeviceRef>& devices
 // lacks nvmlDeviceGetClockInfo or the reading fails.
 std::optional<double> read_clock_mhz(const NvmlApi& api, nvmlDevice_t device, nvmlClockType_t type);
 
+// The record's spelling of an nvmlGpuVirtualizationMode_t ("none", "passthrough", "vgpu",
+// "host_vgpu", "host_vsga"); "" for a value this build does not know.
+std::string virtualization_mode_name(int mode);
+
 void fill_gpu_from_nvml(const NvmlSession& nvml, const NvmlDeviceRef& device, GpuInfo& gpu);
 
 }  // namespace gpuqual

@@ -59,6 +59,7 @@ namespace gpuqual {
   X(nvmlDeviceGetNvLinkState)                      \
   X(nvmlDeviceGetNvLinkErrorCounter)               \
   X(nvmlDeviceGetMigMode)                          \
+  X(nvmlDeviceGetVirtualizationMode)               \
   X(nvmlDeviceGetPersistenceMode)                  \
   X(nvmlDeviceGetVbiosVersion)                     \
   X(nvmlDeviceGetClockInfo)                        \

@@ -1,4 +1,6 @@
 #include "device/nvml_snapshot.hpp"
+
+#include "core/health_sampling.hpp"
 #include "core/utc_time.hpp"
 
 #include <fmt/chrono.h>
@@ -192,12 +194,15 @@ void sample_one(const NvmlApi& api, nvmlDevice_t h, GpuHealthReading& g) {
     temp = static_cast<int>(v);
   }
   if (temp) g.temperature_c = std::max(g.temperature_c.value_or(*temp), *temp);
+  // The highest link seen while sampling (core/health_sampling.hpp: idle links train down).
+  std::optional<int> gen, width;
   if (api.nvmlDeviceGetCurrPcieLinkGeneration && api.nvmlDeviceGetCurrPcieLinkGeneration(h, &v) == NVML_SUCCESS) {
-    g.pcie_gen = std::min(g.pcie_gen.value_or(static_cast<int>(v)), static_cast<int>(v));
+    gen = static_cast<int>(v);
   }
   if (api.nvmlDeviceGetCurrPcieLinkWidth && api.nvmlDeviceGetCurrPcieLinkWidth(h, &v) == NVML_SUCCESS) {
-    g.pcie_width = std::min(g.pcie_width.value_or(static_cast<int>(v)), static_cast<int>(v));
+    width = static_cast<int>(v);
   }
+  keep_highest_link(g, gen, width);
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 #pragma once
 // Reads a HealthSnapshot (core/health_snapshot.hpp) from NVML: counters, modes and limits once,
 // and the fast-changing readings (clock event reasons, temperature, current PCIe link) on each
-// sample() call, accumulated (union of reasons, hottest temperature, lowest link seen).
+// sample() call, accumulated (union of reasons, hottest temperature, highest link seen).
 // A reading NVML does not give is left empty and named in `unread` with NVML's message.
 #include <string>
 #include <vector>

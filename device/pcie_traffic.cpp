@@ -39,6 +39,7 @@ void PcieTraffic::start(const std::vector<int>& gpus, std::size_t bytes) {
         }
       } catch (const std::exception& e) {
         raw->error = e.what();
+        raw->failed.store(true);  // after error: a reader that sees failed may read error
       }
     });
     workers_.push_back(std::move(w));
@@ -50,6 +51,13 @@ void PcieTraffic::stop() {
   for (auto& w : workers_) {
     if (w->thread.joinable()) w->thread.join();
   }
+}
+
+bool PcieTraffic::all_copied() const {
+  for (const auto& w : workers_) {
+    if (w->copies.load() == 0 && !w->failed.load()) return false;
+  }
+  return true;
 }
 
 std::vector<int> PcieTraffic::loaded() const {

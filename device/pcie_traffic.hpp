@@ -23,6 +23,9 @@ class PcieTraffic {
   // Stops every loop. GPUs whose loop ran copies are in loaded(); the others in failures().
   void stop();
 
+  // True once every worker has completed a copy or stopped on an error: from then on every
+  // link that can carry traffic does (the health check starts sampling here).
+  bool all_copied() const;
   // GPUs that completed at least one copy (evidence the link carried traffic).
   std::vector<int> loaded() const;
   // GPU → why no copy ran (the CUDA error).
@@ -33,6 +36,7 @@ class PcieTraffic {
     int gpu = 0;
     std::thread thread;
     std::atomic<long long> copies{0};
+    std::atomic<bool> failed{false};
     std::string error;
   };
   std::atomic<bool> stop_{false};

@@ -61,6 +61,17 @@ void print_table(const Inventory& inv) {
   row("cuda (runtime)", or_dash(n.cuda_runtime_version));
   row("cublas", or_dash(n.cublas_version));
   row("nccl", or_dash(n.nccl_version));
+  row("kernel module", or_dash(n.kernel_module_version));
+  row("nvml driver / cuda", fmt::format("{} / {}", or_dash(n.nvml_driver_version), or_dash(n.nvml_cuda_driver_version)));
+  row("libcuda", or_dash(n.libcuda_version));
+  row("boot id", or_dash(n.boot_id));
+  row("uptime (s)", n.uptime_s ? fmt::format("{:.0f}", *n.uptime_s) : "-");
+  if (!n.pci_gpus) {
+    row("pci gpus", "- (sysfs not readable)");
+  } else {
+    row("pci gpus", std::to_string(n.pci_gpus->size()));
+    for (const auto& p : *n.pci_gpus) fmt::print("    {} device {} class {}\n", p.bus_id, p.device_id, p.pci_class);
+  }
   std::string runtimes;
   for (const auto& r : n.container_runtimes) runtimes += (runtimes.empty() ? "" : ", ") + r;
   row("container runtimes", runtimes.empty() ? "- (none on PATH)" : runtimes);
@@ -89,6 +100,11 @@ void print_table(const Inventory& inv) {
                  static_cast<double>(g.memory_bytes) / (1u << 30), opt_bool(g.ecc_enabled), opt_bool(g.mig_enabled),
                  opt_bool(g.persistence_enabled), pcie, power, opt_text(g.nvlink_count), or_dash(g.uuid),
                  or_dash(g.vbios));
+    }
+  }
+  for (const auto& g : inv.gpus) {
+    if (!g.virtualization_mode.empty() && g.virtualization_mode != "none") {
+      fmt::print("  gpu {}: virtualization mode {}\n", g.index, g.virtualization_mode);
     }
   }
   if (!inv.gpu_unavailable_reason.empty()) fmt::print("  CUDA cannot use GPUs: {}\n", inv.gpu_unavailable_reason);

@@ -1,10 +1,12 @@
 // `burnin`: sustained load for `duration_s` on every GPU at once: tensor-core GEMM at the class's
 // main precision (bf16 on sm_80+) with every product's output compared bit for bit with the
-// first, memtest passes every `memtest_every_s`, and a telemetry sampler at `telemetry_hz`
+// first, which is itself checked against the host reference on 256 sampled elements before its
+// fingerprint becomes the reference (wrong: burnin.wrong_first_product, fail), memtest passes every `memtest_every_s`, and a telemetry sampler at `telemetry_hz`
 // streaming to a side file (burnin-telemetry.jsonl next to the record) while the record keeps a
 // fixed-size summary. Findings: burnin.wrong_result and memtest.bit_errors (fail), new ECC
 // errors and Xids (fail; corrected ECC growth warns), throttling above
-// `throttle_warn_fraction` of the time (warn). Stopped before `min_duration_s`: error "stopped
+// `throttle_warn_fraction` of the time (warn); no telemetry sample or the Xid watch off: warn
+// (core/burnin_logic.hpp burnin_unwatched). Stopped before `min_duration_s`: error "stopped
 // after N of M minutes", keeping what was measured.
 // Parameters: duration_s, min_duration_s (default duration_s), telemetry_hz 1, memtest_every_s
 // 600 (0: none), memtest_fraction 0.9, precision auto|bf16|fp16|fp8|tf32|fp32, size 8192,
@@ -208,6 +210,18 @@ class Burnin : public Check {
       out.metrics.push_back(
           one_value("burnin.gemms", "count", Direction::higher, gpu, static_cast<double>(r.gemms)));
       out.attributes[g + "elapsed_s"] = fmt::format("{:.1f}", r.elapsed_s);
+      out.attributes[g + "first_product_check"] = r.first_product.summary();
+      if (!r.first_product.passed()) {
+        out.findings.push_back(Finding{"burnin.wrong_first_product", Severity::fail, gpu,
+                                       "first GEMM product differs from the host reference: " +
+                                           r.first_product.summary(),
+                                       "drain the node; rerun gemm and memtest, RMA the GPU if wrong results repeat",
+                                       static_cast<double>(r.first_product.wrong)});
+        out.add(Status::fail, "wrong first product: " + r.first_product.summary());
+      }
+      for (const auto& why : burnin_unwatched(summaries[slot].samples(), xids_watched, xids.reason())) {
+        out.add(Status::warn, why);
+      }
       out.attributes[g + "result_comparison"] = r.compare.describe();
       if (r.compare.mismatches() > 0) {
         Finding f{"burnin.wrong_result",

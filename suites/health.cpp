@@ -6,10 +6,13 @@
 // events seen meanwhile. Severities and actions come from baselines/health-findings.yaml and
 // baselines/xid-severity.yaml (docs/health.md).
 //
-// Parameters (suite YAML): sample_s (2), interval_s (0.2), pcie_load (true), expect_gpus,
+// Parameters (suite YAML): sample_s (2), interval_s (0.2), pcie_load (true), load_wait_s (10), expect_gpus,
 // expect_ecc (true), temp_margin_c (5), severity_overrides (path; else $GPUQUAL_HEALTH_OVERRIDES),
 // tables_dir (path), before_snapshot (path of a snapshot taken at the start of the run; default
 // <side_dir>/nvml-before.json when it exists).
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -18,7 +21,9 @@
 #include <thread>
 
 #include "core/atomic_file.hpp"
+#include "core/hardware_class.hpp"
 #include "core/health_rules.hpp"
+#include "core/health_sampling.hpp"
 #include "core/health_severity.hpp"
 #include "core/health_snapshot_json.hpp"
 #include "core/json_fields.hpp"
@@ -35,6 +40,7 @@ struct HealthParams {
   double sample_s = 2.0;
   double interval_s = 0.2;
   bool pcie_load = true;
+  double load_wait_s = 10;  // longest wait for every traffic worker's first copy
   HealthPolicy policy;
   std::string severity_overrides;
   std::string tables_dir;
@@ -47,8 +53,10 @@ HealthParams read_params(const nlohmann::json& json) {
   if (auto v = o.opt_number("sample_s", 0, 3600)) p.sample_s = *v;
   if (auto v = o.opt_number("interval_s", 0.01, 60)) p.interval_s = *v;
   if (auto v = o.opt_boolean("pcie_load")) p.pcie_load = *v;
+  if (auto v = o.opt_number("load_wait_s", 0, 600)) p.load_wait_s = *v;
   if (auto v = o.opt_integer("expect_gpus", 0, 1024)) p.policy.expect_gpus = static_cast<int>(*v);
   if (auto v = o.opt_boolean("expect_ecc")) p.policy.expect_ecc = *v;
+  if (auto v = o.opt_integer("expect_nvlinks", 0, 64)) p.policy.expect_nvlinks = static_cast<int>(*v);
   if (auto v = o.opt_integer("temp_margin_c", 0, 50)) p.policy.temp_margin_c = static_cast<int>(*v);
   p.severity_overrides = o.str_or("severity_overrides", "");
   p.tables_dir = o.str_or("tables_dir", "");
@@ -60,7 +68,7 @@ HealthParams read_params(const nlohmann::json& json) {
   return p;
 }
 
-// Accumulated samples (throttle counts, hottest temperature, lowest link) move onto the final
+// Accumulated samples (throttle counts, hottest temperature, highest link) move onto the final
 // snapshot, whose counters are the "after" reading.
 void carry_samples(const HealthSnapshot& sampled, HealthSnapshot& after) {
   for (std::size_t i = 0; i < after.gpus.size() && i < sampled.gpus.size(); ++i) {
@@ -80,12 +88,24 @@ void carry_samples(const HealthSnapshot& sampled, HealthSnapshot& after) {
   }
 }
 
+// What NVLink to expect from the inventory: a PCIe part has no fabric; a node of one GPU (a GPU
+// passed alone into a VM) may sit in a partition without its NVSwitches.
+void nvlink_expectations(const std::vector<GpuInfo>& gpus, HealthPolicy& policy) {
+  policy.single_gpu_partition = gpus.size() == 1;
+  for (const auto& g : gpus) {
+    if (hardware_class_slug(g.name, g.memory_bytes >> 20).find("-pcie-") != std::string::npos) {
+      policy.no_nvlink_fabric.insert(g.index);
+    }
+  }
+}
+
 class HealthCheck : public Check {
  public:
   CheckResult run(const CheckContext& ctx) override {
     CheckResult r;
     r.name = "health";
-    const HealthParams p = read_params(ctx.params);
+    HealthParams p = read_params(ctx.params);
+    nvlink_expectations(ctx.node_gpus, p.policy);
     SeverityTable table = load_severity_tables(severity_tables_dir(p.tables_dir), health_finding_codes());
     if (!p.severity_overrides.empty()) load_severity_overrides(table, p.severity_overrides);
     std::string tables;
@@ -107,21 +127,28 @@ class HealthCheck : public Check {
     HealthSnapshot before = reader.read();
     HealthSnapshot sampled = before;
 
-    // Copies on the GPUs this check covers, so the link is read while carrying traffic.
+    // Copies on the GPUs this check covers, so the link is read while carrying traffic; sampling
+    // starts once every worker has copied (core/health_sampling.hpp).
     PcieTraffic traffic;
+    LoadedSamplingSteps steps;
     if (p.pcie_load && !ctx.gpus.empty()) {
-      traffic.start(ctx.gpus);
-      // Give the links a moment to retrain up from their idle state before the first sample.
-      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      steps.start_load = [&] { traffic.start(ctx.gpus); };
+      steps.load_ready = [&] { return traffic.all_copied(); };
+      steps.stop_load = [&] { traffic.stop(); };
     }
-    const auto t0 = std::chrono::steady_clock::now();
+    steps.take_sample = [&] { reader.sample(sampled); };
+    steps.should_stop = [&] { return ctx.should_stop(); };
+    steps.now_s = [] {
+      return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    };
+    steps.sleep_s = [](double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); };
     const double budget = std::min(p.sample_s, std::max(0.0, ctx.budget_s * 0.8));
-    do {
-      reader.sample(sampled);
-      if (ctx.should_stop()) break;
-      std::this_thread::sleep_for(std::chrono::duration<double>(p.interval_s));
-    } while (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < budget);
-    traffic.stop();
+    // Creating a context on each GPU takes up to seconds on a large node; past that, sample anyway.
+    const LoadedSamplingReport sampling = sample_while_loaded(steps, budget, p.interval_s, p.load_wait_s);
+    if (steps.start_load) {
+      r.attributes["pcie_load_wait_s"] = fmt::format("{:.3f}{}", sampling.waited_for_load_s,
+                                                     sampling.load_ready ? "" : " (not every worker copied)");
+    }
 
     const std::vector<int> loaded = traffic.loaded();
     for (auto& g : sampled.gpus) {
@@ -152,7 +179,9 @@ class HealthCheck : public Check {
       r.attributes["counters_since"] = "start of the health check";
     }
 
+    if (!watching) p.policy.xid_watch_off = xids.reason().empty() ? "not started" : xids.reason();
     HealthEvaluation ev = evaluate_health(after, base, p.policy, table);
+    if (!ev.not_applicable.empty()) r.attributes["not_applicable"] = fmt::format("{}", fmt::join(ev.not_applicable, "; "));
     r.status = ev.status;
     r.reason = ev.reason;
     r.findings = std::move(ev.findings);

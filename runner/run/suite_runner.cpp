@@ -45,6 +45,14 @@ CheckResult not_built(const std::string& check) {
 
 }  // namespace
 
+nlohmann::json check_params_for(const SuiteCheck& check, const RunnerSettings& settings) {
+  nlohmann::json params = check.params.is_null() ? nlohmann::json::object() : check.params;
+  if (check.check == "health" && settings.expect_gpus && params.is_object() && !params.contains("expect_gpus")) {
+    params["expect_gpus"] = *settings.expect_gpus;
+  }
+  return params;
+}
+
 RunnerOutcome run_checks(const std::vector<SuiteCheck>& checks, RunJournal& journal, ProgressDisplay& display,
                          StopState& stop, const RunnerSettings& settings) {
   RunnerOutcome result;
@@ -92,7 +100,7 @@ RunnerOutcome run_checks(const std::vector<SuiteCheck>& checks, RunJournal& jour
     ctx.node_gpus = journal.record().gpus;
     ctx.hardware_class = journal.record().hardware_class.slug;
     ctx.gpu_unavailable_reason = settings.gpu_unavailable_reason;
-    ctx.params = c.params;
+    ctx.params = check_params_for(c, settings);
     ctx.budget_s = c.budget_s;
     ctx.side_dir = settings.side_dir;
     const std::string stem = fmt::format("{}/{:02}-{}", settings.work_dir, i, c.check);

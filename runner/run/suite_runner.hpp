@@ -3,6 +3,7 @@
 // and keeps the journal (the record on disk) up to date after each. Per-GPU parallelism is the
 // checks' business: each check gets all selected GPUs at once.
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +23,9 @@ struct RunnerSettings {
   std::string gpu_unavailable_reason;
   double grace_s = 10;                  // TERM → KILL
   std::optional<double> run_timeout_s; // --timeout: deadline of the whole run
+  // The GPUs the node should have (the baseline's gpu_count, else the node's GFD label): handed to
+  // `health` as its expect_gpus unless the suite sets one, so a GPU missing from NVML fails there.
+  std::optional<int> expect_gpus;
   // Called with a check's name when it starts and with "" when it ends (the run-level Xid
   // monitor attributes events to the check that was running).
   std::function<void(const std::string&)> on_check_change;
@@ -33,6 +37,10 @@ struct RunnerOutcome {
   std::string stop_cause;     // "SIGTERM", ...
   std::size_t finished = 0;   // checks with a result of their own
 };
+
+// The params a check runs with: the suite's, plus what the run knows that the check judges with
+// (expect_gpus for `health`, when the suite does not set it).
+nlohmann::json check_params_for(const SuiteCheck& check, const RunnerSettings& settings);
 
 // `checks[i]` is journal.record().checks[i] (the record may hold more entries after them).
 RunnerOutcome run_checks(const std::vector<SuiteCheck>& checks, RunJournal& journal, ProgressDisplay& display,

@@ -121,3 +121,25 @@ TEST(GpuBurnin, StopBeforeTheMinimumIsAnError) {
 
 }  // namespace
 }  // namespace gpuqual
+
+TEST(GpuBurnin, WrongFirstProductIsCaughtAgainstTheHostReference) {
+  GPUQUAL_REQUIRE_GPU();
+  BurninConfig c = short_burnin();
+  c.duration_s = 1;
+  c.memtest_every_s = 0;
+  // Flip an exponent bit of D[0,0] (a corner: always among the sampled elements) in product 0.
+  const auto corrupt = [](std::uint64_t iteration, void* out, std::uint64_t) {
+    if (iteration != 0) return;
+    unsigned char byte = 0;
+    ASSERT_EQ(cudaMemcpy(&byte, static_cast<unsigned char*>(out) + 1, 1, cudaMemcpyDeviceToHost), cudaSuccess);
+    byte ^= 0x40;
+    ASSERT_EQ(cudaMemcpy(static_cast<unsigned char*>(out) + 1, &byte, 1, cudaMemcpyHostToDevice), cudaSuccess);
+  };
+  const BurninGpuResult r = run_burnin(c, {}, {}, corrupt);
+  EXPECT_FALSE(r.first_product.passed()) << r.first_product.summary();
+  EXPECT_GE(r.first_product.wrong, 1);
+  EXPECT_FALSE(r.compare.reference().has_value());  // a wrong product never becomes the reference
+  const BurninGpuResult ok = run_burnin(c, {}, {}, {});
+  EXPECT_TRUE(ok.first_product.passed()) << ok.first_product.summary();
+  EXPECT_EQ(ok.compare.mismatches(), 0u);
+}

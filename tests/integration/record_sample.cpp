@@ -35,6 +35,7 @@ GpuInfo full_gpu(int index) {
   g.power_limit_w = 700;
   g.vbios = "96.00.A5.00.01";
   g.nvlink_count = 18;
+  g.virtualization_mode = "none";
   return g;
 }
 
@@ -60,6 +61,15 @@ RunRecord full_record() {
   r.node.container_runtimes = {"docker 28.2.2", "podman 4.3.1"};
   r.node.k8s_node_name = "gpu-node-a";
   r.node.k8s_labels = {{"nvidia.com/gpu.product", "NVIDIA-H200"}, {"nvidia.com/gpu.count", "2"}};
+  r.node.pci_gpus = std::vector<PciGpu>{{"0000:10:00.0", "0x2335", "0x030200", "nvidia"},
+                                         {"0000:11:00.0", "0x2335", "0x030200", "nvidia"}};
+  r.node.kernel_module_version = "570.133.20";
+  r.node.nvml_driver_version = "570.133.20";
+  r.node.nvml_cuda_driver_version = "12.8";
+  r.node.libcuda_version = "570.133.20";
+  r.node.boot_id = "6f1c9e0a-2b7d-4c38-9a51-d0e4f7b2c813";
+  r.node.uptime_s = 86400.5;
+  r.node.visible_devices = "NVIDIA_VISIBLE_DEVICES=all";
   r.hardware_class = {"h200-sxm-141gb", 2, "NVIDIA-H200", 143771, false};
   r.gpus = {full_gpu(0), full_gpu(1)};
 

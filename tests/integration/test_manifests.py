@@ -330,28 +330,96 @@ class ExitCodeContract(unittest.TestCase):
         self.assertEqual(res.returncode, INCONCLUSIVE, res.stdout + res.stderr)
         self.assertIn("no run records", res.stdout)
 
+    @staticmethod
+    def branch_fires(when, gate, diffs):
+        """Evaluates an Argo `when` (govaluate: ==, !=, &&, ||, parentheses) for the two codes."""
+        expr = when.replace("{{steps.gate.exitCode}}", str(gate)).replace("{{steps.diffs.exitCode}}", str(diffs))
+        if "{{" in expr:
+            raise AssertionError(f"unexpected placeholder in {when!r}")
+        if not re.fullmatch(r"[\d\s=!&|()]+", expr):
+            raise AssertionError(f"unexpected token in {when!r}")
+        return eval(expr.replace("&&", " and ").replace("||", " or "))  # noqa: S307 (digits and operators only)
+
     def test_argo_workflow_branches_on_every_code(self):
+        """Widen only when the gate AND every node's own diff passed: for each of the 16 pairs of
+        exit codes exactly one branch runs, and it is widen only for (0, 0)."""
         wf = ml.load_all(os.path.join(ml.PIPELINES, "argo-workflows-upgrade.yaml"))[0]
         flow = next(t for t in wf["spec"]["templates"] if t["name"] == "upgrade-flow")
-        whens = [s.get("when", "") for group in flow["steps"] for s in group]
-        codes = sorted(int(m) for w in whens for m in re.findall(r"\{\{steps\.gate\.exitCode\}\} == (\d+)", w))
-        self.assertEqual(codes, sorted([PASS, FAIL, INCONCLUSIVE, USAGE]))
-        by_code = {}
-        for group in flow["steps"]:
-            for s in group:
-                m = re.search(r"== (\d+)", s.get("when", ""))
-                if m:
-                    by_code[int(m.group(1))] = s["template"]
         templates = {t["name"]: t for t in wf["spec"]["templates"]}
-        self.assertIn("suspend", templates[by_code[INCONCLUSIVE]], "inconclusive must hold for a person")
-        self.assertEqual(by_code[FAIL], "fail-with")
-        self.assertEqual(by_code[USAGE], "fail-with")
+        branches = [s for group in flow["steps"] for s in group if "steps.gate.exitCode" in s.get("when", "")]
+        self.assertEqual({b["name"] for b in branches}, {"widen", "roll-back", "hold", "pipeline-error"})
+        by_name = {b["name"]: b for b in branches}
+        self.assertEqual(by_name["widen"]["template"], "decision")
+        self.assertIn("suspend", templates[by_name["hold"]["template"]], "inconclusive must hold for a person")
+        self.assertEqual(by_name["roll-back"]["template"], "fail-with")
+        self.assertEqual(by_name["pipeline-error"]["template"], "fail-with")
         self.assertIn("exit 1", templates["fail-with"]["container"]["args"][0])
+        codes = (PASS, FAIL, INCONCLUSIVE, USAGE)
+        for gate in codes:
+            for diffs in codes:
+                with self.subTest(gate=gate, diffs=diffs):
+                    fired = [b["name"] for b in branches if self.branch_fires(b["when"], gate, diffs)]
+                    self.assertEqual(len(fired), 1, fired)
+                    worst = FAIL if FAIL in (gate, diffs) else USAGE if USAGE in (gate, diffs) else \
+                        INCONCLUSIVE if INCONCLUSIVE in (gate, diffs) else PASS
+                    expect = {PASS: "widen", FAIL: "roll-back", INCONCLUSIVE: "hold", USAGE: "pipeline-error"}[worst]
+                    self.assertEqual(fired, [expect])
+        # gate and diffs both run after the per-node diffs and never end the workflow early.
+        group = next(g for g in flow["steps"] if any(s["name"] == "gate" for s in g))
+        self.assertEqual({s["name"]: s["template"] for s in group}, {"gate": "gate", "diffs": "diff-verdict"})
+        for s in group:
+            self.assertEqual(s["continueOn"], {"failed": True})
+
+    def run_workflow_script(self, template, params, results):
+        """A workflow script template's source with its placeholders filled, run by /bin/sh with
+        the results volume moved to `results`."""
+        wf = ml.load_all(os.path.join(ml.PIPELINES, "argo-workflows-upgrade.yaml"))[0]
+        t = next(t for t in wf["spec"]["templates"] if t["name"] == template)
+        src = t["script"]["source"].replace("/var/lib/gpuqual/results", results)
+        for k, v in params.items():
+            src = src.replace("{{" + k + "}}", v)
+        self.assertNotIn("{{", src)
+        return subprocess.run(["/bin/sh", "-c", src], capture_output=True, text=True, timeout=30)
+
+    def test_argo_diff_verdict_is_the_worst_node(self):
+        """diff-verdict reads every node's diff exit code left by diff-node; a node whose diff
+        left none (did not run) is inconclusive, never a pass."""
+        nodes = '["gpu-node-01","gpu-node-02"]'
+        cases = [({"gpu-node-01": 0, "gpu-node-02": 0}, PASS), ({"gpu-node-01": 0, "gpu-node-02": 1}, FAIL),
+                 ({"gpu-node-01": 2, "gpu-node-02": 0}, INCONCLUSIVE), ({"gpu-node-01": 0}, INCONCLUSIVE),
+                 ({"gpu-node-01": 3, "gpu-node-02": 2}, USAGE), ({"gpu-node-01": 1, "gpu-node-02": 3}, FAIL)]
+        for exits, expect in cases:
+            with self.subTest(exits=exits), tempfile.TemporaryDirectory() as tmp:
+                os.makedirs(os.path.join(tmp, "r1", "diff"))
+                for node, code in exits.items():
+                    with open(os.path.join(tmp, "r1", "diff", f"{node}.exit"), "w", encoding="utf-8") as f:
+                        f.write(f"{code}\n")
+                res = self.run_workflow_script("diff-verdict", {"workflow.parameters.run-id": "r1",
+                                                                "workflow.parameters.nodes": nodes}, tmp)
+                self.assertEqual(res.returncode, expect, res.stdout + res.stderr)
+
+    def test_argo_diff_node_leaves_its_exit_code(self):
+        """diff-node runs gpuqual diff (here a stand-in on PATH exiting 1) and leaves the code."""
+        with tempfile.TemporaryDirectory() as tmp:
+            bindir = os.path.join(tmp, "bin")
+            os.mkdir(bindir)
+            with open(os.path.join(bindir, "gpuqual"), "w", encoding="utf-8") as f:
+                f.write("#!/bin/sh\necho \"gpuqual diff: FAIL $2\"\nexit 1\n")
+            os.chmod(os.path.join(bindir, "gpuqual"), 0o755)
+            wf = ml.load_all(os.path.join(ml.PIPELINES, "argo-workflows-upgrade.yaml"))[0]
+            t = next(t for t in wf["spec"]["templates"] if t["name"] == "diff-node")
+            src = (t["script"]["source"].replace("/var/lib/gpuqual/results", tmp)
+                   .replace("{{workflow.parameters.run-id}}", "r1").replace("{{inputs.parameters.node}}", "n1"))
+            res = subprocess.run(["/bin/sh", "-c", src], capture_output=True, text=True, timeout=30,
+                                 env=dict(os.environ, PATH=bindir + os.pathsep + os.environ["PATH"]))
+            self.assertEqual(res.returncode, FAIL, res.stderr)
+            with open(os.path.join(tmp, "r1", "diff", "n1.exit"), encoding="utf-8") as f:
+                self.assertEqual(f.read().strip(), str(FAIL))
 
     def test_gitlab_allows_only_inconclusive(self):
         ci = ml.load_all(os.path.join(ml.PIPELINES, "gitlab-ci.yml"))[0]
-        jobs = {k: v for k, v in ci.items() if isinstance(v, dict) and "script" in v}
-        self.assertGreaterEqual(len(jobs), 1)
+        jobs = {k: v for k, v in ci.items() if isinstance(v, dict) and v.get("stage") == "qualify"}
+        self.assertGreaterEqual(len(jobs), 2)
         for name, job in jobs.items():
             with self.subTest(job=name):
                 self.assertEqual(job["allow_failure"], {"exit_codes": [INCONCLUSIVE]})
@@ -360,6 +428,49 @@ class ExitCodeContract(unittest.TestCase):
                 script = " ".join(job["script"])
                 self.assertIn(f"--junit {junit}", script)
                 self.assertEqual(job["image"]["entrypoint"], [""])
+                # Each leaves its exit code for gpuqual-widen, then exits with it.
+                self.assertRegex(script, r'echo "\$rc" > results/\w+\.exit')
+                self.assertEqual(job["script"][-1], 'exit "$rc"')
+
+    def test_gitlab_widens_only_on_passing_canary_and_diff(self):
+        """An allowed failure (exit 2) counts as success for later jobs, so gpuqual-widen reads
+        the recorded exit codes: it passes only when both the canary and the diff exited 0."""
+        ci = ml.load_all(os.path.join(ml.PIPELINES, "gitlab-ci.yml"))[0]
+        widen = ci["gpuqual-widen"]
+        self.assertEqual(widen["stage"], "promote")
+        self.assertIn("promote", ci["stages"])
+        self.assertEqual([n["job"] for n in widen["needs"]], ["gpuqual-canary", "gpuqual-diff"])
+        script = "set -e\n" + "\n".join(widen["script"]) + "\n"
+        cases = [({"canary": 0, "diff": 0}, True), ({"canary": 0, "diff": 1}, False), ({"canary": 0, "diff": 2}, False),
+                 ({"canary": 2, "diff": 0}, False), ({"canary": 0}, False), ({"diff": 0}, False), ({}, False)]
+        for exits, widened in cases:
+            with self.subTest(exits=exits), tempfile.TemporaryDirectory() as tmp:
+                os.mkdir(os.path.join(tmp, "results"))
+                for job, code in exits.items():
+                    with open(os.path.join(tmp, "results", f"{job}.exit"), "w", encoding="utf-8") as f:
+                        f.write(f"{code}\n")
+                res = subprocess.run(["/bin/sh", "-c", script], cwd=tmp, capture_output=True, text=True, timeout=30)
+                self.assertEqual(res.returncode == 0, widened, res.stdout + res.stderr)
+                self.assertEqual("widen the rollout" in res.stdout, widened, res.stdout)
+
+    def test_rollouts_analysis_diffs_against_the_before_record(self):
+        """The rollout analysis Job passes only when the node passes its baseline AND its own
+        diff: gpuqual-k8s-run gets GPUQUAL_BEFORE_RECORD from the read-only results volume."""
+        docs = ml.load_all(os.path.join(ml.PIPELINES, "argo-rollouts-analysistemplate.yaml"))
+        jobs = [(d, m["provider"]["job"]) for d in docs for m in d["spec"]["metrics"] if "job" in m["provider"]]
+        self.assertEqual(len(jobs), 1)
+        doc, job = jobs[0]
+        pod = job["spec"]["template"]["spec"]
+        c = next(c for c in pod["containers"] if c["name"] == "gpuqual")
+        self.assertEqual(c["command"], ["gpuqual-k8s-run"])
+        self.assertEqual(c["args"][0], "run")
+        env = {e["name"]: e.get("value") for e in c["env"]}
+        self.assertEqual(env["GPUQUAL_BEFORE_RECORD"], "{{args.before-dir}}/{{args.node}}.json")
+        before_dir = next(a["value"] for a in doc["spec"]["args"] if a["name"] == "before-dir")
+        mount = next(m for m in c["volumeMounts"] if before_dir.startswith(m["mountPath"] + "/"))
+        self.assertIs(mount.get("readOnly"), True)
+        volume = next(v for v in pod["volumes"] if v["name"] == mount["name"])
+        self.assertEqual(volume["persistentVolumeClaim"]["claimName"], "gpuqual-results")
 
     def test_rollouts_prometheus_leaves_inconclusive_undecided(self):
         docs = ml.load_all(os.path.join(ml.PIPELINES, "argo-rollouts-analysistemplate.yaml"))
@@ -653,6 +764,33 @@ class HelperScripts(unittest.TestCase):
                 self.assertEqual(json.loads("\n".join(lines[begin + 1:end])), {"schema": "gpuqual.run/v1"})
                 with open(os.path.join(tmp, "status", "exit-code"), encoding="utf-8") as f:
                     self.assertEqual(int(f.read()), code)
+
+    def test_before_record_diff_decides_with_the_run(self):
+        """With GPUQUAL_BEFORE_RECORD, `run` is followed by `diff BEFORE RECORD`; the wrapper exits
+        with the worse of the two (1 over 3 over 2 over 0) and a missing before-record is 2."""
+        body = ('if [ "$1" = diff ]; then echo "gpuqual diff: summary $2 $3"; exit "$DIFF_RC"; fi\n'
+                'out=""; while [ $# -gt 0 ]; do [ "$1" = --output ] && out=$2; shift; done\n'
+                'echo \'{"schema":"gpuqual.run/v1"}\' > "$out"\necho "gpuqual: run summary"\nexit "$RUN_RC"\n')
+        cases = [(PASS, PASS, PASS), (PASS, FAIL, FAIL), (FAIL, PASS, FAIL), (PASS, INCONCLUSIVE, INCONCLUSIVE),
+                 (INCONCLUSIVE, PASS, INCONCLUSIVE), (USAGE, INCONCLUSIVE, USAGE), (USAGE, FAIL, FAIL)]
+        for run_rc, diff_rc, expect in cases:
+            with self.subTest(run=run_rc, diff=diff_rc):
+                tmp, env, cmd = self.run_wrapper(body, ["run", "--suite", "canary"])
+                before = os.path.join(tmp, "before.json")
+                with open(before, "w", encoding="utf-8") as f:
+                    f.write("{}")
+                env.update(GPUQUAL_BEFORE_RECORD=before, RUN_RC=str(run_rc), DIFF_RC=str(diff_rc))
+                res = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=30)
+                self.assertEqual(res.returncode, expect, res.stdout + res.stderr)
+                last = res.stdout.splitlines()[-1]
+                self.assertTrue(last.startswith(f"gpuqual diff: summary {before} "), last)
+                with open(os.path.join(tmp, "status", "exit-code"), encoding="utf-8") as f:
+                    self.assertEqual(int(f.read()), expect)
+        tmp, env, cmd = self.run_wrapper(body, ["run"])
+        env.update(GPUQUAL_BEFORE_RECORD=os.path.join(tmp, "none.json"), RUN_RC="0", DIFF_RC="0")
+        res = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=30)
+        self.assertEqual(res.returncode, INCONCLUSIVE, res.stdout)
+        self.assertIn("no before-record", res.stdout.splitlines()[-1])
 
     def test_output_flag_is_respected_and_other_commands_pass_through(self):
         tmp, env, cmd = self.run_wrapper('echo "$@"\nexit 1\n', ["gate", "a.json", "b.json", "--expect-nodes", "2"])

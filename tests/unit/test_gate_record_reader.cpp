@@ -28,7 +28,17 @@ RunRecord full_record() {
   r.node.container_runtimes = {"docker 28.2.2", "podman 4.3.1"};
   r.node.k8s_node_name = "gpu-node-7";
   r.node.k8s_labels = {{"nvidia.com/gpu.product", "NVIDIA-H200"}, {"nvidia.com/gpu.count", "2"}};
+  r.node.pci_gpus = std::vector<PciGpu>{{"0000:10:00.0", "0x2335", "0x030200", "nvidia"},
+                                         {"0000:11:00.0", "0x2335", "0x030200", ""}};
+  r.node.kernel_module_version = "570.133.20";
+  r.node.nvml_driver_version = "570.133.20";
+  r.node.nvml_cuda_driver_version = "12.8";
+  r.node.libcuda_version = "570.133.20";
+  r.node.boot_id = "0e5c2d1a-8f6b-4c7e-9a3d-2b1f0c9e8d7a";
+  r.node.uptime_s = 86400.5;
+  r.node.visible_devices = "NVIDIA_VISIBLE_DEVICES=all";
   r.hardware_class.overridden = true;
+  r.gpus[0].virtualization_mode = "none";
   r.gpus[0].mig_enabled = false;
   r.gpus[0].persistence_enabled = true;
   r.gpus[1].nvlink_count = 18;
@@ -120,6 +130,11 @@ TEST(StreamingRecordReader, RejectsWhatTheStrictReaderRejectsWithTheSameMessage)
       {"checks element not an object", [](json& j) { j["checks"][0] = 3; }},
       {"argv element not a string", [](json& j) { j["argv"][0] = 1; }},
       {"root not an object", [](json& j) { j = json::array(); }},
+      {"pci gpu without bus id", [](json& j) { j["node"]["pci_gpus"][1]["bus_id"] = ""; }},
+      {"pci gpu unknown field", [](json& j) { j["node"]["pci_gpus"][0]["vendor"] = "0x10de"; }},
+      {"pci gpus not an array", [](json& j) { j["node"]["pci_gpus"] = "none"; }},
+      {"negative uptime", [](json& j) { j["node"]["uptime_s"] = -1.0; }},
+      {"boot id not a string", [](json& j) { j["node"]["boot_id"] = 7; }},
   };
   for (const auto& [what, mutate] : mutations) {
     json j = good;
