@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 echo "canary.sh: checking build dependencies" >&2
 scripts/install-deps.sh --build
 echo "canary.sh: building gpuqual and gpuqual-container-probe" >&2
-GPUQUAL_TARGETS="gpuqual gpuqual-container-probe" GPUQUAL_BUILD_PROGRESS=1 scripts/build.sh
+# To stderr: stdout carries only what gpuqual run prints (the report, the summary line last).
+GPUQUAL_TARGETS="gpuqual gpuqual-container-probe" GPUQUAL_BUILD_PROGRESS=1 scripts/build.sh >&2
 echo "canary.sh: running the canary suite" >&2
 exec build/gpuqual run --suite canary "$@"
