@@ -68,13 +68,10 @@ class NcclUnderMpirun(unittest.TestCase):
     def record(self, path):
         with open(path) as f:
             rec = json.load(f)
-        try:
-            import jsonschema
-        except ImportError:  # installed by scripts/install-deps.sh; the C++ reader still checks below
-            jsonschema = None
-        if jsonschema:
-            with open(SCHEMA) as f:
-                jsonschema.validate(rec, json.load(f))
+        # A required component (scripts/install-deps.sh): missing, this fails with ImportError.
+        import jsonschema
+        with open(SCHEMA) as f:
+            jsonschema.validate(rec, json.load(f))
         # The C++ reader accepts it too: gpuqual compare reads it (no baseline: inconclusive).
         empty = os.path.join(self.tmp, "no-baselines")
         os.makedirs(empty, exist_ok=True)
