@@ -41,8 +41,8 @@ def load_expected(path):
             if not line or line.startswith("#"):
                 continue
             parts = [p.strip() for p in line.split("|")]
-            if len(parts) != 3 or not all(parts) or parts[1] not in ("no-gpu", "always"):
-                raise SystemExit(f"{path}:{lineno}: expected 'GLOB | no-gpu|always | REASON', got: {line}")
+            if len(parts) != 3 or not all(parts) or parts[1] not in ("no-gpu", "gpu", "always"):
+                raise SystemExit(f"{path}:{lineno}: expected 'GLOB | no-gpu|gpu|always | REASON', got: {line}")
             entries.append(tuple(parts))
     return entries
 
@@ -65,7 +65,8 @@ def main():
     args = ap.parse_args()
     expected = load_expected(args.expected_skips)
     gpu = machine_has_gpu()
-    allowed = [(g, r) for g, cond, r in expected if cond == "always" or (cond == "no-gpu" and not gpu)]
+    allowed = [(g, r) for g, cond, r in expected
+               if cond == "always" or (cond == "no-gpu" and not gpu) or (cond == "gpu" and gpu)]
 
     passed = failed = skipped = 0
     unexpected = []

@@ -69,13 +69,19 @@ class CtestTotals(unittest.TestCase):
         res = self.run_totals([dict(SKIP, name="GpuGemm.Bf16")], skips="Gpu* | no-gpu | needs a GPU\n")
         self.assertEqual(res.returncode, 1 if has_gpu else 0, res.stdout)
 
-    def test_the_shipped_list_names_only_gpu_tests(self):
+    def test_the_shipped_list_depends_on_the_gpu_only(self):
+        # Every expected skip is about having a GPU or not; nothing may skip everywhere.
         with open(ARGS.expected_skips) as f:
             entries = [l for l in f if l.strip() and not l.startswith("#")]
         self.assertTrue(entries)
         for e in entries:
-            self.assertTrue(e.startswith("Gpu"), e)
-            self.assertIn("| no-gpu |", e)
+            self.assertRegex(e, r"\| (no-gpu|gpu) \|", e)
+        self.assertTrue(any(e.startswith("Gpu* | no-gpu |") for e in entries))
+
+    def test_gpu_entries_apply_only_with_a_gpu(self):
+        has_gpu = os.path.exists("/dev/nvidia0")
+        res = self.run_totals([dict(SKIP, name="NcclNoGpu.X")], skips="NcclNoGpu.* | gpu | no-GPU paths\n")
+        self.assertEqual(res.returncode, 0 if has_gpu else 1, res.stdout)
 
     def test_a_malformed_list_line_names_the_file_and_line(self):
         res = self.run_totals([dict(PASS, name="Unit.A")], skips="# comment\nGpu* sometimes\n")

@@ -148,7 +148,8 @@ TEST_F(Cli, BaselineBuildThenGate) {
 // the Prometheus text parser).
 TEST_F(Cli, DiffAndGateReportsPassTheFormatChecker) {
   if (std::system("python3 -c 'import jsonschema, prometheus_client' >/dev/null 2>&1") != 0) {
-    GTEST_SKIP() << "python3 with jsonschema and prometheus_client is needed (scripts/install-deps.sh installs them)";
+    // Required components (scripts/install-deps.sh installs them): missing fails, never skips.
+    FAIL() << "python3 with jsonschema and prometheus_client is needed (scripts/install-deps.sh installs them)";
   }
   Jitter jitter{std::mt19937_64(3)};
   const std::string before = write("in/before.json", node_record(jitter, 2));
