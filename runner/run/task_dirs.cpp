@@ -37,12 +37,21 @@ std::string start_time(pid_t pid) {
   return "";
 }
 
+// The pid namespace this process sees ("pid:[4026531836]"): a pid means something only there.
+std::string pid_namespace() {
+  std::error_code ec;
+  const fs::path ns = fs::read_symlink("/proc/self/ns/pid", ec);
+  return ec ? "?" : ns.string();
+}
+
 bool owner_alive(const fs::path& dir, bool& has_owner) {
   std::ifstream in(dir / kOwnerFile);
   pid_t pid = 0;
-  std::string started;
-  has_owner = static_cast<bool>(in >> pid >> started);
+  std::string started, ns;
+  has_owner = static_cast<bool>(in >> pid >> started >> ns);
   if (!has_owner) return false;
+  // Another container sharing this /tmp: its pids are not ours to look up, so it is not judged.
+  if (ns != pid_namespace()) return true;
   if (::kill(pid, 0) != 0 && errno == ESRCH) return false;
   return start_time(pid) == started;  // same pid, other process: the owner is gone
 }
@@ -80,7 +89,7 @@ std::string make_task_dir(const std::string& root) {
     throw std::runtime_error(fmt::format("cannot create a work directory {}: {}", templ, std::strerror(errno)));
   }
   std::ofstream owner(fs::path(templ) / kOwnerFile);
-  owner << ::getpid() << ' ' << start_time(::getpid()) << '\n';
+  owner << ::getpid() << ' ' << start_time(::getpid()) << ' ' << pid_namespace() << '\n';
   if (!owner.flush()) {
     throw std::runtime_error(fmt::format("cannot write {}/{}: {}", templ, kOwnerFile, std::strerror(errno)));
   }

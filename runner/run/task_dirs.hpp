@@ -1,9 +1,10 @@
 #pragma once
 // The per-run work directory where `run` hands each check its task and reads its result
 // ($TMPDIR or /tmp, gpuqual-run-XXXXXX). A run removes its own at the end; a run killed with
-// SIGKILL cannot, so each directory holds an `owner` file (pid and the process's start time,
-// which tells a live owner from a reused pid), and the next `gpuqual run` (and `gpuqual probe
-// cleanup`) removes every directory whose owner is gone.
+// SIGKILL cannot, so each directory holds an `owner` file (pid, the process's start time, which
+// tells a live owner from a reused pid, and its pid namespace), and the next `gpuqual run` (and
+// `gpuqual probe cleanup`) removes every directory whose owner is gone. A directory owned in
+// another pid namespace (another container sharing /tmp) is left alone.
 #include <string>
 #include <vector>
 
