@@ -4,11 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "cli_helpers.hpp"
+#include "runner/run/progress.hpp"
 
 namespace {
 
@@ -23,6 +25,28 @@ TEST(EscapeControls, MakesControlsVisibleAndLeavesTextAlone) {
   EXPECT_EQ(escape_controls("cr\rx"), "cr\\x0dx");
   EXPECT_EQ(escape_controls("csi\xc2\x9b" "2J"), "csi\\u009b2J");  // C1 CSI as UTF-8
   EXPECT_EQ(escape_controls("H200 \xc3\xa9t\xc3\xa9"), "H200 \xc3\xa9t\xc3\xa9");  // UTF-8 text stays
+}
+
+TEST(EscapeControls, ProgressLinesShowNodeStringsEscaped) {
+  // The run's progress (stderr) carries the hostname and the checks' messages.
+  for (const bool tty : {false, true}) {
+    std::FILE* f = std::tmpfile();
+    ASSERT_NE(f, nullptr);
+    {
+      gpuqual::ProgressDisplay d(f, tty, gpuqual::Verbosity::normal);
+      d.info("suite canary on evil\x1b]0;owned\x07node");
+      d.warning("container said \x1b[2J");
+    }
+    std::rewind(f);
+    std::string text;
+    for (int c; (c = std::fgetc(f)) != EOF;) text += static_cast<char>(c);
+    std::fclose(f);
+    EXPECT_NE(text.find("evil\\x1b]0;owned\\x07node"), std::string::npos) << text;
+    EXPECT_NE(text.find("container said \\x1b[2J"), std::string::npos) << text;
+    if (!tty) {
+      EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;  // on a terminal, its own \r\033[K aside
+    }
+  }
 }
 
 class EscapeCli : public gpuqual::testing::ScratchDirTest {
