@@ -64,10 +64,26 @@ void write_all(int fd, std::string_view content, const std::string& path, const 
   }
 }
 
+// The descriptor an alias names: "-" and /dev/stdout 1, /dev/stderr 2, /dev/fd/N and
+// /proc/self/fd/N N; -1 for any other path. Written through the descriptor itself: opening the
+// alias anew would start at offset 0 of a redirected file and overwrite what is already there.
+int alias_fd(const std::string& path) {
+  if (path == "-" || path == "/dev/stdout") return STDOUT_FILENO;
+  if (path == "/dev/stderr") return STDERR_FILENO;
+  for (const char* prefix : {"/dev/fd/", "/proc/self/fd/"}) {
+    const std::string p(prefix);
+    if (path.rfind(p, 0) == 0 && path.size() > p.size() &&
+        path.find_first_not_of("0123456789", p.size()) == std::string::npos && path.size() - p.size() < 9) {
+      return std::stoi(path.substr(p.size()));
+    }
+  }
+  return -1;
+}
+
 void write_stream(const std::string& path, std::string_view content) {
-  if (path == "-") {
-    std::fflush(stdout);  // what stdio already holds goes first
-    write_all(STDOUT_FILENO, content, "-", "");
+  if (const int fd = alias_fd(path); fd >= 0) {
+    std::fflush(fd == STDERR_FILENO ? stderr : stdout);  // what stdio already holds goes first
+    write_all(fd, content, path, "");
     return;
   }
   // No O_CREAT: the path exists (resolve_output saw it); no O_TRUNC needed for devices/pipes.

@@ -120,6 +120,24 @@ TEST_F(AtomicFile, DashWritesStdout) {
   EXPECT_FALSE(fs::exists("-"));
 }
 
+TEST_F(AtomicFile, DevStdoutRedirectedToAFileKeepsWhatFollows) {
+  // `--junit /dev/stdout > out.txt`: the XML and then the table and summary, none overwritten.
+  const std::string data = GPUQUAL_TEST_DATA;
+  const fs::path out = scratch_ / "out.txt";
+  const auto r = gpuqual::testing::run_cli(
+      "compare " + gpuqual::testing::shell_quote(data + "/records/synthetic-healthy.json") + " --baselines-dir " +
+          gpuqual::testing::shell_quote(data + "/baselines") + " --junit /dev/stdout > " +
+          gpuqual::testing::shell_quote(out.string()),
+      scratch_);
+  EXPECT_EQ(r.code, 0) << r.err;
+  const std::string text = slurp(out);
+  EXPECT_EQ(text.rfind("<?xml", 0), 0u) << text;
+  const auto xml_end = text.find("</testsuites>");
+  ASSERT_NE(xml_end, std::string::npos) << text;
+  EXPECT_NE(text.find("gpuqual: PASS", xml_end), std::string::npos) << text;
+  EXPECT_TRUE(fs::is_regular_file(out));
+}
+
 TEST_F(AtomicFile, NullDeviceThroughTheCliStaysADevice) {
   // `--junit /dev/null` as root, on a copy of /dev/null (the real one is not put at risk).
   const fs::path node = scratch_ / "null";
