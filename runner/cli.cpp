@@ -58,6 +58,7 @@ std::string command_list(CLI::App* cur) {
 // argv down the command tree; the first word that names no command is reported with the list.
 // Returns "" when the words are all commands (or an option or a positional comes first).
 std::string unknown_command(CLI::App& app, const std::vector<std::string>& args) {
+  if (args.empty()) return fmt::format("a command is required; the commands are: {} (gpuqual help COMMAND shows one)", command_list(&app));
   CLI::App* cur = &app;
   std::string path;
   for (const std::string& word : args) {
@@ -106,7 +107,16 @@ int cli_main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);  // prints the CLI11 message and the usage hint to stderr
+    // One line, naming the command whose flags were wrong and where its help is.
+    std::string path;
+    for (CLI::App* cur = &app; !cur->get_subcommands().empty();) {
+      cur = cur->get_subcommands().front();
+      path += " " + cur->get_name();
+    }
+    std::string what = e.what();
+    for (char& c : what) c = c == '\n' ? ' ' : c;
+    std::fprintf(stderr, "gpuqual%s: error: %s (gpuqual help%s)\n", path.c_str(), what.c_str(),
+                 path.empty() ? "" : path.c_str());
     return kExitUsage;
   }
   if (!selected) return kExitUsage;

@@ -3,6 +3,7 @@
 // at 100 columns, shows defaults in words, and ends with its exit codes and an example.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -42,6 +43,27 @@ TEST_F(CliHelp, UnknownNestedCommandNamesItsParent) {
   EXPECT_NE(r.err.find("unknown command \"probe frobnicate\"; the commands of probe are: container, telemetry, cleanup"),
             std::string::npos)
       << r.err;
+}
+
+TEST_F(CliHelp, NoCommandListsThem) {
+  const auto r = run_cli("", scratch_);
+  EXPECT_EQ(r.code, 3);
+  EXPECT_NE(r.err.find("gpuqual: error: a command is required; the commands are: run, list, compare"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+TEST_F(CliHelp, BadFlagsAreOneLineNamingTheCommand) {
+  const auto r = run_cli("compare x.json --no-such-flag", scratch_);
+  EXPECT_EQ(r.code, 3);
+  EXPECT_NE(r.err.find("gpuqual compare: error: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--no-such-flag"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("(gpuqual help compare)"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  const auto nested = run_cli("probe container", scratch_);  // --image is required
+  EXPECT_EQ(nested.code, 3);
+  EXPECT_NE(nested.err.find("gpuqual probe container: error: "), std::string::npos) << nested.err;
+  EXPECT_NE(nested.err.find("--image"), std::string::npos) << nested.err;
 }
 
 TEST_F(CliHelp, HelpCommandShowsTheCommandsHelp) {
