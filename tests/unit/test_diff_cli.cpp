@@ -162,12 +162,16 @@ TEST_F(Cli, DiffAndGateReportsPassTheFormatChecker) {
   fs::create_directories(out);
   const std::string yaml = (dir_ / "h200-sxm-141gb.yaml").string();
   ASSERT_EQ(run_gpuqual(fmt::format("baseline build {} -o {}", (dir_ / "pool").string(), yaml)).code, 0);
+  const std::string broken = (dir_ / "broken.json").string();
+  std::ofstream(broken) << "{\"schema\": \"gpuqual.run/v1\", \"run_id\": ";
   auto reports = [&](const std::string& name) {
     return fmt::format("--format json --junit {0}/{1}.junit.xml --prometheus {0}/{1}.prom --markdown {0}/{1}.md", out.string(), name);
   };
   for (const auto& [name, args] : std::vector<std::pair<std::string, std::string>>{
            {"diff", fmt::format("diff {} {}", before, (dir_ / "in/after.json").string())},
-           {"gate", fmt::format("gate {} --baseline {}", (dir_ / "pool").string(), yaml)}}) {
+           {"gate", fmt::format("gate {} --baseline {}", (dir_ / "pool").string(), yaml)},
+           // A pool with an unreadable record: its error node is valid in every format too.
+           {"gate-unreadable", fmt::format("gate {} {} --baseline {}", (dir_ / "pool").string(), broken, yaml)}}) {
     CliRun r = run_gpuqual(fmt::format("{} {}", args, reports(name)));
     EXPECT_EQ(r.code, 1) << r.out;
     std::ofstream(out / (name + ".json")) << r.out.substr(0, r.out.rfind('\n', r.out.size() - 2) + 1);
