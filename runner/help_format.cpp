@@ -29,20 +29,27 @@ const std::map<std::string, HelpFooter>& footers() {
       {"list", {"Exit codes: 0 listed, 3 a suite file is broken.", "gpuqual list"}},
       {"compare", {kJudging, "gpuqual compare results/node-1.json --baseline auto"}},
       {"inventory",
-       {"Exit codes: 0 CUDA can use the GPUs, 2 no usable GPU (reason printed), 3 bad input.", "gpuqual inventory --format json"}},
+       {"Exit codes: 0 CUDA can use the GPUs, 2 no usable GPU (reason printed), 3 bad input.",
+        "gpuqual inventory --format json"}},
       {"diff", {kJudging, "gpuqual diff before.json after.json"}},
       {"gate", {kJudging, "gpuqual gate results/*.json --max-failed 1"}},
-      {"baseline", {"Exit codes: 0 written, 2 too few usable records, 3 usage or input error.", "gpuqual baseline build results/*.json -o baselines/h200-sxm-141gb.yaml"}},
-      {"baseline build", {"Exit codes: 0 written, 2 too few usable records, 3 usage or input error.", "gpuqual baseline build results/*.json -o baselines/h200-sxm-141gb.yaml"}},
+      {"baseline",
+       {"Exit codes: 0 written, 2 too few usable records, 3 usage or input error.",
+        "gpuqual baseline build results/*.json -o baselines/h200-sxm-141gb.yaml"}},
+      {"baseline build",
+       {"Exit codes: 0 written, 2 too few usable records, 3 usage or input error.",
+        "gpuqual baseline build results/*.json -o baselines/h200-sxm-141gb.yaml"}},
       {"probe", {kJudging, "gpuqual probe container --runtime docker --image busybox -- true"}},
       {"probe container", {kJudging, "gpuqual probe container --runtime docker --image busybox -- true"}},
       {"probe telemetry", {kJudging, "gpuqual probe telemetry --url http://localhost:9400/metrics"}},
       {"probe cleanup",
-       {"Exit codes: 0 everything stale removed, 2 the runtime is unavailable or something could not be removed, 3 usage error.",
+       {"Exit codes: 0 everything stale removed, 2 the runtime is unavailable or something could not be "
+        "removed, 3 usage error.",
         "gpuqual probe cleanup --runtime docker"}},
       {"nccl", {kJudging, "mpirun -np 2 gpuqual nccl -o results/nccl.json"}},
-      {"report", {"Exit codes: as compare/diff/gate for the verdict shown; 3 usage or input error.",
-                  "gpuqual report compare results/node-1.json --html report.html"}},
+      {"report",
+       {"Exit codes: as compare/diff/gate for the verdict shown; 3 usage or input error.",
+        "gpuqual report compare results/node-1.json --html report.html"}},
   };
   return table;
 }
@@ -100,7 +107,8 @@ void walk(CLI::App* app, const std::shared_ptr<HelpFormatter>& fmt) {
     // an option whose description already says what its default means ("default: one per CPU").
     const bool says_default = opt->get_description().find("default") != std::string::npos ||
                               opt->get_description().find("Default") != std::string::npos;
-    if (opt->get_type_size() != 0 && opt->get_default_str().empty() && !says_default) opt->capture_default_str();
+    if (opt->get_type_size() != 0 && opt->get_default_str().empty() && !says_default)
+      opt->capture_default_str();
   }
   const auto& table = footers();
   if (auto it = table.find(command_path(app)); it != table.end()) {
@@ -111,7 +119,8 @@ void walk(CLI::App* app, const std::shared_ptr<HelpFormatter>& fmt) {
 
 }  // namespace
 
-std::string wrap_text(const std::string& text, std::size_t width, std::size_t indent, std::size_t first_indent) {
+std::string wrap_text(const std::string& text, std::size_t width, std::size_t indent,
+                      std::size_t first_indent) {
   std::string out;
   std::istringstream lines(text);
   std::string line;
@@ -158,13 +167,16 @@ bool is_syntax_name(const std::string& v) {
   return true;
 }
 
-bool generic_type(const std::string& t) { return t == "TEXT" || t == "INT" || t == "UINT" || t == "FLOAT" || t.empty(); }
+bool generic_type(const std::string& t) {
+  return t == "TEXT" || t == "INT" || t == "UINT" || t == "FLOAT" || t.empty();
+}
 
 // "range 1 - 1000000" and a default outside it: the default means "not given", not a value.
 bool outside_range(const std::string& def, const std::vector<std::string>& notes) {
   for (const auto& n : notes) {
     double lo = 0, hi = 0, d = 0;
-    if (std::sscanf(n.c_str(), "range %lf - %lf", &lo, &hi) == 2 && std::sscanf(def.c_str(), "%lf", &d) == 1) {
+    if (std::sscanf(n.c_str(), "range %lf - %lf", &lo, &hi) == 2 &&
+        std::sscanf(def.c_str(), "%lf", &d) == 1) {
       if (d < lo || d > hi) return true;
     }
   }
@@ -194,8 +206,10 @@ std::string HelpFormatter::make_option(const CLI::Option* opt, bool is_positiona
     if (!v.empty()) notes.push_back(validator_words(v));
   }
   std::string def = opt->get_default_str();
-  if (def.size() >= 2 && def.front() == '[' && def.back() == ']') def = def.substr(1, def.size() - 2);  // a vector's
-  if (opt->get_type_size() != 0 && !def.empty() && !outside_range(def, notes)) notes.push_back("default: " + def);
+  if (def.size() >= 2 && def.front() == '[' && def.back() == ']')
+    def = def.substr(1, def.size() - 2);  // a vector's
+  if (opt->get_type_size() != 0 && !def.empty() && !outside_range(def, notes))
+    notes.push_back("default: " + def);
   if (!opt->get_envname().empty()) notes.push_back("env: " + opt->get_envname());
   if (!opt->get_needs().empty()) {
     std::string needs;

@@ -12,7 +12,8 @@ inline constexpr std::size_t kHelpWidth = 100;
 
 // Word-wraps `text` to `width` columns, keeping its own line breaks; continuation lines (and
 // every line after the first) start with `indent` spaces.
-std::string wrap_text(const std::string& text, std::size_t width, std::size_t indent, std::size_t first_indent = 0);
+std::string wrap_text(const std::string& text, std::size_t width, std::size_t indent,
+                      std::size_t first_indent = 0);
 
 class HelpFormatter : public CLI::Formatter {
  public:

@@ -36,21 +36,25 @@ OutputLock::OutputLock(const std::string& path) : lock_path_(lock_path_for(path)
   // that would lock an unlinked inode, so after locking, the path must still name our file.
   for (int attempt = 0; attempt < 100; ++attempt) {
     fd_ = ::open(lock_path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd_ < 0) throw InputError(path, "", fmt::format("cannot create the lock file {}: {}", lock_path_, std::strerror(errno)));
+    if (fd_ < 0)
+      throw InputError(path, "",
+                       fmt::format("cannot create the lock file {}: {}", lock_path_, std::strerror(errno)));
     if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
       const int err = errno;
       const std::string holder = read_holder(fd_);
       ::close(fd_);
       fd_ = -1;
       if (err == EWOULDBLOCK) {
-        throw InputError(path, "",
-                         fmt::format("another gpuqual run{} is writing this record; wait for it to end or choose "
-                                     "another --output",
-                                     holder.empty() ? "" : " (pid " + holder + ")"));
+        throw InputError(
+            path, "",
+            fmt::format("another gpuqual run{} is writing this record; wait for it to end or choose "
+                        "another --output",
+                        holder.empty() ? "" : " (pid " + holder + ")"));
       }
       throw InputError(path, "", fmt::format("cannot lock {}: {}", lock_path_, std::strerror(err)));
     }
-    struct stat held {}, named {};
+    struct stat held {
+    }, named{};
     if (::fstat(fd_, &held) == 0 && ::stat(lock_path_.c_str(), &named) == 0 && held.st_ino == named.st_ino &&
         held.st_dev == named.st_dev) {
       const std::string pid = fmt::format("{}\n", ::getpid());

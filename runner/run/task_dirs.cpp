@@ -86,7 +86,8 @@ std::string make_task_dir(const std::string& root) {
   sweep_stale_task_dirs(root);
   std::string templ = fmt::format("{}/{}XXXXXX", root, kPrefix);
   if (!::mkdtemp(templ.data())) {
-    throw std::runtime_error(fmt::format("cannot create a work directory {}: {}", templ, std::strerror(errno)));
+    throw std::runtime_error(
+        fmt::format("cannot create a work directory {}: {}", templ, std::strerror(errno)));
   }
   std::ofstream owner(fs::path(templ) / kOwnerFile);
   owner << ::getpid() << ' ' << start_time(::getpid()) << ' ' << pid_namespace() << '\n';

@@ -48,7 +48,8 @@ TEST_F(AtomicFile, NewAndRegularFilesAreReplacedWithNoTempLeft) {
 TEST_F(AtomicFile, CharacterDeviceStaysADeviceNode) {
   // A copy of /dev/null (major 1, minor 3): the bug turned it into a regular file.
   const fs::path node = scratch_ / "null";
-  ASSERT_EQ(::mknod(node.c_str(), S_IFCHR | 0666, makedev(1, 3)), 0) << "mknod needs root: " << std::strerror(errno);
+  ASSERT_EQ(::mknod(node.c_str(), S_IFCHR | 0666, makedev(1, 3)), 0)
+      << "mknod needs root: " << std::strerror(errno);
   gpuqual::write_file_atomic(node.string(), "a record\n");
   struct stat st {};
   ASSERT_EQ(::lstat(node.c_str(), &st), 0);
@@ -76,9 +77,7 @@ TEST_F(AtomicFile, SymlinkKeepsPointingAtItsReplacedTarget) {
   fs::create_directories(scratch_ / "runs");
   const fs::path target = scratch_ / "runs" / "node-1.json";
   const fs::path link = scratch_ / "latest.json";
-  {
-    std::ofstream(target) << "old\n";
-  }
+  { std::ofstream(target) << "old\n"; }
   fs::create_symlink("runs/node-1.json", link);  // relative, as `ln -s` makes them
   gpuqual::write_file_atomic(link.string(), "new\n");
   EXPECT_TRUE(fs::is_symlink(link));
@@ -111,8 +110,8 @@ TEST_F(AtomicFile, DashWritesStdout) {
   // Through the real CLI: `--junit -` puts the XML on stdout, before the table and summary.
   const std::string data = GPUQUAL_TEST_DATA;
   const auto r = gpuqual::testing::run_cli(
-      "compare " + gpuqual::testing::shell_quote(data + "/records/synthetic-healthy.json") + " --baselines-dir " +
-          gpuqual::testing::shell_quote(data + "/baselines") + " --junit -",
+      "compare " + gpuqual::testing::shell_quote(data + "/records/synthetic-healthy.json") +
+          " --baselines-dir " + gpuqual::testing::shell_quote(data + "/baselines") + " --junit -",
       scratch_);
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out.rfind("<?xml", 0), 0u) << r.out;
@@ -125,9 +124,9 @@ TEST_F(AtomicFile, DevStdoutRedirectedToAFileKeepsWhatFollows) {
   const std::string data = GPUQUAL_TEST_DATA;
   const fs::path out = scratch_ / "out.txt";
   const auto r = gpuqual::testing::run_cli(
-      "compare " + gpuqual::testing::shell_quote(data + "/records/synthetic-healthy.json") + " --baselines-dir " +
-          gpuqual::testing::shell_quote(data + "/baselines") + " --junit /dev/stdout > " +
-          gpuqual::testing::shell_quote(out.string()),
+      "compare " + gpuqual::testing::shell_quote(data + "/records/synthetic-healthy.json") +
+          " --baselines-dir " + gpuqual::testing::shell_quote(data + "/baselines") +
+          " --junit /dev/stdout > " + gpuqual::testing::shell_quote(out.string()),
       scratch_);
   EXPECT_EQ(r.code, 0) << r.err;
   const std::string text = slurp(out);
@@ -144,8 +143,9 @@ TEST_F(AtomicFile, NullDeviceThroughTheCliStaysADevice) {
   ASSERT_EQ(::mknod(node.c_str(), S_IFCHR | 0666, makedev(1, 3)), 0) << std::strerror(errno);
   const std::string data = GPUQUAL_TEST_DATA;
   const auto r = gpuqual::testing::run_cli(
-      "compare " + gpuqual::testing::shell_quote(data + "/records/synthetic-healthy.json") + " --baselines-dir " +
-          gpuqual::testing::shell_quote(data + "/baselines") + " --junit " + gpuqual::testing::shell_quote(node.string()),
+      "compare " + gpuqual::testing::shell_quote(data + "/records/synthetic-healthy.json") +
+          " --baselines-dir " + gpuqual::testing::shell_quote(data + "/baselines") + " --junit " +
+          gpuqual::testing::shell_quote(node.string()),
       scratch_);
   EXPECT_EQ(r.code, 0) << r.err;
   struct stat st {};
@@ -156,8 +156,9 @@ TEST_F(AtomicFile, NullDeviceThroughTheCliStaysADevice) {
 TEST_F(AtomicFile, DirectoryReportPathIsAUsageError) {
   const std::string data = GPUQUAL_TEST_DATA;
   const auto r = gpuqual::testing::run_cli(
-      "compare " + gpuqual::testing::shell_quote(data + "/records/synthetic-healthy.json") + " --baselines-dir " +
-          gpuqual::testing::shell_quote(data + "/baselines") + " --junit " + gpuqual::testing::shell_quote(scratch_.string()),
+      "compare " + gpuqual::testing::shell_quote(data + "/records/synthetic-healthy.json") +
+          " --baselines-dir " + gpuqual::testing::shell_quote(data + "/baselines") + " --junit " +
+          gpuqual::testing::shell_quote(scratch_.string()),
       scratch_);
   EXPECT_EQ(r.code, 3);
   EXPECT_NE(r.err.find("is a directory"), std::string::npos) << r.err;

@@ -20,9 +20,20 @@ class CliHelp : public gpuqual::testing::ScratchDirTest {
   CliHelp() : ScratchDirTest("cli-help") {}
 };
 
-const std::vector<std::string> kCommands = {
-    "",      "run",     "list",   "compare",         "inventory",       "diff",          "gate", "baseline build",
-    "probe", "probe container", "probe telemetry", "probe cleanup", "nccl", "report"};
+const std::vector<std::string> kCommands = {"",
+                                            "run",
+                                            "list",
+                                            "compare",
+                                            "inventory",
+                                            "diff",
+                                            "gate",
+                                            "baseline build",
+                                            "probe",
+                                            "probe container",
+                                            "probe telemetry",
+                                            "probe cleanup",
+                                            "nccl",
+                                            "report"};
 
 }  // namespace
 
@@ -40,15 +51,18 @@ TEST_F(CliHelp, UnknownCommandIsNamedWithTheList) {
 TEST_F(CliHelp, UnknownNestedCommandNamesItsParent) {
   const auto r = run_cli("probe frobnicate", scratch_);
   EXPECT_EQ(r.code, 3);
-  EXPECT_NE(r.err.find("unknown command \"probe frobnicate\"; the commands of probe are: container, telemetry, cleanup"),
-            std::string::npos)
+  EXPECT_NE(
+      r.err.find(
+          "unknown command \"probe frobnicate\"; the commands of probe are: container, telemetry, cleanup"),
+      std::string::npos)
       << r.err;
 }
 
 TEST_F(CliHelp, NoCommandListsThem) {
   const auto r = run_cli("", scratch_);
   EXPECT_EQ(r.code, 3);
-  EXPECT_NE(r.err.find("gpuqual: error: a command is required; the commands are: run, list, compare"), std::string::npos)
+  EXPECT_NE(r.err.find("gpuqual: error: a command is required; the commands are: run, list, compare"),
+            std::string::npos)
       << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
 }
@@ -106,7 +120,8 @@ TEST_F(CliHelp, DefaultsAreShown) {
     const auto at = r.out.find(opt);
     ASSERT_NE(at, std::string::npos) << opt;
     const auto next = r.out.find("\n  -", at);
-    EXPECT_NE(r.out.substr(at, next - at).find("default: "), std::string::npos) << r.out.substr(at, next - at);
+    EXPECT_NE(r.out.substr(at, next - at).find("default: "), std::string::npos)
+        << r.out.substr(at, next - at);
   }
   const auto run = run_cli("run --help", scratch_);
   EXPECT_NE(run.out.find("progress messages (not with --quiet)"), std::string::npos) << run.out;

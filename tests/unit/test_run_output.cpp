@@ -33,21 +33,25 @@ metrics:
     expected: {}
     tolerance: 0.05
     per_gpu: false
-)", expected));
+)",
+                                            expected));
   }
   // A suite whose test.value is `value`, after `sleep_s` seconds of test_sleep (pid noted).
   std::string suite(double value, double sleep_s = 0) {
     std::string checks;
     if (sleep_s > 0) {
-      checks += fmt::format("  - check: test_sleep\n    budget_s: 1\n    timeout_s: 120\n"
-                            "    params: {{seconds: {}, pid_file: \"{}\"}}\n",
-                            sleep_s, pid_file());
+      checks += fmt::format(
+          "  - check: test_sleep\n    budget_s: 1\n    timeout_s: 120\n"
+          "    params: {{seconds: {}, pid_file: \"{}\"}}\n",
+          sleep_s, pid_file());
     }
-    checks += fmt::format("  - check: test_pass\n    budget_s: 1\n    timeout_s: 10\n    params: {{value: {}}}\n", value);
+    checks += fmt::format(
+        "  - check: test_pass\n    budget_s: 1\n    timeout_s: 10\n    params: {{value: {}}}\n", value);
     return write_suite(fmt::format("s{}", value), checks);
   }
   std::vector<std::string> judged(const std::string& suite_path, const std::string& output) {
-    return {"run", "--suite", suite_path, "--class", "test-class", "--baseline", baseline(100), "--output", output};
+    return {"run",        "--suite",     suite_path, "--class", "test-class",
+            "--baseline", baseline(100), "--output", output};
   }
   std::vector<std::string> task_dirs(const std::string& root) const {
     std::vector<std::string> out;
@@ -121,7 +125,8 @@ TEST_F(RunOutput, ASecondLiveRunOnTheSameOutputIsRefused) {
   ASSERT_TRUE(wait_for_pid("check"));
   const auto second = gpuqual(judged(suite(50), "r.json"));
   EXPECT_EQ(second.exit_code, 3) << second.out << second.err;
-  EXPECT_THAT(second.err, HasSubstr(fmt::format("another gpuqual run (pid {}) is writing this record", first.pid)));
+  EXPECT_THAT(second.err,
+              HasSubstr(fmt::format("another gpuqual run (pid {}) is writing this record", first.pid)));
   const auto done = wait_process(first, 60);
   EXPECT_EQ(done.exit_code, 0) << done.out << done.err;
   EXPECT_THAT(last_line(done.out), StartsWith("gpuqual: PASS"));
@@ -165,7 +170,8 @@ TEST_F(RunOutput, ProbeCleanupRemovesAStaleTaskDirAndLeavesALiveOne) {
   // Plant another stale one, whose owner pid cannot exist (over pid_max).
   const std::string planted = tmp + "/gpuqual-run-planted";
   fs::create_directories(planted);
-  std::ofstream(planted + "/owner") << "999999999 1 " << fs::read_symlink("/proc/self/ns/pid").string() << "\n";
+  std::ofstream(planted + "/owner") << "999999999 1 " << fs::read_symlink("/proc/self/ns/pid").string()
+                                    << "\n";
   // One owned in another pid namespace (another container sharing /tmp) is not ours to judge.
   const std::string foreign = tmp + "/gpuqual-run-foreign";
   fs::create_directories(foreign);

@@ -23,7 +23,9 @@ TEST(EscapeControls, MakesControlsVisibleAndLeavesTextAlone) {
   EXPECT_EQ(escape_controls("two\nlines"), "two\nlines");
   EXPECT_EQ(escape_controls("two\nlines", false), "two\\x0alines");
   EXPECT_EQ(escape_controls("cr\rx"), "cr\\x0dx");
-  EXPECT_EQ(escape_controls("csi\xc2\x9b" "2J"), "csi\\u009b2J");  // C1 CSI as UTF-8
+  EXPECT_EQ(escape_controls("csi\xc2\x9b"
+                            "2J"),
+            "csi\\u009b2J");                                                       // C1 CSI as UTF-8
   EXPECT_EQ(escape_controls("H200 \xc3\xa9t\xc3\xa9"), "H200 \xc3\xa9t\xc3\xa9");  // UTF-8 text stays
 }
 
@@ -64,9 +66,10 @@ TEST_F(EscapeCli, AnEscInAHostnameIsShownNotObeyed) {
   const auto md = scratch_ / "r.md";
   using gpuqual::testing::shell_quote;
   const std::string baseline = " --baselines-dir " + shell_quote(data + "/baselines");
-  for (const std::string& cmd : {"compare " + shell_quote(path.string()) + baseline + " --markdown " + shell_quote(md.string()),
-                                "gate " + shell_quote(path.string()) + baseline,
-                                "diff " + shell_quote(path.string()) + " " + shell_quote(path.string())}) {
+  for (const std::string& cmd :
+       {"compare " + shell_quote(path.string()) + baseline + " --markdown " + shell_quote(md.string()),
+        "gate " + shell_quote(path.string()) + baseline,
+        "diff " + shell_quote(path.string()) + " " + shell_quote(path.string())}) {
     const auto r = gpuqual::testing::run_cli(cmd, scratch_);
     EXPECT_GE(r.code, 0) << cmd;
     EXPECT_LE(r.code, 2) << cmd << r.err;
