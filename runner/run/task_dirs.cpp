@@ -48,10 +48,11 @@ bool owner_alive(const fs::path& dir, bool& has_owner) {
   std::ifstream in(dir / kOwnerFile);
   pid_t pid = 0;
   std::string started, ns;
-  has_owner = static_cast<bool>(in >> pid >> started >> ns);
+  has_owner = static_cast<bool>(in >> pid >> started);
   if (!has_owner) return false;
   // Another container sharing this /tmp: its pids are not ours to look up, so it is not judged.
-  if (ns != pid_namespace()) return true;
+  // (An owner file of two fields, from before the namespace was written, is judged by pid.)
+  if (in >> ns && ns != pid_namespace()) return true;
   if (::kill(pid, 0) != 0 && errno == ESRCH) return false;
   return start_time(pid) == started;  // same pid, other process: the owner is gone
 }
