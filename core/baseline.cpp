@@ -124,6 +124,12 @@ Baseline baseline_from_json(const json& root, const std::string& file) {
     o.fail("hardware_class", fmt::format("\"{}\" is not a hardware class slug (lowercase letters, digits, '-')", b.hardware_class));
   }
   if (auto n = o.opt_integer("gpu_count", 1, 1024)) b.gpu_count = static_cast<int>(*n);
+  const std::string kind = o.str_or("kind", "measured");
+  if (kind == "floor") {
+    b.kind = BaselineKind::floor;
+  } else if (kind != "measured") {
+    o.fail("kind", fmt::format("unknown baseline kind \"{}\" (expected measured or floor)", kind));
+  }
   b.provenance = provenance_from_json(o.object("provenance"), file, o.child_path("provenance"));
 
   const std::string m_path = o.child_path("metrics");

@@ -48,9 +48,16 @@ struct Provenance {
   std::string notes;
 };
 
+// What a baseline's numbers are. `measured`: healthy nodes' values (built by `gpuqual baseline
+// build` or written from measurements): catches slow. `floor`: a fraction of the datasheet's dense
+// peak (baselines/floors/), shipped so a node of a common class is judged out of the box: catches
+// broken (half bandwidth, a downgraded link, a GEMM at a third), not slow.
+enum class BaselineKind { measured, floor };
+
 struct Baseline {
   std::string schema = kBaselineSchema;
   std::string hardware_class;            // slug, e.g. h200-sxm-141gb
+  BaselineKind kind = BaselineKind::measured;  // YAML `kind:`, default measured
   // The GPUs a node of this class has: fewer in a record is `gpu.missing` (fail); node-scope
   // metrics (NCCL) hold for this count.
   std::optional<int> gpu_count;
@@ -76,7 +83,15 @@ std::string baseline_to_yaml(const Baseline& baseline);
 // the installed share/gpuqual/baselines next to the binary, else the source tree's baselines/.
 std::string baselines_dir(const std::string& flag_value);
 // "auto" → <dir>/<slug>.yaml when it exists, else empty (unknown class: inconclusive);
-// anything else is a path used as given.
+// anything else is a path used as given. Measured baselines only (diff's tolerances, NCCL).
 std::string resolve_baseline(const std::string& spec, const std::string& slug, const std::string& dir);
+// The baseline one node is judged against with `--baseline auto` (compare, run, report, gate):
+// <dir>/<slug>.yaml, a measured or fleet baseline, always wins; else the datasheet floors
+// <dir>/floors/<slug>.yaml; else empty.
+std::string resolve_class_baseline(const std::string& slug, const std::string& dir);
+
+// The note every verdict judged against floors carries (`kind: floor`).
+inline constexpr const char* kFloorNote =
+    "judged against datasheet floors: catches broken, not slow; build a fleet baseline with `gpuqual baseline build`";
 
 }  // namespace gpuqual

@@ -40,4 +40,9 @@ std::string resolve_baseline(const std::string& spec, const std::string& slug, c
   return fs::is_regular_file(candidate, ec) ? candidate.string() : "";
 }
 
+std::string resolve_class_baseline(const std::string& slug, const std::string& dir) {
+  if (std::string measured = resolve_baseline("auto", slug, dir); !measured.empty()) return measured;
+  return resolve_baseline("auto", slug, (fs::path(dir) / "floors").string());
+}
+
 }  // namespace gpuqual

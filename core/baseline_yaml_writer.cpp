@@ -87,6 +87,7 @@ std::string baseline_to_yaml(const Baseline& b) {
   out << YAML::BeginMap;
   out << YAML::Key << "schema" << YAML::Value << b.schema;
   out << YAML::Key << "hardware_class" << YAML::Value << YAML::DoubleQuoted << b.hardware_class;
+  if (b.kind == BaselineKind::floor) out << YAML::Key << "kind" << YAML::Value << "floor";
   if (b.gpu_count) {
     out << YAML::Key << "gpu_count" << YAML::Value << std::to_string(*b.gpu_count);
     out << YAML::Comment("node-scope metrics (NCCL) hold for this many GPUs");

@@ -247,7 +247,9 @@ void decide(const RunRecord& r, const Baseline* b, const CompareOptions& options
       if (s.status == Status::warn) warns.push_back(what);
     }
   }
-  decide_outcome(v, fails, unjudged, warns, {}, options.strict);
+  std::vector<std::string> notes;
+  if (b && b->kind == BaselineKind::floor) notes.push_back(kFloorNote);
+  decide_outcome(v, fails, unjudged, warns, notes, options.strict);
 }
 
 }  // namespace

@@ -105,6 +105,9 @@ std::string compare_summary(const Verdict& v, bool had_baseline) {
   if (!had_baseline) parts.push_back(fmt::format("no baseline for class {}", v.hardware_class));
   if (had_baseline) parts.push_back(metrics_part(v));
   parts.push_back(findings_part(v));
+  if (std::find(v.reasons.begin(), v.reasons.end(), kFloorNote) != v.reasons.end()) {
+    parts.push_back("against datasheet floors (catches broken, not slow)");
+  }
   if (v.outcome != Outcome::pass && v.outcome != Outcome::warn) {
     if (std::string c = checks_part(v); !c.empty()) {
       parts.push_back(c);

@@ -31,7 +31,12 @@ std::optional<DottedVersion> DottedVersion::from_cuda_int(int encoded) {
 
 std::string DottedVersion::str() const {
   std::string s;
-  for (std::size_t i = 0; i < parts.size(); ++i) s += (i ? "." : "") + std::to_string(parts[i]);
+  // Two appends, not `(i ? "." : "") + std::to_string(...)`: GCC 12 at -O3 reports a false
+  // -Wrestrict inside std::operator+(const char*, std::string&&).
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    if (i) s += '.';
+    s += std::to_string(parts[i]);
+  }
   return s;
 }
 

@@ -303,7 +303,29 @@ class Differ {
                                    after_.node.hostname));
     }
     if (auto note = reboot_note(before_.node, after_.node)) notes_.push_back(*note);
+    // A changed harness or user-mode driver confounds the comparison: said, as a warning.
+    const std::string tool_before = before_.tool.version + " (" + before_.tool.git_revision + ")";
+    const std::string tool_after = after_.tool.version + " (" + after_.tool.git_revision + ")";
+    if (tool_before != tool_after) {
+      warns_.push_back(fmt::format("different gpuqual builds measured: {} before, {} after (a changed harness "
+                                   "confounds the comparison)", tool_before, tool_after));
+    }
+    const std::string umd_before = compat_attribute(before_, "user_mode_driver");
+    const std::string umd_after = compat_attribute(after_, "user_mode_driver");
+    if (!umd_before.empty() && !umd_after.empty() && umd_before != umd_after) {
+      warns_.push_back(fmt::format("different user-mode drivers measured: {} before, {} after", umd_before, umd_after));
+    }
     decide_outcome(v_, fails_, unjudged_, warns_, notes_, options_.strict);
+  }
+
+  // The compat check's record of which user-mode driver measured ("host 580.95.05",
+  // "forward-compat 580.65.06 (/usr/local/cuda/compat)"); "" when the record has none.
+  static std::string compat_attribute(const RunRecord& r, const std::string& key) {
+    for (const auto& c : r.checks) {
+      if (c.name != "compat") continue;
+      if (auto it = c.attributes.find(key); it != c.attributes.end()) return it->second;
+    }
+    return "";
   }
 
   const RunRecord& before_;

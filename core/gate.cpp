@@ -246,7 +246,7 @@ Verdict GatePool::finish() {
   v.driver_version = drivers.size() > 1 ? "mixed" : joined(drivers);
   v.cuda_driver_version = cuda.size() > 1 ? "mixed" : joined(cuda);
 
-  std::vector<std::string> fails, unjudged, warns;
+  std::vector<std::string> fails, unjudged, warns, notes = duplicates_;
   // The pool, class by class.
   for (const auto& cls : classes) {
     const Baseline* b = class_baselines_[cls];
@@ -259,6 +259,12 @@ Verdict GatePool::finish() {
       continue;
     }
     baselines.insert(b->origin);
+    if (b->kind == BaselineKind::floor) {
+      // A floor is a fraction of the datasheet peak, not a healthy node's value: a pool median
+      // "below expected" means nothing. Each node was judged against the floor on its own.
+      notes.push_back(fmt::format("class {}: {}; no pool judgement against floors", cls, kFloorNote));
+      continue;
+    }
     for (std::size_t k = 0; k < b->metrics.size(); ++k) {
       const MetricExpectation& e = b->metrics[k];
       std::vector<double> values;
@@ -362,7 +368,7 @@ Verdict GatePool::finish() {
   }
   if (!warned.empty()) warns.push_back(fmt::format("{} node{} warned: {}", warned.size(), warned.size() == 1 ? "" : "s", names(warned)));
 
-  decide_outcome(v, fails, unjudged, warns, duplicates_, options_.strict);
+  decide_outcome(v, fails, unjudged, warns, notes, options_.strict);
   for (auto& n : nodes_) v.nodes.push_back(std::move(n.verdict));
   v.summary = gate_summary(v, GateCounts{failed.size(), inconclusive.size(), warned.size(), passed.size(), duplicates_.size(), budget,
                                          unreadable.size()});

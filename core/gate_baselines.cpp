@@ -11,7 +11,7 @@ const Baseline* AutoBaselines::for_class(const std::string& slug) {
   auto it = cache_.find(slug);
   if (it != cache_.end()) return it->second.get();
   std::unique_ptr<Baseline> b;
-  const std::string path = resolve_baseline("auto", slug, dir_);
+  const std::string path = resolve_class_baseline(slug, dir_);
   if (!path.empty()) b = std::make_unique<Baseline>(load_baseline(path));
   return cache_.emplace(slug, std::move(b)).first->second.get();
 }

@@ -51,6 +51,10 @@ int run_diff(const DiffArgs& a) {
   } else if (!a.baseline.empty()) {
     tolerances = std::make_unique<Baseline>(load_baseline(a.baseline));
   }
+  if (tolerances && tolerances->kind == BaselineKind::floor) {
+    throw InputError(tolerances->origin, "$.kind",
+                     "a datasheet-floor baseline has no per-metric tolerances for diff (give a measured baseline, or none)");
+  }
   if (tolerances && tolerances->hardware_class != after.hardware_class.slug) {
     throw InputError(tolerances->origin, "$.hardware_class",
                      fmt::format("baseline is for class {} but the after-record is class {}", tolerances->hardware_class,

@@ -2,7 +2,7 @@
 // (docs/nccl.md). This file holds what needs no MPI: the flags (turned
 // into the same parameters the suite's nccl_allreduce check reads), the checks made before
 // anything starts, and rank 0's end (write the record, judge it). The MPI part is
-// runner/mpi_nccl_multinode.cpp, compiled only with GPUQUAL_WITH_MPI.
+// runner/multinode/mpi_nccl_multinode.cpp, compiled only with GPUQUAL_WITH_MPI.
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -18,7 +18,7 @@
 #include "core/record_io.hpp"
 #include "runner/class_option.hpp"
 #include "runner/command.hpp"
-#include "runner/nccl_multinode.hpp"
+#include "runner/multinode/nccl_multinode.hpp"
 
 namespace gpuqual {
 

@@ -11,9 +11,9 @@ namespace gpuqual {
 std::unique_ptr<Baseline> find_class_baseline(const std::string& baselines_dir_flag, const std::string& slug,
                                               std::string& missing) {
   const std::string dir = baselines_dir(baselines_dir_flag);
-  const std::string path = resolve_baseline("auto", slug, dir);
+  const std::string path = resolve_class_baseline(slug, dir);
   if (path.empty()) {
-    missing = fmt::format("no baseline {}/{}.yaml for class {}", dir, slug, slug);
+    missing = fmt::format("no baseline {}/{}.yaml (nor datasheet floors in {}/floors/) for class {}", dir, slug, dir, slug);
     return nullptr;
   }
   return std::make_unique<Baseline>(load_baseline(path));

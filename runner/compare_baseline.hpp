@@ -10,8 +10,9 @@
 
 namespace gpuqual {
 
-// `--baseline auto`: baselines/<slug>.yaml in the baselines directory, or null with `missing`
-// set to the sentence that says where none was found.
+// `--baseline auto`: baselines/<slug>.yaml in the baselines directory, else the datasheet floors
+// baselines/floors/<slug>.yaml, or null with `missing` set to the sentence that says where none
+// was found.
 std::unique_ptr<Baseline> find_class_baseline(const std::string& baselines_dir_flag, const std::string& slug,
                                               std::string& missing);
 

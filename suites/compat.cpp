@@ -13,11 +13,14 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "core/cuda_compat.hpp"
+#include "core/cuda_compat_forward.hpp"
 #include "core/cuda_compat_image.hpp"
+#include "core/cuda_compat_reexec.hpp"
 #include "core/health_severity.hpp"
 #include "core/input_error.hpp"
 #include "core/json_fields.hpp"
@@ -98,6 +101,20 @@ class CompatCheck : public Check {
       return r;
     }
     const bool compat_libs = has_cuda_compat_libs(p.forward_compat_dir);
+    // Which user-mode driver this process measures with: the forward-compat one when gpuqual
+    // re-executed itself with it (core/cuda_compat_reexec.hpp), else the host's.
+    if (const char* active = std::getenv(kForwardCompatActiveEnv)) {
+      r.attributes["user_mode_driver"] =
+          fmt::format("forward-compat {} ({})", forward_compat_libcuda_version(active), active);
+    } else {
+      r.attributes["user_mode_driver"] = fmt::format("host {}", facts.host.driver_text);
+    }
+    {
+      const char* proc = std::getenv("GPUQUAL_PROC_DRIVER_DIR");
+      const ForwardCompatDecision fc = decide_forward_compat(
+          read_forward_compat_host(proc && *proc ? proc : "/proc/driver/nvidia"), compat_libs, p.forward_compat_dir);
+      r.attributes["forward_compat_rule"] = fc.rule;
+    }
     ImageCompat runtime = judge_runtime(*facts.runtime, table, facts.host, compat_libs);
     r.attributes["runtime_rule"] = runtime.rule;
     r.findings = runtime.findings;

@@ -68,7 +68,10 @@ class ContainerProbeCheck : public Check {
 
 }  // namespace
 
-GPUQUAL_REGISTER_CHECK(ContainerProbeCheck, "container_probe",
-                       "Start the node's container images (docker/podman/nerdctl), check exit code, output and GPU access");
+// Its janitor removes the container when the check dies, but the runner's orphan reaper may have
+// killed the janitor too: after an abort the runner sweeps containers whose owner is gone.
+GPUQUAL_REGISTER_CHECK_WITH_CLEANUP(ContainerProbeCheck, "container_probe",
+                                    "Start the node's container images (docker/podman/nerdctl), check exit code, output and GPU access",
+                                    container_probe_after_abort);
 
 }  // namespace gpuqual

@@ -1,17 +1,17 @@
 #include "runner/run/after_abort.hpp"
 
-#include "suites/container_probe.hpp"
+#include "suites/check.hpp"
 
 namespace gpuqual {
 
 bool needs_clean_up(const ChildOutcome& o) { return o.killed || o.term_signal || !o.orphans_killed.empty(); }
 
 std::vector<std::string> clean_up_after_abort(const std::string& check, const nlohmann::json& params) {
-  // container_probe: its janitor process removes the container when the check dies, but the
-  // runner's orphan reaper may have killed the janitor too; this sweeps containers whose
-  // owning gpuqual process is gone (suites/container_probe.hpp).
-  if (check == "container_probe") return container_probe_after_abort(params);
-  return {};
+  // Whatever the check declared where it registered (CheckInfo::after_abort); the runner knows
+  // no check by name.
+  const CheckInfo* info = CheckRegistry::instance().find(check);
+  if (info == nullptr || !info->after_abort) return {};
+  return info->after_abort(params);
 }
 
 }  // namespace gpuqual

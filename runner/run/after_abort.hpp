@@ -2,7 +2,8 @@
 // Clean-up for checks whose process did not end on its own terms (SIGKILL after the grace
 // period, a crash, or orphans the runner had to kill). Killing processes cannot reach what a
 // check started outside its process tree: a container_probe's containers live in dockerd or
-// podman. Such checks provide an after-abort function, called here by check name.
+// podman. Such a check declares its after-abort clean-up where it registers
+// (GPUQUAL_REGISTER_CHECK_WITH_CLEANUP, suites/check.hpp); this calls it.
 #include <string>
 #include <vector>
 

@@ -7,7 +7,7 @@
 
 #include "device/nccl_allreduce_result.hpp"
 #include "device/nccl_wait.hpp"
-#include "runner/nccl_rank_report.hpp"
+#include "runner/multinode/nccl_rank_report.hpp"
 
 namespace gpuqual {
 namespace {

@@ -17,6 +17,7 @@
 #include "runner/run/run_journal.hpp"
 #include "runner/run/run_summary.hpp"
 #include "runner/run/signal_names.hpp"
+#include "suites/check.hpp"
 
 namespace gpuqual {
 namespace {
@@ -150,6 +151,27 @@ TEST(AfterAbort, OnlyAbnormalEndsAndOnlyChecksThatNeedIt) {
   const auto out = clean_up_after_abort("container_probe", nlohmann::json{{"probes", "nonsense"}});
   ASSERT_FALSE(out.empty());
   EXPECT_THAT(out[0], StartsWith("not removed: "));
+}
+
+// The runner knows no check by name: it calls the clean-up a check declared where it registered.
+TEST(AfterAbort, CallsTheCleanUpACheckDeclaredWhereItRegistered) {
+  int calls = 0;
+  nlohmann::json seen;
+  ASSERT_TRUE(CheckRegistry::instance().add(CheckInfo{"test_after_abort", "test", true, nullptr,
+                                                      [&](const nlohmann::json& params) {
+                                                        ++calls;
+                                                        seen = params;
+                                                        return std::vector<std::string>{"removed x"};
+                                                      }}));
+  EXPECT_EQ(clean_up_after_abort("test_after_abort", nlohmann::json{{"k", 1}}), std::vector<std::string>{"removed x"});
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(seen, (nlohmann::json{{"k", 1}}));
+  ASSERT_TRUE(CheckRegistry::instance().remove("test_after_abort"));
+  EXPECT_TRUE(clean_up_after_abort("test_after_abort", nlohmann::json::object()).empty());
+  EXPECT_TRUE(clean_up_after_abort("no_such_check", nlohmann::json::object()).empty());
+  const CheckInfo* probe = CheckRegistry::instance().find("container_probe");
+  ASSERT_NE(probe, nullptr);
+  EXPECT_TRUE(probe->after_abort) << "container_probe declares its sweep where it registers";
 }
 
 TEST(SignalNames, NameAndDescription) {

@@ -1,4 +1,4 @@
-#include "runner/nccl_rank_report.hpp"
+#include "runner/multinode/nccl_rank_report.hpp"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-// `gpuqual nccl` under mpirun (compiled only with GPUQUAL_WITH_MPI; runner/nccl_multinode.hpp).
+// `gpuqual nccl` under mpirun (compiled only with GPUQUAL_WITH_MPI; runner/multinode/nccl_multinode.hpp).
 //
 // Every MPI call below is made by every rank in the same order, whatever happened locally:
 // local failures are carried in flags and reports, never in exceptions that would make one rank
@@ -29,9 +29,9 @@
 #include "device/measure_gpus.hpp"
 #include "device/nccl_allreduce_bench.hpp"
 #include "device/nccl_local_comms.hpp"
-#include "runner/mpi_session.hpp"
-#include "runner/nccl_multinode.hpp"
-#include "runner/nccl_rank_report.hpp"
+#include "runner/multinode/mpi_session.hpp"
+#include "runner/multinode/nccl_multinode.hpp"
+#include "runner/multinode/nccl_rank_report.hpp"
 #include "runner/run/run_identity.hpp"
 
 namespace gpuqual {

@@ -1,7 +1,7 @@
 #pragma once
 // `gpuqual nccl`: the all-reduce across nodes, one process per GPU, started by mpirun.
 // cmd_nccl.cpp reads the flags (the same parameters as the suite's nccl_allreduce check) and,
-// in a build with MPI, calls run_nccl_multinode (runner/mpi_nccl_multinode.cpp): rank 0 makes
+// in a build with MPI, calls run_nccl_multinode (runner/multinode/mpi_nccl_multinode.cpp): rank 0 makes
 // the NCCL unique id and MPI broadcasts it; every rank drives the GPU of its node-local rank;
 // rank 0 gathers every rank's report, writes one node-spanning run record and judges it.
 #include <optional>

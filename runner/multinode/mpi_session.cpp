@@ -1,5 +1,5 @@
 // Compiled only with GPUQUAL_WITH_MPI (runner/CMakeLists.txt). See mpi_session.hpp.
-#include "runner/mpi_session.hpp"
+#include "runner/multinode/mpi_session.hpp"
 
 // The C API only: OpenMPI's deprecated C++ bindings do not compile cleanly with -Wextra.
 #ifndef OMPI_SKIP_MPICXX

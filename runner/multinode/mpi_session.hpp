@@ -4,7 +4,7 @@
 // broadcasts the NCCL unique id, keeps the ranks' decisions in step (RankSync) and gathers the
 // results to rank 0. NCCL itself moves the data.
 //
-// Compiled only with GPUQUAL_WITH_MPI (runner/mpi_session.cpp); nothing here includes mpi.h,
+// Compiled only with GPUQUAL_WITH_MPI (runner/multinode/mpi_session.cpp); nothing here includes mpi.h,
 // and nothing outside runner/ knows MPI.
 #include <memory>
 #include <string>
