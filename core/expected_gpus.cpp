@@ -1,9 +1,12 @@
 #include "core/expected_gpus.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <charconv>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace gpuqual {
 
@@ -42,6 +45,14 @@ std::optional<FindingRow> missing_gpus_row(const RunRecord& r, const ExpectedGpu
   row.finding.value = missing;
   row.finding.detail = fmt::format("{} of {} expected GPU{} missing: the record has {} (expected by {})", missing,
                                    expected.count, expected.count == 1 ? "" : "s", have, expected.source);
+  // What the PCI bus shows tells "fell off the bus" (fewer there too) from "on the bus but not
+  // visible to the driver" (gpu.not_visible names those by bus id).
+  if (r.node.pci_gpus) {
+    std::vector<std::string> ids;
+    for (const auto& p : *r.node.pci_gpus) ids.push_back(p.bus_id);
+    row.finding.detail += fmt::format("; the PCI bus shows {} NVIDIA GPU{}{}", ids.size(), ids.size() == 1 ? "" : "s",
+                                      ids.empty() ? "" : fmt::format(" ({})", fmt::join(ids, ", ")));
+  }
   row.finding.action = "check that every GPU is seated and visible (lspci -d 10de:, nvidia-smi -L); drain the node";
   row.status = Status::fail;
   row.reason = row.finding.detail;
