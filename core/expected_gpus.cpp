@@ -13,9 +13,9 @@ namespace gpuqual {
 namespace {
 
 // A label value that is a plain decimal count in 1..1024, else nothing (labels are free text).
-std::optional<int> label_count(const RunRecord& r, const char* key) {
-  auto it = r.node.k8s_labels.find(key);
-  if (it == r.node.k8s_labels.end()) return std::nullopt;
+std::optional<int> label_count(const std::map<std::string, std::string>& labels, const char* key) {
+  auto it = labels.find(key);
+  if (it == labels.end()) return std::nullopt;
   const std::string& text = it->second;
   int v = 0;
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
@@ -25,13 +25,18 @@ std::optional<int> label_count(const RunRecord& r, const char* key) {
 
 }  // namespace
 
-std::optional<ExpectedGpus> expected_gpu_count(const RunRecord& r, const Baseline* b, std::optional<int> flag) {
+std::optional<ExpectedGpus> expected_gpu_count(const std::map<std::string, std::string>& labels, const Baseline* b,
+                                               std::optional<int> flag) {
   if (flag) return ExpectedGpus{*flag, "--expect-gpus"};
   if (b && b->gpu_count) return ExpectedGpus{*b->gpu_count, fmt::format("the baseline's gpu_count ({})", b->origin)};
   for (const char* key : {"nvidia.com/gpu.count", "nvidia.com/gpu"}) {
-    if (auto n = label_count(r, key)) return ExpectedGpus{*n, fmt::format("the node's label {}", key)};
+    if (auto n = label_count(labels, key)) return ExpectedGpus{*n, fmt::format("the node's label {}", key)};
   }
   return std::nullopt;
+}
+
+std::optional<ExpectedGpus> expected_gpu_count(const RunRecord& r, const Baseline* b, std::optional<int> flag) {
+  return expected_gpu_count(r.node.k8s_labels, b, flag);
 }
 
 std::optional<FindingRow> missing_gpus_row(const RunRecord& r, const ExpectedGpus& expected) {

@@ -3,7 +3,6 @@
 // record exactly as `gpuqual compare` does (docs/run.md).
 #include <fmt/format.h>
 
-#include <charconv>
 #include <map>
 #include <stdlib.h>
 #include <unistd.h>
@@ -18,6 +17,7 @@
 
 #include "core/atomic_file.hpp"
 #include "core/baseline.hpp"
+#include "core/expected_gpus.hpp"
 #include "core/compare.hpp"
 #include "core/exit_code.hpp"
 #include "core/health_rules.hpp"
@@ -53,18 +53,6 @@
 namespace gpuqual {
 
 namespace {
-
-// The GPU count `health` judges NVML's against: the baseline's gpu_count, else GPU Feature
-// Discovery's nvidia.com/gpu.count label; none when neither says.
-std::optional<int> expected_gpus_for_health(const Baseline* baseline, const std::map<std::string, std::string>& labels) {
-  if (baseline && baseline->gpu_count) return *baseline->gpu_count;
-  const auto it = labels.find("nvidia.com/gpu.count");
-  if (it == labels.end()) return std::nullopt;
-  int n = 0;
-  const auto [end, ec] = std::from_chars(it->second.data(), it->second.data() + it->second.size(), n);
-  if (ec != std::errc() || end != it->second.data() + it->second.size() || n <= 0) return std::nullopt;
-  return n;
-}
 
 namespace fs = std::filesystem;
 
@@ -199,7 +187,11 @@ int run_run(const RunArgs& a) {
   settings.gpus = gpus;
   settings.gpu_unavailable_reason = inv.gpu_unavailable_reason;
   settings.grace_s = a.grace_s;
-  settings.expect_gpus = expected_gpus_for_health(baseline.get(), inv.node.k8s_labels);
+  // The count `health` judges NVML's against: the one compare will judge the record with
+  // (--expect-gpus, else the baseline's gpu_count, else the node's labels; core/expected_gpus.hpp).
+  if (auto n = expected_gpu_count(inv.node.k8s_labels, baseline.get(), expect_gpus_value(a.expect_gpus))) {
+    settings.expect_gpus = n->count;
+  }
   settings.run_timeout_s = run_timeout;
   std::error_code ec;
   // The side directory is made by the first writer into it (never an empty one left by SIGKILL).
