@@ -90,8 +90,9 @@ std::string checks_part(const Verdict& v) {
         });
     if (!explained && !unexplained) unexplained = &c;
   }
-  if (bad.empty()) return "";
-  const CheckRow& c = unexplained ? *unexplained : *bad.front();
+  // Every bad row explained by a metric or finding row: the metrics and findings parts say it.
+  if (!unexplained) return "";
+  const CheckRow& c = *unexplained;
   const std::string what = c.status == Status::skip
                                ? fmt::format("{}{} skipped: {}", c.check, c.gpu ? " " + scope_name(c.gpu) : "", c.reason)
                                : fmt::format("{} {} {}: {}", c.check, scope_name(c.gpu), to_string(c.status), c.reason);
@@ -109,7 +110,9 @@ std::string compare_summary(const Verdict& v, bool had_baseline) {
     parts.push_back("against datasheet floors (catches broken, not slow)");
   }
   if (v.outcome != Outcome::pass && v.outcome != Outcome::warn) {
+    const bool nothing_measured = !v.reasons.empty() && v.reasons.front().starts_with("nothing was measured");
     if (std::string c = checks_part(v); !c.empty()) {
+      if (nothing_measured) parts.push_back(v.reasons.front());
       parts.push_back(c);
     } else if (had_baseline && parts.front().ends_with("metrics passed") && !v.reasons.empty() &&
                parts[1].find(" failed (") == std::string::npos) {

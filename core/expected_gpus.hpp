@@ -4,6 +4,7 @@
 // notice. The count comes from, in order: --expect-gpus; the baseline's gpu_count; the node's
 // Kubernetes labels in the record (GPU Feature Discovery's nvidia.com/gpu.count, else an
 // nvidia.com/gpu capacity entry). `diff` has its own rule: every GPU of the before-record.
+#include <map>
 #include <optional>
 #include <string>
 
@@ -20,6 +21,9 @@ struct ExpectedGpus {
 
 std::optional<ExpectedGpus> expected_gpu_count(const RunRecord& record, const Baseline* baseline,
                                                std::optional<int> expect_gpus_flag);
+// The same from the node's labels alone (before there is a record: `run` hands it to health).
+std::optional<ExpectedGpus> expected_gpu_count(const std::map<std::string, std::string>& k8s_labels,
+                                               const Baseline* baseline, std::optional<int> expect_gpus_flag);
 
 // The `gpu.missing` finding row (check "gpus", status fail) when the record has fewer GPUs than
 // expected, naming how many and the source of the expectation; empty when none is missing.

@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <vector>
 
+#include "core/compare_rules.hpp"
 #include "core/gate.hpp"
 #include "core/text_case.hpp"
 
@@ -63,15 +65,24 @@ std::string gate_summary(const Verdict& v, const GateCounts& c) {
     pool = fmt::format("pool: {} of {} metrics {}{}", regressed ? regressed : unconfirmed, judged,
                        regressed ? "regressed" : "moved, not confirmed",
                        worst && worst->delta_pct
-                           ? fmt::format(" ({} {:+.1f}% {} {}{:.1f}%)", worst->metric, *worst->delta_pct,
+                           ? fmt::format(" ({} {:+.{}f}% {} {}{:.{}f}%)", worst->metric, *worst->delta_pct,
+                                         distinct_precision(std::abs(*worst->delta_pct), worst->allowed_drop_pct),
                                          worst->direction == Direction::higher ? "<" : ">",
-                                         worst->direction == Direction::higher ? "-" : "+", worst->allowed_drop_pct)
+                                         worst->direction == Direction::higher ? "-" : "+", worst->allowed_drop_pct,
+                                         distinct_precision(std::abs(*worst->delta_pct), worst->allowed_drop_pct))
                            : "");
   } else {
     pool = fmt::format("pool: {} metrics within the allowed drop", judged);
   }
   std::string line = fmt::format("gpuqual gate: {} {} node{} ({}): {}; {}", to_upper(to_string(v.outcome)), total, total == 1 ? "" : "s",
                                  v.hardware_class.empty() ? "no class" : v.hardware_class, fmt::join(nodes, ", "), pool);
+  // A pool on two stacks is inconclusive for that alone: say so (core/gate.hpp).
+  for (const auto& r : v.reasons) {
+    if (r.find("versions mixed in the pool") != std::string::npos) {
+      line += "; " + r.substr(0, r.find(" (give --target"));
+      break;
+    }
+  }
   if (c.duplicates) line += fmt::format("; {} duplicate record{} ignored", c.duplicates, c.duplicates == 1 ? "" : "s");
   return one_line(line);
 }

@@ -3,6 +3,7 @@
 // record exactly as `gpuqual compare` does (docs/run.md).
 #include <fmt/format.h>
 
+#include <map>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -186,10 +187,10 @@ int run_run(const RunArgs& a) {
   settings.gpus = gpus;
   settings.gpu_unavailable_reason = inv.gpu_unavailable_reason;
   settings.grace_s = a.grace_s;
-  // health judges NVML's GPU count against the same expectation the verdict uses (--expect-gpus,
-  // else the baseline's gpu_count, else the node's nvidia.com/gpu.count label).
-  if (const auto expected = expected_gpu_count(journal.record(), baseline.get(), expect_gpus_value(a.expect_gpus))) {
-    settings.expect_gpus = expected->count;
+  // The count `health` judges NVML's against: the one compare will judge the record with
+  // (--expect-gpus, else the baseline's gpu_count, else the node's labels; core/expected_gpus.hpp).
+  if (auto n = expected_gpu_count(inv.node.k8s_labels, baseline.get(), expect_gpus_value(a.expect_gpus))) {
+    settings.expect_gpus = n->count;
   }
   settings.run_timeout_s = run_timeout;
   std::error_code ec;

@@ -362,8 +362,10 @@ TEST(Compare, NodeScopeMetricNeedsTheBaselineGpuCount) {
   RunRecord r = make_record(2);
   r.checks.push_back(check("nccl_allreduce", Status::pass, {make_metric(nccl.name, "GB/s", {350}, std::nullopt)}));
   const Verdict v = compare_record(r, &b, {});
-  EXPECT_EQ(v.outcome, Outcome::inconclusive);
+  // Issue 14: the baseline's gpu_count is also the count the node must have: 6 GPUs are missing.
+  EXPECT_EQ(v.outcome, Outcome::fail);
   EXPECT_EQ(v.metrics[0].reason, "the baseline holds for 8 GPUs, this node has 2");
+  EXPECT_EQ(v.metrics[0].status, Status::error);
   b.gpu_count = 2;
   const Verdict ok = compare_record(r, &b, {});
   EXPECT_EQ(ok.outcome, Outcome::pass);

@@ -238,18 +238,29 @@ TEST(Diff, StackChangesAreListedFirstInOrder) {
   EXPECT_NE(v.summary.find("7 stack changes (driver: 570.133.20 → 580.65.06, ...)"), std::string::npos) << v.summary;
 }
 
-TEST(Diff, MetricMissingAfterIsInconclusive) {
+// Issue 14: a metric that a passing check measured before and that is missing after was lost in
+// the upgrade (it used to be inconclusive); one whose check did not pass before still is.
+TEST(Diff, MetricMissingAfterAPassingBeforeFails) {
   Jitter jitter{std::mt19937_64(10)};
   RunRecord before = node_record(jitter, 2);
   RunRecord after = node_record(jitter, 2);
   after.checks[1] = check("hbm", Status::error, "timed out after 120 s");
   Verdict v = diff_records(before, after, options());
-  EXPECT_EQ(v.outcome, Outcome::inconclusive);
-  EXPECT_EQ(v.exit_code, 2);
+  EXPECT_EQ(v.outcome, Outcome::fail);
+  EXPECT_EQ(v.exit_code, 1);
   const MetricRow* r = row(v, "hbm.triad.gbps", 0);
   ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, Status::fail);
+  EXPECT_NE(r->reason.find("measured before, lost after the upgrade (check hbm error: timed out"), std::string::npos)
+      << r->reason;
+  // The before-run's hbm did not pass either: nothing to hold the after-run to.
+  before.checks[1].status = Status::error;
+  before.checks[1].reason = "timed out after 120 s";
+  v = diff_records(before, after, options());
+  EXPECT_EQ(v.outcome, Outcome::inconclusive);
+  r = row(v, "hbm.triad.gbps", 0);
+  ASSERT_TRUE(r);
   EXPECT_EQ(r->status, Status::error);
-  EXPECT_NE(r->reason.find("check hbm error: timed out"), std::string::npos) << r->reason;
 }
 
 TEST(Diff, NothingToCompareIsInconclusive) {

@@ -319,8 +319,8 @@ TEST(Summary, Unjudged) {
 TEST(Summary, Interrupted) {
   const RunRecord r = record_with({{"a", Status::pass}, {"b", Status::error}});
   EXPECT_EQ(interrupted_summary(r, "SIGTERM", 1, 2, "x.json"),
-            "gpuqual: INCONCLUSIVE node-a h200-sxm-141gb: run interrupted (SIGTERM) after 1 of 2 checks (1 error, 1 pass); "
-            "record x.json");
+            "gpuqual: INCONCLUSIVE node-a h200-sxm-141gb: run interrupted (SIGTERM) after 1 of 2 checks; 2 results: 1 error, "
+            "1 pass; record x.json");
 }
 
 TEST(Journal, PendingChecksAreRunInterruptedUntilTheyFinish) {
