@@ -128,6 +128,9 @@ void merge_outcomes(CheckResult& result, const std::vector<int>& gpus, std::vect
   for (std::size_t slot = 0; slot < gpus.size(); ++slot) {
     auto& o = outcomes[slot];
     if (!errors[slot].empty()) o.add(Status::error, errors[slot]);
+    // No outcome is pass by default: every check merged here reports a metric for what it
+    // measured, so a GPU still `pass` with none was never measured (issue 14: "not measured").
+    if (o.status == Status::pass && o.metrics.empty()) o.add(Status::error, "not measured: no metric reported for this GPU");
     for (auto& m : o.metrics) result.metrics.push_back(std::move(m));
     for (auto& f : o.findings) result.findings.push_back(std::move(f));
     for (auto& [k, v] : o.attributes) result.attributes[k] = v;

@@ -119,9 +119,6 @@ TEST(GpuBurnin, StopBeforeTheMinimumIsAnError) {
   EXPECT_FALSE(r.metrics.empty());  // what was measured is kept
 }
 
-}  // namespace
-}  // namespace gpuqual
-
 TEST(GpuBurnin, WrongFirstProductIsCaughtAgainstTheHostReference) {
   GPUQUAL_REQUIRE_GPU();
   BurninConfig c = short_burnin();
@@ -143,3 +140,6 @@ TEST(GpuBurnin, WrongFirstProductIsCaughtAgainstTheHostReference) {
   EXPECT_TRUE(ok.first_product.passed()) << ok.first_product.summary();
   EXPECT_EQ(ok.compare.mismatches(), 0u);
 }
+
+}  // namespace
+}  // namespace gpuqual

@@ -107,7 +107,9 @@ TEST(BenchGpus, SelectionAndRollUp) {
   CheckResult r;
   std::vector<GpuOutcome> outs(3);
   outs[0].add(Status::pass, "");
+  outs[0].metrics.push_back(Metric{});
   outs[1].add(Status::warn, "bf16: noisy");
+  outs[1].metrics.push_back(Metric{});
   outs[2].metrics.push_back(Metric{});
   const std::vector<std::string> errors{"", "", "CUDA error 700"};
   merge_outcomes(r, {0, 1, 2}, outs, errors);
@@ -115,10 +117,24 @@ TEST(BenchGpus, SelectionAndRollUp) {
   EXPECT_EQ(r.per_gpu[0].status, Status::pass);
   EXPECT_EQ(r.per_gpu[1].status, Status::warn);
   EXPECT_EQ(r.per_gpu[2].status, Status::error);
-  EXPECT_EQ(r.metrics.size(), 1u);  // what GPU 2 measured before it failed is kept
+  EXPECT_EQ(r.metrics.size(), 3u);  // what GPU 2 measured before it failed is kept
   EXPECT_EQ(r.status, Status::error);
   EXPECT_NE(r.reason.find("gpu 1: bf16: noisy"), std::string::npos) << r.reason;
   EXPECT_NE(r.reason.find("gpu 2: CUDA error 700"), std::string::npos) << r.reason;
+}
+
+TEST(BenchGpus, AGpuThatReportedNothingIsNotMeasuredNotPass) {
+  // A GPU outcome starts "not measured": passing needs a metric, never the default status.
+  CheckResult r;
+  std::vector<GpuOutcome> outs(2);
+  outs[0].metrics.push_back(Metric{});
+  const std::vector<std::string> errors{"", ""};
+  merge_outcomes(r, {0, 1}, outs, errors);
+  ASSERT_EQ(r.per_gpu.size(), 2u);
+  EXPECT_EQ(r.per_gpu[0].status, Status::pass);
+  EXPECT_EQ(r.per_gpu[1].status, Status::error);
+  EXPECT_NE(r.per_gpu[1].reason.find("not measured"), std::string::npos) << r.per_gpu[1].reason;
+  EXPECT_EQ(r.status, Status::error);
 }
 
 TEST(BenchGpus, EachGpuThreadRunsAndErrorsStayWithTheirGpu) {
