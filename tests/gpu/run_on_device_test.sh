@@ -109,8 +109,9 @@ expect "D: the failed test is listed" grep -q "1 failed \['EveryKernelIsVerified
 #    of tests/data, the run made as that class with --class): compare's verdict is used.
 run_case compare GPUQUAL_DEVICE_CLASS=h200-sxm-141gb GPUQUAL_DEVICE_BASELINES_DIR="$here/../data/baselines" \
   GPUQUAL_DEVICE_DEADLINE_S=60 GPUQUAL_CANARY_RUNS=1 GPUQUAL_GPU_TESTS_NEED_S=5 GPUQUAL_CANARY_NEED_S=10
-expect "E: exit 2 (compare inconclusive: nothing measured), got $rc" test "$rc" -eq 2
-expect "E: summary.md has compare's exit" grep -q 'against the shipped baseline: run 1: exit 2' "$out/summary.md"
+# The baseline expects 2 GPUs and this machine has none: compare fails the record (gpu.missing).
+expect "E: exit 1 (compare fails: the baseline's GPUs are missing), got $rc" test "$rc" -eq 1
+expect "E: summary.md has compare's exit" grep -q 'against the shipped baseline: run 1: exit 1' "$out/summary.md"
 expect "E: compare's report is in extra.tar.gz" sh -c "tar -tzf '$out/extra.tar.gz' | grep -q 'extra/compare-1.txt'"
 expect "E: the class's targets and floors are used" sh -c "! grep -q 'no targets or floors' '$out/summary.md'"
 
