@@ -185,6 +185,13 @@ bool outside_range(const std::string& def, const std::vector<std::string>& notes
 
 }  // namespace
 
+// The name, then spaces up to the description column; a name too wide for the column gets
+// the description on the next line, indented to the column.
+static std::string name_column(const std::string& name, std::size_t col) {
+  if (name.size() + 1 >= col) return name + "\n" + std::string(col, ' ');
+  return name + std::string(col - name.size(), ' ');
+}
+
 std::string HelpFormatter::make_option(const CLI::Option* opt, bool is_positional) const {
   std::string name = "  " + make_option_name(opt, is_positional);
   auto [type, validators] = split_type_name(opt->get_type_name());
@@ -228,12 +235,7 @@ std::string HelpFormatter::make_option(const CLI::Option* opt, bool is_positiona
   }
 
   const std::size_t col = column_width_ + 2;
-  std::string out = name;
-  if (name.size() + 1 >= col) {
-    out += "\n" + std::string(col, ' ');
-  } else {
-    out += std::string(col - name.size(), ' ');
-  }
+  std::string out = name_column(name, col);
   out += wrap_text(desc, kHelpWidth, col, col);
   return out + "\n";
 }
@@ -241,12 +243,7 @@ std::string HelpFormatter::make_option(const CLI::Option* opt, bool is_positiona
 std::string HelpFormatter::make_subcommand(const CLI::App* sub) const {
   const std::string name = "  " + sub->get_display_name();
   const std::size_t col = column_width_ + 2;
-  std::string out = name;
-  if (name.size() + 1 >= col) {
-    out += "\n" + std::string(col, ' ');
-  } else {
-    out += std::string(col - name.size(), ' ');
-  }
+  std::string out = name_column(name, col);
   std::string desc = sub->get_description();  // one entry of a list: its own line breaks go
   for (char& c : desc) c = c == '\n' ? ' ' : c;
   return out + wrap_text(desc, kHelpWidth, col, col) + "\n";
