@@ -42,17 +42,18 @@ std::vector<CheckRow> check_rows(const CheckResult& c, const Verdict& v, bool sk
       if (is_not_applicable_code(code)) row.reason = fmt::format("not applicable ({}): {}", code, reason);
       else if (c.optional) row.reason = "optional check: " + reason;
     }
-    auto fold = [&](Status s, const std::string& why) {
-      if (s == Status::skip || severity_rank(s) <= severity_rank(row.status)) return;
+    // Only a worse status takes over the row, and only then is its reason text made.
+    auto takes_over = [&](Status s) { return s != Status::skip && severity_rank(s) > severity_rank(row.status); };
+    auto fold = [&](Status s, const std::string& what, const std::string& why) {
       row.status = s;
-      row.reason = why;
+      row.reason = fmt::format("{}: {}", what, why);
       row.skip_accepted = false;
     };
     for (const auto& m : v.metrics) {
-      if (m.check == c.name && m.gpu == gpu) fold(m.status, fmt::format("{}: {}", m.metric, m.reason));
+      if (m.check == c.name && m.gpu == gpu && takes_over(m.status)) fold(m.status, m.metric, m.reason);
     }
     for (const auto& f : v.findings) {
-      if (f.check == c.name && f.finding.gpu == gpu) fold(f.status, fmt::format("{}: {}", f.finding.code, f.reason));
+      if (f.check == c.name && f.finding.gpu == gpu && takes_over(f.status)) fold(f.status, f.finding.code, f.reason);
     }
     rows.push_back(std::move(row));
   }

@@ -218,16 +218,23 @@ void decide(const RunRecord& r, const Baseline* b, const CompareOptions& options
   std::vector<std::string> fails, warns;
   if (!b) unjudged.push_back(fmt::format("no baseline for class {}", r.hardware_class.slug));
   if (nothing_measured(r)) unjudged.push_back("nothing was measured (no metric and no passing check)");
+  // The reason lists take only fail, error and warn rows: the text is made for those alone (a
+  // gate formats it for every row of 10,000 records otherwise).
+  auto list_for = [&](Status s) -> std::vector<std::string>* {
+    if (s == Status::fail) return &fails;
+    if (s == Status::error) return &unjudged;
+    if (s == Status::warn) return &warns;
+    return nullptr;
+  };
   for (const auto& m : v.metrics) {
-    const std::string what = fmt::format("{} {}: {}", m.metric, scope_name(m.gpu), m.reason);
-    if (m.status == Status::fail) fails.push_back(what);
-    if (m.status == Status::error) unjudged.push_back(what);
-    if (m.status == Status::warn) warns.push_back(what);
+    if (auto* list = list_for(m.status)) list->push_back(fmt::format("{} {}: {}", m.metric, scope_name(m.gpu), m.reason));
   }
   for (const auto& f : v.findings) {
-    const std::string what = fmt::format("finding {} {}: {}", f.finding.code, scope_name(f.finding.gpu), f.reason);
-    if (f.status == Status::fail) fails.push_back(what);
-    if (f.status == Status::warn) warns.push_back(what);
+    // A finding row in error is its check's error, which the record's check statuses below list.
+    if (f.status == Status::error) continue;
+    if (auto* list = list_for(f.status)) {
+      list->push_back(fmt::format("finding {} {}: {}", f.finding.code, scope_name(f.finding.gpu), f.reason));
+    }
   }
   // A skip that could not measure ("NVML unavailable") never passes; a not-applicable or optional
   // one does not decide (core/skip_reason.hpp).
@@ -241,10 +248,9 @@ void decide(const RunRecord& r, const Baseline* b, const CompareOptions& options
     std::vector<std::pair<std::optional<int>, GpuCheckStatus>> results{{std::nullopt, {0, c.status, c.reason, c.reason_code}}};
     for (const auto& g : c.per_gpu) results.push_back({g.gpu, g});
     for (const auto& [gpu, s] : results) {
-      const std::string what = fmt::format("check {} {} {}: {}", c.name, scope_name(gpu), to_string(s.status), s.reason);
-      if (s.status == Status::fail) fails.push_back(what);
-      if (s.status == Status::error) unjudged.push_back(what);
-      if (s.status == Status::warn) warns.push_back(what);
+      if (auto* list = list_for(s.status)) {
+        list->push_back(fmt::format("check {} {} {}: {}", c.name, scope_name(gpu), to_string(s.status), s.reason));
+      }
     }
   }
   std::vector<std::string> notes;

@@ -30,6 +30,8 @@ class StreamingRecordReader {
   RunRecord parse(std::string_view text, const std::string& origin);
 
  private:
+  RunRecord parse_padded(const std::string& origin);  // parses impl_->text
+
   struct Impl;
   std::unique_ptr<Impl> impl_;
   JsonLimits limits_;

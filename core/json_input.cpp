@@ -1,11 +1,12 @@
 #include "core/json_input.hpp"
 
 #include <fmt/format.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "core/input_error.hpp"
@@ -14,49 +15,57 @@ namespace gpuqual {
 
 namespace {
 
-// A pipe (`<(cat record.json)`, /dev/stdin from a pipe) has no size to check first: read at most
-// one byte over the limit and judge what came.
-std::string read_stream(std::ifstream& in, const std::string& path, std::size_t max_bytes) {
-  std::string text;
+// Appends what `read` gives until end of file or until more than `limit` bytes came (the caller
+// then judges a text over its limit); `expected` bytes (a regular file's size) end it without
+// the extra read that would see the end. A short read (a file shrinking, a pipe) is no error.
+void read_all(int fd, const std::string& path, std::string& text, std::size_t limit, std::size_t expected) {
   char buf[65536];
-  while (in && text.size() <= max_bytes) {
-    in.read(buf, sizeof buf);
-    text.append(buf, static_cast<std::size_t>(in.gcount()));
+  while (text.size() <= limit && text.size() != expected) {
+    const ssize_t got = ::read(fd, buf, sizeof buf);
+    if (got == 0) return;
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      throw InputError(path, "", fmt::format("read failed: {}", std::strerror(errno)));
+    }
+    text.append(buf, static_cast<std::size_t>(got));
   }
-  if (in.bad()) throw InputError(path, "", "read failed");
-  if (text.size() > max_bytes) {
-    throw InputError(path, "", fmt::format("input is over the limit of {} bytes", max_bytes));
-  }
-  return text;
 }
+
+struct Fd {
+  int fd;
+  ~Fd() { ::close(fd); }
+};
 
 }  // namespace
 
-std::string read_text_file(const std::string& path, std::size_t max_bytes) {
+void read_text_file_into(const std::string& path, std::size_t max_bytes, std::string& text, std::size_t padding) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) throw InputError(path, "", fmt::format("cannot open: {}", std::strerror(errno)));
   if (S_ISDIR(st.st_mode)) throw InputError(path, "", "is a directory");
   const bool pipe = S_ISFIFO(st.st_mode);
   if (!S_ISREG(st.st_mode) && !pipe) throw InputError(path, "", "is not a regular file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", fmt::format("cannot open: {}", std::strerror(errno)));
-  std::string text;
+  const Fd file{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+  if (file.fd < 0) throw InputError(path, "", fmt::format("cannot open: {}", std::strerror(errno)));
+  text.clear();
   if (pipe) {
-    text = read_stream(in, path, max_bytes);
+    // A pipe (`<(cat record.json)`, /dev/stdin from a pipe) has no size to check first: read at
+    // most one byte over the limit and judge what came.
+    read_all(file.fd, path, text, max_bytes, static_cast<std::size_t>(-1));
+    if (text.size() > max_bytes) throw InputError(path, "", fmt::format("input is over the limit of {} bytes", max_bytes));
   } else {
-    in.seekg(0, std::ios::end);
-    const std::streamoff size = in.tellg();
-    if (size < 0) throw InputError(path, "", "cannot determine size");
-    if (static_cast<std::size_t>(size) > max_bytes) {
-      throw InputError(path, "", fmt::format("file is {} bytes, over the limit of {} bytes", size, max_bytes));
-    }
-    in.seekg(0, std::ios::beg);
-    text.assign(static_cast<std::size_t>(size), '\0');
-    in.read(text.data(), size);
-    if (!in) throw InputError(path, "", "read failed");
+    const auto size = static_cast<std::size_t>(st.st_size);
+    if (size > max_bytes) throw InputError(path, "", fmt::format("file is {} bytes, over the limit of {} bytes", size, max_bytes));
+    text.reserve(size + 1 + padding);
+    read_all(file.fd, path, text, size, size);
   }
+  text.reserve(text.size() + padding);
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw InputError(path, "", "file is empty");
   if (text.find('\0') != std::string::npos) throw InputError(path, "", "binary data (NUL byte), not text");
+}
+
+std::string read_text_file(const std::string& path, std::size_t max_bytes) {
+  std::string text;
+  read_text_file_into(path, max_bytes, text, 0);
   return text;
 }
 
