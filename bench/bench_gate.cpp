@@ -2,7 +2,10 @@
 // peak memory of the whole process), and `gpuqual compare` of one record as a whole process.
 // Records are generated in a temporary directory on first use and removed at exit:
 //   GPUQUAL_BENCH_RECORDS          pool size (default 10000)
-//   GPUQUAL_BENCH_METRICS_PER_GPU  metrics per GPU, 8 GPUs, 20 samples each (default 5 → 40)
+//   GPUQUAL_BENCH_METRICS_PER_GPU  metrics per GPU, 20 samples each (default 5)
+//   GPUQUAL_BENCH_GPUS             GPUs per node (default 8; 2 is the 7.9 KB canary record of
+//                                  issue 17's measurement)
+// Every node has its own name (k8s_node_name), so gate judges each record: none is a duplicate.
 //   GPUQUAL_BENCH_GPUQUAL          the gpuqual binary to time (default: the one built with it)
 // Budgets (issue 3, measured in docs/performance.md): gate over 10,000 records <= 2 s wall and
 // <= 1 GB peak on 2 cores; compare of one record <= 50 ms for the whole process.
@@ -25,13 +28,14 @@ using namespace gpuqual::bench;
 
 int pool_size() { return env_int("GPUQUAL_BENCH_RECORDS", 10000); }
 int per_gpu() { return env_int("GPUQUAL_BENCH_METRICS_PER_GPU", 5); }
+int gpus() { return env_int("GPUQUAL_BENCH_GPUS", 8); }
 std::string gpuqual_binary() {
   const char* v = std::getenv("GPUQUAL_BENCH_GPUQUAL");
   return v && *v ? v : GPUQUAL_BINARY;
 }
 
 RecordDir& records() {
-  static RecordDir dir(pool_size(), per_gpu());
+  static RecordDir dir(pool_size(), per_gpu(), gpus());
   return dir;
 }
 
@@ -67,7 +71,7 @@ ProcessRun run_process(const std::vector<std::string>& argv) {
 
 void BM_GateInProcess(benchmark::State& state) {
   const auto& paths = records().paths();
-  FixedBaselines baselines(std::vector<Baseline>{synthetic_baseline(per_gpu())});
+  FixedBaselines baselines(std::vector<Baseline>{synthetic_baseline(per_gpu(), gpus())});
   for (auto _ : state) {
     Verdict v = gate_records(paths, baselines, GateOptions{}, static_cast<unsigned>(state.range(0)));
     if (v.outcome != Outcome::pass) guard_failed(state, "the synthetic pool did not pass: " + v.summary);

@@ -63,6 +63,9 @@ inline RunRecord synthetic_record(int node, int per_gpu, std::uint64_t seed, int
   r.argv = {"gpuqual", "run", "--suite", "canary"};
   r.suite = "canary";
   r.node.hostname = fmt::format("gpu-node-{:05d}", node);
+  // Each node its own Kubernetes name: gate keeps the newest record of a node, so a pool that
+  // shares one name would time de-duplication, not judging.
+  r.node.k8s_node_name = r.node.hostname;
   r.node.kernel = "6.8.0-45-generic";
   r.node.os = "Ubuntu 24.04.1 LTS";
   r.node.driver_version = "570.133.20";
@@ -105,10 +108,10 @@ inline RunRecord synthetic_record(int node, int per_gpu, std::uint64_t seed, int
   return r;
 }
 
-inline Baseline synthetic_baseline(int per_gpu) {
+inline Baseline synthetic_baseline(int per_gpu, int gpus = 8) {
   Baseline b;
   b.hardware_class = "h200-sxm-141gb";
-  b.gpu_count = 8;
+  b.gpu_count = gpus;
   b.provenance.source = "synthetic, for benchmarks";
   b.provenance.runs = 1;
   b.origin = "synthetic-h200.yaml";
@@ -128,7 +131,7 @@ inline Baseline synthetic_baseline(int per_gpu) {
 // A temporary directory with `n` record files and the baseline, removed when it goes away.
 class RecordDir {
  public:
-  RecordDir(int n, int per_gpu) : per_gpu_(per_gpu) {
+  RecordDir(int n, int per_gpu, int gpus = 8) : per_gpu_(per_gpu) {
     namespace fs = std::filesystem;
     char tmpl[] = "/tmp/gpuqual-bench-XXXXXX";
     if (!mkdtemp(tmpl)) throw std::runtime_error("mkdtemp failed");
@@ -136,11 +139,11 @@ class RecordDir {
     fs::create_directories(fs::path(dir_) / "records");
     for (int i = 0; i < n; ++i) {
       const std::string p = fmt::format("{}/records/node-{:05d}.json", dir_, i);
-      write_record(p, synthetic_record(i, per_gpu, 42));
+      write_record(p, synthetic_record(i, per_gpu, 42, gpus));
       paths_.push_back(p);
     }
     baseline_path_ = dir_ + "/h200-sxm-141gb.yaml";
-    write_file_atomic(baseline_path_, baseline_to_yaml(synthetic_baseline(per_gpu)));
+    write_file_atomic(baseline_path_, baseline_to_yaml(synthetic_baseline(per_gpu, gpus)));
   }
   ~RecordDir() {
     std::error_code ec;
