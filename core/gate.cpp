@@ -106,6 +106,8 @@ std::optional<std::int64_t> parse_rfc3339_ms(const std::string& text) {
 }
 
 void trim_node_verdict(Verdict& v, std::size_t keep_rows, std::size_t worst, std::size_t keep_reasons) {
+  // ~60 components per node would be most of a 100,000-node pool's memory; the records keep them.
+  v.stack.clear();
   // The worst judged rows first, then every other row that did not pass.
   std::vector<const MetricRow*> judged;
   for (const auto& m : v.metrics) {
