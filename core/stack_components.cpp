@@ -79,15 +79,18 @@ std::vector<StackComponent> stack_components(const RunRecord& r) {
     for (const auto& [name, version] : s->platform) add(out, "platform." + name, StackFact::read(version));
   }
   // The images the container probes ran: the digest when the runtime reported one, else its id.
+  const std::string image_suffix = kProbeImageAttr;
   for (const auto& c : r.checks) {
-    auto image = c.attributes.find(kProbeImageAttr);
-    if (image == c.attributes.end()) continue;
-    auto digest = c.attributes.find(kProbeImageDigestAttr);
-    auto id = c.attributes.find(kProbeImageIdAttr);
-    StackFact f = digest != c.attributes.end() && !digest->second.empty() ? StackFact::read(digest->second)
-                  : id != c.attributes.end() && !id->second.empty()      ? StackFact::read(id->second)
-                                                                          : StackFact::unread("the runtime reported no image id");
-    add(out, fmt::format("image.{}", c.name), std::move(f));
+    for (const auto& [key, reference] : c.attributes) {
+      if (!key.ends_with(image_suffix) || key.size() == image_suffix.size()) continue;
+      const std::string probe = key.substr(0, key.size() - image_suffix.size());
+      auto digest = c.attributes.find(probe + kProbeImageDigestAttr);
+      auto id = c.attributes.find(probe + kProbeImageIdAttr);
+      StackFact f = digest != c.attributes.end() ? StackFact::read(digest->second)
+                    : id != c.attributes.end()   ? StackFact::read(id->second)
+                                                 : StackFact::unread("the probe did not reach the image (" + reference + ")");
+      add(out, fmt::format("image.{}.{}", c.name, probe), std::move(f));
+    }
   }
   return out;
 }

@@ -132,10 +132,11 @@ struct StackComponent {
 // has one, its StackInventory. An empty legacy string field reads as null "not recorded".
 std::vector<StackComponent> stack_components(const RunRecord& record);
 
-// The attribute names a container probe records the image it ran under (CheckResult::attributes):
-// the reference as configured and the runtime's id / repo digest of what actually ran.
-inline constexpr const char* kProbeImageAttr = "image";
-inline constexpr const char* kProbeImageIdAttr = "image_id";
-inline constexpr const char* kProbeImageDigestAttr = "image_digest";
+// The attribute suffixes under which a container probe records, per probe ("<probe>.image"), the
+// image it ran (CheckResult::attributes): the reference as configured, and the runtime's id and
+// registry digest of what actually ran. stack_components lists them as "image.<check>.<probe>".
+inline constexpr const char* kProbeImageAttr = ".image";
+inline constexpr const char* kProbeImageIdAttr = ".image_id";
+inline constexpr const char* kProbeImageDigestAttr = ".image_digest";
 
 }  // namespace gpuqual

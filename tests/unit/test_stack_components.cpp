@@ -40,9 +40,12 @@ TEST(StackComponents, ListsEveryComponentOfTheRecordWithItsFact) {
   r.node.container_runtimes = {"docker 28.2.2"};
   CheckResult probe;
   probe.name = "container_probe";
-  probe.attributes = {{kProbeImageAttr, "nvcr.io/nvidia/cuda:13.0.0-base"},
-                      {kProbeImageDigestAttr, "nvcr.io/nvidia/cuda@sha256:0123"},
-                      {kProbeImageIdAttr, "sha256:abcd"}};
+  probe.attributes = {{"cuda-base.image", "nvcr.io/nvidia/cuda:13.0.0-base"},
+                      {"cuda-base.image_digest", "nvcr.io/nvidia/cuda@sha256:0123"},
+                      {"cuda-base.image_id", "sha256:abcd"},
+                      {"local.image", "gpuqual-probe:dev"},
+                      {"local.image_id", "sha256:beef"},
+                      {"missing.image", "nvcr.io/nvidia/cuda:99.0-base"}};
   r.checks.push_back(probe);
   const auto list = stack_components(r);
   std::vector<std::string> names;
@@ -68,7 +71,12 @@ TEST(StackComponents, ListsEveryComponentOfTheRecordWithItsFact) {
   EXPECT_EQ(find(list, "k8s.kubelet")->fact.value, "v1.31.4");
   EXPECT_EQ(find(list, "platform.gpu-operator")->fact.value, "v25.10.0");
   // The digest, not the tag: a tag can point at another image tomorrow.
-  EXPECT_EQ(find(list, "image.container_probe")->fact.value, "nvcr.io/nvidia/cuda@sha256:0123");
+  EXPECT_EQ(find(list, "image.container_probe.cuda-base")->fact.value, "nvcr.io/nvidia/cuda@sha256:0123");
+  // A locally built image has no registry digest: its id names it.
+  EXPECT_EQ(find(list, "image.container_probe.local")->fact.value, "sha256:beef");
+  // An image that was not present: null, with the reference it asked for.
+  EXPECT_EQ(find(list, "image.container_probe.missing")->fact.reason,
+            "the probe did not reach the image (nvcr.io/nvidia/cuda:99.0-base)");
   // cuBLAS was not set by make_record: null with a reason, not "".
   EXPECT_FALSE(find(list, "cublas")->fact.known());
 }
