@@ -265,56 +265,18 @@ std::map<std::string, std::string> opt_string_map(Obj& o, const char* key) {
   return o.string_map(key, "expected a string");
 }
 
-// The simdjson twin of stack_from_json (stack_inventory_json.cpp): same rules through the same
-// StackFactReader, fields read in the same order, so the first error is the same.
-template <class T, class Each>
-T read_facts(Obj& o, Each each) {
-  T out;
-  StackFactReader<Obj> r(o, opt_string_map(o, "unread"));
-  each(out, [&](const char* key, StackFact& f) { f = r.fact(key); });
-  r.finish();
-  return out;
-}
-
+// The simdjson twin of stack_from_json (stack_inventory_json.cpp): the same read_stack_object.
 StackInventory stack_from(const element& e, const std::string& file, const std::string& path) {
   Obj o(e, file, path);
-  StackInventory s;
-  StackFactReader<Obj> r(o, opt_string_map(o, "unread"));
-  for_each_stack_fact(s, [&](const char* key, StackFact& f) { f = r.fact(key); });
-  if (o.has("nics")) {
-    const simdjson::dom::array nics = o.array("nics");
-    r.read_field("nics");
-    s.nics.emplace();
-    const std::string nics_path = o.child_path("nics");
+  StackInventory s = read_stack_object(o, opt_string_map, [&](Obj& parent, const char* key, auto&& each) {
+    const simdjson::dom::array arr = parent.array(key);
+    const std::string p = parent.child_path(key);
     std::size_t i = 0;
-    for (element ne : nics) {
-      Obj n(ne, file, index_path(nics_path, i++));
-      NicStack nic = read_facts<NicStack>(n, [](NicStack& x, auto fn) { for_each_nic_fact(x, fn); });
-      nic.name = n.nonempty_str("name");
-      nic.sysfs_class = n.nonempty_str("class");
-      if (!is_nic_class(nic.sysfs_class)) n.fail("class", "must be infiniband or net");
-      nic.pci_address = n.str("pci_address");
-      n.finish();
-      s.nics->push_back(std::move(nic));
+    for (element x : arr) {
+      Obj item(x, file, index_path(p, i++));
+      each(item);
     }
-  } else {
-    s.nics_reason = r.reason("nics");
-  }
-  const std::string gpus_path = o.child_path("gpu_firmware");
-  std::size_t i = 0;
-  for (element ge : o.array("gpu_firmware")) {
-    Obj g(ge, file, index_path(gpus_path, i++));
-    GpuFirmware fw = read_facts<GpuFirmware>(g, [](GpuFirmware& x, auto fn) { for_each_gpu_firmware_fact(x, fn); });
-    fw.gpu = static_cast<int>(g.integer("gpu", 0, 1023));
-    fw.uuid = g.str("uuid");
-    g.finish();
-    s.gpu_firmware.push_back(std::move(fw));
-  }
-  s.platform = opt_string_map(o, "platform");
-  for (const auto& [name, version] : s.platform) {
-    if (name.empty()) o.fail("platform", "a platform component needs a name");
-  }
-  r.finish();
+  });
   o.finish();
   return s;
 }

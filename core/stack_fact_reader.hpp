@@ -58,4 +58,51 @@ class StackFactReader {
   std::set<std::string> facts_;
 };
 
+// Reads one whole `node.stack` object through `o`. The readers differ only in how they reach
+// JSON: `string_map(obj, key)` returns an object field of strings ({} when absent or null), and
+// `elements(obj, key, fn)` type-checks the array field `key` and calls fn(element accessor) for
+// each element. The caller calls o.finish().
+template <class Obj, class StringMap, class Elements>
+StackInventory read_stack_object(Obj& o, StringMap&& string_map, Elements&& elements) {
+  auto read_facts = [&](Obj& x, auto& target, auto each) {
+    StackFactReader<Obj> r(x, string_map(x, "unread"));
+    each(target, [&](const char* key, StackFact& f) { f = r.fact(key); });
+    r.finish();
+  };
+  StackInventory s;
+  StackFactReader<Obj> r(o, string_map(o, "unread"));
+  for_each_stack_fact(s, [&](const char* key, StackFact& f) { f = r.fact(key); });
+  if (o.has("nics")) {
+    s.nics.emplace();
+    elements(o, "nics", [&](Obj& n) {
+      NicStack nic;
+      read_facts(n, nic, [](NicStack& x, auto fn) { for_each_nic_fact(x, fn); });
+      nic.name = n.nonempty_str("name");
+      nic.sysfs_class = n.nonempty_str("class");
+      if (!is_nic_class(nic.sysfs_class)) n.fail("class", "must be infiniband or net");
+      nic.pci_address = n.str("pci_address");
+      n.finish();
+      s.nics->push_back(std::move(nic));
+    });
+    r.read_field("nics");
+  } else {
+    o.str_or("nics", "");  // a null list is known to the accessor's finish()
+    s.nics_reason = r.reason("nics");
+  }
+  elements(o, "gpu_firmware", [&](Obj& g) {
+    GpuFirmware fw;
+    read_facts(g, fw, [](GpuFirmware& x, auto fn) { for_each_gpu_firmware_fact(x, fn); });
+    fw.gpu = static_cast<int>(g.integer("gpu", 0, 1023));
+    fw.uuid = g.str("uuid");
+    g.finish();
+    s.gpu_firmware.push_back(std::move(fw));
+  });
+  s.platform = string_map(o, "platform");
+  for (const auto& [name, version] : s.platform) {
+    if (name.empty()) o.fail("platform", "a platform component needs a name");
+  }
+  r.finish();
+  return s;
+}
+
 }  // namespace gpuqual

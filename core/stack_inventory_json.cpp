@@ -36,15 +36,6 @@ std::map<std::string, std::string> string_map(JsonObject& o, const char* key) {
   return out;
 }
 
-template <class T, class Each>
-T read_facts(JsonObject& o, Each each) {
-  T out;
-  StackFactReader<JsonObject> r(o, string_map(o, "unread"));
-  each(out, [&](const char* key, StackFact& f) { f = r.fact(key); });
-  r.finish();
-  return out;
-}
-
 }  // namespace
 
 json to_json(const StackInventory& s) {
@@ -81,41 +72,14 @@ json to_json(const StackInventory& s) {
 
 StackInventory stack_from_json(const json& j, const std::string& file, const std::string& path) {
   JsonObject o(j, file, path);
-  StackInventory s;
-  StackFactReader<JsonObject> r(o, string_map(o, "unread"));
-  for_each_stack_fact(s, [&](const char* key, StackFact& f) { f = r.fact(key); });
-  if (const json* nics = o.opt_array("nics")) {
-    r.read_field("nics");
-    s.nics.emplace();
-    const std::string nics_path = o.child_path("nics");
-    for (std::size_t i = 0; i < nics->size(); ++i) {
-      JsonObject n((*nics)[i], file, JsonObject::index_path(nics_path, i));
-      NicStack nic = read_facts<NicStack>(n, [](NicStack& x, auto fn) { for_each_nic_fact(x, fn); });
-      nic.name = n.nonempty_str("name");
-      nic.sysfs_class = n.nonempty_str("class");
-      if (!is_nic_class(nic.sysfs_class)) n.fail("class", "must be infiniband or net");
-      nic.pci_address = n.str("pci_address");
-      n.finish();
-      s.nics->push_back(std::move(nic));
+  StackInventory s = read_stack_object(o, string_map, [&](JsonObject& parent, const char* key, auto&& each) {
+    const json& arr = parent.array(key);
+    const std::string p = parent.child_path(key);
+    for (std::size_t i = 0; i < arr.size(); ++i) {
+      JsonObject e(arr[i], file, JsonObject::index_path(p, i));
+      each(e);
     }
-  } else {
-    s.nics_reason = r.reason("nics");
-  }
-  const json& gpus = o.array("gpu_firmware");
-  const std::string gpus_path = o.child_path("gpu_firmware");
-  for (std::size_t i = 0; i < gpus.size(); ++i) {
-    JsonObject g(gpus[i], file, JsonObject::index_path(gpus_path, i));
-    GpuFirmware fw = read_facts<GpuFirmware>(g, [](GpuFirmware& x, auto fn) { for_each_gpu_firmware_fact(x, fn); });
-    fw.gpu = static_cast<int>(g.integer("gpu", 0, 1023));
-    fw.uuid = g.str("uuid");
-    g.finish();
-    s.gpu_firmware.push_back(std::move(fw));
-  }
-  s.platform = string_map(o, "platform");
-  for (const auto& [name, version] : s.platform) {
-    if (name.empty()) o.fail("platform", "a platform component needs a name");
-  }
-  r.finish();
+  });
   o.finish();
   return s;
 }
