@@ -106,8 +106,6 @@ std::optional<std::int64_t> parse_rfc3339_ms(const std::string& text) {
 }
 
 void trim_node_verdict(Verdict& v, std::size_t keep_rows, std::size_t worst, std::size_t keep_reasons) {
-  // ~60 components per node would be most of a 100,000-node pool's memory; the records keep them.
-  v.stack.clear();
   // The worst judged rows first, then every other row that did not pass.
   std::vector<const MetricRow*> judged;
   for (const auto& m : v.metrics) {
@@ -167,6 +165,7 @@ NodeSummary summarize_node(const RunRecord& r, const Baseline* b, const GateOpti
   co.strict = options.strict;
   co.expect_gpus = options.expect_gpus;
   co.target = options.target;
+  co.with_stack = false;
   s.verdict = compare_record(r, b, co);
   s.components = record_components(r);
   trim_node_verdict(s.verdict);
