@@ -270,6 +270,7 @@ Verdict compare_record(const RunRecord& r, const Baseline* b, const CompareOptio
   v.driver_version = r.node.driver_version;
   v.cuda_driver_version = r.node.cuda_driver_version;
   v.baseline = b ? b->origin : "";
+  if (options.with_stack) v.stack = stack_components(r);
   add_metric_rows(r, b, v);
   add_finding_rows(r, b, v);
   add_check_rows(r, b, v);

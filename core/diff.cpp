@@ -442,6 +442,7 @@ Verdict diff_records(const RunRecord& before, const RunRecord& after, const Diff
   v.driver_version = after.node.driver_version;
   v.cuda_driver_version = after.node.cuda_driver_version;
   v.baseline = options.before_origin;
+  v.stack = stack_components(after);
   Differ(before, after, options, v).run();
   v.summary = diff_summary(v);
   return v;

@@ -165,6 +165,7 @@ NodeSummary summarize_node(const RunRecord& r, const Baseline* b, const GateOpti
   co.strict = options.strict;
   co.expect_gpus = options.expect_gpus;
   co.target = options.target;
+  co.with_stack = false;
   s.verdict = compare_record(r, b, co);
   s.components = record_components(r);
   trim_node_verdict(s.verdict);

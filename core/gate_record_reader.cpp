@@ -12,6 +12,7 @@
 #include "core/input_error.hpp"
 #include "core/metric_summary.hpp"
 #include "core/skip_reason.hpp"
+#include "core/stack_fact_reader.hpp"
 #include "core/units.hpp"
 
 namespace gpuqual {
@@ -277,6 +278,26 @@ GpuInfo gpu_from(const element& e, const std::string& file, const Where& where) 
   return g;
 }
 
+std::map<std::string, std::string> opt_string_map(Obj& o, const char* key) {
+  if (!o.has(key)) return {};
+  return o.string_map(key, "expected a string");
+}
+
+// The simdjson twin of stack_from_json (stack_inventory_json.cpp): the same read_stack_object.
+StackInventory stack_from(const element& e, const std::string& file, const Where& where) {
+  Obj o(e, file, where);
+  StackInventory s = read_stack_object(o, opt_string_map, [&](Obj& parent, const char* key, auto&& each) {
+    const simdjson::dom::array arr = parent.array(key);
+    std::size_t i = 0;
+    for (element x : arr) {
+      Obj item(x, file, parent.at(key, i++));
+      each(item);
+    }
+  });
+  o.finish();
+  return s;
+}
+
 NodeFacts node_from(const element& e, const std::string& file, const Where& where) {
   Obj o(e, file, where);
   NodeFacts n;
@@ -315,6 +336,7 @@ NodeFacts node_from(const element& e, const std::string& file, const Where& wher
   n.boot_id = o.str_or("boot_id", "");
   n.visible_devices = o.str_or("visible_devices", "");
   n.uptime_s = o.opt_number("uptime_s", 0);
+  if (o.has("stack")) n.stack = stack_from(o.object("stack"), file, o.at("stack"));
   o.finish();
   return n;
 }

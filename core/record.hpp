@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/stack_inventory.hpp"
 #include "core/status.hpp"
 
 namespace gpuqual {
@@ -142,6 +143,9 @@ struct NodeFacts {
   // "CUDA_VISIBLE_DEVICES=0,1" or "NVIDIA_VISIBLE_DEVICES=GPU-..." when the process was given a
   // subset of the node's GPUs; "" when neither is set. GPUs outside it are not "not visible".
   std::string visible_devices;
+  // The rest of the stack (firmware, driver add-ons, container stack, Kubernetes Node, platform);
+  // nullopt in records of a gpuqual that did not read it (core/stack_inventory.hpp).
+  std::optional<StackInventory> stack;
 };
 
 struct HardwareClass {

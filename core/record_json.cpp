@@ -9,6 +9,7 @@
 #include "core/input_error.hpp"
 #include "core/metric_summary.hpp"
 #include "core/skip_reason.hpp"
+#include "core/stack_inventory_json.hpp"
 #include "core/json_fields.hpp"
 #include "core/units.hpp"
 
@@ -119,6 +120,7 @@ json to_json(const NodeFacts& n) {
   put_nonempty(j, "boot_id", n.boot_id);
   put_nonempty(j, "visible_devices", n.visible_devices);
   if (n.uptime_s) j["uptime_s"] = *n.uptime_s;
+  if (n.stack) j["stack"] = to_json(*n.stack);
   return j;
 }
 
@@ -181,6 +183,7 @@ NodeFacts node_from_json(const json& j, const std::string& file, const std::stri
   n.boot_id = o.str_or("boot_id", "");
   n.visible_devices = o.str_or("visible_devices", "");
   n.uptime_s = o.opt_number("uptime_s", 0);
+  if (const json* stack = o.opt_object("stack")) n.stack = stack_from_json(*stack, file, o.child_path("stack"));
   o.finish();
   return n;
 }

@@ -78,6 +78,9 @@ struct Verdict {
   std::map<int, Status> per_gpu;     // roll-up per GPU index
   // diff: what changed in the stack ("driver: 550.90.07 → 570.133.20"); gate: per-node verdicts.
   std::vector<std::string> stack_changes;
+  // compare and diff: the judged record's stack (core/stack_inventory.hpp), for the reports'
+  // stack labels. Empty on gate's per-node verdicts (CompareOptions::with_stack).
+  std::vector<StackComponent> stack;
   std::vector<Verdict> nodes;
 };
 

@@ -93,7 +93,7 @@ json to_json(const Verdict& v) {
   for (const auto& [gpu, status] : v.per_gpu) per_gpu.push_back({{"gpu", gpu}, {"status", to_string(status)}});
   json nodes = json::array();
   for (const auto& n : v.nodes) nodes.push_back(to_json(n));
-  return json{{"schema", v.schema},
+  json out{{"schema", v.schema},
               {"kind", v.kind},
               {"outcome", to_string(v.outcome)},
               {"strict", v.strict},
@@ -112,6 +112,17 @@ json to_json(const Verdict& v) {
               {"per_gpu", per_gpu},
               {"stack_changes", v.stack_changes},
               {"nodes", nodes}};
+  // Added within v1: written only when there is one, so older verdicts read unchanged.
+  if (!v.stack.empty()) {
+    json stack = json::array();
+    for (const auto& c : v.stack) {
+      json cj{{"component", c.name}, {"value", c.fact.value ? json(*c.fact.value) : json(nullptr)}};
+      if (!c.fact.known()) cj["reason"] = c.fact.reason;
+      stack.push_back(std::move(cj));
+    }
+    out["stack"] = std::move(stack);
+  }
+  return out;
 }
 
 Verdict verdict_from_json(const json& j, const std::string& file) {
@@ -170,6 +181,22 @@ Verdict verdict_from_json(const json& j, const std::string& file) {
       g.finish();
     }
     v.stack_changes = o.string_array("stack_changes");
+    if (o.opt_array("stack")) {
+      v.stack = read_array<StackComponent>(o, "stack", [&](const json& e, const std::string& p) {
+        JsonObject c(e, file, p);
+        StackComponent sc;
+        sc.name = c.nonempty_str("component");
+        if (c.has("value")) {
+          sc.fact = StackFact::read(c.str("value"));
+          if (c.has("reason")) c.fail("reason", "a reason belongs to a component that was not read");
+        } else {
+          sc.fact = StackFact::unread(c.nonempty_str("reason"));
+        }
+        c.str_or("value", "");
+        c.finish();
+        return sc;
+      });
+    }
     v.nodes = read_array<Verdict>(o, "nodes", [&](const json& e, const std::string& p) { return read(e, p); });
     o.finish();
     return v;

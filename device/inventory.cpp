@@ -8,10 +8,12 @@
 #include "device/cuda_gpus.hpp"
 #include "device/host_facts.hpp"
 #include "device/k8s_node.hpp"
+#include "device/k8s_node_info.hpp"
 #include "device/library_versions.hpp"
 #include "device/nvml_devices.hpp"
 #include "device/nvml_library.hpp"
 #include "device/pci_gpus.hpp"
+#include "device/stack_collect.hpp"
 
 namespace gpuqual {
 
@@ -105,6 +107,14 @@ Inventory collect_inventory(const InventoryOptions& options) {
   if (!labels_file.empty()) n.k8s_labels = read_k8s_labels_file(labels_file);
 
   collect_gpus(nvml, inv);
+
+  StackSources sources;
+  sources.node_file = options.k8s_node_file;
+  if (sources.node_file.empty()) {
+    if (const char* env = std::getenv(kNodeFileEnvVar)) sources.node_file = env;
+  }
+  sources.platform = options.platform;
+  n.stack = collect_stack_inventory(nvml, inv.gpus, sources);
 
   inv.hardware_class = derive_hardware_class(inv.gpus);
   if (!options.class_override.empty()) {

@@ -2,6 +2,7 @@
 // The node's inventory: node facts, every GPU, and the hardware class. Collected once per run by
 // the parent process and copied into the run record and into every check's context. Never
 // throws for a missing driver/NVML/GPU: those are facts ("no GPU: <reason from CUDA>").
+#include <map>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,8 @@ namespace gpuqual {
 struct InventoryOptions {
   std::string class_override;      // --class; empty = derive
   std::string k8s_labels_file;     // mounted labels file (key=value lines), optional
+  std::string k8s_node_file;       // the Node object as JSON (--node-file), optional
+  std::map<std::string, std::string> platform;  // --platform NAME=VERSION
 };
 
 struct Inventory {

@@ -62,6 +62,9 @@ namespace gpuqual {
   X(nvmlDeviceGetVirtualizationMode)               \
   X(nvmlDeviceGetPersistenceMode)                  \
   X(nvmlDeviceGetVbiosVersion)                     \
+  X(nvmlDeviceGetInforomImageVersion)              \
+  X(nvmlDeviceGetInforomVersion)                   \
+  X(nvmlDeviceGetGspFirmwareVersion)               \
   X(nvmlDeviceGetClockInfo)                        \
   X(nvmlDeviceGetSupportedEventTypes)              \
   X(nvmlEventSetCreate)                            \

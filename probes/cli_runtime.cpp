@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <nlohmann/json.hpp>
 
+#include "probes/image_digest.hpp"
 #include "probes/names.hpp"
 #include "probes/subprocess.hpp"
 
@@ -96,6 +97,7 @@ std::optional<ImageInfo> CliRuntime::inspect_image(const std::string& image) {
   if (!obj) throw RuntimeError(fmt::format("inspect image {}: {} did not print a JSON object", image, program()));
   ImageInfo info;
   info.id = obj->value("Id", std::string());
+  info.repo_digests = repo_digests_of(*obj);
   if (obj->contains("Config") && (*obj)["Config"].is_object() && (*obj)["Config"].contains("Env") &&
       (*obj)["Config"]["Env"].is_array()) {
     for (const auto& e : (*obj)["Config"]["Env"])

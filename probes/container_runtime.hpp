@@ -54,7 +54,8 @@ struct ContainerSpec {
 };
 
 struct ImageInfo {
-  std::string id;
+  std::string id;                               // Id, "sha256:..." (the local image's config digest)
+  std::vector<std::string> repo_digests;        // RepoDigests, "repo@sha256:..." (registry manifest digests)
   std::vector<std::string> env;                 // Config.Env, "K=V"
 };
 

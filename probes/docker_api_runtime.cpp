@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "probes/http_client.hpp"
+#include "probes/image_digest.hpp"
 #include "probes/names.hpp"
 
 namespace gpuqual::probes {
@@ -83,6 +84,7 @@ std::optional<ImageInfo> DockerApiRuntime::inspect_image(const std::string& imag
   if (!j.is_object()) throw RuntimeError(fmt::format("inspect image {}: answer is not JSON", image));
   ImageInfo info;
   info.id = j.value("Id", std::string());
+  info.repo_digests = repo_digests_of(j);
   if (j.contains("Config") && j["Config"].is_object() && j["Config"].contains("Env") && j["Config"]["Env"].is_array()) {
     for (const auto& e : j["Config"]["Env"])
       if (e.is_string()) info.env.push_back(e.get<std::string>());

@@ -210,7 +210,9 @@ CheckResult run_container_probes(const ContainerProbeConfig& config, const Probe
     overall = worse_of(overall, o.status);
     if (o.status != Status::pass) reasons.push_back(fmt::format("{}: {}", spec.name, o.reason));
     auto& a = result.attributes;
-    a[key + ".image"] = spec.image;
+    a[key + kProbeImageAttr] = spec.image;
+    if (!o.image_id.empty()) a[key + kProbeImageIdAttr] = o.image_id;
+    if (!o.image_digest.empty()) a[key + kProbeImageDigestAttr] = o.image_digest;
     a[key + ".status"] = std::string(to_string(o.status));
     if (!o.reason.empty()) a[key + ".reason"] = o.reason;
     if (!o.container.empty()) a[key + ".container"] = o.container;

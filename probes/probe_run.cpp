@@ -9,6 +9,7 @@
 
 #include "probes/container_janitor.hpp"
 #include "probes/container_owner.hpp"
+#include "probes/image_digest.hpp"
 #include "probes/names.hpp"
 #include "probes/self_probe.hpp"
 #include "core/text_case.hpp"
@@ -135,6 +136,10 @@ ProbeOutcome run_probe(ContainerRuntime& runtime, const ProbeSpec& spec, const P
         fmt::format("image {} is not present on this node ({}); set pull to fetch it", spec.image, runtime.describe()));
     return o;
   }
+
+  // The image by what it is, not by its tag: a tag can point at another image tomorrow.
+  o.image_id = image->id;
+  o.image_digest = pick_repo_digest(spec.image, image->repo_digests);
 
   // 2. The CUDA requirement of the image against the host driver, before anything starts.
   const ImageCompatVerdict compat = check_image_compat(spec.image, image->env, ctx.host.compat);

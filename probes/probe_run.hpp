@@ -58,6 +58,8 @@ struct ProbeContext {
 struct ProbeOutcome {
   std::string probe;
   std::string image;
+  std::string image_id;               // what the runtime says the image is (ImageInfo::id)
+  std::string image_digest;           // its registry digest, "repo@sha256:...", "" when it has none
   std::string container;              // the name it had
   Status status = Status::error;
   std::string reason;

@@ -15,6 +15,7 @@
 #include "device/inventory.hpp"
 #include "runner/class_option.hpp"
 #include "runner/command.hpp"
+#include "runner/stack_options.hpp"
 
 namespace gpuqual {
 
@@ -23,6 +24,7 @@ namespace {
 struct InventoryArgs {
   std::string format = "table";
   InventoryOptions options;
+  StackFlags stack;
 };
 
 // The inventory in the run record's own JSON shape (node, hardware_class, gpus), so a reader of
@@ -108,10 +110,20 @@ void print_table(const Inventory& inv) {
     }
   }
   if (!inv.gpu_unavailable_reason.empty()) fmt::print("  CUDA cannot use GPUs: {}\n", inv.gpu_unavailable_reason);
+  // The whole stack as diff, Prometheus and matrix name it (core/stack_inventory.hpp).
+  RunRecord r;
+  r.node = inv.node;
+  r.gpus = inv.gpus;
+  fmt::print("\nStack\n");
+  for (const auto& c : stack_components(r)) {
+    fmt::print("  {:<28} {}\n", c.name, c.fact.value ? or_dash(*c.fact.value) : "- (" + c.fact.reason + ")");
+  }
 }
 
 int run_inventory(const InventoryArgs& args) {
-  Inventory inv = collect_inventory(args.options);
+  InventoryOptions options = args.options;
+  apply_stack_flags(args.stack, options);
+  Inventory inv = collect_inventory(options);
   const bool usable = inv.gpu_unavailable_reason.empty() && !inv.gpus.empty();
   if (args.format == "json") {
     fmt::print("{}\n", inventory_json(inv).dump(2));
@@ -141,6 +153,7 @@ void add_inventory_command(CLI::App& app, CommandAction& selected) {
   add_class_option(cmd, args->options.class_override, "Hardware class to report instead of the derived one");
   cmd->add_option("--labels-file", args->options.k8s_labels_file,
                   "Kubernetes node labels file (downward API format key=\"value\"); default: $GPUQUAL_LABELS_FILE");
+  add_stack_options(cmd, args->stack);
   cmd->callback([args, &selected] { selected = [args] { return run_inventory(*args); }; });
 }
 

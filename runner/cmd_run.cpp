@@ -47,6 +47,7 @@
 #include "runner/run/stop_signal.hpp"
 #include "runner/run/suite_runner.hpp"
 #include "runner/run/task_dirs.hpp"
+#include "runner/stack_options.hpp"
 #include "suites/suite.hpp"
 #include "suites/suite_duration.hpp"
 
@@ -67,6 +68,7 @@ struct RunArgs {
   std::string baselines_dir;
   std::string class_override;
   std::string labels_file;
+  StackFlags stack;
   int expect_gpus = 0;
   std::string target;
   std::string timeout;
@@ -126,7 +128,11 @@ int run_run(const RunArgs& a) {
   }
 
   display.detail("collecting the inventory");
-  const Inventory inv = collect_inventory(InventoryOptions{a.class_override, a.labels_file});
+  InventoryOptions inv_options;
+  inv_options.class_override = a.class_override;
+  inv_options.k8s_labels_file = a.labels_file;
+  apply_stack_flags(a.stack, inv_options);
+  const Inventory inv = collect_inventory(inv_options);
   const std::vector<int> gpus = select_gpus(a.gpus, inv.gpus);
   const std::string& slug = inv.hardware_class.slug;
   if (judge && a.baseline == "auto") {
@@ -275,6 +281,7 @@ void add_run_command(CLI::App& app, CommandAction& selected) {
   add_class_option(cmd, args->class_override, "Use this hardware class instead of the derived one");
   cmd->add_option("--labels-file", args->labels_file, "Kubernetes node labels file (key=value lines) for the record")
       ->type_name("PATH");
+  add_stack_options(cmd, args->stack);
   add_expect_gpus_option(cmd, args->expect_gpus);
   add_target_option(cmd, args->target);
   cmd->add_option("--timeout", args->timeout,

@@ -54,7 +54,10 @@ struct RootPlan {
 RootPlan plan_root(const NcclCommandOptions& o, const std::vector<std::string>& hosts,
                    std::chrono::system_clock::time_point now) {
   RootPlan plan;
-  plan.inventory = collect_inventory(InventoryOptions{o.class_override, o.labels_file});
+  InventoryOptions inv_options;
+  inv_options.class_override = o.class_override;
+  inv_options.k8s_labels_file = o.labels_file;
+  plan.inventory = collect_inventory(inv_options);
   const std::string& slug = plan.inventory.hardware_class.slug;
   plan.output = o.output.empty() ? fmt::format("results/nccl-multinode-{}.json", utc_compact(now)) : o.output;
   if (o.baseline == "none") return plan;

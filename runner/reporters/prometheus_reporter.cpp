@@ -77,6 +77,9 @@ struct Families {
   Family expected{"gpuqual_metric_expected", "Baseline value of a metric, in the unit named by the unit label."};
   Family allowed{"gpuqual_metric_allowed_drop_ratio", "Relative drop a metric may show before it fails (0.05 = 5 %)."};
   Family findings{"gpuqual_findings", "Findings of the last judgement by code, GPU and judged status."};
+  Family stack{"gpuqual_stack_component",
+               "One stack component of the judged node (BIOS, NIC and GPU firmware, driver, toolkit, Kubernetes, platform) "
+               "as labels: component, value, state (read or unread); always 1."};
 };
 
 void add_verdict(Families& f, const Verdict& v) {
@@ -110,6 +113,13 @@ void add_verdict(Families& f, const Verdict& v) {
                           {{"status", std::string(to_string(r.status))}})];
   }
   for (const auto& [labels, n] : finding_counts) f.findings.add(labels, n);
+  // An info series per component (the kube_node_info idiom): join on node to label any series
+  // with the stack, e.g. `gpuqual_verdict * on(node) group_left(value) gpuqual_stack_component{component="bios.version"}`.
+  for (const auto& c : v.stack) {
+    f.stack.add(with(base, {{"component", c.name}, {"value", c.fact.value.value_or("")},
+                            {"state", c.fact.known() ? "read" : "unread"}}),
+                1);
+  }
 }
 
 }  // namespace
@@ -122,7 +132,7 @@ std::string render_prometheus(const Verdict& v) {
     for (const auto& n : v.nodes) add_verdict(f, n);  // gate: one set of series per node
   }
   std::string out;
-  for (const Family* fam : {&f.verdict, &f.exit_code, &f.gpu_status, &f.check_status, &f.value, &f.expected, &f.allowed, &f.findings}) {
+  for (const Family* fam : {&f.verdict, &f.exit_code, &f.gpu_status, &f.check_status, &f.value, &f.expected, &f.allowed, &f.findings, &f.stack}) {
     fam->write(out);
   }
   return out;

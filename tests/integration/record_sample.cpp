@@ -39,6 +39,45 @@ GpuInfo full_gpu(int index) {
   return g;
 }
 
+// Every stack fact read once, and a null-with-reason in each kind of stack object that has facts.
+StackInventory full_stack() {
+  StackInventory s;
+  s.bios_vendor = StackFact::read("Dell Inc.");
+  s.bios_version = StackFact::read("2.19.1");
+  s.bios_date = StackFact::read("03/07/2024");
+  s.board_vendor = StackFact::read("Dell Inc.");
+  s.board_name = StackFact::read("0NR4NP");
+  s.nics = std::vector<NicStack>{
+      {"mlx5_0", "infiniband", "0000:3b:00.0", StackFact::read("mlx5_core"), StackFact::read("28.39.1002")},
+      {"eno1", "net", "0000:01:00.0", StackFact::read("ice"),
+       StackFact::unread("sysfs has no firmware version for this interface (ethtool -i shows it)")}};
+  for (int i = 0; i < 2; ++i) {
+    GpuFirmware f;
+    f.gpu = i;
+    f.uuid = full_gpu(i).uuid;
+    f.inforom_image = StackFact::read("G520.0200.00.05");
+    f.inforom_oem = StackFact::read("2.1");
+    f.inforom_ecc = StackFact::read("7.16");
+    f.inforom_power = i == 0 ? StackFact::read("5.0")
+                             : StackFact::unread("nvmlDeviceGetInforomVersion: Not Supported (power)");
+    f.gsp_firmware = StackFact::read("570.133.20");
+    s.gpu_firmware.push_back(f);
+  }
+  s.kernel_module_build = StackFact::read("NVRM version: NVIDIA UNIX x86_64 Kernel Module  570.133.20  Fri Mar 14 19:28:00 UTC 2025");
+  s.fabric_manager = StackFact::read("570.133.20, running");
+  s.nvidia_peermem = StackFact::read("loaded 570.133.20");
+  s.container_toolkit = StackFact::read("1.17.4");
+  s.cdi_specs = StackFact::read("nvidia.com/gpu=/etc/cdi/nvidia.yaml");
+  s.k8s_kubelet_version = StackFact::read("v1.31.4");
+  s.k8s_container_runtime = StackFact::read("containerd://1.7.24");
+  s.k8s_kernel_version = StackFact::read("6.1.0-28-amd64");
+  s.k8s_os_image = StackFact::read("Debian GNU/Linux 12 (bookworm)");
+  s.k8s_gpu_capacity = StackFact::read("2");
+  s.k8s_gpu_allocatable = StackFact::read("2");
+  s.platform = {{"gpu-operator", "v25.10.0"}};
+  return s;
+}
+
 RunRecord full_record() {
   RunRecord r;
   r.tool = {"0.1.0", "0123456789abcdef0123456789abcdef01234567"};
@@ -72,6 +111,7 @@ RunRecord full_record() {
   r.node.visible_devices = "NVIDIA_VISIBLE_DEVICES=all";
   r.hardware_class = {"h200-sxm-141gb", 2, "NVIDIA-H200", 143771, false};
   r.gpus = {full_gpu(0), full_gpu(1)};
+  r.node.stack = full_stack();
 
   CheckResult gemm;
   gemm.name = "gemm";

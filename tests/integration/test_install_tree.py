@@ -253,15 +253,20 @@ class InstallTree(unittest.TestCase):
                        "example.com/quoted": 'a"b\\c'}
         node_json = os.path.join(self.tmp, "node.json")
         with open(node_json, "w", encoding="utf-8") as f:
-            json.dump({"kind": "Node", "metadata": {"name": "gpu-node-42", "labels": node_labels}}, f)
+            json.dump({"kind": "Node", "metadata": {"name": "gpu-node-42", "labels": node_labels},
+                       "status": {"nodeInfo": {"kubeletVersion": "v1.31.4", "containerRuntimeVersion": "containerd://1.7.24",
+                                               "kernelVersion": "6.8.0-52-generic", "osImage": "Ubuntu 22.04.5 LTS"},
+                                  "capacity": {"nvidia.com/gpu": "8"}, "allocatable": {"nvidia.com/gpu": "7"}}}, f)
         labels_file = os.path.join(self.tmp, "node-labels")
-        made = run([os.path.join(self.prefix, "bin", "gpuqual-node-labels"), "--from-json", node_json, labels_file])
+        node_file = os.path.join(self.tmp, "node-info.json")
+        made = run([os.path.join(self.prefix, "bin", "gpuqual-node-labels"), "--from-json", node_json, labels_file,
+                    node_file])
         self.assertEqual(made.returncode, 0, made.stderr)
         env = clean_env(PATH=os.path.join(self.prefix, "bin") + os.pathsep + os.environ["PATH"],
                         NODE_NAME="gpu-node-42", GPUQUAL_RESULTS_DIR=results, GPUQUAL_STATUS_DIR=status,
-                        GPUQUAL_LABELS_FILE=labels_file, TMPDIR=self.tmp)
+                        GPUQUAL_LABELS_FILE=labels_file, GPUQUAL_NODE_FILE=node_file, TMPDIR=self.tmp)
         res = run([os.path.join(self.prefix, "bin", "gpuqual-k8s-run"), "run", "--suite", "canary",
-                   "--baseline", "none"], cwd=self.cwd, env=env, timeout=300)
+                   "--baseline", "none", "--platform", "gpu-operator=v25.10.0"], cwd=self.cwd, env=env, timeout=300)
         direct_codes = (CODES["kExitPass"], CODES["kExitFail"], CODES["kExitInconclusive"])
         self.assertIn(res.returncode, direct_codes, res.stdout[-2000:] + res.stderr[-2000:])
         records = os.listdir(results)
@@ -273,6 +278,12 @@ class InstallTree(unittest.TestCase):
         # The manifests' downward-API variable and labels file reach the record.
         self.assertEqual(record["node"]["k8s_node_name"], "gpu-node-42")
         self.assertEqual(record["node"]["k8s_labels"], node_labels)
+        # ... and the Node's own report and the Job's --platform reach the stack inventory.
+        stack = record["node"]["stack"]
+        self.assertEqual(stack["k8s_kubelet_version"], "v1.31.4")
+        self.assertEqual(stack["k8s_gpu_capacity"], "8")
+        self.assertEqual(stack["k8s_gpu_allocatable"], "7")
+        self.assertEqual(stack["platform"], {"gpu-operator": "v25.10.0"})
         lines = res.stdout.splitlines()
         begin = next(i for i, li in enumerate(lines) if li.endswith(": begin -----"))
         end = next(i for i, li in enumerate(lines) if li.endswith(": end -----"))

@@ -123,6 +123,8 @@ class KubernetesSchemas(unittest.TestCase):
                     gq = spec["containers"][0]
                     env = {e["name"]: e.get("value") for e in gq["env"]}
                     self.assertEqual(env.get("GPUQUAL_LABELS_FILE"), "/etc/gpuqual/k8s/node-labels")
+                    self.assertEqual(env.get("GPUQUAL_NODE_FILE"), "/etc/gpuqual/k8s/node.json")
+                    self.assertEqual(spec["initContainers"][0]["command"][-1], "/etc/gpuqual/k8s/node.json")
                     self.assertEqual(env.get("GPUQUAL_STATUS_DIR"), "/run/gpuqual")
                     # The API token reaches the helper containers only, never gpuqual itself.
                     self.assertNotIn("api-token", [m["name"] for m in gq["volumeMounts"]])

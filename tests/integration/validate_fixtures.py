@@ -42,6 +42,9 @@ READER_ONLY = [
     # The summary is recomputed from the samples (a median the samples do not have is corrupt).
     re.compile(r"\.(median|min|max|cv): \w+ .* disagrees with the samples"),
     re.compile(r"\.reason_code: a reason code belongs to a skip"),
+    # A stack fact's null and its reason in the same object's `unread` map go together.
+    re.compile(r"\.stack\..*: null without a reason in unread"),
+    re.compile(r"\.stack\..*\.unread\.\w+: (a reason is given for a fact that was read|names no fact of this object)"),
 ]
 
 

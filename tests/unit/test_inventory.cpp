@@ -204,3 +204,31 @@ TEST(InventoryCommand, BadInputIsExit3) {
   EXPECT_EQ(run_gpuqual("inventory --class 'Not A Slug'").exit_code, 3);
   EXPECT_EQ(run_gpuqual("inventory --format yaml").exit_code, 3);
 }
+
+// The stack inventory through the real binary: the Node file and --platform reach the JSON, bad
+// ones are usage errors (exit 3) naming the flag or file.
+TEST(InventoryCommand, StackFromNodeFileAndPlatformFlags) {
+  const std::string node = std::string(GPUQUAL_TEST_DATA) + "/k8s/node-h200.json";
+  Ran r = run_gpuqual("inventory --format json --node-file " + node +
+                      " --platform gpu-operator=v25.10.0 --platform dcgm-exporter=4.2.3-4.1.1");
+  auto j = nlohmann::json::parse(r.out);
+  const auto& stack = j.at("node").at("stack");
+  EXPECT_EQ(stack.at("k8s_kubelet_version"), "v1.31.4");
+  EXPECT_EQ(stack.at("k8s_gpu_allocatable"), "7");
+  EXPECT_EQ(stack.at("platform").at("gpu-operator"), "v25.10.0");
+  EXPECT_EQ(stack.at("platform").at("dcgm-exporter"), "4.2.3-4.1.1");
+  // Every fact of this node is a string or null with its reason: nothing silently empty.
+  for (const char* key : {"bios_vendor", "bios_version", "kernel_module_build", "fabric_manager", "nvidia_peermem",
+                          "container_toolkit", "cdi_specs"}) {
+    const auto& v = stack.at(key);
+    EXPECT_TRUE(v.is_string() || (v.is_null() && !stack.at("unread").at(key).get<std::string>().empty())) << key;
+  }
+}
+
+TEST(InventoryCommand, BadStackFlagsAreUsageErrors) {
+  EXPECT_EQ(run_gpuqual("inventory --platform gpu-operator").exit_code, 3);
+  EXPECT_EQ(run_gpuqual("inventory --platform gpu-operator=v1 --platform gpu-operator=v2").exit_code, 3);
+  EXPECT_EQ(run_gpuqual("inventory --node-file " + std::string(GPUQUAL_TEST_DATA) + "/inventory/node-labels.downward")
+                .exit_code,
+            3);
+}

@@ -98,6 +98,28 @@ TEST(ReportPrometheus, EscapesLabelValuesAndUsesStateSets) {
   EXPECT_EQ(count(prom, "# TYPE gpuqual_check_status gauge"), 1);
 }
 
+TEST(ReportPrometheus, StackComponentsAreInfoSeriesWithEscapedValues) {
+  Verdict v = hostile_verdict();
+  v.stack = {{"bios.version", StackFact::read("2.19\\1 \"beta\"\nx")},
+             {"board.name", StackFact::unread("/sys/class/dmi/id/board_name: Permission denied")},
+             {"platform.gpu-operator", StackFact::read("v25.10.0")}};
+  const std::string prom = render_prometheus(v);
+  EXPECT_EQ(count(prom, "# TYPE gpuqual_stack_component gauge"), 1);
+  EXPECT_EQ(count(prom, "gpuqual_stack_component{"), 3);
+  // Backslash, double quote and newline escaped as the text exposition format says.
+  EXPECT_NE(prom.find("component=\"bios.version\",value=\"2.19\\\\1 \\\"beta\\\"\\nx\",state=\"read\"} 1\n"),
+            std::string::npos)
+      << prom;
+  EXPECT_NE(prom.find("component=\"board.name\",value=\"\",state=\"unread\"} 1\n"), std::string::npos) << prom;
+  EXPECT_NE(prom.find("component=\"platform.gpu-operator\",value=\"v25.10.0\",state=\"read\"} 1\n"), std::string::npos)
+      << prom;
+  std::istringstream lines(prom);
+  for (std::string line; std::getline(lines, line);) {
+    EXPECT_TRUE(line.rfind("# HELP gpuqual_", 0) == 0 || line.rfind("# TYPE gpuqual_", 0) == 0 || line.rfind("gpuqual_", 0) == 0)
+        << line;
+  }
+}
+
 TEST(ReportPrometheus, RepeatedSeriesAreWrittenOnce) {
   Verdict v = hostile_verdict();
   v.metrics.push_back(v.metrics.front());  // the same check × metric × GPU twice
