@@ -4,8 +4,10 @@
 
 #include <string>
 
+#include "core/diff.hpp"
 #include "probes/metric_lines.hpp"
 #include "probes/probe_run.hpp"
+#include "record_builders.hpp"
 
 using namespace gpuqual;
 using namespace gpuqual::probes;
@@ -133,4 +135,31 @@ TEST(ContainerMetricLines, AProbeWithBadLinesWarnsAndKeepsTheGoodMetrics) {
   read_image_metrics(spec, off);
   EXPECT_EQ(off.status, Status::pass);
   EXPECT_TRUE(off.metrics.empty());
+}
+
+// The image's figures are record metrics like any other: `diff` judges them before/after.
+TEST(ContainerMetricLines, DiffJudgesTheImagesOwnFigures) {
+  auto record_with = [](const std::string& output) {
+    RunRecord r = gpuqual::testing::make_record(1);
+    CheckResult c;
+    c.name = "container_probe";
+    c.status = Status::pass;
+    c.metrics = parse_metric_lines(output, false, "train").metrics;
+    r.checks.push_back(c);
+    return r;
+  };
+  const auto steps = [](double ms) {
+    std::string samples;
+    for (int i = 0; i < 20; ++i) samples += (i ? ", " : "") + std::to_string(ms + 0.01 * (i % 5));
+    return "gpuqual-metric {\"name\": \"step_time\", \"unit\": \"ms\", \"direction\": \"lower\", \"samples\": [" + samples +
+           "]}\n";
+  };
+  const RunRecord before = record_with(steps(42.0));
+  const Verdict same = diff_records(before, record_with(steps(42.0)), DiffOptions{});
+  EXPECT_EQ(same.outcome, Outcome::pass) << same.summary;
+  const Verdict slower = diff_records(before, record_with(steps(46.0)), DiffOptions{});  // ~10 % slower steps
+  EXPECT_EQ(slower.outcome, Outcome::fail) << slower.summary;
+  bool named = false;
+  for (const auto& m : slower.metrics) named |= m.metric == "container.train.step_time" && m.status == Status::fail;
+  EXPECT_TRUE(named);
 }
