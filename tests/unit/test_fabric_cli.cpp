@@ -39,7 +39,8 @@ TEST_F(FabricCli, OverARecordedHealthyTreeItPasses) {
                           "--output", "r.json", "--quiet"},
                          {}, GPUQUAL_BINARY);
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;  // --baseline none: nothing judged, nothing failed
-  const CheckResult& c = check(record(), "fabric");
+  const RunRecord rec = record();
+  const CheckResult& c = check(rec, "fabric");
   EXPECT_EQ(c.status, Status::pass) << c.reason;
   EXPECT_EQ(c.metrics.size(), 3u);
   EXPECT_EQ(c.attributes.at("gpudirect"), "nvidia_peermem");
@@ -51,7 +52,8 @@ TEST_F(FabricCli, OverARecordedDegradedTreeItFails) {
                          {}, GPUQUAL_BINARY);
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("fabric"));
-  const CheckResult& c = check(record(), "fabric");
+  const RunRecord rec = record();
+  const CheckResult& c = check(rec, "fabric");
   EXPECT_EQ(c.status, Status::fail);
   std::set<std::string> codes;
   for (const auto& f : c.findings) codes.insert(f.code);
