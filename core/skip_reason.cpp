@@ -15,6 +15,9 @@ constexpr std::array kCodes{
     NotApplicableCode{"no_gpu",
                       "the run-wide Xid watch on a node whose inventory has no NVIDIA GPU (a node that should have "
                       "GPUs fails on gpu.missing instead)"},
+    NotApplicableCode{"no_hca",
+                      "the fabric check on a node without an InfiniBand/RoCE adapter (/sys/class/infiniband absent or "
+                      "empty) and none expected: a suite that lists hcas or expect_hcas fails on fabric.hca_missing instead"},
 };
 
 }  // namespace

@@ -6,14 +6,26 @@
 #include <nlohmann/json.hpp>
 
 #include "core/atomic_file.hpp"
+#include "core/fabric_rules.hpp"
 #include "core/health_rules.hpp"
 #include "core/health_snapshot_json.hpp"
 #include "core/utc_time.hpp"
+#include "device/fabric_sysfs.hpp"
 #include "device/nvml_snapshot.hpp"
 
 namespace gpuqual {
 
 namespace {
+// The HCA error counters at the start of the run, for the `fabric` check (suites/fabric.cpp):
+// only on a node that has HCAs, so a GPU-only node gets no side file.
+void write_fabric_start_snapshot(const std::string& side_dir) {
+  std::vector<std::string> counters;
+  for (const auto& c : fabric_error_counters()) counters.emplace_back(c.name);
+  const auto snapshot = read_fabric_snapshot("/", counters);
+  if (!snapshot || snapshot->hcas.empty()) return;
+  write_file_atomic(side_dir + "/" + kFabricBeforeFile, to_json(*snapshot).dump(1) + "\n");
+}
+
 double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
@@ -28,6 +40,7 @@ void RunHealthMonitor::start(const std::string& side_dir) {
   xids_ = std::make_unique<XidMonitor>(gpus_, nvml_library_);
   capturing_ = xids_->start();
   if (side_dir.empty()) return;
+  write_fabric_start_snapshot(side_dir);
   NvmlSession nvml = NvmlSession::open(nvml_library_);
   if (!nvml.ok()) return;  // no start snapshot: `health` then measures growth over its own window
   NvmlHealthReader reader(nvml, gpus_);

@@ -64,6 +64,8 @@ ProbeSpec parse_probe(const nlohmann::json& j, const std::string& origin, const 
   p.pull_timeout_s = o.opt_number("pull_timeout_s", 1, 86400).value_or(p.pull_timeout_s);
   p.max_output = static_cast<std::size_t>(
       o.opt_integer("max_output_bytes", 1, 64 << 20).value_or(static_cast<std::int64_t>(p.max_output)));
+  p.max_metric_lines = static_cast<std::size_t>(
+      o.opt_integer("max_metric_lines", 0, 10000).value_or(static_cast<std::int64_t>(p.max_metric_lines)));
   p.self_probe = o.opt_boolean("self_probe").value_or(false);
   if (p.self_probe && !p.command.empty()) o.fail("command", "self_probe runs gpuqual's own program: give no command");
   o.finish({"env", "gpus"});
@@ -233,6 +235,8 @@ CheckResult run_container_probes(const ContainerProbeConfig& config, const Probe
     if (o.exited_s && o.exit_code)
       result.metrics.push_back(summarize_metric(fmt::format("container.{}.total_time", key), "s", Direction::lower,
                                                 std::nullopt, {*o.exited_s}));
+    if (o.metric_lines) a[key + ".metric_lines"] = std::to_string(o.metric_lines);
+    result.metrics.insert(result.metrics.end(), o.metrics.begin(), o.metrics.end());
     for (const auto& f : o.findings) result.findings.push_back(f);
   }
   result.status = overall;

@@ -10,6 +10,7 @@
 #include "probes/container_janitor.hpp"
 #include "probes/container_owner.hpp"
 #include "probes/image_digest.hpp"
+#include "probes/metric_lines.hpp"
 #include "probes/names.hpp"
 #include "probes/self_probe.hpp"
 #include "core/text_case.hpp"
@@ -108,6 +109,18 @@ void judge_self_probe_outcome(const ProbeSpec& spec, ProbeOutcome& o) {
     return;
   }
   judge_exit_and_output(spec, o);  // exit code 0 and, if given, expect_output on its JSON
+}
+
+void read_image_metrics(const ProbeSpec& spec, ProbeOutcome& o) {
+  if (spec.max_metric_lines == 0) return;
+  MetricLines m = parse_metric_lines(o.output, o.output_truncated, slug(spec.name), spec.max_metric_lines);
+  o.metric_lines = m.lines;
+  o.metrics = std::move(m.metrics);
+  if (m.findings.empty()) return;
+  if (o.status == Status::pass)
+    set(o, Status::warn, fmt::format("{} of its gpuqual-metric output not read: {}", m.findings.size() == 1 ? "part" : "parts",
+                                     m.findings.front().detail));
+  for (auto& f : m.findings) o.findings.push_back(std::move(f));
 }
 
 ProbeOutcome run_probe(ContainerRuntime& runtime, const ProbeSpec& spec, const ProbeContext& ctx) {
@@ -236,6 +249,7 @@ ProbeOutcome run_probe(ContainerRuntime& runtime, const ProbeSpec& spec, const P
             judge_self_probe_outcome(spec, o);
           } else {
             judge_exit_and_output(spec, o);
+            read_image_metrics(spec, o);
           }
         } catch (const std::exception& e) {
           set(o, Status::error, fmt::format("exit code {} but the output could not be read: {}", w.exit_code, e.what()));

@@ -39,6 +39,8 @@ struct ProbeSpec {
   // Run gpuqual's own program inside instead of a command (self_probe.hpp): GPUs visible, CUDA
   // driver and runtime inside, a tiny kernel per GPU.
   bool self_probe = false;
+  // Lines `gpuqual-metric {json}` read from the output (probes/metric_lines.hpp); 0 = none read.
+  std::size_t max_metric_lines = 64;
 };
 
 // What the node is, for the compatibility preflight and the GPU-less case.
@@ -72,6 +74,9 @@ struct ProbeOutcome {
   std::string compat;                 // what the CUDA preflight concluded, "" when not run
   std::map<std::string, std::string> seen;  // what the self-probe saw inside (visible_gpus, ...)
   std::vector<Finding> findings;
+  // What the image reported about itself (gpuqual-metric lines): container.<probe>.<name>.
+  std::vector<Metric> metrics;
+  std::size_t metric_lines = 0;
 };
 
 ProbeOutcome run_probe(ContainerRuntime& runtime, const ProbeSpec& spec, const ProbeContext& context);
@@ -80,5 +85,8 @@ ProbeOutcome run_probe(ContainerRuntime& runtime, const ProbeSpec& spec, const P
 void judge_exit_and_output(const ProbeSpec& spec, ProbeOutcome& outcome);
 // ... and a finished self-probe: its JSON (self_probe.hpp), then exit code and output.
 void judge_self_probe_outcome(const ProbeSpec& spec, ProbeOutcome& outcome);
+// ... and reads the image's gpuqual-metric lines from its output into `outcome.metrics`; a
+// malformed line or too many make a passing probe `warn` (the findings say which line).
+void read_image_metrics(const ProbeSpec& spec, ProbeOutcome& outcome);
 
 }  // namespace gpuqual::probes

@@ -274,6 +274,9 @@ void add_probe_command(CLI::App& app, CommandAction& selected) {
   cont->add_flag("--self-probe", c->spec.self_probe,
                  "Run gpuqual's program inside (mounted read-only): GPUs visible, CUDA inside, a tiny kernel per GPU");
   cont->add_option("--max-output", c->max_output, "Bytes of output kept and searched")->check(CLI::Range(1, 64 << 20));
+  cont->add_option("--max-metric-lines", c->spec.max_metric_lines,
+                   "gpuqual-metric lines read from the output into container.<probe>.<name> metrics (0: none)")
+      ->check(CLI::Range(0, 10000));
   cont->add_option("--run-id", c->run_id, "Run id in the container name and label (default: host-pid-time-random)");
   cont->add_option("--tables-dir", c->tables_dir, "Where cuda-compat.yaml is (default: the baselines directory)");
   cont->add_option("--assume-driver", c->assume_driver, "What-if: judge the image's CUDA requirement against this driver version");

@@ -57,6 +57,22 @@ run_common_cases() {
   expect_gq "$tag json metrics" 0 '"name": "container\.hello\.start_latency"' -- probe container "${RT[@]}" --image "$IMG" --name hello --format json -- true
   grep -q '"unit": "ms"' <<<"$LAST_OUT" || fail "$tag json metrics: no ms unit"
 
+  # The image's own figures: gpuqual-metric lines become container.<probe>.<name> metrics; a
+  # malformed line is a finding (warn), never a crash; past the line limit the rest is ignored.
+  expect_gq "$tag image metrics" 0 '"name": "container\.smoke\.step_time"' -- probe container "${RT[@]}" --image "$IMG" \
+    --name smoke --format json -- sh -c 'echo warming up; echo "gpuqual-metric {\"name\": \"step_time\", \"unit\": \"ms\", \"direction\": \"lower\", \"samples\": [41.5, 42.5, 43]}"; echo "gpuqual-metric {\"name\": \"tokens_per_s\", \"unit\": \"tokens/s\", \"direction\": \"higher\", \"value\": 1873}"'
+  grep -q '"median": 42.5' <<<"$LAST_OUT" || fail "$tag image metrics: step_time median is not 42.5"
+  grep -q '"name": "container\.smoke\.tokens_per_s"' <<<"$LAST_OUT" || fail "$tag image metrics: no tokens_per_s"
+  expect_gq "$tag image metric malformed" 0 'WARN — .*gpuqual-metric' -- probe container "${RT[@]}" --image "$IMG" --name bad -- \
+    sh -c 'echo "gpuqual-metric {\"name\": \"ttft\", \"unit\": \"ms\", \"direction\": \"lower\", \"value\": 80}"; echo "gpuqual-metric {oops"'
+  grep -q 'container\.metric_malformed: bad: line 2: not JSON' <<<"$LAST_OUT" || fail "$tag image metric malformed: no finding for line 2"
+  grep -Eq 'metric container\.bad\.ttft +80\.000 ms' <<<"$LAST_OUT" || fail "$tag image metric malformed: the good line was lost"
+  expect_gq "$tag image metrics past the limit" 0 'container\.metric_limit: many: more than 5 gpuqual-metric lines; line 6' -- \
+    probe container "${RT[@]}" --image "$IMG" --name many --max-metric-lines 5 -- \
+    sh -c 'i=0; while [ $i -lt 40 ]; do echo "gpuqual-metric {\"name\": \"m$i\", \"unit\": \"count\", \"direction\": \"higher\", \"value\": $i}"; i=$((i+1)); done'
+  grep -q 'metric_lines  *5$' <<<"$LAST_OUT" || fail "$tag image metrics past the limit: not 5 lines read"
+  if grep -q 'container\.many\.m5 ' <<<"$LAST_OUT"; then fail "$tag image metrics past the limit: line 6 was read"; fi
+
   # A hang past the timeout: fail, and the container is gone afterwards.
   run="timeout-$tag-$$"
   expect_gq "$tag timeout" 1 'FAIL — .*timed out: still running after 1 s' -- probe container "${RT[@]}" --image "$IMG" --run-id "$run" --timeout 1 -- sleep 300

@@ -24,7 +24,7 @@ import manifest_lib as ml  # noqa: E402
 
 CODES = ml.exit_codes_from_source()
 PASS, FAIL, INCONCLUSIVE, USAGE = (CODES[k] for k in ("kExitPass", "kExitFail", "kExitInconclusive", "kExitUsage"))
-ALL_COMPONENTS = ["runtime-class", "node-labels", "verdict-labels", "mpijob"]
+ALL_COMPONENTS = ["runtime-class", "node-labels", "verdict-labels", "mpijob", "runtime-socket"]
 IMAGE_UID = 10001
 
 
@@ -103,6 +103,10 @@ class KubernetesSchemas(unittest.TestCase):
         self.assertNotIn("MPIJob", kinds, "the MPIJob needs the MPI Operator: component only")
         for label, spec in (p for o in objs for p in pod_specs_of(o)):
             self.assertFalse(spec.get("automountServiceAccountToken", True), label)
+            # No host path without the opt-in runtime-socket component.
+            self.assertFalse([v for v in spec.get("volumes", []) if "hostPath" in v], label)
+        ns = [o for o in objs if o["kind"] == "Namespace"][0]
+        self.assertEqual(ns["metadata"]["labels"]["pod-security.kubernetes.io/enforce"], "restricted")
 
     def test_kustomize_with_every_component(self):
         need_kubectl(self)
@@ -133,6 +137,37 @@ class KubernetesSchemas(unittest.TestCase):
                         self.assertEqual(mounts.get("api-token"), "/var/run/secrets/kubernetes.io/serviceaccount")
                         henv = {e["name"]: e.get("value") for e in helper["env"]}
                         self.assertEqual(henv.get("NVIDIA_VISIBLE_DEVICES"), "void", helper["name"])
+
+    def test_runtime_socket_component(self):
+        """The opt-in socket for container probes: mounted into the gpuqual container of every
+        per-node pod (not the gate), DOCKER_HOST pointing at it, and the namespace's Pod Security
+        level lowered to what a hostPath needs, with the cost stated next to it."""
+        need_kubectl(self)
+        objs = ml.kustomize_with_components(["runtime-socket"])
+        ns = [o for o in objs if o["kind"] == "Namespace"][0]
+        self.assertEqual(ns["metadata"]["labels"]["pod-security.kubernetes.io/enforce"], "privileged")
+        mounted = 0
+        for obj in objs:
+            for label, spec in pod_specs_of(obj):
+                per_node = obj["metadata"].get("labels", {}).get("gpuqual.io/per-node") == "true" or obj["kind"] == "CronJob"
+                sockets = [v for v in spec.get("volumes", []) if "hostPath" in v]
+                with self.subTest(obj=label):
+                    if not per_node:
+                        self.assertEqual(sockets, [])
+                        continue
+                    self.assertEqual(sockets, [{"name": "runtime-socket",
+                                                "hostPath": {"path": "/var/run/docker.sock", "type": "Socket"}}])
+                    gq = spec["containers"][0]
+                    mounts = {m["name"]: m["mountPath"] for m in gq["volumeMounts"]}
+                    env = {e["name"]: e.get("value") for e in gq["env"]}
+                    self.assertEqual("unix://" + mounts["runtime-socket"], env["DOCKER_HOST"])
+                    self.assertIn("supplementalGroups", spec["securityContext"])
+                    self.assertTrue(spec["securityContext"]["runAsNonRoot"])  # the group, not root
+                    self.assertFalse(gq["securityContext"]["privileged"])
+                    mounted += 1
+        self.assertGreaterEqual(mounted, 3)
+        with open(os.path.join(ml.COMPONENTS, "runtime-socket", "kustomization.yaml"), encoding="utf-8") as f:
+            self.assertIn("WHAT IT COSTS", f.read())
 
     def test_components_rbac_is_minimal(self):
         for component, verbs in (("node-labels", ["get"]), ("verdict-labels", ["get", "patch"])):
