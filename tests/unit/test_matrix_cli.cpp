@@ -136,5 +136,16 @@ TEST_F(MatrixCli, RollbackIsTheNewestKnownGoodRowAndLoadsBackAsATarget) {
   EXPECT_NE(none.err.find("no known-good row"), std::string::npos) << none.err;
 }
 
+TEST_F(MatrixCli, TheHtmlReportCarriesTheMatrixSection) {
+  ASSERT_EQ(build().code, 0);
+  const auto r = gpuqual("report " + shell_quote(std::string(GPUQUAL_TEST_DATA) + "/records/synthetic-healthy.json") +
+                         " --baselines-dir " + shell_quote(std::string(GPUQUAL_TEST_DATA) + "/baselines") + " --html " +
+                         shell_quote(path("report.html")) + " --matrix " + shell_quote(path("matrix.yaml")));
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  const std::string page = read_text(path("report.html"));
+  EXPECT_NE(page.find("<h2 id=\"matrix\">Compatibility matrix</h2>"), std::string::npos);
+  EXPECT_NE(page.find("<tr data-state=\"known-bad\"><td>h200-sxm-141gb</td>"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace gpuqual
