@@ -8,15 +8,11 @@
 // Budget (issue 17 section 2, figure in docs/performance.md): 100,000 records <= 10 s and <= 1 GB
 // on 2 cores.
 #include <benchmark/benchmark.h>
-#include <fcntl.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <array>
-#include <chrono>
 
 #include "bench/bench_guard.hpp"
+#include "bench/process_run.hpp"
 #include "bench/synthetic_records.hpp"
 #include "core/matrix_stream.hpp"
 
@@ -29,10 +25,6 @@ constexpr std::array<const char*, 4> kDrivers = {"550.90.07", "570.133.20", "575
 
 int fleet_size() { return env_int("GPUQUAL_BENCH_RECORDS", 100000); }
 int per_gpu() { return env_int("GPUQUAL_BENCH_METRICS_PER_GPU", 5); }
-std::string gpuqual_binary() {
-  const char* v = std::getenv("GPUQUAL_BENCH_GPUQUAL");
-  return v && *v ? v : GPUQUAL_BINARY;
-}
 
 // A temporary fleet: records/ and the class baseline beside it (the --baselines-dir), removed at exit.
 class Fleet {
@@ -92,33 +84,15 @@ void BM_MatrixBuildInProcess(benchmark::State& state) {
 }
 BENCHMARK(BM_MatrixBuildInProcess)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-// fork/exec, output to /dev/null; wait4 gives the child's own peak RSS.
 void BM_MatrixBuildProcess(benchmark::State& state) {
   const std::string out = fleet().dir() + "/matrix.yaml";
-  std::vector<std::string> argv = {gpuqual_binary(), "matrix", "build", fleet().dir() + "/records",
-                                   "--baselines-dir", fleet().dir(), "-o", out};
   long peak = 0;
   for (auto _ : state) {
-    std::vector<char*> args;
-    for (auto& a : argv) args.push_back(a.data());
-    args.push_back(nullptr);
-    const auto start = std::chrono::steady_clock::now();
-    const pid_t pid = fork();
-    if (pid == 0) {
-      const int null = open("/dev/null", O_WRONLY);
-      dup2(null, 1);
-      dup2(null, 2);
-      execv(args[0], args.data());
-      _exit(127);
-    }
-    int status = 0;
-    rusage ru{};
-    if (pid < 0 || wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-      guard_failed(state, "gpuqual matrix build did not exit 0");
-      continue;
-    }
-    state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    peak = std::max(peak, ru.ru_maxrss);
+    const ProcessRun r = run_process({gpuqual_binary(), "matrix", "build", fleet().dir() + "/records", "--baselines-dir",
+                                      fleet().dir(), "-o", out});
+    if (r.exit_code != 0) guard_failed(state, "gpuqual matrix build exited " + std::to_string(r.exit_code));
+    state.SetIterationTime(r.wall_s);
+    peak = std::max(peak, r.max_rss_kib);
   }
   state.counters["records"] = static_cast<double>(fleet().paths().size());
   state.counters["peak_rss_MiB"] = static_cast<double>(peak) / 1024.0;

@@ -21,8 +21,6 @@ std::optional<std::string> pinned(const std::map<std::string, ComponentRule>& t,
   return it->second.value;
 }
 
-std::string strip_v(const std::string& v) { return !v.empty() && (v[0] == 'v' || v[0] == 'V') ? v.substr(1) : v; }
-
 void check_cuda(const std::map<std::string, ComponentRule>& t, const std::optional<DottedVersion>& driver,
                 const std::string& driver_text, std::optional<int> branch, const std::string& cc,
                 const std::string& product, const PlatformRules& rules, RuleOutcome& out) {
@@ -131,7 +129,7 @@ void check_operator(const std::map<std::string, ComponentRule>& t, const std::op
     return;
   }
   if (k8s) {
-    const auto kv = DottedVersion::parse(strip_v(*k8s));
+    const auto kv = DottedVersion::parse(without_v(*k8s));
     if (!kv) {
       out.notes.push_back(fmt::format("kubernetes \"{}\" is not a version: the Operator's range is not checked", *k8s));
     } else {

@@ -52,9 +52,13 @@ auto with_lines(const std::string& text, const std::string& origin, Parse parse)
   }
 }
 
-void check_schema(JsonObject& o, const char* want) {
+// Every table opens with its schema, the date its sources were read and what they are.
+template <class Table>
+void read_header(JsonObject& o, const char* want, Table& t) {
   const std::string s = o.str("schema");
   if (s != want) o.fail("schema", fmt::format("unsupported schema \"{}\" (this gpuqual reads {})", s, want));
+  t.read = date_field(o, "read", false);
+  t.source = o.nonempty_str("source");
 }
 
 BranchKind parse_kind(JsonObject& o) {
@@ -91,10 +95,8 @@ EolStatement eol_from(const nlohmann::json& j, const std::string& file, const st
 
 DriverBranchTable branches_from(const nlohmann::json& root, const std::string& file) {
   JsonObject o(root, file, "$");
-  check_schema(o, "gpuqual.driver-branches/v1");
   DriverBranchTable t;
-  t.read = date_field(o, "read", false);
-  t.source = o.nonempty_str("source");
+  read_header(o, "gpuqual.driver-branches/v1", t);
   const nlohmann::json& branches = o.array("branches");
   std::set<int> seen;
   for (std::size_t i = 0; i < branches.size(); ++i) {
@@ -157,14 +159,10 @@ std::string major_of(const std::string& version) {
   return v ? fmt::format("{}.{}", v->major(), v->minor()) : std::string();
 }
 
-std::string strip_v(const std::string& v) { return !v.empty() && (v[0] == 'v' || v[0] == 'V') ? v.substr(1) : v; }
-
 GpuOperatorTable operator_from(const nlohmann::json& root, const std::string& file) {
   JsonObject o(root, file, "$");
-  check_schema(o, "gpuqual.gpu-operator/v1");
   GpuOperatorTable t;
-  t.read = date_field(o, "read", false);
-  t.source = o.nonempty_str("source");
+  read_header(o, "gpuqual.gpu-operator/v1", t);
   const nlohmann::json& releases = o.array("releases");
   std::set<std::string> seen;
   for (std::size_t i = 0; i < releases.size(); ++i) {
@@ -237,7 +235,7 @@ const Architecture* DriverBranchTable::for_compute_capability(const std::string&
 }
 
 const OperatorRelease* GpuOperatorTable::find(const std::string& version) const {
-  const auto want = DottedVersion::parse(strip_v(version));
+  const auto want = DottedVersion::parse(without_v(version));
   if (!want) return nullptr;
   for (const auto& r : releases) {
     if (DottedVersion::parse(r.version) == want) return &r;
@@ -246,7 +244,7 @@ const OperatorRelease* GpuOperatorTable::find(const std::string& version) const 
 }
 
 std::string GpuOperatorTable::support_state(const std::string& version) const {
-  const std::string major = major_of(strip_v(version));
+  const std::string major = major_of(without_v(version));
   const auto v = DottedVersion::parse(major);
   if (!v) return "unknown";
   if (major == supported) return "supported";
@@ -266,6 +264,8 @@ GpuOperatorTable parse_gpu_operator_yaml(const std::string& text, const std::str
 GpuOperatorTable load_gpu_operator_table(const std::string& path) {
   return parse_gpu_operator_yaml(read_text_file(path, YamlLimits{}.max_bytes), path);
 }
+
+std::string without_v(const std::string& v) { return !v.empty() && (v[0] == 'v' || v[0] == 'V') ? v.substr(1) : v; }
 
 std::optional<int> driver_branch_of(const std::string& version) {
   std::size_t i = (!version.empty() && (version[0] == 'R' || version[0] == 'r')) ? 1 : 0;

@@ -89,6 +89,9 @@ DriverBranchTable load_driver_branches(const std::string& path);
 GpuOperatorTable parse_gpu_operator_yaml(const std::string& text, const std::string& origin);
 GpuOperatorTable load_gpu_operator_table(const std::string& path);
 
+// "25.10.0" from "v25.10.0" (Operator tags and kubelet versions carry a v); others as given.
+std::string without_v(const std::string& version);
+
 // "570" from "570.133.20", "570." or "R570"; nullopt when it does not start with a number.
 std::optional<int> driver_branch_of(const std::string& version);
 

@@ -51,11 +51,19 @@ TEST(MatrixRuleTables, ShippedTablesLoadWithTheirSources) {
   EXPECT_EQ(r.gpu_operator.support_state("27.1.0"), "unknown");
 }
 
-struct BadCase {
-  const char* what;
-  const char* text;
-  const char* expect;  // in the one-line message, after "file: line N: "
-};
+// Each (text, expected problem) must be refused with a one-line "file: line N: ..." error.
+template <class Parse>
+void expect_rejected(Parse parse, const std::string& file, const std::vector<std::pair<std::string, std::string>>& cases) {
+  for (const auto& [text, expect] : cases) {
+    try {
+      parse(text, file);
+      ADD_FAILURE() << "accepted:\n" << text;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(file + ": line "), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(expect), std::string::npos) << e.what();
+    }
+  }
+}
 
 const char* kBranches = R"(schema: gpuqual.driver-branches/v1
 read: "2026-12-01"
@@ -90,15 +98,7 @@ TEST(MatrixRuleTables, DriverBranchBadInputsAreFileLineErrors) {
       {std::string(kBranches) + "  - {name: V2, compute_capabilities: [\"7.0\"], last_branch: 580, source: \"S5\"}\n",
        "compute capability 7.0 is listed twice"},
   };
-  for (const auto& [text, expect] : cases) {
-    try {
-      parse_driver_branches_yaml(text, "b.yaml");
-      ADD_FAILURE() << "accepted:\n" << text;
-    } catch (const InputError& e) {
-      EXPECT_NE(std::string(e.what()).find("b.yaml: line "), std::string::npos) << e.what();
-      EXPECT_NE(std::string(e.what()).find(expect), std::string::npos) << e.what();
-    }
-  }
+  expect_rejected(parse_driver_branches_yaml, "b.yaml", cases);
 }
 
 const char* kOperator = R"(schema: gpuqual.gpu-operator/v1
@@ -125,15 +125,7 @@ TEST(MatrixRuleTables, GpuOperatorBadInputsAreFileLineErrors) {
       {edit(kOperator, "  deprecated: \"26.3\"\n", ""), "$.lifecycle.deprecated"},
       {std::string(kOperator) + "extra: 1\n", "line 11: $.extra"},
   };
-  for (const auto& [text, expect] : cases) {
-    try {
-      parse_gpu_operator_yaml(text, "o.yaml");
-      ADD_FAILURE() << "accepted:\n" << text;
-    } catch (const InputError& e) {
-      EXPECT_NE(std::string(e.what()).find("o.yaml: line "), std::string::npos) << e.what();
-      EXPECT_NE(std::string(e.what()).find(expect), std::string::npos) << e.what();
-    }
-  }
+  expect_rejected(parse_gpu_operator_yaml, "o.yaml", cases);
 }
 
 TEST(MatrixRules, AHealthyStackBreaksNothing) {
