@@ -223,10 +223,21 @@ MatrixCheck check_target(const Target& target, const Matrix* matrix, const Platf
   MatrixCheck out;
   if (wanted.empty()) wanted.insert("");  // no class anywhere: the rules alone
   int worst = kExitPass;
+  std::size_t checked = 0;
   for (const std::string& slug : wanted) {
     ClassCheck c;
     c.hardware_class = slug.empty() ? "(every class)" : slug;
     const auto t = target.rules_for(slug);
+    if (t.empty()) {
+      // A target with rules only under `classes:` says nothing about the other classes: every row
+      // would match it. Said, and left out of the exit code.
+      c.state = "not-targeted";
+      c.exit_code = kExitPass;
+      c.line = fmt::format("{}: not checked: the target names no component for this class", c.hardware_class);
+      out.classes.push_back(std::move(c));
+      continue;
+    }
+    ++checked;
     std::string cc, product;
     std::vector<const MatrixRow*> on;
     if (matrix) {
@@ -270,7 +281,7 @@ MatrixCheck check_target(const Target& target, const Matrix* matrix, const Platf
     if (c.exit_code == kExitFail || (c.exit_code == kExitInconclusive && worst == kExitPass)) worst = c.exit_code;
     out.classes.push_back(std::move(c));
   }
-  out.exit_code = worst;
+  out.exit_code = checked == 0 ? kExitInconclusive : worst;
   return out;
 }
 

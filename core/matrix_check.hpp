@@ -10,7 +10,8 @@
 //                        release's range, the Operator's support state, its default driver
 // Exit per class: 1 a rule is broken or the class is known-bad on the target, 2 the class never
 // qualified it (no matching row, or only mixed/unqualified rows), 0 known-good and no rule
-// broken. Where the sources disagree (an end of life, a Kubernetes range) the line says so and
+// broken. A class the target names no component for is not-targeted (said, not counted; nothing
+// targeted at all is 2). Where the sources disagree (an end of life, a Kubernetes range) the line says so and
 // does not decide on it.
 #include <string>
 #include <vector>
@@ -42,7 +43,7 @@ RuleOutcome check_rules(const std::map<std::string, ComponentRule>& target, cons
 
 struct ClassCheck {
   std::string hardware_class;
-  std::string state;  // known-good, known-bad, mixed, unqualified, never-qualified
+  std::string state;  // known-good, known-bad, mixed, unqualified, never-qualified, not-targeted
   int exit_code = 2;
   std::string line;   // "h200-sxm-141gb: known-good: ...; rules: ..."
   RuleOutcome rules;
