@@ -100,6 +100,7 @@ MatrixRow row_from_json(const nlohmann::json& j, const std::string& file, const 
       throw InputError(file, o.child_path("stack") + "." + it.key(), "expected a non-empty version string");
     r.stack.emplace_back(it.key(), it->get<std::string>());
   }
+  order_stack(r.stack);
   r.images = o.string_array("images");
   r.nodes_passed = o.string_array("nodes_passed");
   r.nodes_failed = o.string_array("nodes_failed");

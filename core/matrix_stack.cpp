@@ -29,6 +29,16 @@ StackComponents stack_components(const RunRecord& record) {
   return out;
 }
 
+void order_stack(StackComponents& stack) {
+  auto rank = [](const std::string& name) {
+    const auto it = std::find(kMatrixComponents.begin(), kMatrixComponents.end(), name);
+    return static_cast<std::size_t>(it - kMatrixComponents.begin());
+  };
+  std::stable_sort(stack.begin(), stack.end(), [&](const auto& a, const auto& b) {
+    return std::make_pair(rank(a.first), a.first) < std::make_pair(rank(b.first), b.first);
+  });
+}
+
 std::vector<std::string> validated_images(const RunRecord& record) {
   std::vector<std::string> out;
   for (const auto& c : record.checks) {

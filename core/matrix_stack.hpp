@@ -18,6 +18,9 @@ namespace gpuqual {
 // upgrading gpuqual must not split a row, so they are left out.
 using StackComponents = std::vector<std::pair<std::string, std::string>>;
 StackComponents stack_components(const RunRecord& record);
+// Puts components in that same order (names it does not know last, by name): a matrix read back
+// from a file lists them as the builder did.
+void order_stack(StackComponents& stack);
 
 // The container images the record's container probes ran and passed ("registry/app:tag"),
 // sorted and distinct: the workload images this stack validated.

@@ -142,7 +142,7 @@ TEST(MatrixIo, StrictLoaderNamesFileLineAndPath) {
       {"\"known-good\"", "\"great\"", "$.rows[0].state: unknown state \"great\""},
       {"schema: \"gpuqual.matrix/v1\"", "schema: \"gpuqual.matrix/v9\"", "unsupported schema"},
       {"min_nodes: 1", "min_nodes: 0", "$.min_nodes"},
-      {"  first_seen:", "  colour: \"red\"\n  first_seen:", "colour"},
+      {"    first_seen:", "    colour: \"red\"\n    first_seen:", "colour"},
   };
   for (const auto& c : cases) {
     std::string text = good;

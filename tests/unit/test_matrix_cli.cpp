@@ -53,6 +53,7 @@ TEST_F(MatrixCli, GoldenMatrixInEveryFormat) {
     const std::string golden = kData + "/golden/matrix." + ext;
     const std::string got = read_text(path(std::string("matrix.") + ext));
     if (update) {
+      std::filesystem::create_directories(kData + "/golden");
       std::ofstream(golden, std::ios::binary) << got;
       continue;
     }
