@@ -10,14 +10,9 @@
 // Budgets (issue 3, measured in docs/performance.md): gate over 10,000 records <= 2 s wall and
 // <= 1 GB peak on 2 cores; compare of one record <= 50 ms for the whole process.
 #include <benchmark/benchmark.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <chrono>
 
 #include "bench/bench_guard.hpp"
+#include "bench/process_run.hpp"
 #include "bench/synthetic_records.hpp"
 #include "core/gate_stream.hpp"
 
@@ -29,44 +24,10 @@ using namespace gpuqual::bench;
 int pool_size() { return env_int("GPUQUAL_BENCH_RECORDS", 10000); }
 int per_gpu() { return env_int("GPUQUAL_BENCH_METRICS_PER_GPU", 5); }
 int gpus() { return env_int("GPUQUAL_BENCH_GPUS", 8); }
-std::string gpuqual_binary() {
-  const char* v = std::getenv("GPUQUAL_BENCH_GPUQUAL");
-  return v && *v ? v : GPUQUAL_BINARY;
-}
 
 RecordDir& records() {
   static RecordDir dir(pool_size(), per_gpu(), gpus());
   return dir;
-}
-
-struct ProcessRun {
-  double wall_s = 0;
-  long max_rss_kib = 0;
-  int exit_code = -1;
-};
-
-// fork/exec with stdout and stderr to /dev/null; wait4 gives the child's own peak RSS.
-ProcessRun run_process(const std::vector<std::string>& argv) {
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  const auto start = std::chrono::steady_clock::now();
-  const pid_t pid = fork();
-  if (pid == 0) {
-    const int null = open("/dev/null", O_WRONLY);
-    dup2(null, 1);
-    dup2(null, 2);
-    execv(args[0], args.data());
-    _exit(127);
-  }
-  ProcessRun r;
-  int status = 0;
-  rusage ru{};
-  if (pid < 0 || wait4(pid, &status, 0, &ru) != pid) return r;
-  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  r.max_rss_kib = ru.ru_maxrss;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
 }
 
 void BM_GateInProcess(benchmark::State& state) {

@@ -24,6 +24,10 @@ constexpr std::array kComponents{
     TargetComponent{"kernel", "Linux kernel release (node.kernel, uname -r)"},
     TargetComponent{"os", "operating system (node.os, PRETTY_NAME of os-release)"},
     TargetComponent{"vbios", "VBIOS version of every GPU (gpus[].vbios)"},
+    // Platform components `gpuqual matrix check` judges against the GPU Operator table; records
+    // state them once the stack inventory (issue 17 section 1) is in the record.
+    TargetComponent{"gpu_operator", "NVIDIA GPU Operator release (e.g. 25.10.0)"},
+    TargetComponent{"kubernetes", "Kubernetes version of the node (kubelet, e.g. 1.33.4)"},
 };
 
 bool known_component(const std::string& name) {

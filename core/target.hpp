@@ -65,4 +65,8 @@ struct TargetJudgement {
 
 TargetJudgement judge_target(const RunRecord& record, const Target& target);
 
+// The target as `gpuqual.target/v1` YAML that load_target reads back (every value quoted, each
+// rule in its long form), after `comment` lines (each prefixed "# ").
+std::string target_to_yaml(const Target& target, const std::vector<std::string>& comment = {});
+
 }  // namespace gpuqual

@@ -15,6 +15,7 @@
 #include "core/health_rules.hpp"
 #include "core/health_severity.hpp"
 #include "core/input_error.hpp"
+#include "core/matrix_io.hpp"
 #include "core/record_io.hpp"
 #include "runner/command.hpp"
 #include "runner/compare_baseline.hpp"
@@ -36,6 +37,7 @@ struct ReportArgs {
   GatePoolFlags pool;  // with --gate: the pool rules, as on `gpuqual gate`
   std::string pool_flag_given;  // the first of those flags on the command line, if any
   std::string html;
+  std::string matrix;  // --matrix: the compatibility matrix section (docs/matrix.md)
   bool strict = false;
 };
 
@@ -52,7 +54,10 @@ std::unique_ptr<SeverityTable> load_meanings() {
   }
 }
 
-int finish(const Verdict& v, const html::ReportInput& in, const ReportArgs& a) {
+int finish(const Verdict& v, html::ReportInput in, const ReportArgs& a) {
+  std::unique_ptr<Matrix> matrix;
+  if (!a.matrix.empty()) matrix = std::make_unique<Matrix>(load_matrix(a.matrix));
+  in.matrix = matrix.get();
   const std::string page = html::render_report(in);
   try {
     write_file_atomic(a.html, page);
@@ -155,6 +160,8 @@ void add_report_command(CLI::App& app, CommandAction& selected) {
   cmd->add_option("--html", args->html, "Where to write the HTML report (atomically)")
       ->type_name("FILE")
       ->required();
+  cmd->add_option("--matrix", args->matrix, "Add the compatibility matrix (gpuqual matrix build) as a section")
+      ->type_name("FILE");
   cmd->add_flag("--strict", args->strict, "Warnings count as failures (exit 1)");
   cmd->callback([args, baseline, pool_options, &selected] {
     args->baseline_given = baseline->count() > 0;

@@ -50,6 +50,20 @@ const std::map<std::string, HelpFooter>& footers() {
       {"report",
        {"Exit codes: as compare/diff/gate for the verdict shown; 3 usage or input error.",
         "gpuqual report compare results/node-1.json --html report.html"}},
+      {"matrix",
+       {"Exit codes: build and rollback 0 written, rollback 2 no known-good row; check 0 every class known-good and "
+        "no rule broken, 1 a rule broken or a class known-bad, 2 a class never qualified the target; 3 usage or "
+        "input error.",
+        "gpuqual matrix build results/ -o matrix.yaml"}},
+      {"matrix build",
+       {"Exit codes: 0 written, 3 usage or input error.", "gpuqual matrix build results/ -o matrix.yaml --markdown matrix.md"}},
+      {"matrix check",
+       {"Exit codes: 0 every class is known-good on the target and no rule is broken, 1 a rule is broken or a class is "
+        "known-bad on the target, 2 a class never qualified the target, 3 usage or input error.",
+        "gpuqual matrix check --target target.yaml --matrix matrix.yaml"}},
+      {"matrix rollback",
+       {"Exit codes: 0 the target printed, 2 the class has no known-good row, 3 usage or input error.",
+        "gpuqual matrix rollback --class h200-sxm-141gb --matrix matrix.yaml > rollback.yaml"}},
   };
   return table;
 }

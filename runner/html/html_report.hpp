@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/health_severity.hpp"
+#include "core/matrix.hpp"
 #include "core/record.hpp"
 #include "core/verdict.hpp"
 #include "runner/html/html_burnin.hpp"
@@ -28,6 +29,7 @@ struct ReportInput {
   const SeverityTable* severity = nullptr;     // meaning and action of finding codes; may be null
   std::vector<PoolNode> pool;                  // gate: one per node
   const BurninTelemetry* telemetry = nullptr;  // burn-in side file series; may be null
+  const Matrix* matrix = nullptr;              // `--matrix`: the compatibility matrix section; may be null
 };
 
 std::string render_report(const ReportInput& input);

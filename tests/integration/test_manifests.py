@@ -453,6 +453,32 @@ class ExitCodeContract(unittest.TestCase):
             with open(os.path.join(tmp, "r1", "diff", "n1.exit"), encoding="utf-8") as f:
                 self.assertEqual(f.read().strip(), str(FAIL))
 
+    def test_argo_matrix_check_stops_only_a_broken_or_known_bad_target(self):
+        """matrix-check runs first; gpuqual matrix check exit 1 (rule broken / known-bad) or 3
+        ends the workflow before any node, 2 (not yet qualified) goes on to the canary."""
+        wf = ml.load_all(os.path.join(ml.PIPELINES, "argo-workflows-upgrade.yaml"))[0]
+        flow = next(t for t in wf["spec"]["templates"] if t["name"] == "upgrade-flow")
+        self.assertEqual([s["name"] for s in flow["steps"][0]], ["matrix-check"])
+        self.assertNotIn("continueOn", flow["steps"][0][0])
+        update = next(i for i, g in enumerate(flow["steps"]) if any(s["name"] == "matrix-update" for s in g))
+        gate = next(i for i, g in enumerate(flow["steps"]) if any(s["name"] == "gate" for s in g))
+        self.assertGreater(update, gate, "the matrix is updated after the pool gate")
+        for code, expect in ((PASS, PASS), (FAIL, FAIL), (INCONCLUSIVE, PASS), (USAGE, USAGE)):
+            with self.subTest(code=code), tempfile.TemporaryDirectory() as tmp:
+                bindir = os.path.join(tmp, "bin")
+                os.mkdir(bindir)
+                with open(os.path.join(bindir, "gpuqual"), "w", encoding="utf-8") as f:
+                    f.write(f"#!/bin/sh\necho \"$@\" > {tmp}/args\nexit {code}\n")
+                os.chmod(os.path.join(bindir, "gpuqual"), 0o755)
+                t = next(t for t in wf["spec"]["templates"] if t["name"] == "matrix-check")
+                src = (t["script"]["source"].replace("/var/lib/gpuqual/results", tmp)
+                       .replace("{{workflow.parameters.target}}", "target.yaml"))
+                res = subprocess.run(["/bin/sh", "-c", src], capture_output=True, text=True, timeout=30,
+                                     env=dict(os.environ, PATH=bindir + os.pathsep + os.environ["PATH"]))
+                self.assertEqual(res.returncode, expect, res.stdout + res.stderr)
+                with open(os.path.join(tmp, "args"), encoding="utf-8") as f:
+                    self.assertIn(f"matrix check --target {tmp}/target.yaml", f.read())
+
     def test_gitlab_allows_only_inconclusive(self):
         ci = ml.load_all(os.path.join(ml.PIPELINES, "gitlab-ci.yml"))[0]
         jobs = {k: v for k, v in ci.items() if isinstance(v, dict) and v.get("stage") == "qualify"}

@@ -1,0 +1,52 @@
+#pragma once
+// Running the real gpuqual binary from a benchmark: fork/exec with stdout and stderr to
+// /dev/null; wait4 gives the child's own wall time and peak RSS (what a pipeline step costs).
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace gpuqual::bench {
+
+// The gpuqual binary to time: $GPUQUAL_BENCH_GPUQUAL (an installed one), else the one the
+// benchmark was built with (GPUQUAL_BINARY, set by bench/CMakeLists.txt).
+inline std::string gpuqual_binary() {
+  const char* v = std::getenv("GPUQUAL_BENCH_GPUQUAL");
+  return v && *v ? v : GPUQUAL_BINARY;
+}
+
+struct ProcessRun {
+  double wall_s = 0;
+  long max_rss_kib = 0;
+  int exit_code = -1;
+};
+
+inline ProcessRun run_process(const std::vector<std::string>& argv) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  const auto start = std::chrono::steady_clock::now();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const int null = open("/dev/null", O_WRONLY);
+    dup2(null, 1);
+    dup2(null, 2);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  ProcessRun r;
+  int status = 0;
+  rusage ru{};
+  if (pid < 0 || wait4(pid, &status, 0, &ru) != pid) return r;
+  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  r.max_rss_kib = ru.ru_maxrss;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+}  // namespace gpuqual::bench
