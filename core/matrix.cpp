@@ -76,7 +76,7 @@ MatrixObservation observe_record(const RunRecord& record, Outcome outcome) {
   o.hardware_class = record.hardware_class.slug;
   o.gpu_product = record_gpu_product(record);
   o.compute_capability = record_compute_capability(record);
-  o.stack = stack_components(record);
+  o.stack = matrix_components(record);
   if (passed(outcome)) o.images = validated_images(record);
   o.node = record_node(record);
   o.run_id = record.run_id;

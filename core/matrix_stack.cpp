@@ -13,12 +13,12 @@ namespace gpuqual {
 namespace {
 
 // The order components appear in a matrix row: the driver stack first, firmware last.
-constexpr std::array<std::string_view, 5> kMatrixComponents{"driver_version", "cuda_driver_version", "kernel", "os",
-                                                           "vbios"};
+constexpr std::array<std::string_view, 7> kMatrixComponents{"driver_version", "cuda_driver_version", "kernel", "os",
+                                                           "kubernetes", "gpu_operator", "vbios"};
 
 }  // namespace
 
-StackComponents stack_components(const RunRecord& record) {
+StackComponents matrix_components(const RunRecord& record) {
   const auto found = record_components(record);
   StackComponents out;
   for (std::string_view name : kMatrixComponents) {

@@ -17,7 +17,7 @@ namespace gpuqual {
 // The libraries gpuqual itself carries (CUDA runtime, cuBLAS, NCCL) are not the node's stack:
 // upgrading gpuqual must not split a row, so they are left out.
 using StackComponents = std::vector<std::pair<std::string, std::string>>;
-StackComponents stack_components(const RunRecord& record);
+StackComponents matrix_components(const RunRecord& record);
 // Puts components in that same order (names it does not know last, by name): a matrix read back
 // from a file lists them as the builder did.
 void order_stack(StackComponents& stack);

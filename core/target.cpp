@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+
 #include <array>
 
 #include "core/baseline_yaml_tree.hpp"
@@ -137,6 +138,15 @@ Target load_target(const std::string& path) { return parse_target_yaml(read_text
 
 std::span<const TargetComponent> target_components() { return kComponents; }
 
+namespace {
+// "v1.33.4" (kubelet) and "v25.10.0" (Operator tags) name the versions 1.33.4 and 25.10.0.
+std::string strip_v(const std::string& version) {
+  return version.size() > 1 && (version[0] == 'v' || version[0] == 'V') && std::isdigit(static_cast<unsigned char>(version[1]))
+             ? version.substr(1)
+             : version;
+}
+}  // namespace
+
 std::map<std::string, std::vector<std::string>> record_components(const RunRecord& r) {
   std::map<std::string, std::vector<std::string>> out;
   auto put = [&](const char* name, const std::string& value) {
@@ -154,6 +164,13 @@ std::map<std::string, std::vector<std::string>> record_components(const RunRecor
     if (!g.vbios.empty() && std::find(vbios.begin(), vbios.end(), g.vbios) == vbios.end()) vbios.push_back(g.vbios);
   }
   if (!vbios.empty()) out["vbios"] = vbios;
+  // The platform versions the stack inventory read (issue 17 section 1): the kubelet's version
+  // from the Node object, the GPU Operator's from --platform gpu-operator=VERSION.
+  if (r.node.stack) {
+    if (r.node.stack->k8s_kubelet_version.known()) put("kubernetes", strip_v(*r.node.stack->k8s_kubelet_version.value));
+    auto op = r.node.stack->platform.find("gpu-operator");
+    if (op != r.node.stack->platform.end()) put("gpu_operator", strip_v(op->second));
+  }
   return out;
 }
 
