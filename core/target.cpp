@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-
 #include <array>
+#include <cctype>
 
 #include "core/baseline_yaml_tree.hpp"
 #include "core/cuda_compat_version.hpp"
