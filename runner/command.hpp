@@ -22,5 +22,6 @@ void add_baseline_command(CLI::App& app, CommandAction& selected);
 void add_probe_command(CLI::App& app, CommandAction& selected);
 void add_nccl_command(CLI::App& app, CommandAction& selected);
 void add_report_command(CLI::App& app, CommandAction& selected);
+void add_plan_command(CLI::App& app, CommandAction& selected);
 
 }  // namespace gpuqual

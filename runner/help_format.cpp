@@ -50,6 +50,10 @@ const std::map<std::string, HelpFooter>& footers() {
       {"report",
        {"Exit codes: as compare/diff/gate for the verdict shown; 3 usage or input error.",
         "gpuqual report compare results/node-1.json --html report.html"}},
+      {"plan",
+       {"Exit codes: 0 every node is in a wave (or done), 2 some nodes must wait (the reasons are listed), 1 the "
+        "policy cannot be met (a floor above what the class has), 3 usage or input error.",
+        "gpuqual plan --nodes nodes.json --pods pods.json --pdbs pdbs.json --policy plan.yaml --format json"}},
   };
   return table;
 }
