@@ -24,7 +24,7 @@ import manifest_lib as ml  # noqa: E402
 
 CODES = ml.exit_codes_from_source()
 PASS, FAIL, INCONCLUSIVE, USAGE = (CODES[k] for k in ("kExitPass", "kExitFail", "kExitInconclusive", "kExitUsage"))
-ALL_COMPONENTS = ["runtime-class", "node-labels", "verdict-labels", "mpijob", "runtime-socket"]
+ALL_COMPONENTS = ["runtime-class", "node-labels", "verdict-labels", "mpijob", "runtime-socket", "planner"]
 IMAGE_UID = 10001
 
 

@@ -3,6 +3,8 @@
 // operator gets for bad input (file, JSON path or line, problem).
 #include <gtest/gtest.h>
 
+#include <yaml-cpp/yaml.h>
+
 #include <nlohmann/json.hpp>
 
 #include "core/input_error.hpp"
@@ -132,6 +134,14 @@ TEST(PlanPolicyFile, BadPolicyNamesFileLineAndProblem) {
             "plan.yaml: line 4: $.training.before_drain: \"never\" is not checkpoint or done");
   EXPECT_EQ(error_of([] { parse_plan_policy_yaml("schema: gpuqual.plan/v2\nclasses: {}\n", "plan.yaml"); }),
             "plan.yaml: line 1: $.schema: unsupported schema \"gpuqual.plan/v2\" (this gpuqual reads gpuqual.plan/v1)");
+}
+
+// The policy the Kubernetes component ships (the Argo workflow's plan step reads it) is one.
+TEST(PlanPolicyFile, ShippedConfigMapPolicyLoads) {
+  const YAML::Node cm = YAML::LoadFile(std::string(GPUQUAL_SOURCE_DIR) + "/containers/k8s/components/planner/policy-configmap.yaml");
+  const PlanPolicy p = parse_plan_policy_yaml(cm["data"]["plan.yaml"].as<std::string>(), "policy-configmap.yaml");
+  EXPECT_EQ(p.classes.size(), 2u);
+  EXPECT_EQ(p.classes.at("h100-sxm-80gb").max_nodes_out, 2);
 }
 
 }  // namespace
