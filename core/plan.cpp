@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <tuple>
 #include <unordered_map>
 
 #include "core/plan_placement.hpp"

@@ -50,7 +50,7 @@ int run_plan(PlanArgs& a) {
   } else {
     const std::string body = a.format == "markdown" ? render_plan_markdown(plan) : render_plan_table(plan);
     std::fputs(body.c_str(), stdout);
-    std::printf("%s%s\n", a.format == "markdown" ? "\n" : "\n", plan.summary.c_str());
+    std::printf("\n%s\n", plan.summary.c_str());  // the summary line last, as every command's
   }
   return plan.exit_code;
 }

@@ -75,7 +75,9 @@ TEST_F(PlanCli, WorkedExampleOfTheDocsRunsAsWritten) {
     for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
     const int status = ::pclose(p);
     EXPECT_EQ(out, c.expected);
-    if (c.exit_code >= 0) EXPECT_EQ(WEXITSTATUS(status), c.exit_code);
+    if (c.exit_code >= 0) {
+      EXPECT_EQ(WEXITSTATUS(status), c.exit_code);
+    }
   }
 }
 

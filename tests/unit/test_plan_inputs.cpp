@@ -3,6 +3,9 @@
 // operator gets for bad input (file, JSON path or line, problem).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <functional>
+
 #include <yaml-cpp/yaml.h>
 
 #include <nlohmann/json.hpp>

@@ -1,6 +1,9 @@
 // The planner on small clusters built by hand, one rule per test (core/plan.hpp).
 #include <gtest/gtest.h>
 
+#include <map>
+#include <stdexcept>
+
 #include "core/plan.hpp"
 #include "core/plan_policy.hpp"
 
