@@ -6,11 +6,11 @@
 #include <charconv>
 #include <cmath>
 
-#include "core/baseline_yaml_tree.hpp"
 #include "core/hardware_class.hpp"
 #include "core/input_error.hpp"
 #include "core/json_fields.hpp"
 #include "core/json_input.hpp"
+#include "core/yaml_document.hpp"
 
 namespace gpuqual {
 
@@ -71,10 +71,7 @@ TrainingPolicy training_from_json(const nlohmann::json& j, const std::string& fi
 PlanPolicy policy_from_json(const nlohmann::json& root, const std::string& file) {
   JsonObject o(root, file, "$");
   PlanPolicy p;
-  p.schema = o.str("schema");
-  if (p.schema != kPlanPolicySchema) {
-    o.fail("schema", fmt::format("unsupported schema \"{}\" (this gpuqual reads {})", p.schema, kPlanPolicySchema));
-  }
+  p.schema = read_schema(o, kPlanPolicySchema);
   const nlohmann::json& classes = o.object("classes");
   if (classes.empty()) o.fail("classes", "name at least one hardware class");
   for (auto it = classes.begin(); it != classes.end(); ++it) {
@@ -124,12 +121,7 @@ bool TrainingPolicy::blocks_drain(const ClusterPod& pod) const {
 }
 
 PlanPolicy parse_plan_policy_yaml(const std::string& text, const std::string& origin) {
-  const YamlTree tree = parse_yaml_tree(text, origin);
-  try {
-    return policy_from_json(tree.root, origin);
-  } catch (const InputError&) {
-    rethrow_with_line(tree);
-  }
+  return from_yaml_document(text, origin, policy_from_json);
 }
 
 PlanPolicy load_plan_policy(const std::string& path) {
