@@ -52,7 +52,6 @@ class Planner {
     size_classes();
     judge_nodes();
     build_waves();
-    place_evictions();
     finish();
     return std::move(plan_);
   }
@@ -179,19 +178,15 @@ class Planner {
         r.push_back(fmt::format("capacity would fall below the floor: {} of {} schedulable {} GPUs would be left, the floor is {}",
                                 cc.schedulable - cap_gpus(i), cc.schedulable, cc.hardware_class, cc.floor));
       }
-      for (auto [d, count] : work_[i].pdb_pods) {
-        const ClusterPdb& pdb = c_.pdbs[d];
-        if (count > pdb.disruptions_allowed) {
-          r.push_back(fmt::format("PDB {} allows {} disruption{}; the node has {} of its pods", pdb.key(),
-                                  pdb.disruptions_allowed, pdb.disruptions_allowed == 1 ? "" : "s", count));
-        }
-      }
+      for (std::string& why : pdb_overflows(i)) r.push_back(std::move(why));
       if (r.empty()) state_[i] = NodeState::planned;  // provisional: a wave is found below
     }
   }
 
   // Waves: the candidates, least disruptive first, taken in that order into each wave while
-  // the class's node and GPU limits and every PDB's budget allow.
+  // the class's node and GPU limits and every PDB's budget allow. Then the wave's GPU pods are
+  // placed on the nodes that stay, and every evicted pod that found a node moves there in the
+  // model: when that node's wave comes, it is evicted again and takes its PDB's budget again.
   void build_waves() {
     std::vector<std::size_t> todo;
     for (std::size_t i = 0; i < nodes_.size(); ++i) {
@@ -203,6 +198,11 @@ class Planner {
       return std::make_tuple(x.evicted_gpu_pods, x.pods.size(), x.used_gpus) <
              std::make_tuple(y.evicted_gpu_pods, y.pods.size(), y.used_gpus);
     });
+    PlacementIndex index(nodes_);
+    for (std::size_t i = 0; i < nodes_.size(); ++i) {
+      // Nodes with a verdict that passed are upgraded already: evicted pods go there first.
+      if (work_[i].capacity) index.insert(i, nodes_[i].gpus - work_[i].used_gpus, state_[i] == NodeState::done);
+    }
     std::vector<int> pdb_used(c_.pdbs.size(), 0);
     const std::size_t nclasses = plan_.classes.size();
     bool canary = true;
@@ -210,6 +210,11 @@ class Planner {
       std::vector<int> out_nodes(nclasses, 0), out_gpus(nclasses, 0);
       std::vector<std::size_t> touched, members, later;
       for (std::size_t i : todo) {
+        if (auto why = pdb_overflows(i); !why.empty()) {  // pods moved here by earlier waves
+          state_[i] = NodeState::deferred;
+          for (std::string& r : why) reasons_[i].push_back(r + " (moved here by earlier waves)");
+          continue;
+        }
         const int cid = work_[i].class_id;
         const int limit = canary ? limits_[cid]->canary : limits_[cid]->max_nodes_out;
         bool fits = out_nodes[cid] < limit && out_gpus[cid] + cap_gpus(i) <= budget(cid);
@@ -254,44 +259,71 @@ class Planner {
         w.pdbs.push_back({c_.pdbs[d].key(), pdb_used[d], c_.pdbs[d].disruptions_allowed});
         pdb_used[d] = 0;  // the next wave starts after these pods are back: full budget again
       }
-      wave_members_.push_back(std::move(members));
+      drain(w, members, index);
       plan_.waves.push_back(std::move(w));
       todo = std::move(later);
       canary = false;
     }
   }
 
-  // Where each evicted GPU pod would go: the state carries from wave to wave (pods moved in
-  // wave 1 are still where they went when wave 2 drains).
-  void place_evictions() {
-    PlacementIndex index(nodes_);
-    for (std::size_t i = 0; i < nodes_.size(); ++i) {
-      if (work_[i].capacity) index.insert(i, nodes_[i].gpus - work_[i].used_gpus);
+  // Every PDB this node has more of its pods under than it allows, as reasons.
+  std::vector<std::string> pdb_overflows(std::size_t i) const {
+    std::vector<std::string> out;
+    for (auto [d, count] : work_[i].pdb_pods) {
+      const ClusterPdb& pdb = c_.pdbs[d];
+      if (count > pdb.disruptions_allowed) {
+        out.push_back(fmt::format("PDB {} allows {} disruption{}; the node has {} of its pods", pdb.key(),
+                                  pdb.disruptions_allowed, pdb.disruptions_allowed == 1 ? "" : "s", count));
+      }
     }
-    for (std::size_t k = 0; k < plan_.waves.size(); ++k) {
-      Wave& w = plan_.waves[k];
-      for (std::size_t i : wave_members_[k]) index.remove(i);
-      for (std::size_t i : wave_members_[k]) {
-        for (std::size_t p : work_[i].pods) {
-          const ClusterPod& pod = c_.pods[p];
-          PlannedEviction e;
-          e.pod = pod.key();
-          e.node = nodes_[i].name;
-          e.gpus = pod.gpus;
-          e.training = policy_.training.is_training(pod);
-          for (std::size_t d : pod_pdbs_[p]) e.pdbs.push_back(c_.pdbs[d].key());
-          if (pod.gpus > 0) {
-            const long to = index.place(pod, nodes_[i].hardware_class);
-            if (to >= 0) e.placed_on = nodes_[static_cast<std::size_t>(to)].name;
-            else ++w.unplaced_gpu_pods;
+    return out;
+  }
+
+  // The wave's evictions: each GPU pod placed first fit on a staying node of its class (upgraded
+  // nodes first), and moved there; the wave's nodes come back empty of what they evicted, as
+  // upgraded nodes.
+  void drain(Wave& w, const std::vector<std::size_t>& members, PlacementIndex& index) {
+    for (std::size_t i : members) index.remove(i);
+    for (std::size_t i : members) {
+      for (std::size_t p : work_[i].pods) {
+        const ClusterPod& pod = c_.pods[p];
+        PlannedEviction e;
+        e.pod = pod.key();
+        e.node = nodes_[i].name;
+        e.gpus = pod.gpus;
+        e.training = policy_.training.is_training(pod);
+        for (std::size_t d : pod_pdbs_[p]) e.pdbs.push_back(c_.pdbs[d].key());
+        if (pod.gpus > 0) {
+          const long to = index.place(pod, nodes_[i].hardware_class);
+          if (to >= 0) {
+            e.placed_on = nodes_[static_cast<std::size_t>(to)].name;
+            move_pod(p, static_cast<std::size_t>(to));
+          } else {
+            ++w.unplaced_gpu_pods;  // pending until there is room: no longer on any node
           }
-          w.evictions.push_back(std::move(e));
         }
+        w.evictions.push_back(std::move(e));
       }
-      // Back after the wave, emptied of what it evicted.
-      for (std::size_t i : wave_members_[k]) {
-        if (work_[i].capacity) index.insert(i, nodes_[i].gpus - work_[i].staying_gpus);
-      }
+      work_[i].pods.clear();
+      work_[i].pdb_pods.clear();
+      work_[i].evicted_gpu_pods = 0;
+      work_[i].used_gpus = work_[i].staying_gpus;
+    }
+    std::sort(w.evictions.begin(), w.evictions.end(), [](auto& a, auto& b) { return a.pod < b.pod; });
+    for (std::size_t i : members) {
+      if (work_[i].capacity) index.insert(i, nodes_[i].gpus - work_[i].staying_gpus, true);
+    }
+  }
+
+  void move_pod(std::size_t p, std::size_t to) {
+    NodeWork& w = work_[to];
+    w.pods.push_back(p);
+    w.used_gpus += c_.pods[p].gpus;
+    ++w.evicted_gpu_pods;
+    for (std::size_t d : pod_pdbs_[p]) {
+      auto e = std::find_if(w.pdb_pods.begin(), w.pdb_pods.end(), [&](auto& x) { return x.first == d; });
+      if (e == w.pdb_pods.end()) w.pdb_pods.emplace_back(d, 1);
+      else ++e->second;
     }
   }
 
@@ -357,7 +389,6 @@ class Planner {
   std::map<std::string, int> class_ids_;
   std::vector<const ClassPolicy*> limits_;
   std::unordered_map<std::size_t, int> wave_of_;
-  std::vector<std::vector<std::size_t>> wave_members_;
 };
 
 }  // namespace

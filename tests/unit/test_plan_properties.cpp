@@ -97,6 +97,17 @@ void check_guarantees(const Cluster& c, const PlanPolicy& policy, const NodeOutc
     }
   }
   const Expect e = expected_capacity(c, policy, verdicts);
+  // Where each pod is, replayed wave by wave from the placements the plan chose: a pod moved in
+  // one wave is evicted again (and takes its PDB again) when its new node's wave comes.
+  std::map<std::string, const ClusterPod*> pods;
+  std::map<std::string, std::string> where;
+  std::map<std::string, int> used;  // GPUs in use per node
+  for (const auto& p : c.pods) {
+    if (p.node.empty() || p.phase == "Succeeded" || p.phase == "Failed" || !nodes.count(p.node)) continue;
+    pods[p.key()] = &p;
+    where[p.key()] = p.node;
+    used[p.node] += p.gpus;
+  }
   for (const auto& w : plan.waves) {
     std::set<std::string> in_wave(w.nodes.begin(), w.nodes.end());
     // No class below its floor; no more nodes out than allowed (the canary's size in wave 0).
@@ -115,18 +126,40 @@ void check_guarantees(const Cluster& c, const PlanPolicy& policy, const NodeOutc
     }
     for (const auto& wc : w.classes) ASSERT_EQ(wc.schedulable_left, e.schedulable.at(wc.hardware_class) - out_gpus[wc.hardware_class]);
     // No PDB gives more evictions than its disruptionsAllowed; no unfinished training pod
-    // without a checkpoint on a node of the wave.
+    // without a checkpoint on a node of the wave; the plan lists exactly the pods the drain evicts.
     std::map<std::string, int> pdb_evictions;
-    for (const auto& p : c.pods) {
-      if (!in_wave.count(p.node)) continue;
-      ASSERT_FALSE(unfinished_training_without_checkpoint(p)) << p.key() << " on " << p.node << " in wave " << w.index;
+    std::set<std::string> evicted;
+    for (const auto& [key, node] : where) {
+      if (!in_wave.count(node)) continue;
+      const ClusterPod& p = *pods.at(key);
+      ASSERT_FALSE(unfinished_training_without_checkpoint(p)) << key << " on " << node << " in wave " << w.index;
       if (!evicted_by_drain(p)) continue;
+      evicted.insert(key);
       for (const auto& d : c.pdbs) {
         if (d.ns == p.ns && d.selector.matches(p.labels)) ++pdb_evictions[d.key()];
       }
     }
     for (const auto& d : c.pdbs) {
       ASSERT_LE(pdb_evictions[d.key()], d.disruptions_allowed) << d.key() << " in wave " << w.index;
+    }
+    std::set<std::string> listed;
+    for (const auto& ev : w.evictions) listed.insert(ev.pod);
+    ASSERT_EQ(listed, evicted) << "wave " << w.index;
+    // Placements: a staying node of the pod's class that it may run on, with the GPUs free.
+    for (const auto& ev : w.evictions) {
+      const ClusterPod& p = *pods.at(ev.pod);
+      used[where.at(ev.pod)] -= p.gpus;
+      if (ev.placed_on.empty()) {
+        where.erase(ev.pod);
+        continue;
+      }
+      const ClusterNode& to = *nodes.at(ev.placed_on);
+      ASSERT_FALSE(in_wave.count(ev.placed_on)) << ev.pod;
+      ASSERT_EQ(to.hardware_class, nodes.at(ev.node)->hardware_class) << ev.pod;
+      ASSERT_TRUE(p.can_run_on(to)) << ev.pod << " on " << ev.placed_on;
+      used[ev.placed_on] += p.gpus;
+      ASSERT_LE(used[ev.placed_on], to.gpus) << ev.placed_on;
+      where[ev.pod] = ev.placed_on;
     }
   }
   // Exit code: 1 only for a floor above the class, 2 only with nodes that wait.
