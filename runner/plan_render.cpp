@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "core/text_escape.hpp"
@@ -15,7 +16,7 @@ using report::Row;
 
 // The rows both formats show: one per wave and class, then one per node that is not planned.
 struct PlanRows {
-  std::vector<Row> waves;  // wave, class, nodes, GPUs out, left / floor, evicted pods, PDBs, fits
+  std::vector<Row> waves;  // wave, class, nodes, GPUs out, left / floor, evicted pods, where to, PDBs, fits
   std::vector<Row> others; // node, class, state, reason
 };
 
@@ -36,15 +37,25 @@ PlanRows plan_rows(const Plan& plan) {
         if (*class_of.at(n) == c.hardware_class) nodes.push_back(n);
       }
       int pods = 0, gpu_pods = 0;
+      std::vector<std::string> to;  // where the GPU pods go, each node once, in order
       for (const PlannedEviction& e : w.evictions) {
         if (*class_of.at(e.node) != c.hardware_class) continue;
         ++pods;
-        if (e.gpus > 0) ++gpu_pods;
+        if (e.gpus == 0) continue;
+        ++gpu_pods;
+        const std::string dest = e.placed_on.empty() ? "(none)" : e.placed_on;
+        if (std::find(to.begin(), to.end(), dest) == to.end()) to.push_back(dest);
+      }
+      if (to.size() > 4) {
+        const std::size_t more = to.size() - 3;
+        to.resize(3);
+        to.push_back(fmt::format("+{} more", more));
       }
       rows.waves.push_back({fmt::format("{}{}", w.index, w.canary ? " (canary)" : ""), c.hardware_class,
                             fmt::format("{}", fmt::join(nodes, ",")), std::to_string(c.gpus_out),
                             fmt::format("{} / {}", c.schedulable_left, c.floor),
-                            fmt::format("{} ({} GPU)", pods, gpu_pods), pdb_text(w),
+                            fmt::format("{} ({} GPU)", pods, gpu_pods), to.empty() ? "-" : fmt::format("{}", fmt::join(to, ",")),
+                            pdb_text(w),
                             w.fits() ? "yes" : fmt::format("no: {} GPU pod{} unplaced", w.unplaced_gpu_pods,
                                                            w.unplaced_gpu_pods == 1 ? "" : "s")});
     }
@@ -57,7 +68,7 @@ PlanRows plan_rows(const Plan& plan) {
   return rows;
 }
 
-const Row kWaveHeader{"WAVE", "CLASS", "NODES", "GPUS OUT", "LEFT / FLOOR", "EVICTED", "PDB BUDGET USED", "PODS FIT"};
+const Row kWaveHeader{"WAVE", "CLASS", "NODES", "GPUS OUT", "LEFT / FLOOR", "EVICTED", "GPU PODS TO", "PDB BUDGET USED", "PODS FIT"};
 const Row kOtherHeader{"NODE", "CLASS", "STATE", "REASON"};
 
 }  // namespace
@@ -68,7 +79,10 @@ std::string render_plan_table(const Plan& plan) {
   std::vector<Row> classes;
   for (const ClassCapacity& c : plan.classes) {
     classes.push_back({c.hardware_class, std::to_string(c.nodes), std::to_string(c.gpus), std::to_string(c.schedulable),
-                       c.floor_text.empty() ? "-" : fmt::format("{} ({})", c.floor, c.floor_text), c.unmet ? "UNMET" : ""});
+                       c.floor_text.empty()                     ? "-"
+                       : c.floor_text == std::to_string(c.floor) ? c.floor_text
+                                                                 : fmt::format("{} ({})", c.floor, c.floor_text),
+                       c.unmet ? "UNMET: the policy cannot be met" : ""});
   }
   report::aligned_table(out, {"CLASS", "NODES", "GPUS", "SCHEDULABLE", "FLOOR", ""}, classes);
   if (!rows.waves.empty()) {
