@@ -23,6 +23,8 @@ struct ClusterShape {
   double cordoned = 0.03;
   double not_ready = 0.02;
   int apps = 40;                // serving Deployments, each with a PDB most of the time
+  int zero_budget_every = 9;    // every n-th app's PDB allows no disruption (0: none)
+  bool overlapping_pdb = true;  // a PDB over all frontends of one namespace (pods under two PDBs)
 };
 
 struct SyntheticCluster {
@@ -133,7 +135,7 @@ inline SyntheticCluster synthetic_cluster(const ClusterShape& s) {
     if (app % 5 == 4) continue;  // some apps have no PDB
     json selector = {{"matchLabels", {{"app", "app-" + std::to_string(app)}}}};
     if (app % 11 == 3) selector = {{"matchExpressions", json::array({{{"key", "app"}, {"operator", "In"}, {"values", {"app-" + std::to_string(app)}}}})}};
-    const int allowed = app % 9 == 0 ? 0 : 1 + pick(3);
+    const int allowed = s.zero_budget_every > 0 && app % s.zero_budget_every == 0 ? 0 : 1 + pick(3);
     for (int ns = 0; ns < 7; ++ns) {
       if (app % 7 != ns) continue;
       pdbs.push_back({{"apiVersion", "policy/v1"}, {"kind", "PodDisruptionBudget"},
@@ -144,10 +146,12 @@ inline SyntheticCluster synthetic_cluster(const ClusterShape& s) {
   }
   // One PDB over every frontend of a namespace: frontends of that namespace with their own PDB
   // are then under two (the eviction API refuses them).
-  pdbs.push_back({{"apiVersion", "policy/v1"}, {"kind", "PodDisruptionBudget"},
-                  {"metadata", {{"name", "frontends"}, {"namespace", "serve-3"}}},
-                  {"spec", {{"maxUnavailable", 2}, {"selector", {{"matchLabels", {{"tier", "frontend"}}}}}}},
-                  {"status", {{"disruptionsAllowed", 2}}}});
+  if (s.overlapping_pdb) {
+    pdbs.push_back({{"apiVersion", "policy/v1"}, {"kind", "PodDisruptionBudget"},
+                    {"metadata", {{"name", "frontends"}, {"namespace", "serve-3"}}},
+                    {"spec", {{"maxUnavailable", 2}, {"selector", {{"matchLabels", {{"tier", "frontend"}}}}}}},
+                    {"status", {{"disruptionsAllowed", 2}}}});
+  }
   return {list(std::move(nodes)), list(std::move(pods)), list(std::move(pdbs))};
 }
 
