@@ -529,9 +529,10 @@ class ExitCodeContract(unittest.TestCase):
             os.symlink(binary, os.path.join(bindir, "gpuqual"))
             os.makedirs(os.path.join(tmp, "etc"))
             shutil.copy(os.path.join(example, "policy.yaml"), os.path.join(tmp, "etc", "plan.yaml"))
-            src = (t["script"]["source"].replace("/var/run/secrets/kubernetes.io/serviceaccount", os.path.join(tmp, "sa"))
+            src = (t["script"]["source"].replace("/tmp/", tmp + "/")
+                   .replace("/var/run/secrets/kubernetes.io/serviceaccount", os.path.join(tmp, "sa"))
                    .replace("/var/lib/gpuqual/results", os.path.join(tmp, "results"))
-                   .replace("/etc/gpuqual/plan", os.path.join(tmp, "etc")).replace("/tmp/", tmp + "/")
+                   .replace("/etc/gpuqual/plan", os.path.join(tmp, "etc"))
                    .replace("{{workflow.parameters.run-id}}", "r1").replace("{{workflow.parameters.previous-run-id}}", ""))
             self.assertNotIn("{{", src)
             res = subprocess.run(["/bin/sh", "-c", src], capture_output=True, text=True, timeout=60,
