@@ -13,6 +13,7 @@
 #include "core/json_fields.hpp"
 #include "core/json_input.hpp"
 #include "core/units.hpp"
+#include "core/yaml_document.hpp"
 
 namespace gpuqual {
 
@@ -114,11 +115,7 @@ FindingLimit limit_from_json(const json& j, const std::string& file, const std::
 Baseline baseline_from_json(const json& root, const std::string& file) {
   JsonObject o(root, file, "$");
   Baseline b;
-  // The schema first: a newer file fails on its version, not on the first key it added.
-  b.schema = o.str("schema");
-  if (b.schema != kBaselineSchema) {
-    o.fail("schema", fmt::format("unsupported schema \"{}\" (this gpuqual reads {})", b.schema, kBaselineSchema));
-  }
+  b.schema = read_schema(o, kBaselineSchema);  // first: a newer file fails on its version
   b.hardware_class = o.nonempty_str("hardware_class");
   if (!is_slug(b.hardware_class) || b.hardware_class == "unknown") {
     o.fail("hardware_class", fmt::format("\"{}\" is not a hardware class slug (lowercase letters, digits, '-')", b.hardware_class));
@@ -166,12 +163,7 @@ Baseline baseline_from_json(const json& root, const std::string& file) {
 }  // namespace
 
 Baseline parse_baseline_yaml(const std::string& text, const std::string& origin) {
-  const YamlTree tree = parse_yaml_tree(text, origin);
-  try {
-    return baseline_from_json(tree.root, origin);
-  } catch (const InputError&) {
-    rethrow_with_line(tree);
-  }
+  return from_yaml_document(text, origin, baseline_from_json);
 }
 
 Baseline load_baseline(const std::string& path) {

@@ -167,6 +167,9 @@ NodeSummary summarize_node(const RunRecord& r, const Baseline* b, const GateOpti
   co.target = options.target;
   co.with_stack = false;
   s.verdict = compare_record(r, b, co);
+  // The node's verdict is named as the pool names the node: in a Kubernetes Job the hostname is
+  // the pod's, shared by every pod of an Indexed Job; `gpuqual plan --verdicts` matches by node name.
+  s.verdict.hostname = s.node;
   s.components = record_components(r);
   trim_node_verdict(s.verdict);
   if (!b) return s;

@@ -6,11 +6,11 @@
 #include <array>
 #include <cctype>
 
-#include "core/baseline_yaml_tree.hpp"
 #include "core/cuda_compat_version.hpp"
 #include "core/input_error.hpp"
 #include "core/json_fields.hpp"
 #include "core/json_input.hpp"
+#include "core/yaml_document.hpp"
 
 namespace gpuqual {
 
@@ -87,10 +87,7 @@ std::map<std::string, ComponentRule> rules_from_json(const nlohmann::json& j, co
 Target target_from_json(const nlohmann::json& root, const std::string& file) {
   JsonObject o(root, file, "$");
   Target t;
-  t.schema = o.str("schema");
-  if (t.schema != kTargetSchema) {
-    o.fail("schema", fmt::format("unsupported schema \"{}\" (this gpuqual reads {})", t.schema, kTargetSchema));
-  }
+  t.schema = read_schema(o, kTargetSchema);
   if (const nlohmann::json* c = o.opt_object("components")) t.components = rules_from_json(*c, file, "$.components");
   if (const nlohmann::json* classes = o.opt_object("classes")) {
     for (auto it = classes->begin(); it != classes->end(); ++it) {
@@ -126,12 +123,7 @@ std::map<std::string, ComponentRule> Target::rules_for(const std::string& hardwa
 }
 
 Target parse_target_yaml(const std::string& text, const std::string& origin) {
-  const YamlTree tree = parse_yaml_tree(text, origin);
-  try {
-    return target_from_json(tree.root, origin);
-  } catch (const InputError&) {
-    rethrow_with_line(tree);
-  }
+  return from_yaml_document(text, origin, target_from_json);
 }
 
 Target load_target(const std::string& path) { return parse_target_yaml(read_text_file(path, YamlLimits{}.max_bytes), path); }

@@ -41,6 +41,7 @@ void configure_app(CLI::App& app, CommandAction& selected) {
   add_nccl_command(app, selected);   // multi-node all-reduce under mpirun
   add_report_command(app, selected);  // HTML report of compare/diff/gate
   add_matrix_command(app, selected);  // known-good compatibility matrix, target check, rollback
+  add_plan_command(app, selected);    // rollout waves from the cluster and the verdicts
   finish_help(app);
 }
 

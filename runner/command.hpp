@@ -23,5 +23,6 @@ void add_probe_command(CLI::App& app, CommandAction& selected);
 void add_nccl_command(CLI::App& app, CommandAction& selected);
 void add_report_command(CLI::App& app, CommandAction& selected);
 void add_matrix_command(CLI::App& app, CommandAction& selected);
+void add_plan_command(CLI::App& app, CommandAction& selected);
 
 }  // namespace gpuqual

@@ -64,6 +64,10 @@ const std::map<std::string, HelpFooter>& footers() {
       {"matrix rollback",
        {"Exit codes: 0 the target printed, 2 the class has no known-good row, 3 usage or input error.",
         "gpuqual matrix rollback --class h200-sxm-141gb --matrix matrix.yaml > rollback.yaml"}},
+      {"plan",
+       {"Exit codes: 0 every node is in a wave (or done), 2 some nodes must wait (the reasons are listed), 1 the "
+        "policy cannot be met (a floor above what the class has), 3 usage or input error.",
+        "gpuqual plan --nodes nodes.json --pods pods.json --pdbs pdbs.json --policy plan.yaml --format json"}},
   };
   return table;
 }

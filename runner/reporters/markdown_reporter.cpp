@@ -11,22 +11,7 @@ namespace gpuqual {
 
 namespace {
 
-std::string cell(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '|': out += "\\|"; break;
-      case '\\': out += "\\\\"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '\n':
-      case '\r': out += ' '; break;
-      default: out += c;
-    }
-  }
-  return out.empty() ? std::string("-") : out;
-}
+std::string cell(std::string_view s) { return report::md_cell(s); }
 
 std::string status(Status s) {
   return s == Status::pass ? "pass" : fmt::format("**{}**", to_string(s));  // what needs a look stands out

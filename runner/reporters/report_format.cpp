@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 
 #include "core/text_case.hpp"
@@ -18,6 +19,42 @@ std::string delta(const std::optional<double>& pct) { return pct ? fmt::format("
 std::string allowed(const MetricRow& row) {
   if (!row.expected) return "-";
   return fmt::format("{}{:.1f}%", row.direction == Direction::higher ? "-" : "+", row.allowed_drop_pct);
+}
+
+void aligned_table(std::string& out, const Row& header, const std::vector<Row>& rows) {
+  std::vector<std::size_t> width(header.size(), 0);
+  auto measure = [&](const Row& r) {
+    for (std::size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], r[i].size());
+  };
+  measure(header);
+  for (const auto& r : rows) measure(r);
+  auto line = [&](const Row& r) {
+    std::string l;
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      l += i + 1 < r.size() ? fmt::format("{:<{}}  ", r[i], width[i]) : r[i];
+    }
+    while (!l.empty() && l.back() == ' ') l.pop_back();
+    out += l + "\n";
+  };
+  line(header);
+  for (const auto& r : rows) line(r);
+}
+
+std::string md_cell(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '|': out += "\\|"; break;
+      case '\\': out += "\\\\"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '&': out += "&amp;"; break;
+      case '\n':
+      case '\r': out += ' '; break;
+      default: out += c;
+    }
+  }
+  return out.empty() ? std::string("-") : out;
 }
 
 }  // namespace gpuqual::report

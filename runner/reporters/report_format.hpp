@@ -3,6 +3,8 @@
 // deltas the same way.
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "core/verdict.hpp"
 
@@ -12,5 +14,13 @@ std::string value(const std::optional<double>& v);        // "770", "4812.5", "-
 std::string gpu(const std::optional<int>& gpu);           // "0" or "node"
 std::string delta(const std::optional<double>& pct);      // "+0.2%", "-" when absent
 std::string allowed(const MetricRow& row);                // "-5.0%" (higher is better) or "+5.0%"
+
+// Console tables: left-aligned columns two spaces apart, appended to `out`; the last column is
+// not padded (no trailing blanks in a Job log).
+using Row = std::vector<std::string>;
+void aligned_table(std::string& out, const Row& header, const std::vector<Row>& rows);
+// A Markdown table cell: '|' and '\\' escaped, '<' '>' '&' as entities (no HTML injection), line
+// breaks as blanks; "" becomes "-".
+std::string md_cell(std::string_view s);
 
 }  // namespace gpuqual::report

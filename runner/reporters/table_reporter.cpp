@@ -15,27 +15,9 @@ namespace gpuqual {
 
 namespace {
 
-using Row = std::vector<std::string>;
+using report::Row;
 
-// Left-aligned columns two spaces apart; the last column is not padded (no trailing blanks).
-void table(std::string& out, const Row& header, const std::vector<Row>& rows) {
-  std::vector<std::size_t> width(header.size(), 0);
-  auto measure = [&](const Row& r) {
-    for (std::size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], r[i].size());
-  };
-  measure(header);
-  for (const auto& r : rows) measure(r);
-  auto line = [&](const Row& r) {
-    std::string l;
-    for (std::size_t i = 0; i < r.size(); ++i) {
-      l += i + 1 < r.size() ? fmt::format("{:<{}}  ", r[i], width[i]) : r[i];
-    }
-    while (!l.empty() && l.back() == ' ') l.pop_back();
-    out += l + "\n";
-  };
-  line(header);
-  for (const auto& r : rows) line(r);
-}
+void table(std::string& out, const Row& header, const std::vector<Row>& rows) { report::aligned_table(out, header, rows); }
 
 std::string one_line(std::string s) {
   for (char& c : s) {

@@ -24,7 +24,7 @@ import manifest_lib as ml  # noqa: E402
 
 CODES = ml.exit_codes_from_source()
 PASS, FAIL, INCONCLUSIVE, USAGE = (CODES[k] for k in ("kExitPass", "kExitFail", "kExitInconclusive", "kExitUsage"))
-ALL_COMPONENTS = ["runtime-class", "node-labels", "verdict-labels", "mpijob", "runtime-socket"]
+ALL_COMPONENTS = ["runtime-class", "node-labels", "verdict-labels", "mpijob", "runtime-socket", "planner"]
 IMAGE_UID = 10001
 
 
@@ -378,10 +378,10 @@ class ExitCodeContract(unittest.TestCase):
         return eval(expr.replace("&&", " and ").replace("||", " or "))  # noqa: S307 (digits and operators only)
 
     def test_argo_workflow_branches_on_every_code(self):
-        """Widen only when the gate AND every node's own diff passed: for each of the 16 pairs of
-        exit codes exactly one branch runs, and it is widen only for (0, 0)."""
+        """A wave widens only when its gate AND every node's own diff passed: for each of the 16
+        pairs of exit codes exactly one branch runs, and it is widen only for (0, 0)."""
         wf = ml.load_all(os.path.join(ml.PIPELINES, "argo-workflows-upgrade.yaml"))[0]
-        flow = next(t for t in wf["spec"]["templates"] if t["name"] == "upgrade-flow")
+        flow = next(t for t in wf["spec"]["templates"] if t["name"] == "wave")
         templates = {t["name"]: t for t in wf["spec"]["templates"]}
         branches = [s for group in flow["steps"] for s in group if "steps.gate.exitCode" in s.get("when", "")]
         self.assertEqual({b["name"] for b in branches}, {"widen", "roll-back", "hold", "pipeline-error"})
@@ -431,8 +431,8 @@ class ExitCodeContract(unittest.TestCase):
                 for node, code in exits.items():
                     with open(os.path.join(tmp, "r1", "diff", f"{node}.exit"), "w", encoding="utf-8") as f:
                         f.write(f"{code}\n")
-                res = self.run_workflow_script("diff-verdict", {"workflow.parameters.run-id": "r1",
-                                                                "workflow.parameters.nodes": nodes}, tmp)
+                res = self.run_workflow_script("diff-verdict", {"inputs.parameters.dir": "r1",
+                                                                "inputs.parameters.nodes": nodes}, tmp)
                 self.assertEqual(res.returncode, expect, res.stdout + res.stderr)
 
     def test_argo_diff_node_leaves_its_exit_code(self):
@@ -446,7 +446,7 @@ class ExitCodeContract(unittest.TestCase):
             wf = ml.load_all(os.path.join(ml.PIPELINES, "argo-workflows-upgrade.yaml"))[0]
             t = next(t for t in wf["spec"]["templates"] if t["name"] == "diff-node")
             src = (t["script"]["source"].replace("/var/lib/gpuqual/results", tmp)
-                   .replace("{{workflow.parameters.run-id}}", "r1").replace("{{inputs.parameters.node}}", "n1"))
+                   .replace("{{inputs.parameters.dir}}", "r1").replace("{{inputs.parameters.node}}", "n1"))
             res = subprocess.run(["/bin/sh", "-c", src], capture_output=True, text=True, timeout=30,
                                  env=dict(os.environ, PATH=bindir + os.pathsep + os.environ["PATH"]))
             self.assertEqual(res.returncode, FAIL, res.stderr)
@@ -460,9 +460,13 @@ class ExitCodeContract(unittest.TestCase):
         flow = next(t for t in wf["spec"]["templates"] if t["name"] == "upgrade-flow")
         self.assertEqual([s["name"] for s in flow["steps"][0]], ["matrix-check"])
         self.assertNotIn("continueOn", flow["steps"][0][0])
-        update = next(i for i, g in enumerate(flow["steps"]) if any(s["name"] == "matrix-update" for s in g))
-        gate = next(i for i, g in enumerate(flow["steps"]) if any(s["name"] == "gate" for s in g))
-        self.assertGreater(update, gate, "the matrix is updated after the pool gate")
+        # Each wave rebuilds the matrix after its gate (the waves: test_argo_waves_run_one_after_another).
+        wave = next(t for t in wf["spec"]["templates"] if t["name"] == "wave")
+        update = next(i for i, g in enumerate(wave["steps"]) if any(s["name"] == "matrix-update" for s in g))
+        gate = next(i for i, g in enumerate(wave["steps"]) if any(s["name"] == "gate" for s in g))
+        self.assertGreater(update, gate, "the matrix is updated after the wave's gate")
+        self.assertEqual(next(s for g in wave["steps"] for s in g if s["name"] == "matrix-update")["continueOn"],
+                         {"failed": True}, "a matrix that cannot be rebuilt does not decide the wave")
         for code, expect in ((PASS, PASS), (FAIL, FAIL), (INCONCLUSIVE, PASS), (USAGE, USAGE)):
             with self.subTest(code=code), tempfile.TemporaryDirectory() as tmp:
                 bindir = os.path.join(tmp, "bin")
@@ -478,6 +482,99 @@ class ExitCodeContract(unittest.TestCase):
                 self.assertEqual(res.returncode, expect, res.stdout + res.stderr)
                 with open(os.path.join(tmp, "args"), encoding="utf-8") as f:
                     self.assertIn(f"matrix check --target {tmp}/target.yaml", f.read())
+    def test_argo_waves_run_one_after_another(self):
+        """The plan's waves run in sequence: `rollout` runs one wave and only then, in a later step
+        group and only when the wave did not fail (no continueOn: roll-back and pipeline-error fail
+        it), itself for the next wave. Within a wave the node steps fan out over its nodes."""
+        wf = ml.load_all(os.path.join(ml.PIPELINES, "argo-workflows-upgrade.yaml"))[0]
+        templates = {t["name"]: t for t in wf["spec"]["templates"]}
+        flow = templates[wf["spec"]["entrypoint"]]
+        self.assertEqual([[s["template"] for s in g] for g in flow["steps"]], [["matrix-check"], ["plan"], ["rollout"]])
+        first = flow["steps"][2][0]
+        self.assertEqual({p["name"]: p["value"] for p in first["arguments"]["parameters"]},
+                         {"plan": "{{steps.plan.outputs.result}}", "index": "0"})
+        rollout = templates["rollout"]
+        self.assertEqual([[s["name"] for s in g] for g in rollout["steps"]], [["pick"], ["wave"], ["next"]])
+        wave_step, next_step = rollout["steps"][1][0], rollout["steps"][2][0]
+        self.assertEqual(wave_step["template"], "wave")
+        self.assertNotIn("continueOn", wave_step)
+        self.assertEqual(next_step["template"], "rollout")
+        self.assertEqual(next_step["when"], "{{steps.pick.outputs.parameters.more}} == true")
+        nodes = {p["name"]: p["value"] for p in wave_step["arguments"]["parameters"]}["nodes"]
+        self.assertEqual(nodes, "{{steps.pick.outputs.result}}")
+        fanned = [s for g in templates["wave"]["steps"] for s in g if "withParam" in s]
+        self.assertEqual({s["name"] for s in fanned}, {"before", "after", "diff"})
+        for s in fanned:
+            self.assertEqual(s["withParam"], "{{inputs.parameters.nodes}}")
+        # The node steps of a wave keep their records apart from other waves'.
+        self.assertIn("{{inputs.parameters.dir}}", " ".join(templates["qualify-node"]["container"]["args"]))
+
+    def test_argo_pick_wave_walks_the_plan(self):
+        """pick-wave prints wave i's nodes (the node steps' withParam) and whether a wave follows."""
+        wf = ml.load_all(os.path.join(ml.PIPELINES, "argo-workflows-upgrade.yaml"))[0]
+        t = next(t for t in wf["spec"]["templates"] if t["name"] == "pick-wave")
+        plan = json.dumps([{"wave": 0, "canary": True, "nodes": ["h100-03", "h200-04"]},
+                           {"wave": 1, "canary": False, "nodes": ["h200-01"]}])
+        for index, nodes, more in (("0", ["h100-03", "h200-04"], "true"), ("1", ["h200-01"], "false")):
+            with self.subTest(index=index), tempfile.TemporaryDirectory() as tmp:
+                src = (t["script"]["source"].replace("/tmp/", tmp + "/")
+                       .replace("{{inputs.parameters.index}}", index).replace("{{inputs.parameters.plan}}", plan))
+                res = subprocess.run(["/bin/sh", "-c", src], capture_output=True, text=True, timeout=30)
+                self.assertEqual(res.returncode, 0, res.stderr)
+                self.assertEqual(json.loads(res.stdout), nodes)
+                with open(os.path.join(tmp, "more"), encoding="utf-8") as f:
+                    self.assertEqual(f.read().strip(), more)
+                with open(os.path.join(tmp, "next"), encoding="utf-8") as f:
+                    self.assertEqual(f.read().strip(), str(int(index) + 1))
+        with tempfile.TemporaryDirectory() as tmp:  # past the end: an error, not an empty wave
+            src = (t["script"]["source"].replace("/tmp/", tmp + "/")
+                   .replace("{{inputs.parameters.index}}", "2").replace("{{inputs.parameters.plan}}", plan))
+            self.assertNotEqual(subprocess.run(["/bin/sh", "-c", src], capture_output=True, timeout=30).returncode, 0)
+
+    def test_argo_plan_step_runs_gpuqual_plan(self):
+        """The plan step with the real gpuqual on the example cluster of docs/plan.md. The API
+        server cannot run here: a stand-in curl answers the three list URLs with the example's
+        files. Exit 2 (nodes that wait) still yields the waves; the whole plan lands in plan.json."""
+        binary = os.environ.get("GPUQUAL_BINARY", os.path.join(ml.REPO, "build", "gpuqual"))
+        self.assertTrue(os.access(binary, os.X_OK), f"{binary}: build gpuqual first")
+        example = os.path.join(ml.REPO, "tests", "data", "plan", "example")
+        wf = ml.load_all(os.path.join(ml.PIPELINES, "argo-workflows-upgrade.yaml"))[0]
+        t = next(t for t in wf["spec"]["templates"] if t["name"] == "plan")
+        self.assertEqual(t["outputs"]["parameters"][0]["valueFrom"]["path"], "/tmp/wave-count")
+        with tempfile.TemporaryDirectory() as tmp:
+            bindir = os.path.join(tmp, "bin")
+            os.makedirs(os.path.join(tmp, "sa"))
+            os.mkdir(bindir)
+            for name in ("token", "ca.crt"):
+                with open(os.path.join(tmp, "sa", name), "w", encoding="utf-8") as f:
+                    f.write("x\n")
+            with open(os.path.join(bindir, "curl"), "w", encoding="utf-8") as f:
+                f.write("#!/bin/sh\nurl= out=\n"
+                        "while [ $# -gt 0 ]; do case $1 in https://*) url=$1 ;; -o) out=$2; shift ;; esac; shift; done\n"
+                        f"case $url in */api/v1/nodes) src={example}/nodes.json ;; */api/v1/pods) src={example}/pods.json ;;"
+                        f" */poddisruptionbudgets) src={example}/pdbs.json ;; *) exit 22 ;; esac\n"
+                        'cp "$src" "$out"\n')
+            os.chmod(os.path.join(bindir, "curl"), 0o755)
+            os.symlink(binary, os.path.join(bindir, "gpuqual"))
+            os.makedirs(os.path.join(tmp, "etc"))
+            shutil.copy(os.path.join(example, "policy.yaml"), os.path.join(tmp, "etc", "plan.yaml"))
+            src = (t["script"]["source"].replace("/tmp/", tmp + "/")
+                   .replace("/var/run/secrets/kubernetes.io/serviceaccount", os.path.join(tmp, "sa"))
+                   .replace("/var/lib/gpuqual/results", os.path.join(tmp, "results"))
+                   .replace("/etc/gpuqual/plan", os.path.join(tmp, "etc"))
+                   .replace("{{workflow.parameters.run-id}}", "r1").replace("{{workflow.parameters.previous-run-id}}", ""))
+            self.assertNotIn("{{", src)
+            res = subprocess.run(["/bin/sh", "-c", src], capture_output=True, text=True, timeout=60,
+                                 env=dict(os.environ, PATH=bindir + os.pathsep + os.environ["PATH"]))
+            self.assertEqual(res.returncode, 0, res.stdout + res.stderr)
+            waves = json.loads(res.stdout)
+            self.assertEqual(waves[0], {"wave": 0, "canary": True, "nodes": ["h100-03", "h200-04"]})
+            with open(os.path.join(tmp, "wave-count"), encoding="utf-8") as f:
+                self.assertEqual(int(f.read()), len(waves))
+            with open(os.path.join(tmp, "results", "r1", "plan.json"), encoding="utf-8") as f:
+                full = json.load(f)
+            self.assertEqual(full["exit_code"], 2)
+            self.assertEqual({n["node"] for n in full["nodes"] if n["state"] == "deferred"}, {"h100-01", "h100-02"})
 
     def test_gitlab_allows_only_inconclusive(self):
         ci = ml.load_all(os.path.join(ml.PIPELINES, "gitlab-ci.yml"))[0]

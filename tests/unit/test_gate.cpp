@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -202,7 +204,11 @@ TEST(Gate, NodeIdentityPrefersTheKubernetesNodeName) {
   auto records = healthy_pool(4, jitter);
   for (auto& r : records) r.node.hostname = "gpuqual-canary-pod";  // pods share a hostname
   for (std::size_t i = 0; i < records.size(); ++i) records[i].node.k8s_node_name = host(static_cast<int>(i));
-  EXPECT_EQ(gate(records, {&b}).nodes.size(), 4u);
+  const Verdict v = gate(records, {&b});
+  ASSERT_EQ(v.nodes.size(), 4u);
+  std::set<std::string> names;
+  for (const auto& n : v.nodes) names.insert(n.hostname);  // each node's verdict names its node
+  EXPECT_EQ(names, (std::set<std::string>{host(0), host(1), host(2), host(3)}));
 }
 
 TEST(Gate, Rfc3339) {

@@ -1,0 +1,20 @@
+#include "core/plan_verdicts.hpp"
+
+#include "core/input_error.hpp"
+
+namespace gpuqual {
+
+void add_node_outcomes(const Verdict& v, const std::string& origin, NodeOutcomes& out) {
+  if (v.kind == "gate") {
+    for (std::size_t i = 0; i < v.nodes.size(); ++i) {
+      const Verdict& n = v.nodes[i];
+      if (n.hostname.empty()) throw InputError(origin, "$.nodes[" + std::to_string(i) + "].hostname", "no node name");
+      out[n.hostname] = n.outcome;
+    }
+    return;
+  }
+  if (v.hostname.empty()) throw InputError(origin, "$.hostname", "no node name: the verdict cannot be matched to a node");
+  out[v.hostname] = v.outcome;
+}
+
+}  // namespace gpuqual

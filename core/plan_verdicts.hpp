@@ -1,0 +1,23 @@
+#pragma once
+// What gpuqual has judged so far, by Kubernetes node name, for `gpuqual plan --verdicts`:
+// a gate verdict gives one outcome per node (its nodes[], named by the records' k8s node name),
+// a compare or diff verdict one for its node. Later verdicts replace earlier ones for the same
+// node (pass the files oldest first).
+#include <map>
+#include <string>
+
+#include "core/verdict.hpp"
+
+namespace gpuqual {
+
+using NodeOutcomes = std::map<std::string, Outcome>;
+
+// Adds the outcomes of `v` (gate: each node; compare/diff: its host). A verdict without a node
+// name is an InputError naming `origin`.
+void add_node_outcomes(const Verdict& v, const std::string& origin, NodeOutcomes& out);
+
+// pass/warn: qualified (done); fail: stays out and is no longer capacity; inconclusive: still
+// to be qualified (planned like a node without a verdict).
+inline bool is_qualified(Outcome o) { return o == Outcome::pass || o == Outcome::warn; }
+
+}  // namespace gpuqual

@@ -1,0 +1,95 @@
+// `gpuqual plan --nodes FILE --pods FILE --pdbs FILE --policy FILE`: rollout waves that keep
+// GPU capacity (docs/plan.md; the planner is core/plan.hpp).
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "core/atomic_file.hpp"
+#include "core/input_error.hpp"
+#include "core/plan.hpp"
+#include "core/plan_json.hpp"
+#include "core/plan_policy.hpp"
+#include "runner/command.hpp"
+#include "runner/plan_inputs.hpp"
+#include "runner/plan_render.hpp"
+
+namespace gpuqual {
+
+namespace {
+
+struct PlanArgs {
+  ClusterSources cluster;
+  std::string policy;
+  std::vector<std::string> verdicts;
+  std::string baselines_dir;
+  std::string format = "table";
+  std::string output;
+};
+
+int run_plan(PlanArgs& a) {
+  if (!a.cluster.kubectl && (a.cluster.nodes.empty() || a.cluster.pods.empty() || a.cluster.pdbs.empty())) {
+    throw InputError("--nodes/--pods/--pdbs", "", "give all three files (or - for one of them), or --kubectl");
+  }
+  const PlanPolicy policy = load_plan_policy(a.policy);
+  const Cluster cluster = read_cluster(a.cluster);
+  const NodeOutcomes verdicts = a.verdicts.empty() ? NodeOutcomes{} : read_verdicts(a.verdicts, a.baselines_dir);
+  const Plan plan = make_plan(cluster, policy, verdicts);
+  if (!a.output.empty()) {
+    try {
+      write_file_atomic(a.output, plan_to_json(plan).dump(2) + "\n");
+    } catch (const std::runtime_error& e) {
+      throw InputError(a.output, "", e.what());
+    }
+  }
+  if (a.format == "json") {
+    // stdout is the wave list alone, for Argo's withParam; the summary goes to stderr.
+    std::fputs((plan_waves_json(plan).dump() + "\n").c_str(), stdout);
+    std::fprintf(stderr, "%s\n", plan.summary.c_str());
+  } else {
+    const std::string body = a.format == "markdown" ? render_plan_markdown(plan) : render_plan_table(plan);
+    std::fputs(body.c_str(), stdout);
+    std::printf("\n%s\n", plan.summary.c_str());  // the summary line last, as every command's
+  }
+  return plan.exit_code;
+}
+
+}  // namespace
+
+void add_plan_command(CLI::App& app, CommandAction& selected) {
+  auto args = std::make_shared<PlanArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "plan",
+      "Plan rollout waves that keep GPU capacity: wave 0 a canary per hardware class, then batches within each "
+      "class's floor of schedulable GPUs, its most nodes out at once and every PodDisruptionBudget, holding back "
+      "nodes with training jobs that have no checkpoint");
+  auto* nodes = cmd->add_option("--nodes", args->cluster.nodes, "kubectl get nodes -o json (a file, or - for stdin)")
+                    ->type_name("FILE");
+  auto* pods = cmd->add_option("--pods", args->cluster.pods, "kubectl get pods -A -o json (a file, or -)")->type_name("FILE");
+  auto* pdbs = cmd->add_option("--pdbs", args->cluster.pdbs, "kubectl get pdb -A -o json (a file, or -)")->type_name("FILE");
+  cmd->add_option("--policy", args->policy, "The rollout policy, gpuqual.plan/v1 YAML (docs/plan.md)")
+      ->type_name("FILE")
+      ->required();
+  cmd->add_option("--verdicts", args->verdicts,
+                  "What gpuqual judged so far: gate/compare/diff --format json files, or run records (judged against "
+                  "--baselines-dir as gate does), or directories of them. Qualified nodes are done; failed ones stay out "
+                  "and are no longer capacity")
+      ->type_name("FILE");
+  cmd->add_option("--baselines-dir", args->baselines_dir, "Where run records among --verdicts find their baselines")
+      ->type_name("DIR");
+  auto* kubectl = cmd->add_flag("--kubectl", args->cluster.kubectl,
+                                "Read the nodes, pods and PDBs by running kubectl get ... -o json (the current context)");
+  cmd->add_option("--kubectl-command", args->cluster.kubectl_command,
+                  "The kubectl to run, with any flags of its own (\"kubectl --context prod\")")
+      ->type_name("CMD")
+      ->needs(kubectl);
+  kubectl->excludes(nodes)->excludes(pods)->excludes(pdbs);
+  cmd->add_option("--format", args->format, "stdout: table, json (the waves as one list, for Argo withParam) or markdown")
+      ->check(CLI::IsMember({"table", "json", "markdown"}));
+  cmd->add_option("--output", args->output, "Also write the whole plan (gpuqual.plan-result/v1 JSON) to this file, atomically")
+      ->type_name("FILE");
+  cmd->callback([args, &selected] { selected = [args] { return run_plan(*args); }; });
+}
+
+}  // namespace gpuqual

@@ -1,0 +1,238 @@
+// The guarantees of `gpuqual plan` (issue 19), checked on generated clusters of hundreds of
+// nodes (bench/synthetic_cluster.hpp: several classes, PDBs, serving and training pods, cordoned
+// and NotReady nodes) read through the real Kubernetes JSON readers. Each guarantee is
+// recomputed here from the cluster itself, not from what the plan says about itself.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <set>
+
+#include "bench/synthetic_cluster.hpp"
+#include "core/plan.hpp"
+#include "core/plan_cluster_json.hpp"
+#include "core/plan_json.hpp"
+#include "core/plan_policy.hpp"
+
+namespace gpuqual {
+namespace {
+
+const char* kPolicy = R"(schema: gpuqual.plan/v1
+classes:
+  h100-sxm-80gb: {min_schedulable_gpus: "70%", max_nodes_out: 5, canary: 2}
+  a100-sxm-80gb: {min_schedulable_gpus: 400, max_nodes_out: 4, canary: 1}
+  l40s-pcie-48gb: {min_schedulable_gpus: "50%", max_nodes_out: 10, canary: 3}
+  h200-sxm-141gb: {min_schedulable_gpus: "85%", max_nodes_out: 3}
+training:
+  owner_kinds: [Job, PyTorchJob]
+  before_drain: checkpoint
+)";
+
+Cluster cluster_for(unsigned seed, int gpu_nodes) {
+  bench::ClusterShape shape;
+  shape.seed = seed;
+  shape.gpu_nodes = gpu_nodes;
+  const bench::SyntheticCluster s = bench::synthetic_cluster(shape);
+  return {nodes_from_json(s.nodes, "nodes.json"), pods_from_json(s.pods, "pods.json"), pdbs_from_json(s.pdbs, "pdbs.json")};
+}
+
+// Independent of core/plan.cpp: what a wave's drain evicts and whether a pod is held back.
+bool evicted_by_drain(const ClusterPod& p) {
+  if (p.phase == "Succeeded" || p.phase == "Failed") return false;
+  for (const auto& o : p.owners) {
+    if (o.kind == "DaemonSet") return false;
+  }
+  return p.annotations.count("kubernetes.io/config.mirror") == 0;
+}
+
+bool unfinished_training_without_checkpoint(const ClusterPod& p) {
+  if (p.phase == "Succeeded" || p.phase == "Failed") return false;
+  const bool training = std::any_of(p.owners.begin(), p.owners.end(), [](auto& o) { return o.kind == "Job" || o.kind == "PyTorchJob"; });
+  if (!training) return false;
+  auto it = p.annotations.find("gpuqual.io/checkpointed");
+  return it == p.annotations.end() || it->second != "true";
+}
+
+struct Expect {
+  std::map<std::string, int> schedulable;  // per class, failed nodes out
+  std::map<std::string, int> floor;
+};
+
+Expect expected_capacity(const Cluster& c, const PlanPolicy& policy, const NodeOutcomes& verdicts) {
+  Expect e;
+  std::map<std::string, int> total;
+  for (const auto& n : c.nodes) {
+    if (n.gpus == 0) continue;
+    total[n.hardware_class] += n.gpus;
+    auto v = verdicts.find(n.name);
+    const bool failed = v != verdicts.end() && v->second == Outcome::fail;
+    if (n.ready && !n.unschedulable && !failed) e.schedulable[n.hardware_class] += n.gpus;
+  }
+  for (const auto& [cls, p] : policy.classes) e.floor[cls] = p.floor_gpus(total[cls]);
+  return e;
+}
+
+void check_guarantees(const Cluster& c, const PlanPolicy& policy, const NodeOutcomes& verdicts, const Plan& plan) {
+  std::map<std::string, const ClusterNode*> nodes;
+  for (const auto& n : c.nodes) {
+    if (n.gpus > 0) nodes[n.name] = &n;
+  }
+  // Every GPU node appears exactly once in the fates, and a planned one in exactly its wave.
+  std::map<std::string, int> fate_count, wave_count;
+  for (const auto& f : plan.nodes) ++fate_count[f.node];
+  ASSERT_EQ(fate_count.size(), nodes.size());
+  for (const auto& [name, n] : fate_count) ASSERT_EQ(n, 1) << name;
+  for (const auto& w : plan.waves) {
+    for (const auto& n : w.nodes) ++wave_count[n];
+  }
+  for (const auto& f : plan.nodes) {
+    if (f.state == NodeState::planned) {
+      ASSERT_EQ(wave_count[f.node], 1) << f.node;
+      const auto& w = plan.waves.at(static_cast<std::size_t>(f.wave));
+      ASSERT_NE(std::find(w.nodes.begin(), w.nodes.end(), f.node), w.nodes.end());
+    } else {
+      ASSERT_EQ(wave_count.count(f.node), 0u) << f.node << " is " << to_string(f.state) << " but in a wave";
+    }
+  }
+  const Expect e = expected_capacity(c, policy, verdicts);
+  // Where each pod is, replayed wave by wave from the placements the plan chose: a pod moved in
+  // one wave is evicted again (and takes its PDB again) when its new node's wave comes.
+  std::map<std::string, const ClusterPod*> pods;
+  std::map<std::string, std::string> where;
+  std::map<std::string, int> used;  // GPUs in use per node
+  for (const auto& p : c.pods) {
+    if (p.node.empty() || p.phase == "Succeeded" || p.phase == "Failed" || !nodes.count(p.node)) continue;
+    pods[p.key()] = &p;
+    where[p.key()] = p.node;
+    used[p.node] += p.gpus;
+  }
+  for (const auto& w : plan.waves) {
+    std::set<std::string> in_wave(w.nodes.begin(), w.nodes.end());
+    // No class below its floor; no more nodes out than allowed (the canary's size in wave 0).
+    std::map<std::string, int> out_gpus, out_nodes;
+    for (const auto& name : w.nodes) {
+      const ClusterNode& n = *nodes.at(name);
+      ++out_nodes[n.hardware_class];
+      auto v = verdicts.find(name);
+      ASSERT_TRUE(v == verdicts.end() || v->second == Outcome::inconclusive) << name << " has a verdict but is in a wave";
+      if (n.ready && !n.unschedulable) out_gpus[n.hardware_class] += n.gpus;
+    }
+    for (const auto& [cls, out] : out_nodes) {
+      const ClassPolicy& p = policy.classes.at(cls);
+      ASSERT_LE(out, w.index == 0 ? p.canary : p.max_nodes_out) << "wave " << w.index << " " << cls;
+      ASSERT_GE(e.schedulable.at(cls) - out_gpus[cls], e.floor.at(cls)) << "wave " << w.index << " " << cls;
+    }
+    for (const auto& wc : w.classes) ASSERT_EQ(wc.schedulable_left, e.schedulable.at(wc.hardware_class) - out_gpus[wc.hardware_class]);
+    // No PDB gives more evictions than its disruptionsAllowed; no unfinished training pod
+    // without a checkpoint on a node of the wave; the plan lists exactly the pods the drain evicts.
+    std::map<std::string, int> pdb_evictions;
+    std::set<std::string> evicted;
+    for (const auto& [key, node] : where) {
+      if (!in_wave.count(node)) continue;
+      const ClusterPod& p = *pods.at(key);
+      ASSERT_FALSE(unfinished_training_without_checkpoint(p)) << key << " on " << node << " in wave " << w.index;
+      if (!evicted_by_drain(p)) continue;
+      evicted.insert(key);
+      for (const auto& d : c.pdbs) {
+        if (d.ns == p.ns && d.selector.matches(p.labels)) ++pdb_evictions[d.key()];
+      }
+    }
+    for (const auto& d : c.pdbs) {
+      ASSERT_LE(pdb_evictions[d.key()], d.disruptions_allowed) << d.key() << " in wave " << w.index;
+    }
+    std::set<std::string> listed;
+    for (const auto& ev : w.evictions) listed.insert(ev.pod);
+    ASSERT_EQ(listed, evicted) << "wave " << w.index;
+    // Placements: a staying node of the pod's class that it may run on, with the GPUs free.
+    for (const auto& ev : w.evictions) {
+      const ClusterPod& p = *pods.at(ev.pod);
+      used[where.at(ev.pod)] -= p.gpus;
+      if (ev.placed_on.empty()) {
+        where.erase(ev.pod);
+        continue;
+      }
+      const ClusterNode& to = *nodes.at(ev.placed_on);
+      ASSERT_FALSE(in_wave.count(ev.placed_on)) << ev.pod;
+      ASSERT_EQ(to.hardware_class, nodes.at(ev.node)->hardware_class) << ev.pod;
+      ASSERT_TRUE(p.can_run_on(to)) << ev.pod << " on " << ev.placed_on;
+      used[ev.placed_on] += p.gpus;
+      ASSERT_LE(used[ev.placed_on], to.gpus) << ev.placed_on;
+      where[ev.pod] = ev.placed_on;
+    }
+  }
+  // Exit code: 1 only for a floor above the class, 2 only with nodes that wait.
+  const bool waits = std::any_of(plan.nodes.begin(), plan.nodes.end(), [](auto& f) { return f.state == NodeState::deferred; });
+  const bool unmet = std::any_of(plan.classes.begin(), plan.classes.end(), [](auto& k) { return k.unmet; });
+  EXPECT_EQ(plan.exit_code, unmet ? 1 : waits ? 2 : 0);
+}
+
+class PlanProperties : public ::testing::TestWithParam<unsigned> {};
+
+TEST_P(PlanProperties, EveryGuaranteeHolds) {
+  const Cluster c = cluster_for(GetParam(), 300);
+  const PlanPolicy policy = parse_plan_policy_yaml(kPolicy, "policy.yaml");
+  const Plan plan = make_plan(c, policy, {});
+  ASSERT_GE(plan.waves.size(), 3u);
+  check_guarantees(c, policy, {}, plan);
+  // The generator's cluster has each kind of wait: the test would prove nothing without them.
+  std::string reasons;
+  for (const auto& f : plan.nodes) {
+    for (const auto& r : f.reasons) reasons += r + "\n";
+  }
+  EXPECT_NE(reasons.find("training pod"), std::string::npos);
+  EXPECT_NE(reasons.find("PDB"), std::string::npos);
+}
+
+TEST_P(PlanProperties, FailedVerdictsShrinkCapacityForTheWavesAfter) {
+  const Cluster c = cluster_for(GetParam(), 300);
+  const PlanPolicy policy = parse_plan_policy_yaml(kPolicy, "policy.yaml");
+  const Plan first = make_plan(c, policy, {});
+  ASSERT_GE(first.waves.size(), 2u);
+  // The canary wave was qualified: half its nodes passed, half failed.
+  NodeOutcomes verdicts;
+  std::map<std::string, int> failed_gpus;
+  for (std::size_t i = 0; i < first.waves[0].nodes.size(); ++i) {
+    const std::string& name = first.waves[0].nodes[i];
+    verdicts[name] = i % 2 == 0 ? Outcome::fail : Outcome::pass;
+    if (i % 2 != 0) continue;
+    for (const auto& n : c.nodes) {
+      if (n.name == name && n.ready && !n.unschedulable) failed_gpus[n.hardware_class] += n.gpus;
+    }
+  }
+  ASSERT_FALSE(failed_gpus.empty());
+  const Plan second = make_plan(c, policy, verdicts);
+  check_guarantees(c, policy, verdicts, second);
+  for (const auto& k : second.classes) {
+    const auto before = std::find_if(first.classes.begin(), first.classes.end(), [&](auto& x) { return x.hardware_class == k.hardware_class; });
+    ASSERT_NE(before, first.classes.end());
+    EXPECT_EQ(k.schedulable, before->schedulable - failed_gpus[k.hardware_class]) << k.hardware_class;
+  }
+  for (const auto& w : second.waves) {
+    for (const auto& wc : w.classes) {
+      EXPECT_LE(wc.schedulable_left + wc.gpus_out, expected_capacity(c, policy, verdicts).schedulable.at(wc.hardware_class));
+    }
+  }
+  for (const auto& f : second.nodes) {
+    auto v = verdicts.find(f.node);
+    if (v == verdicts.end()) continue;
+    EXPECT_EQ(f.state, v->second == Outcome::fail ? NodeState::failed : NodeState::done) << f.node;
+  }
+}
+
+TEST_P(PlanProperties, SameInputSamePlanInAnyOrder) {
+  Cluster c = cluster_for(GetParam(), 200);
+  const PlanPolicy policy = parse_plan_policy_yaml(kPolicy, "policy.yaml");
+  const std::string a = plan_to_json(make_plan(c, policy, {})).dump();
+  std::mt19937 rng(GetParam());
+  std::shuffle(c.nodes.begin(), c.nodes.end(), rng);
+  std::shuffle(c.pods.begin(), c.pods.end(), rng);
+  std::shuffle(c.pdbs.begin(), c.pdbs.end(), rng);
+  EXPECT_EQ(plan_to_json(make_plan(c, policy, {})).dump(), a);
+}
+
+INSTANTIATE_TEST_SUITE_P(Seeds, PlanProperties, ::testing::Values(1u, 2u, 3u, 17u, 42u));
+
+}  // namespace
+}  // namespace gpuqual
