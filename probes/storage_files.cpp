@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <optional>
 #include <thread>
 
@@ -31,7 +32,16 @@ std::string host_name() {
 
 std::string own_prefix() { return ".gpuqual-storage-" + host_name() + "-"; }
 
-bool process_alive(pid_t pid) { return pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM); }
+// A zombie has stopped writing: it counts as gone (its parent may never reap it, e.g. a killed
+// storage worker whose parent gave up waiting for it).
+bool process_alive(pid_t pid) {
+  if (pid <= 0 || (::kill(pid, 0) != 0 && errno != EPERM)) return false;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  std::getline(stat, line);
+  const auto close_paren = line.rfind(')');
+  return close_paren == std::string::npos || close_paren + 2 >= line.size() || line[close_paren + 2] != 'Z';
+}
 
 // Runs `fn` in a forked child; waits up to `wait_s` for its exit status. nullopt: still running.
 template <class Fn>

@@ -24,7 +24,7 @@ using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
 // How long a removal on a mount that just hung may take before it is left to finish alone.
-constexpr double kRemoveWaitS = 2.0;
+constexpr double kRemoveWaitS = 1.0;
 
 json report_to_json(const StorageReport& r) {
   return json{{"canonical_path", r.canonical_path}, {"mount_point", r.mount_point}, {"fs_type", r.fs_type},

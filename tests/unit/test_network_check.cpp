@@ -125,7 +125,7 @@ TEST(NetworkCheck, ExpiredUntrustedAndWrongNameCertificatesAreTlsInvalid) {
   auto& s = servers();
   const CheckResult r = run(json::array({
       json{{"name", "expired"}, {"connect", s.at("expired")}, {"tls", true}, {"ca_file", s.ca()}},
-      json{{"name", "untrusted"}, {"connect", s.at("https")}, {"tls", true}, {"ca_file", s.dir() + "/expired.pem"}},
+      json{{"name", "untrusted"}, {"connect", s.at("https")}, {"tls", true}},  // the system store lacks the test CA
       json{{"name", "wrongname"}, {"connect", s.at("https")}, {"tls", true}, {"tls_name", "registry.other.test"}, {"ca_file", s.ca()}},
   }));
   EXPECT_EQ(r.status, Status::fail);
@@ -133,8 +133,9 @@ TEST(NetworkCheck, ExpiredUntrustedAndWrongNameCertificatesAreTlsInvalid) {
   for (const auto& f : r.findings)
     if (f.code == "network.tls_invalid") tls.push_back(f.detail);
   ASSERT_EQ(tls.size(), 3u) << r.reason;
-  EXPECT_THAT(tls[0], HasSubstr("expired"));
-  EXPECT_THAT(tls[2], HasSubstr("wrongname"));
+  EXPECT_THAT(tls[0], HasSubstr("certificate has expired"));
+  EXPECT_THAT(tls[1], HasSubstr("untrusted ("));
+  EXPECT_THAT(tls[2], HasSubstr("registry.other.test"));
 }
 
 TEST(NetworkCheck, UnexpectedHttpStatusIsAFinding) {
