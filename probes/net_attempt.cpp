@@ -115,10 +115,14 @@ NetAttempt net_attempt(const NetTarget& t) {
   const double app = ms(h, CURLINFO_APPCONNECT_TIME_T);
   a.total_ms = ms(h, CURLINFO_TOTAL_TIME_T);
   a.resolved = lookup > 0 || connect > 0;
-  a.connected = connect > 0;
+  // For TLS, curl may count the handshake as part of "connecting"; a local port means the TCP
+  // connection itself was made.
+  long local_port = 0;
+  curl_easy_getinfo(h, CURLINFO_LOCAL_PORT, &local_port);
+  a.connected = connect > 0 || local_port > 0;
   a.handshaken = app > 0;
   a.resolve_ms = lookup;
-  if (a.connected) a.connect_ms = connect - lookup;
+  if (connect > 0) a.connect_ms = connect - lookup;
   if (a.handshaken) a.tls_ms = app - connect;
   curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &a.http_status);
   a.problem = classify(rc);

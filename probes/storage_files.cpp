@@ -48,7 +48,10 @@ template <class Fn>
 std::optional<int> run_forked_bounded(Fn fn, double wait_s) {
   const pid_t pid = ::fork();
   if (pid < 0) return errno;
-  if (pid == 0) _exit(fn());
+  if (pid == 0) {
+    detach_helper_stdio();
+    _exit(fn());
+  }
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(wait_s);
   for (;;) {
     int st = 0;
@@ -61,6 +64,13 @@ std::optional<int> run_forked_bounded(Fn fn, double wait_s) {
 }
 
 }  // namespace
+
+void detach_helper_stdio() {
+  const int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+  if (null < 0) return;
+  for (int fd : {0, 1, 2}) ::dup2(null, fd);
+  ::close(null);
+}
 
 std::string storage_test_file(const std::string& dir) {
   static std::atomic<unsigned> counter{0};

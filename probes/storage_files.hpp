@@ -25,4 +25,8 @@ std::vector<std::string> sweep_stale_storage_files_bounded(const std::string& di
 // file goes as soon as the mount answers again.
 std::string remove_file_bounded(const std::string& file, double wait_s);
 
+// In a forked helper: stdin, stdout and stderr onto /dev/null, so that a helper stuck in a hung
+// mount does not hold its parent's output pipe open (a pipe reader would wait for it too).
+void detach_helper_stdio();
+
 }  // namespace gpuqual::probes

@@ -78,6 +78,7 @@ bool write_line(int fd, const json& j) {
   // take the parent's SIGTERM handler's role: the parent decides when it ends.
   ::signal(SIGTERM, SIG_DFL);
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  detach_helper_stdio();
   const StorageReport r =
       run_storage_io(spec, [fd](const std::string& stage, const std::string& file) {
         write_line(fd, json{{"stage", stage}, {"file", file}});

@@ -63,7 +63,7 @@ TEST(StorageNetworkCli, RunnerRunsStorageInItsChild) {
   testing::TestMount m("sn-run", "-t tmpfs -o size=16m tmpfs");
   ASSERT_TRUE(m.ok());
   const std::string dir = testing::temp_dir("sn-run-io");
-  std::ofstream(dir + "/suite.yaml") << "name: t\nchecks:\n  - check: storage\n    timeout_s: 30\n    params:\n"
+  std::ofstream(dir + "/suite.yaml") << "name: t\nchecks:\n  - check: storage\n    budget_s: 5\n    timeout_s: 30\n    params:\n"
                                      << "      size_mib: 2\n      total_timeout_s: 20\n      paths: [{name: s, path: "
                                      << m.dir() << "}]\n  - check: network\n    params: {site_file: " << dir
                                      << "/absent.yaml}\n";
@@ -71,7 +71,7 @@ TEST(StorageNetworkCli, RunnerRunsStorageInItsChild) {
                              shell_quote(dir + "/r.json"),
                          dir);
   const auto rec = nlohmann::json::parse(std::ifstream(dir + "/r.json"));
-  ASSERT_EQ(rec.at("checks").size(), 2u) << r.out << r.err;
+  ASSERT_GE(rec.at("checks").size(), 2u) << r.out << r.err;  // and the run-wide xid watch
   EXPECT_EQ(rec["checks"][0]["status"], "pass") << rec["checks"][0].dump();
   EXPECT_EQ(rec["checks"][1]["status"], "skip");
   EXPECT_EQ(rec["checks"][1]["reason_code"], "not_configured");
