@@ -200,3 +200,15 @@ TEST(NetworkCheck, NothingConfiguredIsNotApplicableAndBadEndpointsAreInputErrors
 
 }  // namespace
 }  // namespace gpuqual::probes
+
+namespace gpuqual::probes {
+namespace {
+
+TEST(NetworkCheck, ShippedSiteFileParses) {
+  const NetworkConfig c = parse_network_params(json{{"site_file", GPUQUAL_SOURCE_DIR "/containers/k8s/site.yaml"}}, "test");
+  ASSERT_EQ(c.endpoints.size(), 2u);
+  EXPECT_EQ(c.endpoints[1].net.port, 443);
+}
+
+}  // namespace
+}  // namespace gpuqual::probes

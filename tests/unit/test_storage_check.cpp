@@ -219,3 +219,19 @@ TEST(StorageCheck, SiteFileSectionIsLaidOverTheSuiteParams) {
 
 }  // namespace
 }  // namespace gpuqual::probes
+
+namespace gpuqual::probes {
+namespace {
+
+// The site file the Kubernetes manifests ship parses as both checks read it (no I/O here: the
+// network section names in-cluster endpoints that must not be contacted from a test).
+TEST(StorageCheck, ShippedSiteFileParses) {
+  const json params = {{"site_file", GPUQUAL_SOURCE_DIR "/containers/k8s/site.yaml"}};
+  const StorageConfig s = parse_storage_params(params, "test");
+  ASSERT_EQ(s.paths.size(), 1u);
+  EXPECT_EQ(s.paths[0].path, "/tmp");
+  EXPECT_TRUE(s.site_file_present);
+}
+
+}  // namespace
+}  // namespace gpuqual::probes
