@@ -18,6 +18,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// The shortest attempt worth starting (also the smallest timeout_s accepted): with less time left
+// than this, an endpoint is "not measured" rather than a timeout it was never given a chance at.
+constexpr double kMinAttemptS = 0.05;
+
 struct Defaults {
   double timeout_s = 5;
   int samples = 3;
@@ -68,7 +72,7 @@ NetEndpoint read_endpoint(JsonObject& o, const Defaults& d) {
   e.name = o.str_or("name", slug(e.target));
   if (e.name.empty() || e.name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_-") != std::string::npos)
     o.fail("name", fmt::format("'{}' is not a metric name part (lower-case letters, digits, '_', '-')", e.name));
-  e.timeout_s = o.opt_number("timeout_s", 0.05, 600).value_or(d.timeout_s);
+  e.timeout_s = o.opt_number("timeout_s", kMinAttemptS, 600).value_or(d.timeout_s);
   e.samples = static_cast<int>(o.opt_integer("samples", 1, 100).value_or(d.samples));
   o.finish();
   return e;
@@ -107,7 +111,7 @@ NetAttempt run_endpoint(const NetEndpoint& e, double left_s, const std::atomic<b
   const auto t0 = Clock::now();
   for (int i = 0; i < e.samples; ++i) {
     const double left = left_s - std::chrono::duration<double>(Clock::now() - t0).count();
-    if (left <= 0 || (stop && stop->load())) {
+    if (left < kMinAttemptS || (stop && stop->load())) {
       last.problem = NetProblem::stopped;
       last.detail = stop && stop->load() ? "the run is being stopped" : "total_timeout_s reached";
       return last;
@@ -153,7 +157,7 @@ NetworkConfig parse_network_params(const nlohmann::json& params, const std::stri
   const std::string where = site.site_file_present ? fmt::format("{} (with {})", origin, site.site_file) : origin;
   JsonObject o(site.params, where, "$");
   Defaults d;
-  d.timeout_s = o.opt_number("timeout_s", 0.05, 600).value_or(d.timeout_s);
+  d.timeout_s = o.opt_number("timeout_s", kMinAttemptS, 600).value_or(d.timeout_s);
   d.samples = static_cast<int>(o.opt_integer("samples", 1, 100).value_or(d.samples));
   NetworkConfig c;
   c.total_timeout_s = o.opt_number("total_timeout_s", 0.1, 86400).value_or(c.total_timeout_s);
