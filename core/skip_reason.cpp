@@ -18,6 +18,12 @@ constexpr std::array kCodes{
     NotApplicableCode{"no_hca",
                       "the fabric check on a node without an InfiniBand/RoCE adapter (/sys/class/infiniband absent or "
                       "empty) and none expected: a suite that lists hcas or expect_hcas fails on fabric.hca_missing instead"},
+    // Only the site knows which storage and endpoints a node must reach; a site that names none
+    // asks for none (docs/storage-network.md, "Nothing configured"). A named site file that is
+    // unreadable or malformed is an error, never this.
+    NotApplicableCode{"not_configured",
+                      "storage, network: the site configured no path or endpoint for this node (no site file, or "
+                      "one that lists none)"},
 };
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 
 #include "core/json_fields.hpp"
@@ -16,8 +17,19 @@ TelemetryConfig parse_telemetry_params(const nlohmann::json& params, const std::
   JsonObject o(params, origin, "$");
   TelemetryConfig c;
   c.url = o.str_or("url", c.url);
+  // url_env: the name of an environment variable that, when set and not empty, replaces `url`.
+  // In a pod dcgm-exporter listens on the node's address, which only the pod's environment
+  // knows (the downward API's status.hostIP; containers/k8s).
+  const std::string url_env = o.str_or("url_env", "");
+  if (!url_env.empty()) {
+    if (const char* v = std::getenv(url_env.c_str()); v != nullptr && *v != '\0') {
+      c.url = v;
+      c.url_from = "$" + url_env;
+    }
+  }
   if (c.url.rfind("http://", 0) != 0 && c.url.rfind("https://", 0) != 0)
-    o.fail("url", fmt::format("'{}' is not an http:// or https:// URL", c.url));
+    o.fail(c.url_from.empty() ? "url" : "url_env", fmt::format("'{}'{} is not an http:// or https:// URL", c.url,
+                                                               c.url_from.empty() ? "" : " (from " + c.url_from + ")"));
   if (o.has("series")) {
     c.series = o.string_array("series");
     if (c.series.empty()) o.fail("series", "at least one series is needed");
@@ -37,6 +49,7 @@ CheckResult run_telemetry(const TelemetryConfig& config, const std::vector<GpuIn
   CheckResult r;
   r.name = "telemetry";
   r.attributes["url"] = config.url;
+  if (!config.url_from.empty()) r.attributes["url_from"] = config.url_from;
   r.attributes["series"] = fmt::format("{}", fmt::join(config.series, ","));
   const auto t0 = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };

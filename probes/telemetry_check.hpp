@@ -3,6 +3,7 @@
 // http://localhost:9400/metrics) and require every expected series for every GPU of the node.
 //
 //   url: http://localhost:9400/metrics
+//   url_env: GPUQUAL_TELEMETRY_URL        # this variable, when set, replaces url (a pod's hostIP)
 //   series: [DCGM_FI_DEV_GPU_TEMP, ...]   # default: default_dcgm_series()
 //   timeout_s: 10
 //   uuid_labels: [UUID, uuid]             # label keys carrying the GPU UUID
@@ -24,6 +25,7 @@ namespace gpuqual::probes {
 
 struct TelemetryConfig {
   std::string url = "http://localhost:9400/metrics";
+  std::string url_from;                // "$GPUQUAL_TELEMETRY_URL" when url_env supplied the URL
   std::vector<std::string> series = default_dcgm_series();
   double timeout_s = 10;
   std::vector<std::string> uuid_labels = {"UUID", "uuid"};

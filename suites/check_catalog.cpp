@@ -9,7 +9,7 @@ namespace gpuqual {
 namespace {
 // One line per check of the project (issues 5-9). Add a check here when it can be absent from
 // a build; a check that is always built needs only its GPUQUAL_REGISTER_CHECK line.
-constexpr std::array<CatalogEntry, 12> kCatalog{{
+constexpr std::array<CatalogEntry, 14> kCatalog{{
     {"compat", "driver vs CUDA runtime and image compatibility preflight"},
     {"health", "NVML health: ECC, remapped rows, XID, throttling, PCIe link, NVLink"},
     {"gemm", "cuBLASLt GEMM throughput per precision, verified"},
@@ -22,6 +22,8 @@ constexpr std::array<CatalogEntry, 12> kCatalog{{
     {"container_probe", "container launch probes through docker/podman"},
     {"telemetry", "dcgm-exporter series present for every GPU"},
     {"fabric", "InfiniBand/RoCE links, error counters, GPUDirect RDMA, GPU-HCA affinity"},
+    {"storage", "the site's storage paths: mount, free space, verified write/read, fsync latency"},
+    {"network", "the site's endpoints: DNS, TCP connect, TLS certificate, HTTP(S) status"},
 }};
 }  // namespace
 

@@ -43,9 +43,26 @@ def yaml_files(root):
     return sorted(out)
 
 
+def generator_inputs(root):
+    """Files a kustomization turns into ConfigMap data (configMapGenerator `files:`, `key=path`
+    too): the site file containers/k8s/site.yaml is gpuqual's input, not a Kubernetes object."""
+    out = set()
+    for path in yaml_files(root):
+        if os.path.basename(path) != "kustomization.yaml":
+            continue
+        for doc in load_all(path):
+            for gen in doc.get("configMapGenerator", []) or []:
+                for f in gen.get("files", []) or []:
+                    out.add(os.path.abspath(os.path.join(os.path.dirname(path), f.split("=", 1)[-1])))
+    return out
+
+
 def is_kustomize_file(path, doc):
-    """kustomization.yaml files and the patches they apply are not objects of their own."""
+    """kustomization.yaml files, the patches they apply and the files their generators read are
+    not objects of their own."""
     if os.path.basename(path) == "kustomization.yaml":
+        return True
+    if os.path.abspath(path) in generator_inputs(K8S):
         return True
     return doc.get("metadata", {}).get("name") == "any"  # patches: name replaced per target
 

@@ -74,6 +74,30 @@ class YamlLint(unittest.TestCase):
                 self.assertTrue(ml.load_all(path), "empty YAML file")
 
 
+class SiteFile(unittest.TestCase):
+    """Issue 18: the canary Jobs mount the site file (ConfigMap gpuqual-site from site.yaml) where
+    the shipped suites read it, and pass the node's address for dcgm-exporter."""
+
+    def test_canary_jobs_mount_the_site_file_and_pass_the_node_address(self):
+        objs = ml.kustomize(ml.K8S)
+        cms = [o for o in objs if o["kind"] == "ConfigMap" and o["metadata"]["name"].startswith("gpuqual-site-")]
+        self.assertEqual(len(cms), 1)
+        self.assertIn("site.yaml", cms[0]["data"])
+        jobs = [o for o in objs if o["kind"] == "Job" and "canary" in " ".join(
+            o["spec"]["template"]["spec"]["containers"][0].get("args", []))]
+        self.assertGreaterEqual(len(jobs), 2)
+        for job in jobs:
+            with self.subTest(job=job["metadata"]["name"]):
+                spec = job["spec"]["template"]["spec"]
+                vols = {v["name"]: v for v in spec["volumes"]}
+                self.assertEqual(vols["site"]["configMap"]["name"], cms[0]["metadata"]["name"])
+                c = spec["containers"][0]
+                self.assertIn({"name": "site", "mountPath": "/etc/gpuqual/site", "readOnly": True}, c["volumeMounts"])
+                env = {e["name"]: e for e in c["env"]}
+                self.assertEqual(env["HOST_IP"]["valueFrom"]["fieldRef"]["fieldPath"], "status.hostIP")
+                self.assertEqual(env["GPUQUAL_TELEMETRY_URL"]["value"], "http://$(HOST_IP):9400/metrics")
+
+
 class KubernetesSchemas(unittest.TestCase):
     def assert_valid(self, objs, where):
         versions = (ml.MIN_K8S, ml.newest_k8s())

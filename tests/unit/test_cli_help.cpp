@@ -53,7 +53,7 @@ TEST_F(CliHelp, UnknownNestedCommandNamesItsParent) {
   EXPECT_EQ(r.code, 3);
   EXPECT_NE(
       r.err.find(
-          "unknown command \"probe frobnicate\"; the commands of probe are: container, telemetry, cleanup"),
+          "unknown command \"probe frobnicate\"; the commands of probe are: container, telemetry, storage, network, cleanup"),
       std::string::npos)
       << r.err;
 }

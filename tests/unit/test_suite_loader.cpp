@@ -189,13 +189,22 @@ TEST_F(ShippedSuites, BudgetsFitTheirPromises) {
   EXPECT_LE(*load("smoke").budget_s, 60);
   const Suite canary = load("canary");
   EXPECT_LE(*canary.budget_s, 300);
-  double micro = 0, all = 0;
+  double micro = 0, gpu = 0, platform = 0;
   for (const auto& c : canary.checks) {
     if (c.check == "gemm" || c.check == "hbm" || c.check == "pcie") micro += c.budget_s;
-    all += c.budget_s;
+    const bool is_platform = c.check == "telemetry" || c.check == "storage" || c.check == "network";
+    (is_platform ? platform : gpu) += c.budget_s;
   }
-  EXPECT_LE(micro, 45);  // issue 15: gemm + hbm + pcie in the canary <= 45 s
-  EXPECT_LE(all, 90);    // issue 15: the 8-GPU canary <= 90 s
+  EXPECT_LE(micro, 45);     // issue 15: gemm + hbm + pcie in the canary <= 45 s
+  EXPECT_LE(gpu, 90);       // issue 15: the 8-GPU canary's GPU checks <= 90 s
+  EXPECT_LE(platform, 10);  // issue 18: telemetry, storage and network add at most 10 s
+  // Each platform check's own overall bound is under its watchdog timeout, so what hangs is
+  // named by the check, not cut off by the runner.
+  for (const auto& c : canary.checks) {
+    if (c.params.contains("total_timeout_s")) {
+      EXPECT_LT(c.params.at("total_timeout_s").get<double>(), c.timeout_s) << c.check;
+    }
+  }
   const Suite burnin = load("burnin", SuiteOptions{7200});
   EXPECT_TRUE(burnin.takes_duration);
   for (const auto& c : burnin.checks) {
