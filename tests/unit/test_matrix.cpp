@@ -32,12 +32,30 @@ TEST(MatrixStack, ComponentsAreTargetNamesInOrderWithoutGpuqualsOwnLibraries) {
   RunRecord r = testing::make_record(2);
   r.gpus[1].vbios = "96.00.AA.00.01";
   r.node.cublas_version = "13.0.0";
-  const StackComponents s = stack_components(r);
+  const StackComponents s = matrix_components(r);
   ASSERT_EQ(s.size(), 5u);
   EXPECT_EQ(s[0], (std::pair<std::string, std::string>{"driver_version", "570.133.20"}));
   EXPECT_EQ(s[1].first, "cuda_driver_version");
   EXPECT_EQ(s[4], (std::pair<std::string, std::string>{"vbios", "96.00.99.00.01,96.00.AA.00.01"}));
   for (const auto& [n, v] : s) EXPECT_TRUE(n != "cublas_version" && n != "cuda_runtime_version") << n;
+}
+
+// The stack inventory's kubelet version (Node status.nodeInfo) and --platform gpu-operator=...
+// are the target's kubernetes and gpu_operator components, without the "v" of their tags.
+TEST(MatrixStack, KubernetesAndGpuOperatorComeFromTheStackInventory) {
+  RunRecord r = testing::make_record(1);
+  StackInventory stack;
+  stack.k8s_kubelet_version = StackFact::read("v1.33.4");
+  stack.platform["gpu-operator"] = "v25.10.0";
+  r.node.stack = stack;
+  const StackComponents s = matrix_components(r);
+  ASSERT_EQ(s.size(), 7u);
+  EXPECT_EQ(s[4], (std::pair<std::string, std::string>{"kubernetes", "1.33.4"}));
+  EXPECT_EQ(s[5], (std::pair<std::string, std::string>{"gpu_operator", "25.10.0"}));
+  EXPECT_EQ(s[6].first, "vbios");
+  // Unread (a run outside Kubernetes): left out, not an empty value.
+  r.node.stack->k8s_kubelet_version = StackFact::unread("no Node object");
+  EXPECT_EQ(matrix_components(r).size(), 6u);
 }
 
 TEST(MatrixStack, ValidatedImagesAreThePassingContainerProbes) {
