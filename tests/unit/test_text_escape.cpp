@@ -61,6 +61,7 @@ TEST_F(EscapeCli, AnEscInAHostnameIsShownNotObeyed) {
   std::ifstream in(data + "/records/synthetic-healthy.json");
   nlohmann::json rec = nlohmann::json::parse(in);
   rec["node"]["hostname"] = "evil\x1b]0;owned\x07\x1b[2Jnode";
+  rec["node"]["k8s_node_name"] = "evil\x1b]0;owned\x07\x1b[2Jnode";  // gate names a node by it
   const auto path = scratch_ / "evil.json";
   std::ofstream(path) << rec.dump(1);
   const auto md = scratch_ / "r.md";
