@@ -26,6 +26,7 @@ test_pkgs=(
   python3-pip
   shellcheck
   debootstrap  # the bare userland the device bundle is started in (ctest -L bundle)
+  e2fsprogs util-linux  # the storage tests' loop-mounted ext4 (mkfs.ext4, losetup), fsfreeze, setpriv
 )
 
 pkgs=("${build_pkgs[@]}")
