@@ -163,15 +163,7 @@ NetworkConfig parse_network_params(const nlohmann::json& params, const std::stri
   c.total_timeout_s = o.opt_number("total_timeout_s", 0.1, 86400).value_or(c.total_timeout_s);
   c.site_file = site.site_file;
   c.site_file_present = site.site_file_present;
-  std::set<std::string> names;
-  if (const auto* eps = o.opt_array("endpoints")) {
-    for (std::size_t i = 0; i < eps->size(); ++i) {
-      JsonObject p((*eps)[i], where, JsonObject::index_path("$.endpoints", i));
-      NetEndpoint e = read_endpoint(p, d);
-      if (!names.insert(e.name).second) p.fail("name", fmt::format("'{}' is used twice (metric names must differ)", e.name));
-      c.endpoints.push_back(std::move(e));
-    }
-  }
+  c.endpoints = read_named_entries(o, "endpoints", where, [&](JsonObject& p) { return read_endpoint(p, d); });
   o.finish();
   return c;
 }
@@ -180,8 +172,7 @@ CheckResult run_network(const NetworkConfig& config, const std::atomic<bool>* st
   CheckResult r;
   r.name = "network";
   const auto t0 = Clock::now();
-  if (!config.site_file.empty())
-    r.attributes["site_file"] = config.site_file + (config.site_file_present ? "" : " (not present)");
+  record_site_file(r, config.site_file, config.site_file_present);
   if (config.endpoints.empty()) {
     r.status = Status::skip;
     r.reason_code = "not_configured";

@@ -131,15 +131,7 @@ StorageConfig parse_storage_params(const nlohmann::json& params, const std::stri
   c.total_timeout_s = o.opt_number("total_timeout_s", 0.1, 86400).value_or(c.total_timeout_s);
   c.site_file = site.site_file;
   c.site_file_present = site.site_file_present;
-  std::set<std::string> names;
-  if (const auto* paths = o.opt_array("paths")) {
-    for (std::size_t i = 0; i < paths->size(); ++i) {
-      JsonObject p((*paths)[i], where, JsonObject::index_path("$.paths", i));
-      StoragePathSpec s = read_path(p, d);
-      if (!names.insert(s.name).second) p.fail("name", fmt::format("'{}' is used twice (metric names must differ)", s.name));
-      c.paths.push_back(std::move(s));
-    }
-  }
+  c.paths = read_named_entries(o, "paths", where, [&](JsonObject& p) { return read_path(p, d); });
   o.finish();
   return c;
 }
@@ -148,8 +140,7 @@ CheckResult run_storage(const StorageConfig& config, const std::atomic<bool>* st
   CheckResult r;
   r.name = "storage";
   const auto t0 = std::chrono::steady_clock::now();
-  if (!config.site_file.empty())
-    r.attributes["site_file"] = config.site_file + (config.site_file_present ? "" : " (not present)");
+  record_site_file(r, config.site_file, config.site_file_present);
   if (config.paths.empty()) {
     r.status = Status::skip;
     r.reason_code = "not_configured";
