@@ -4,92 +4,131 @@
 
 #include <algorithm>
 #include <charconv>
-#include <set>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "core/hardware_class.hpp"
-#include "core/input_error.hpp"
-#include "core/json_fields.hpp"
+#include "core/simdjson_fields.hpp"
 
 namespace gpuqual {
 
 namespace {
 
-using nlohmann::json;
+using simdjson::dom::element;
+using simdjson::dom::element_type;
+using simdjson_fields::Obj;
+using simdjson_fields::Where;
+using simdjson_fields::type_name;
 
-// The items of a list document, or the document itself when it is one object of `kind`.
-std::vector<std::pair<const json*, std::string>> items_of(const json& doc, const std::string& file,
-                                                           const std::string& kind) {
-  if (!doc.is_object()) throw InputError(file, "$", fmt::format("expected a {} list object (kubectl get -o json)", kind));
-  std::vector<std::pair<const json*, std::string>> out;
-  auto it = doc.find("items");
-  if (it == doc.end()) {
-    const auto k = doc.find("kind");
-    if (k == doc.end() || !k->is_string() || k->get<std::string>() != kind) {
-      throw InputError(file, "$", fmt::format("neither a list with items nor a {} object", kind));
+// A kubectl document is read field by field: every other field of the API is left alone. The
+// JSON path of a field is spelled out only for an error (Where): a path string for each field
+// of 100,000 pods cost as much as reading them.
+
+// The value of `key` in object `o`, or null when it is absent or JSON null. A key given twice
+// resolves to its last occurrence, as nlohmann's parser (and so every other reader) does.
+const element* member(const element& o, std::string_view key, element& slot) {
+  bool found = false;
+  for (auto field : simdjson::dom::object(o)) {
+    if (field.key == key) {
+      slot = field.value;
+      found = true;
     }
-    out.emplace_back(&doc, "$");
-    return out;
   }
-  if (it->is_null()) return out;  // an empty list can come back as "items": null
-  if (!it->is_array()) throw InputError(file, "$.items", "expected an array");
-  for (std::size_t i = 0; i < it->size(); ++i) {
-    const json& item = (*it)[i];
-    const std::string path = JsonObject::index_path("$.items", i);
-    if (!item.is_object()) throw InputError(file, path, "expected an object");
-    if (auto k = item.find("kind"); k != item.end() && (!k->is_string() || k->get<std::string>() != kind)) {
-      throw InputError(file, path + ".kind", fmt::format("expected {}, found {}", kind, k->dump()));
-    }
-    out.emplace_back(&item, path);
-  }
-  return out;
+  return found && slot.type() != element_type::NULL_VALUE ? &slot : nullptr;
 }
 
-Labels string_map(const json* v, const std::string& file, const std::string& where) {
-  Labels out;
-  if (v == nullptr || v->is_null()) return out;
-  if (!v->is_object()) throw InputError(file, where, "expected a map of strings");
-  for (auto it = v->begin(); it != v->end(); ++it) {
-    if (!it->is_string()) throw InputError(file, where + "." + it.key(), "expected a string");
-    out[it.key()] = it->get<std::string>();
-  }
-  return out;
+bool is_a(const element& e, element_type t) { return e.type() == t; }
+
+// The object (or array) at `key`, or nullopt when absent/null; the wrong type is an InputError.
+std::optional<element> opt_of(const element& o, const char* key, element_type want, const char* what,
+                              const std::string& file, const Where& where) {
+  element slot;
+  const element* v = member(o, key, slot);
+  if (v == nullptr) return std::nullopt;
+  if (!is_a(*v, want)) throw InputError(file, Where{&where, key}.str(), what);
+  return *v;
 }
 
-const json* member(const json& o, const char* key) {
-  auto it = o.find(key);
-  return it == o.end() || it->is_null() ? nullptr : &*it;
+std::optional<element> opt_object(const element& o, const char* key, const std::string& file, const Where& where) {
+  return opt_of(o, key, element_type::OBJECT, "expected an object", file, where);
 }
 
-std::string opt_string(const json& o, const char* key, const std::string& file, const std::string& path) {
-  const json* v = member(o, key);
+std::optional<element> opt_array(const element& o, const char* key, const std::string& file, const Where& where) {
+  return opt_of(o, key, element_type::ARRAY, "expected an array", file, where);
+}
+
+std::string opt_string(const element& o, const char* key, const std::string& file, const Where& where) {
+  element slot;
+  const element* v = member(o, key, slot);
   if (v == nullptr) return "";
-  if (!v->is_string()) throw InputError(file, path + "." + key, "expected a string");
-  return v->get<std::string>();
+  if (!is_a(*v, element_type::STRING)) throw InputError(file, Where{&where, key}.str(), "expected a string");
+  return std::string(std::string_view(*v));
 }
 
-const json& object_or_empty(const json& o, const char* key, const std::string& file, const std::string& path) {
-  static const json empty = json::object();
-  const json* v = member(o, key);
-  if (v == nullptr) return empty;
-  if (!v->is_object()) throw InputError(file, path + "." + key, "expected an object");
-  return *v;
+// A map of strings (labels, annotations, nodeSelector). The first non-string value in key
+// order is the one reported, as a reader iterating nlohmann's sorted object would.
+Labels string_map(const element& o, const char* key, const std::string& file, const Where& where) {
+  Labels out;
+  element slot;
+  const element* v = member(o, key, slot);
+  if (v == nullptr) return out;
+  const Where at{&where, key};
+  if (!is_a(*v, element_type::OBJECT)) throw InputError(file, at.str(), "expected a map of strings");
+  std::string_view first_bad;
+  bool bad = false;
+  for (auto field : simdjson::dom::object(*v)) {
+    if (!is_a(field.value, element_type::STRING)) {
+      if (!bad || field.key < first_bad) first_bad = field.key;
+      bad = true;
+      continue;
+    }
+    out.insert_or_assign(std::string(field.key), std::string(std::string_view(field.value)));
+  }
+  if (bad) throw InputError(file, at.str() + "." + std::string(first_bad), "expected a string");
+  return out;
 }
 
-const json& array_or_empty(const json& o, const char* key, const std::string& file, const std::string& path) {
-  static const json empty = json::array();
-  const json* v = member(o, key);
-  if (v == nullptr) return empty;
-  if (!v->is_array()) throw InputError(file, path + "." + key, "expected an array");
-  return *v;
+// A quantity of whole GPUs: "8" (the API's canonical form for an integer quantity), or a JSON
+// integer in a hand-written file. Anything else (fractions, "500m", "1Ki") is an InputError:
+// an extended resource is a whole number (Kubernetes "Extended resources").
+int gpu_quantity(const element& v, const std::string& file, const Where& where) {
+  if (v.type() == element_type::INT64 || v.type() == element_type::UINT64) {
+    const bool big = v.type() == element_type::UINT64 && std::uint64_t(v) > 1'000'000;
+    const std::int64_t i = big ? 1'000'001 : (v.type() == element_type::UINT64 ? static_cast<std::int64_t>(std::uint64_t(v)) : std::int64_t(v));
+    if (i < 0 || i > 1'000'000) {
+      throw InputError(file, where.str(), big ? fmt::format("{} GPUs is out of range", std::uint64_t(v))
+                                              : fmt::format("{} GPUs is out of range", i));
+    }
+    return static_cast<int>(i);
+  }
+  if (!is_a(v, element_type::STRING)) throw InputError(file, where.str(), "expected a quantity string such as \"8\"");
+  const std::string_view s(v);
+  int n = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
+  if (s.empty() || ec != std::errc() || ptr != s.data() + s.size() || n < 0 || n > 1'000'000) {
+    throw InputError(file, where.str(), fmt::format("\"{}\" is not a whole number of GPUs", s));
+  }
+  return n;
 }
 
-std::vector<LabelRequirement> requirements(const json& arr, const std::string& file, const std::string& path) {
+// The GPU quantity at resources.<list>["nvidia.com/gpu"], if the list names one.
+std::optional<int> gpus_in(const element& resources, const char* list, const char* path_key, const std::string& file,
+                           const Where& res_where) {
+  const auto l = opt_object(resources, list, file, res_where);
+  if (!l) return std::nullopt;
+  element slot;
+  const element* g = member(*l, kGpuResource, slot);
+  if (g == nullptr) return std::nullopt;
+  return gpu_quantity(*g, file, Where{&res_where, path_key});
+}
+
+std::vector<LabelRequirement> requirements(const element& arr, const std::string& file, const Where& where) {
   std::vector<LabelRequirement> out;
-  if (!arr.is_array()) throw InputError(file, path, "expected an array");
-  for (std::size_t i = 0; i < arr.size(); ++i) {
-    const std::string p = JsonObject::index_path(path, i);
-    JsonObject o(arr[i], file, p);
+  if (!is_a(arr, element_type::ARRAY)) throw InputError(file, where.str(), "expected an array");
+  std::size_t i = 0;
+  for (element e : simdjson::dom::array(arr)) {
+    const Where at{where.parent, where.key, i++};
+    Obj o(e, file, at);
     LabelRequirement r;
     r.key = o.nonempty_str("key");
     const std::string op = o.str("operator");
@@ -104,33 +143,41 @@ std::vector<LabelRequirement> requirements(const json& arr, const std::string& f
   return out;
 }
 
-ClusterNode node_from(const json& item, const std::string& file, const std::string& path) {
+ClusterNode node_from(const element& item, const std::string& file, const Where& where) {
   ClusterNode n;
-  const json& meta = object_or_empty(item, "metadata", file, path);
-  n.name = JsonObject(meta, file, path + ".metadata").nonempty_str("name");
-  n.labels = string_map(member(meta, "labels"), file, path + ".metadata.labels");
+  const Where meta_at{&where, "metadata"};
+  if (const auto meta = opt_object(item, "metadata", file, where)) {
+    n.name = Obj(*meta, file, meta_at).nonempty_str("name");
+    n.labels = string_map(*meta, "labels", file, meta_at);
+  } else {
+    throw InputError(file, Where{&meta_at, "name"}.str(), "required field is missing");
+  }
   n.hardware_class = hardware_class_from_gfd_labels(n.labels).slug;
-  const json& spec = object_or_empty(item, "spec", file, path);
-  if (const json* u = member(spec, "unschedulable")) {
-    if (!u->is_boolean()) throw InputError(file, path + ".spec.unschedulable", "expected true or false");
-    n.unschedulable = u->get<bool>();
+  const Where spec_at{&where, "spec"};
+  if (const auto spec = opt_object(item, "spec", file, where)) {
+    element slot;
+    if (const element* u = member(*spec, "unschedulable", slot)) {
+      if (!is_a(*u, element_type::BOOL)) throw InputError(file, Where{&spec_at, "unschedulable"}.str(), "expected true or false");
+      n.unschedulable = bool(*u);
+    }
+    if (const auto taints = opt_array(*spec, "taints", file, spec_at)) {
+      std::size_t i = 0;
+      for (element t : simdjson::dom::array(*taints)) {
+        Obj o(t, file, Where{&spec_at, "taints", i++});
+        n.taints.push_back({o.nonempty_str("key"), o.str_or("value", ""), o.nonempty_str("effect")});
+      }
+    }
   }
-  const json& taints = array_or_empty(spec, "taints", file, path + ".spec");
-  for (std::size_t i = 0; i < taints.size(); ++i) {
-    const std::string p = JsonObject::index_path(path + ".spec.taints", i);
-    JsonObject o(taints[i], file, p);
-    n.taints.push_back({o.nonempty_str("key"), o.str_or("value", ""), o.nonempty_str("effect")});
-  }
-  const json& status = object_or_empty(item, "status", file, path);
-  const json& alloc = object_or_empty(status, "allocatable", file, path + ".status");
-  if (const json* g = member(alloc, kGpuResource)) {
-    n.gpus = gpu_quantity(*g, file, path + ".status.allocatable[\"nvidia.com/gpu\"]");
-  }
-  const json& conditions = array_or_empty(status, "conditions", file, path + ".status");
-  for (std::size_t i = 0; i < conditions.size(); ++i) {
-    const std::string p = JsonObject::index_path(path + ".status.conditions", i);
-    JsonObject o(conditions[i], file, p);
-    if (o.str("type") == "Ready") n.ready = o.str("status") == "True";
+  const Where status_at{&where, "status"};
+  if (const auto status = opt_object(item, "status", file, where)) {
+    if (auto g = gpus_in(*status, "allocatable", "allocatable[\"nvidia.com/gpu\"]", file, status_at)) n.gpus = *g;
+    if (const auto conditions = opt_array(*status, "conditions", file, status_at)) {
+      std::size_t i = 0;
+      for (element c : simdjson::dom::array(*conditions)) {
+        Obj o(c, file, Where{&status_at, "conditions", i++});
+        if (o.str("type") == "Ready") n.ready = o.str("status") == "True";
+      }
+    }
   }
   return n;
 }
@@ -139,141 +186,216 @@ ClusterNode node_from(const json& item, const std::string& file, const std::stri
 // Containers): the larger of the app containers' sum (plus sidecars: init containers with
 // restartPolicy Always run alongside) and the largest single init container. For an extended
 // resource a request left out equals the limit (Kubernetes "Extended resources").
-int container_gpus(const json& c, const std::string& file, const std::string& path) {
-  const json& res = object_or_empty(c, "resources", file, path);
-  const json& req = object_or_empty(res, "requests", file, path + ".resources");
-  if (const json* g = member(req, kGpuResource)) return gpu_quantity(*g, file, path + ".resources.requests[\"nvidia.com/gpu\"]");
-  const json& lim = object_or_empty(res, "limits", file, path + ".resources");
-  if (const json* g = member(lim, kGpuResource)) return gpu_quantity(*g, file, path + ".resources.limits[\"nvidia.com/gpu\"]");
+int container_gpus(const element& c, const std::string& file, const Where& where) {
+  if (!is_a(c, element_type::OBJECT)) throw InputError(file, where.str(), "expected an object");
+  const auto res = opt_object(c, "resources", file, where);
+  if (!res) return 0;
+  const Where res_at{&where, "resources"};
+  if (auto g = gpus_in(*res, "requests", "requests[\"nvidia.com/gpu\"]", file, res_at)) return *g;
+  if (auto g = gpus_in(*res, "limits", "limits[\"nvidia.com/gpu\"]", file, res_at)) return *g;
   return 0;
 }
 
-int pod_gpu_request(const json& spec, const std::string& file, const std::string& path) {
+int pod_gpu_request(const element& spec, const std::string& file, const Where& spec_at) {
   int sum = 0;
-  const json& containers = array_or_empty(spec, "containers", file, path);
-  for (std::size_t i = 0; i < containers.size(); ++i) {
-    sum += container_gpus(containers[i], file, JsonObject::index_path(path + ".containers", i));
+  if (const auto containers = opt_array(spec, "containers", file, spec_at)) {
+    std::size_t i = 0;
+    for (element c : simdjson::dom::array(*containers)) sum += container_gpus(c, file, Where{&spec_at, "containers", i++});
   }
   int init_max = 0;
-  const json& init = array_or_empty(spec, "initContainers", file, path);
-  for (std::size_t i = 0; i < init.size(); ++i) {
-    const std::string p = JsonObject::index_path(path + ".initContainers", i);
-    const int g = container_gpus(init[i], file, p);
-    if (opt_string(init[i], "restartPolicy", file, p) == "Always") sum += g;
-    else init_max = std::max(init_max, g);
+  if (const auto init = opt_array(spec, "initContainers", file, spec_at)) {
+    std::size_t i = 0;
+    for (element c : simdjson::dom::array(*init)) {
+      const Where at{&spec_at, "initContainers", i++};
+      const int g = container_gpus(c, file, at);
+      if (opt_string(c, "restartPolicy", file, at) == "Always") sum += g;
+      else init_max = std::max(init_max, g);
+    }
   }
   return std::max(sum, init_max);
 }
 
-ClusterPod pod_from(const json& item, const std::string& file, const std::string& path) {
+void read_affinity(const element& spec, ClusterPod& p, const std::string& file, const Where& spec_at) {
+  const auto affinity = opt_object(spec, "affinity", file, spec_at);
+  if (!affinity) return;
+  const Where aff_at{&spec_at, "affinity"};
+  const auto node_aff = opt_object(*affinity, "nodeAffinity", file, aff_at);
+  if (!node_aff) return;
+  const Where na_at{&aff_at, "nodeAffinity"};
+  const auto required = opt_object(*node_aff, "requiredDuringSchedulingIgnoredDuringExecution", file, na_at);
+  if (!required) return;
+  const Where req_at{&na_at, "requiredDuringSchedulingIgnoredDuringExecution"};
+  const auto terms = opt_array(*required, "nodeSelectorTerms", file, req_at);
+  if (!terms) return;
+  std::size_t i = 0;
+  for (element term : simdjson::dom::array(*terms)) {
+    const Where tp{&req_at, "nodeSelectorTerms", i++};
+    if (!is_a(term, element_type::OBJECT)) throw InputError(file, tp.str(), "expected an object");
+    std::vector<LabelRequirement> reqs;
+    if (const auto exprs = opt_array(term, "matchExpressions", file, tp)) {
+      reqs = requirements(*exprs, file, Where{&tp, "matchExpressions"});
+    }
+    p.required_node_terms.push_back(std::move(reqs));
+  }
+}
+
+ClusterPod pod_from(const element& item, const std::string& file, const Where& where) {
   ClusterPod p;
-  const json& meta = object_or_empty(item, "metadata", file, path);
-  JsonObject m(meta, file, path + ".metadata");
-  p.name = m.nonempty_str("name");
-  p.ns = m.str_or("namespace", "default");
-  p.labels = string_map(member(meta, "labels"), file, path + ".metadata.labels");
-  p.annotations = string_map(member(meta, "annotations"), file, path + ".metadata.annotations");
-  const json& owners = array_or_empty(meta, "ownerReferences", file, path + ".metadata");
-  for (std::size_t i = 0; i < owners.size(); ++i) {
-    JsonObject o(owners[i], file, JsonObject::index_path(path + ".metadata.ownerReferences", i));
-    p.owners.push_back({o.nonempty_str("kind"), o.nonempty_str("name")});
+  const Where meta_at{&where, "metadata"};
+  const auto meta = opt_object(item, "metadata", file, where);
+  if (!meta) throw InputError(file, Where{&meta_at, "name"}.str(), "required field is missing");
+  {
+    Obj m(*meta, file, meta_at);
+    p.name = m.nonempty_str("name");
+    p.ns = m.str_or("namespace", "default");
   }
-  const std::string sp = path + ".spec";
-  const json& spec = object_or_empty(item, "spec", file, path);
-  p.node = opt_string(spec, "nodeName", file, sp);
-  p.gpus = pod_gpu_request(spec, file, sp);
-  p.node_selector = string_map(member(spec, "nodeSelector"), file, sp + ".nodeSelector");
-  const json& affinity = object_or_empty(spec, "affinity", file, sp);
-  const json& node_aff = object_or_empty(affinity, "nodeAffinity", file, sp + ".affinity");
-  const std::string rp = sp + ".affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution";
-  const json& required = object_or_empty(node_aff, "requiredDuringSchedulingIgnoredDuringExecution", file,
-                                         sp + ".affinity.nodeAffinity");
-  const json& terms = array_or_empty(required, "nodeSelectorTerms", file, rp);
-  for (std::size_t i = 0; i < terms.size(); ++i) {
-    const std::string tp = JsonObject::index_path(rp + ".nodeSelectorTerms", i);
-    if (!terms[i].is_object()) throw InputError(file, tp, "expected an object");
-    const json& exprs = array_or_empty(terms[i], "matchExpressions", file, tp);
-    p.required_node_terms.push_back(requirements(exprs, file, tp + ".matchExpressions"));
+  p.labels = string_map(*meta, "labels", file, meta_at);
+  p.annotations = string_map(*meta, "annotations", file, meta_at);
+  if (const auto owners = opt_array(*meta, "ownerReferences", file, meta_at)) {
+    std::size_t i = 0;
+    for (element e : simdjson::dom::array(*owners)) {
+      Obj o(e, file, Where{&meta_at, "ownerReferences", i++});
+      p.owners.push_back({o.nonempty_str("kind"), o.nonempty_str("name")});
+    }
   }
-  const json& tols = array_or_empty(spec, "tolerations", file, sp);
-  for (std::size_t i = 0; i < tols.size(); ++i) {
-    const std::string tp = JsonObject::index_path(sp + ".tolerations", i);
-    if (!tols[i].is_object()) throw InputError(file, tp, "expected an object");
-    Toleration t;
-    t.key = opt_string(tols[i], "key", file, tp);
-    t.op = opt_string(tols[i], "operator", file, tp);
-    if (t.op.empty()) t.op = "Equal";
-    t.value = opt_string(tols[i], "value", file, tp);
-    t.effect = opt_string(tols[i], "effect", file, tp);
-    p.tolerations.push_back(std::move(t));
+  const Where spec_at{&where, "spec"};
+  if (const auto spec = opt_object(item, "spec", file, where)) {
+    p.node = opt_string(*spec, "nodeName", file, spec_at);
+    p.gpus = pod_gpu_request(*spec, file, spec_at);
+    p.node_selector = string_map(*spec, "nodeSelector", file, spec_at);
+    read_affinity(*spec, p, file, spec_at);
+    if (const auto tols = opt_array(*spec, "tolerations", file, spec_at)) {
+      std::size_t i = 0;
+      for (element e : simdjson::dom::array(*tols)) {
+        const Where tp{&spec_at, "tolerations", i++};
+        if (!is_a(e, element_type::OBJECT)) throw InputError(file, tp.str(), "expected an object");
+        Toleration t;
+        t.key = opt_string(e, "key", file, tp);
+        t.op = opt_string(e, "operator", file, tp);
+        if (t.op.empty()) t.op = "Equal";
+        t.value = opt_string(e, "value", file, tp);
+        t.effect = opt_string(e, "effect", file, tp);
+        p.tolerations.push_back(std::move(t));
+      }
+    }
   }
-  p.phase = opt_string(object_or_empty(item, "status", file, path), "phase", file, path + ".status");
+  if (const auto status = opt_object(item, "status", file, where)) p.phase = opt_string(*status, "phase", file, Where{&where, "status"});
   return p;
 }
 
-ClusterPdb pdb_from(const json& item, const std::string& file, const std::string& path) {
+ClusterPdb pdb_from(const element& item, const std::string& file, const Where& where) {
   ClusterPdb d;
-  JsonObject m(object_or_empty(item, "metadata", file, path), file, path + ".metadata");
+  const Where meta_at{&where, "metadata"};
+  const auto meta = opt_object(item, "metadata", file, where);
+  if (!meta) throw InputError(file, Where{&meta_at, "name"}.str(), "required field is missing");
+  Obj m(*meta, file, meta_at);
   d.name = m.nonempty_str("name");
   d.ns = m.str_or("namespace", "default");
-  const json& spec = object_or_empty(item, "spec", file, path);
-  if (const json* sel = member(spec, "selector")) {
-    const std::string sp = path + ".spec.selector";
-    if (!sel->is_object()) throw InputError(file, sp, "expected an object");
-    d.selector.match_labels = string_map(member(*sel, "matchLabels"), file, sp + ".matchLabels");
-    if (const json* e = member(*sel, "matchExpressions")) d.selector.match_expressions = requirements(*e, file, sp + ".matchExpressions");
+  const Where spec_at{&where, "spec"};
+  const auto spec = opt_object(item, "spec", file, where);
+  const auto sel = spec ? opt_object(*spec, "selector", file, spec_at) : std::nullopt;
+  if (sel) {
+    const Where sp{&spec_at, "selector"};
+    d.selector.match_labels = string_map(*sel, "matchLabels", file, sp);
+    element slot;
+    if (const element* e = member(*sel, "matchExpressions", slot)) {
+      d.selector.match_expressions = requirements(*e, file, Where{&sp, "matchExpressions"});
+    }
   } else {
     d.selector.selects_nothing = true;  // policy/v1: a null selector selects no pods
   }
   // status.disruptionsAllowed is what the eviction API checks; a PDB the controller has not yet
   // processed has no status: nothing may be evicted until it has.
-  JsonObject st(object_or_empty(item, "status", file, path), file, path + ".status");
-  d.disruptions_allowed = static_cast<int>(st.opt_integer("disruptionsAllowed", 0, 1'000'000'000).value_or(0));
+  if (const auto status = opt_object(item, "status", file, where)) {
+    Obj st(*status, file, Where{&where, "status"});
+    d.disruptions_allowed = static_cast<int>(st.opt_integer("disruptionsAllowed", 0, 1'000'000'000).value_or(0));
+  }
   return d;
+}
+
+// Calls `on_item(item, where)` for each item of a list document, or for the document itself when
+// it is one object of `kind`.
+template <class OnItem>
+void for_each_item(const element& doc, const std::string& file, const char* kind, OnItem on_item) {
+  const Where root;
+  if (!is_a(doc, element_type::OBJECT)) {
+    throw InputError(file, "$", fmt::format("expected a {} list object (kubectl get -o json)", kind));
+  }
+  element slot;
+  const element* items = nullptr;
+  bool has_items = false;
+  for (auto field : simdjson::dom::object(doc)) {
+    if (field.key == "items") {
+      slot = field.value;
+      has_items = true;
+    }
+  }
+  if (has_items) items = &slot;
+  if (!has_items) {
+    element k;
+    const element* kv = member(doc, "kind", k);
+    if (kv == nullptr || !is_a(*kv, element_type::STRING) || std::string_view(*kv) != kind) {
+      throw InputError(file, "$", fmt::format("neither a list with items nor a {} object", kind));
+    }
+    on_item(doc, root);
+    return;
+  }
+  if (is_a(*items, element_type::NULL_VALUE)) return;  // an empty list can come back as "items": null
+  if (!is_a(*items, element_type::ARRAY)) throw InputError(file, "$.items", "expected an array");
+  std::size_t i = 0;
+  for (element item : simdjson::dom::array(*items)) {
+    const Where at{&root, "items", i++};
+    if (!is_a(item, element_type::OBJECT)) throw InputError(file, at.str(), "expected an object");
+    element k;
+    if (const element* kv = member(item, "kind", k); kv != nullptr && (!is_a(*kv, element_type::STRING) || std::string_view(*kv) != kind)) {
+      throw InputError(file, at.str() + ".kind", fmt::format("expected {}, found {}", kind, simdjson::minify(*kv)));
+    }
+    on_item(item, at);
+  }
+}
+
+// One parser per document kind read; the text is padded and parsed in place.
+element parse_document(simdjson_fields::Parser& parser, std::string& text, const std::string& origin) {
+  simdjson_fields::Parser::pad(text);
+  return parser.parse(text, origin);
 }
 
 }  // namespace
 
-int gpu_quantity(const json& v, const std::string& file, const std::string& where) {
-  if (v.is_number_integer()) {
-    const auto i = v.get<std::int64_t>();
-    if (i < 0 || i > 1'000'000) throw InputError(file, where, fmt::format("{} GPUs is out of range", i));
-    return static_cast<int>(i);
-  }
-  if (!v.is_string()) throw InputError(file, where, "expected a quantity string such as \"8\"");
-  const std::string s = v.get<std::string>();
-  int n = 0;
-  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
-  if (s.empty() || ec != std::errc() || ptr != s.data() + s.size() || n < 0 || n > 1'000'000) {
-    throw InputError(file, where, fmt::format("\"{}\" is not a whole number of GPUs", s));
-  }
-  return n;
-}
-
-std::vector<ClusterNode> nodes_from_json(const json& doc, const std::string& file) {
+std::vector<ClusterNode> read_nodes(std::string text, const std::string& origin, const JsonLimits& limits) {
+  simdjson_fields::Parser parser(limits);
+  const element doc = parse_document(parser, text, origin);
   std::vector<ClusterNode> out;
   std::set<std::string> seen;  // the API never returns a name twice; a merged hand-made file might
-  for (const auto& [item, path] : items_of(doc, file, "Node")) {
-    out.push_back(node_from(*item, file, path));
-    if (!seen.insert(out.back().name).second) throw InputError(file, path, fmt::format("node {} listed twice", out.back().name));
-  }
+  for_each_item(doc, origin, "Node", [&](const element& item, const Where& at) {
+    out.push_back(node_from(item, origin, at));
+    if (!seen.insert(out.back().name).second) throw InputError(origin, at.str(), fmt::format("node {} listed twice", out.back().name));
+  });
   return out;
 }
 
-std::vector<ClusterPod> pods_from_json(const json& doc, const std::string& file) {
+std::vector<ClusterPod> read_pods(std::string text, const std::string& origin, const JsonLimits& limits) {
+  simdjson_fields::Parser parser(limits);
+  const element doc = parse_document(parser, text, origin);
   std::vector<ClusterPod> out;
   std::set<std::string> seen;
-  for (const auto& [item, path] : items_of(doc, file, "Pod")) {
-    out.push_back(pod_from(*item, file, path));
-    if (!seen.insert(out.back().key()).second) throw InputError(file, path, fmt::format("pod {} listed twice", out.back().key()));
-  }
+  for_each_item(doc, origin, "Pod", [&](const element& item, const Where& at) {
+    out.push_back(pod_from(item, origin, at));
+    if (!seen.insert(out.back().key()).second) throw InputError(origin, at.str(), fmt::format("pod {} listed twice", out.back().key()));
+  });
   return out;
 }
 
-std::vector<ClusterPdb> pdbs_from_json(const json& doc, const std::string& file) {
+std::vector<ClusterPdb> read_pdbs(std::string text, const std::string& origin, const JsonLimits& limits) {
+  simdjson_fields::Parser parser(limits);
+  const element doc = parse_document(parser, text, origin);
   std::vector<ClusterPdb> out;
-  for (const auto& [item, path] : items_of(doc, file, "PodDisruptionBudget")) out.push_back(pdb_from(*item, file, path));
+  for_each_item(doc, origin, "PodDisruptionBudget", [&](const element& item, const Where& at) { out.push_back(pdb_from(item, origin, at)); });
   return out;
 }
+
+std::vector<ClusterNode> nodes_from_json(const nlohmann::json& doc, const std::string& file) { return read_nodes(doc.dump(), file, {}); }
+std::vector<ClusterPod> pods_from_json(const nlohmann::json& doc, const std::string& file) { return read_pods(doc.dump(), file, {}); }
+std::vector<ClusterPdb> pdbs_from_json(const nlohmann::json& doc, const std::string& file) { return read_pdbs(doc.dump(), file, {}); }
 
 }  // namespace gpuqual

@@ -10,22 +10,28 @@
 // status.disruptionsAllowed). Every other field is left alone, as the API adds fields over
 // releases; a field the planner reads with the wrong type is an InputError naming the file and
 // the JSON path (exit 3).
+// Read with simdjson (simdjson_fields.hpp): `kubectl get pods -A -o json` of 100,000 pods is
+// tens of MB, which nlohmann's DOM took seconds to build.
 #include <string>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "core/json_input.hpp"
 #include "core/plan_cluster.hpp"
 
 namespace gpuqual {
 
+// Parses one document's text (read_json_file's limits and messages: size, emptiness, syntax,
+// nesting) and reads its items. `origin` names the document in errors.
+std::vector<ClusterNode> read_nodes(std::string text, const std::string& origin, const JsonLimits& limits);
+std::vector<ClusterPod> read_pods(std::string text, const std::string& origin, const JsonLimits& limits);
+std::vector<ClusterPdb> read_pdbs(std::string text, const std::string& origin, const JsonLimits& limits);
+
+// The same for a document already parsed by nlohmann (tests, generated clusters): it is
+// serialised and read by the functions above, so there is one reader.
 std::vector<ClusterNode> nodes_from_json(const nlohmann::json& doc, const std::string& file);
 std::vector<ClusterPod> pods_from_json(const nlohmann::json& doc, const std::string& file);
 std::vector<ClusterPdb> pdbs_from_json(const nlohmann::json& doc, const std::string& file);
-
-// A quantity of whole GPUs: "8" (the API's canonical form for an integer quantity), or a JSON
-// integer in a hand-written file. Anything else (fractions, "500m", "1Ki") is an InputError:
-// an extended resource is a whole number (Kubernetes "Extended resources").
-int gpu_quantity(const nlohmann::json& v, const std::string& file, const std::string& where);
 
 }  // namespace gpuqual

@@ -25,15 +25,15 @@ namespace {
 // managedFields); the record reader's 256 MiB would refuse it.
 constexpr JsonLimits kClusterLimits{std::size_t{4} << 30, 64};
 
-nlohmann::json read_document(const std::string& path) {
-  if (path != "-") return read_json_file(path, kClusterLimits);
-  std::string text{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
-  return parse_json_text(text, "<stdin>", kClusterLimits);
+// The document's text; the cluster readers parse it (plan_cluster_json.hpp).
+std::string read_document(const std::string& path) {
+  if (path != "-") return read_text_file(path, kClusterLimits.max_bytes);
+  return std::string{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
 }
 
 // Runs `command` through the shell (it may carry its own flags: "kubectl --context prod") and
 // returns what it printed; a failure to start or a non-zero exit is an input error naming it.
-nlohmann::json run_kubectl(const std::string& command, const std::string& what) {
+std::string run_kubectl(const std::string& command, const std::string& what) {
   const std::string cmd = fmt::format("{} get {} -o json", command, what);
   std::FILE* pipe = ::popen(cmd.c_str(), "r");
   if (pipe == nullptr) throw InputError(cmd, "", "could not start it");
@@ -45,7 +45,7 @@ nlohmann::json run_kubectl(const std::string& command, const std::string& what) 
     const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     throw InputError(cmd, "", code >= 0 ? fmt::format("exited with {}", code) : "ended by a signal");
   }
-  return parse_json_text(text, cmd, kClusterLimits);
+  return text;
 }
 
 }  // namespace
@@ -53,18 +53,18 @@ nlohmann::json run_kubectl(const std::string& command, const std::string& what) 
 Cluster read_cluster(const ClusterSources& s) {
   Cluster c;
   if (s.kubectl) {
-    c.nodes = nodes_from_json(run_kubectl(s.kubectl_command, "nodes"), s.kubectl_command + " get nodes");
-    c.pods = pods_from_json(run_kubectl(s.kubectl_command, "pods --all-namespaces"), s.kubectl_command + " get pods");
-    c.pdbs = pdbs_from_json(run_kubectl(s.kubectl_command, "poddisruptionbudgets --all-namespaces"),
-                            s.kubectl_command + " get pdb");
+    c.nodes = read_nodes(run_kubectl(s.kubectl_command, "nodes"), s.kubectl_command + " get nodes", kClusterLimits);
+    c.pods = read_pods(run_kubectl(s.kubectl_command, "pods --all-namespaces"), s.kubectl_command + " get pods", kClusterLimits);
+    c.pdbs = read_pdbs(run_kubectl(s.kubectl_command, "poddisruptionbudgets --all-namespaces"),
+                       s.kubectl_command + " get pdb", kClusterLimits);
     return c;
   }
   int stdin_uses = (s.nodes == "-") + (s.pods == "-") + (s.pdbs == "-");
   if (stdin_uses > 1) throw InputError("-", "", "only one of --nodes, --pods, --pdbs can read stdin");
   auto origin = [](const std::string& p) { return p == "-" ? std::string("<stdin>") : p; };
-  c.nodes = nodes_from_json(read_document(s.nodes), origin(s.nodes));
-  c.pods = pods_from_json(read_document(s.pods), origin(s.pods));
-  c.pdbs = pdbs_from_json(read_document(s.pdbs), origin(s.pdbs));
+  c.nodes = read_nodes(read_document(s.nodes), origin(s.nodes), kClusterLimits);
+  c.pods = read_pods(read_document(s.pods), origin(s.pods), kClusterLimits);
+  c.pdbs = read_pdbs(read_document(s.pdbs), origin(s.pdbs), kClusterLimits);
   return c;
 }
 

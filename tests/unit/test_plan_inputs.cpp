@@ -104,6 +104,48 @@ TEST(PlanInputs, BadClusterInputNamesFileAndPath) {
             ".matchExpressions[0].operator: \"Gt\" is not In, NotIn, Exists or DoesNotExist");
 }
 
+// The documents are read from their text (simdjson): the parse refuses what read_json_file
+// refuses, with its messages, and the reader keeps nlohmann's rules for the odd cases.
+TEST(PlanInputs, TextReaderRefusesBadDocumentsAndKeepsTheOddCasesRules) {
+  const JsonLimits limits{1 << 20, 8};
+  EXPECT_EQ(error_of([&] { read_nodes("", "nodes.json", limits); }), "nodes.json: input is empty");
+  EXPECT_EQ(error_of([&] { read_nodes(" \n", "nodes.json", limits); }), "nodes.json: input is empty");
+  EXPECT_EQ(error_of([&] { read_nodes(std::string(2 << 20, ' '), "nodes.json", limits); }),
+            "nodes.json: input is 2097152 bytes, over the limit of 1048576 bytes");
+  EXPECT_NE(error_of([&] { read_pods(R"({"items": [)", "pods.json", limits); }).find("pods.json: malformed JSON"),
+            std::string::npos);
+  EXPECT_EQ(error_of([&] { read_pdbs(R"({"items":[[[[[[[[[[1]]]]]]]]]]})", "pdbs.json", limits); }),
+            "pdbs.json: nesting deeper than 8 levels");
+  // A key given twice: the last one counts, as nlohmann's parser (the policy and records) has it.
+  const auto nodes = read_nodes(R"({"items":[{"metadata":{"name":"a","name":"b"},
+      "status":{"allocatable":{"nvidia.com/gpu":"2","nvidia.com/gpu":"8"}}}]})", "nodes.json", limits);
+  ASSERT_EQ(nodes.size(), 1u);
+  EXPECT_EQ(nodes[0].name, "b");
+  EXPECT_EQ(nodes[0].gpus, 8);
+  // Of several non-string labels, the first in key order is named, whatever the document order.
+  EXPECT_EQ(error_of([&] { read_nodes(R"({"items":[{"metadata":{"name":"a","labels":{"z":1,"b":true,"a":"ok"}}}]})",
+                                      "nodes.json", limits); }),
+            "nodes.json: $.items[0].metadata.labels.b: expected a string");
+  // An integer quantity out of range, signed or unsigned, and a fraction written as a number.
+  EXPECT_EQ(error_of([&] { read_nodes(R"({"items":[{"metadata":{"name":"a"},"status":{"allocatable":{"nvidia.com/gpu":18446744073709551615}}}]})",
+                                      "nodes.json", limits); }),
+            "nodes.json: $.items[0].status.allocatable[\"nvidia.com/gpu\"]: 18446744073709551615 GPUs is out of range");
+  EXPECT_EQ(error_of([&] { read_nodes(R"({"items":[{"metadata":{"name":"a"},"status":{"allocatable":{"nvidia.com/gpu":-1}}}]})",
+                                      "nodes.json", limits); }),
+            "nodes.json: $.items[0].status.allocatable[\"nvidia.com/gpu\"]: -1 GPUs is out of range");
+  EXPECT_EQ(error_of([&] { read_nodes(R"({"items":[{"metadata":{"name":"a"},"status":{"allocatable":{"nvidia.com/gpu":1.5}}}]})",
+                                      "nodes.json", limits); }),
+            "nodes.json: $.items[0].status.allocatable[\"nvidia.com/gpu\"]: expected a quantity string such as \"8\"");
+  // A container that is not an object is an error at its path (it was read as "no GPUs").
+  EXPECT_EQ(error_of([&] { read_pods(R"({"items":[{"metadata":{"name":"p"},"spec":{"containers":[7]}}]})", "pods.json", limits); }),
+            "pods.json: $.items[0].spec.containers[0]: expected an object");
+  EXPECT_EQ(error_of([&] { read_pods(R"({"items":[{"spec":{}}]})", "pods.json", limits); }),
+            "pods.json: $.items[0].metadata.name: required field is missing");
+  // One object instead of a list, and "items": null (an empty list).
+  EXPECT_EQ(read_pdbs(R"({"kind":"PodDisruptionBudget","metadata":{"name":"d"}})", "pdbs.json", limits).size(), 1u);
+  EXPECT_TRUE(read_pods(R"({"kind":"PodList","items":null})", "pods.json", limits).empty());
+}
+
 TEST(PlanPolicyFile, SmallestFormAndDefaults) {
   const PlanPolicy p = parse_plan_policy_yaml(
       "schema: gpuqual.plan/v1\nclasses:\n  h100-sxm-80gb: {min_schedulable_gpus: 48, max_nodes_out: 2, canary: 1}\n", "p.yaml");
