@@ -1,15 +1,16 @@
 #!/usr/bin/env python3
 """The install tree the container image ships, made by containers/Dockerfile's own recipe:
-configure Release with tests and benchmarks off, build the gpuqual target, `cmake --install --strip` into a temporary prefix. Then, from
+configure RelWithDebInfo with tests and benchmarks off, build the gpuqual target, `cmake --install
+--strip` into a temporary prefix (release_build says when the developer build's gpuqual is that
+binary and is installed instead of a second compile). Then, from
 that prefix only (working directory outside the source tree, no GPUQUAL_* variables): the binary
 starts and reports its version, `list` finds the installed suites, `compare` of a fixture judges
 with the installed data, `run --suite smoke` finishes (exit 2 with its reasons on a machine
 without a usable GPU), and the Kubernetes Job wrapper runs the installed gpuqual end to end. A
 command that fails fails the test; nothing is skipped.
 
-The Release build lives in <build dir>/install-tree-release and is kept between runs (Ninja
-rebuilds only what changed). Cost on a cold build directory, as in CI (no ccache): see
-docs/building.md. CMAKE_BUILD_PARALLEL_LEVEL sets its parallelism (default 2);
+The recipe's tree lives in <build dir>/install-tree-release and is kept between runs (Ninja
+rebuilds only what changed). Cost: docs/building.md. CMAKE_BUILD_PARALLEL_LEVEL sets its parallelism (default 2);
 GPUQUAL_INSTALL_TREE_FROM_BUILD=1 installs the already-built --build-dir instead.
 
 Run: python3 tests/integration/test_install_tree.py --build-dir build   (ctest label: manifests)
@@ -60,39 +61,84 @@ def cache_value(build_dir, key):
     return ""
 
 
-def release_build(prefix):
-    """The Dockerfile's build stage, into `prefix`. Returns the seconds it took.
-    GPUQUAL_INSTALL_TREE_FROM_BUILD=1 installs the developer's already-built tree instead (fast;
-    checks everything but the Release build itself)."""
-    if os.environ.get("GPUQUAL_INSTALL_TREE_FROM_BUILD") == "1":
-        start = time.monotonic()
-        res = run(["cmake", "--install", BUILD_DIR, "--strip", "--prefix", prefix], timeout=600)
-        if res.returncode != 0:
-            raise AssertionError(f"cmake --install failed:\n{res.stdout}{res.stderr}")
-        return time.monotonic() - start
-    rel_dir = os.path.join(BUILD_DIR, "install-tree-release")
+RECIPE_BUILD_TYPE = "RelWithDebInfo"  # containers/Dockerfile's CMAKE_BUILD_TYPE: the configuration CI tests
+
+
+def recipe_configure(rel_dir, prefix):
+    """containers/Dockerfile's configure step, into `rel_dir`."""
     configure = ["cmake", "-S", ml.REPO, "-B", rel_dir, "-G", "Ninja",
-                 "-DCMAKE_BUILD_TYPE=Release",
+                 f"-DCMAKE_BUILD_TYPE={RECIPE_BUILD_TYPE}",
                  "-DGPUQUAL_BUILD_TESTS=OFF", "-DGPUQUAL_BUILD_BENCH=OFF",
                  f"-DCMAKE_INSTALL_PREFIX={prefix}"]
     # Same architectures as the developer's build (the Dockerfile's CUDA_ARCHITECTURES argument),
-    # its compiler launcher (ccache) where it has one (CI has none), and its GPUQUAL_WERROR: ON in
-    # scripts/build.sh and so in CI, where this then also proves the -O3 build warning-free; a
-    # build that passes with -Werror passes without it, as the Dockerfile builds.
+    # its compiler launcher (ccache) where it has one (CI has none), and its GPUQUAL_WERROR (ON in
+    # scripts/build.sh and so in CI); a build that passes with -Werror passes without it, as the
+    # Dockerfile builds.
     for key in ("CMAKE_CUDA_ARCHITECTURES", "CMAKE_CXX_COMPILER_LAUNCHER", "CMAKE_CUDA_COMPILER_LAUNCHER",
                 "GPUQUAL_WERROR"):
         value = cache_value(BUILD_DIR, key)
         if value:
             configure.append(f"-D{key}={value}")
-    build = ["cmake", "--build", rel_dir, "--target", "gpuqual"]
-    if not os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL"):
-        build += ["--parallel", "2"]
+    res = run(configure, timeout=600)
+    if res.returncode != 0:
+        raise AssertionError(f"{' '.join(configure)} failed (exit {res.returncode}):\n{res.stdout[-4000:]}{res.stderr[-4000:]}")
+
+
+def gpuqual_commands(build_dir):
+    """Every command Ninja runs to make the gpuqual target in `build_dir` (compiles, archives,
+    links, the version header), with that directory's own path written as <build>: what the
+    binary is made of, whichever directory made it."""
+    res = run(["ninja", "-C", build_dir, "-t", "commands", "gpuqual"], timeout=120)
+    if res.returncode != 0:
+        raise AssertionError(f"ninja -t commands in {build_dir} failed:\n{res.stderr}")
+    build_dir = os.path.realpath(build_dir)
+    return sorted(line.replace(build_dir, "<build>") for line in res.stdout.splitlines())
+
+
+def release_build(prefix):
+    """The Dockerfile's build stage, into `prefix`. Returns (seconds, how).
+
+    The recipe's tree is configured for real. When every command it would run to make gpuqual is
+    the developer build's own (same flags, same sources, the paths aside), the binary the unit
+    tests ran is exactly the one the recipe makes, so it is installed from the developer build
+    (brought up to date first) instead of being compiled a second time: in CI that second cold
+    compile was the largest single item of the run. A developer build configured otherwise (a
+    sanitizer, another build type or architecture list) differs, and the recipe's tree is then
+    built on its own, as the Dockerfile does. GPUQUAL_INSTALL_TREE_FROM_BUILD=1 installs the
+    developer build without comparing (fast; checks everything but the recipe's configure)."""
     start = time.monotonic()
-    for step in (configure, build, ["cmake", "--install", rel_dir, "--strip", "--prefix", prefix]):
-        res = run(step, timeout=3000)
-        if res.returncode != 0:
-            raise AssertionError(f"{' '.join(step)} failed (exit {res.returncode}):\n{res.stdout[-4000:]}{res.stderr[-4000:]}")
-    return time.monotonic() - start
+    if os.environ.get("GPUQUAL_INSTALL_TREE_FROM_BUILD") == "1":
+        install_from, how = BUILD_DIR, "install --strip of the developer build (GPUQUAL_INSTALL_TREE_FROM_BUILD=1)"
+    else:
+        rel_dir = os.path.join(BUILD_DIR, "install-tree-release")
+        recipe_configure(rel_dir, prefix)
+        up_to_date = run(["cmake", "--build", BUILD_DIR, "--target", "gpuqual"], timeout=3000)
+        if up_to_date.returncode != 0:
+            raise AssertionError(f"building gpuqual in {BUILD_DIR} failed:\n{up_to_date.stdout[-4000:]}{up_to_date.stderr[-4000:]}")
+        recipe = gpuqual_commands(rel_dir)
+        developer = gpuqual_commands(BUILD_DIR)
+        # Two empty lists would be "equal" too: the recipe must compile and link gpuqual.
+        if not any(" -o gpuqual " in line or line.endswith(" -o gpuqual") for line in recipe) or len(recipe) < 50:
+            raise AssertionError(f"ninja -t commands gpuqual in {rel_dir} lists no link of gpuqual:\n" + "\n".join(recipe[:20]))
+        if recipe == developer:
+            install_from = BUILD_DIR
+            how = (f"recipe configured; its {len(recipe)} commands for gpuqual are the developer build's, "
+                   "so installed from that build")
+        else:
+            differ = sorted(set(recipe) ^ set(developer))
+            print(f"install tree: the recipe's commands differ from the developer build's "
+                  f"({len(differ)} lines, e.g. {differ[0][:300]}): building the recipe's tree", file=sys.stderr)
+            build = ["cmake", "--build", rel_dir, "--target", "gpuqual"]
+            if not os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL"):
+                build += ["--parallel", "2"]
+            res = run(build, timeout=3000)
+            if res.returncode != 0:
+                raise AssertionError(f"{' '.join(build)} failed (exit {res.returncode}):\n{res.stdout[-4000:]}{res.stderr[-4000:]}")
+            install_from, how = rel_dir, f"{RECIPE_BUILD_TYPE} configure + build + install --strip of the recipe's tree"
+    res = run(["cmake", "--install", install_from, "--strip", "--prefix", prefix], timeout=600)
+    if res.returncode != 0:
+        raise AssertionError(f"cmake --install {install_from} failed:\n{res.stdout}{res.stderr}")
+    return time.monotonic() - start, how
 
 
 class InstallTree(unittest.TestCase):
@@ -100,9 +146,7 @@ class InstallTree(unittest.TestCase):
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp(prefix="gpuqual-install-")
         cls.prefix = os.path.join(cls.tmp, "prefix")
-        seconds = release_build(cls.prefix)
-        how = ("install --strip of the developer build" if os.environ.get("GPUQUAL_INSTALL_TREE_FROM_BUILD") == "1"
-               else "Release configure + build + install --strip")
+        seconds, how = release_build(cls.prefix)
         print(f"install tree: {how} took {seconds:.0f} s", file=sys.stderr)
         cls.exe = os.path.join(cls.prefix, "bin", "gpuqual")
         cls.share = os.path.join(cls.prefix, "share", "gpuqual")
