@@ -36,7 +36,7 @@ quiet() {
 
 stage "installing dependencies (scripts/install-deps.sh)"
 scripts/install-deps.sh || exit 1
-stage "building build/ (the first build takes about 7 minutes on 2 cores)"
+stage "building build/ (docs/building.md says how long a first build takes)"
 GPUQUAL_BUILD_PROGRESS=1 scripts/build.sh || { echo "test.sh: the build failed"; exit 1; }
 stage "ctest in build/: unit, integration, schema, manifests, report, GPU tests"
 (cd build && ctest --output-on-failure --timeout 600 -j2 --output-junit "$reports/main.xml" "$@") || rc=1
@@ -44,16 +44,21 @@ stage "ctest in build/: unit, integration, schema, manifests, report, GPU tests"
 if [[ $sanitizers != 0 ]]; then
   # Unit tests under ASan + UBSan: host code only (nvcc's device code is not instrumented), no
   # benchmarks, one CUDA architecture, and Debug (-O0: GCC compiles ASan+UBSan code ~10x faster
-  # than at -O2, and assertions stay on). All targets: unit tests run helper programs too.
-  stage "ASan/UBSan build in build-asan/ and its unit tests (about 15 minutes on 2 cores)"
+  # than at -O2, and assertions stay on) with line tables only (-g1: file and line in every
+  # report, a fifth less compile time than -g). Only the unit tests and the programs they run
+  # (gpuqual, gpuqual-testbin, gpuqual-container-probe: tests/unit/CMakeLists.txt).
+  stage "ASan/UBSan build in build-asan/ and its unit tests"
   cmake -S . -B build-asan -G Ninja -DGPUQUAL_WERROR=ON -DGPUQUAL_SANITIZE=ON -DGPUQUAL_BUILD_BENCH=OFF \
-    -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null || exit 1
-  GPUQUAL_BUILD_DIR=build-asan GPUQUAL_BUILD_PROGRESS=1 scripts/build.sh || { echo "test.sh: the ASan build failed"; exit 1; }
+    -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null || exit 1
+  GPUQUAL_BUILD_DIR=build-asan GPUQUAL_BUILD_PROGRESS=1 GPUQUAL_TARGETS=gpuqual_unit_tests scripts/build.sh ||
+    { echo "test.sh: the ASan build failed"; exit 1; }
   (cd build-asan && ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest -L unit --output-on-failure --timeout 600 -j2 --output-junit "$reports/asan.xml") || rc=1
-  # libFuzzer targets: clang, only core + tests/fuzz (no CUDA), each run briefly.
+  # libFuzzer targets: clang, only core + tests/fuzz (no CUDA), each run briefly; -O1 with line
+  # tables, as libFuzzer and ASan advise (-O2 -g compiled an eighth slower).
   stage "fuzzing (clang, build-fuzz/, ${GPUQUAL_FUZZ_SECONDS:-30} s per target)"
-  CXX=clang++-14 cmake -S . -B build-fuzz -G Ninja -DGPUQUAL_WERROR=ON -DGPUQUAL_FUZZ=ON >/dev/null || exit 1
+  CXX=clang++-14 cmake -S . -B build-fuzz -G Ninja -DGPUQUAL_WERROR=ON -DGPUQUAL_FUZZ=ON \
+    -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -gline-tables-only" >/dev/null || exit 1
   quiet ninja -C build-fuzz || exit 1
   tests/fuzz/run_fuzzers.sh build-fuzz "${GPUQUAL_FUZZ_SECONDS:-30}" || rc=1
 fi
