@@ -103,6 +103,9 @@ ChildOutcome run_child(const ChildSpec& spec) {
   for (const auto& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
   const pid_t parent = getpid();
+  // Children this process already has (a server a test started, a helper of the caller) are not
+  // this check's orphans: the sweep after it leaves them alone.
+  const std::vector<int> children_before = children_of(parent);
 
   const auto started = Clock::now();
   const pid_t pid = fork();
@@ -201,7 +204,7 @@ ChildOutcome run_child(const ChildSpec& spec) {
 
   // The child is gone; what it started is not welcome to stay.
   kill(-pid, SIGKILL);
-  const ReapResult reaped = reap_orphans();
+  const ReapResult reaped = reap_orphans(5.0, children_before);
   out.orphans_killed = reaped.killed;
   out.orphans_unkillable = reaped.unkillable;
   // What is still in the pipes: its writers are dead, so this is at most a pipe buffer.

@@ -38,7 +38,7 @@ std::vector<int> children_of(int parent) {
   return out;
 }
 
-ReapResult reap_orphans(double max_wait_s) {
+ReapResult reap_orphans(double max_wait_s, const std::vector<int>& keep) {
   ReapResult result;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(max_wait_s);
   const int self = getpid();
@@ -48,7 +48,8 @@ ReapResult reap_orphans(double max_wait_s) {
     kids.erase(std::remove_if(kids.begin(), kids.end(),
                               [&](int p) {
                                 return std::find(result.unkillable.begin(), result.unkillable.end(), p) !=
-                                       result.unkillable.end();
+                                           result.unkillable.end() ||
+                                       std::find(keep.begin(), keep.end(), p) != keep.end();
                               }),
                kids.end());
     if (kids.empty()) break;

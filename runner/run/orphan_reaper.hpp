@@ -15,8 +15,9 @@ struct ReapResult {
   std::vector<int> killed;      // orphans found, killed (SIGKILL) and reaped
   std::vector<int> unkillable;  // still there after the wait (stuck in the kernel: D state)
 };
-// Kills and reaps every child of this process. Waits at most `max_wait_s` for them to die.
-ReapResult reap_orphans(double max_wait_s = 5.0);
+// Kills and reaps every child of this process but those in `keep` (children it had before the
+// check started: they are not the check's orphans). Waits at most `max_wait_s` for them to die.
+ReapResult reap_orphans(double max_wait_s = 5.0, const std::vector<int>& keep = {});
 
 // Children of `parent` right now, from /proc.
 std::vector<int> children_of(int parent);

@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -39,6 +40,26 @@ TEST_F(ChildProcess, ExitCodeAndOutput) {
   EXPECT_FALSE(o.timed_out);
   EXPECT_EQ(o.output.text(), "hello\noops\n");
   EXPECT_TRUE(o.orphans_killed.empty());
+}
+
+// A child the caller already had (a test's loopback server, a helper) is not the check's orphan:
+// the sweep after the check leaves it running (it once killed the network tests' server).
+TEST_F(ChildProcess, ChildrenFromBeforeTheCheckAreNotItsOrphans) {
+  const pid_t sleeper = fork();
+  ASSERT_GE(sleeper, 0);
+  if (sleeper == 0) {
+    execl("/bin/sleep", "sleep", "30", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  const ChildOutcome o = run_child(sh("true"));
+  EXPECT_TRUE(o.orphans_killed.empty());
+  EXPECT_EQ(kill(sleeper, 0), 0) << "the earlier child was killed";
+  // What the check itself leaves behind is still killed.
+  const ChildOutcome daemon = run_child(sh("setsid sleep 30 >/dev/null 2>&1 & exit 0"));
+  EXPECT_EQ(daemon.orphans_killed.size(), 1u);
+  EXPECT_EQ(kill(sleeper, 0), 0);
+  kill(sleeper, SIGKILL);
+  waitpid(sleeper, nullptr, 0);
 }
 
 TEST_F(ChildProcess, KilledBySignal) {
