@@ -143,15 +143,27 @@ std::vector<LabelRequirement> requirements(const element& arr, const std::string
   return out;
 }
 
+// The object's metadata, which every API object has: without it, its name is what is missing.
+element metadata_of(const element& item, const std::string& file, const Where& where, const Where& meta_at) {
+  const auto meta = opt_object(item, "metadata", file, where);
+  if (!meta) throw InputError(file, Where{&meta_at, "name"}.str(), "required field is missing");
+  return *meta;
+}
+
+// metadata.name and metadata.namespace ("default" when left out) of a namespaced object.
+template <class Object>
+void read_name_and_namespace(const element& meta, const std::string& file, const Where& meta_at, Object& out) {
+  Obj m(meta, file, meta_at);
+  out.name = m.nonempty_str("name");
+  out.ns = m.str_or("namespace", "default");
+}
+
 ClusterNode node_from(const element& item, const std::string& file, const Where& where) {
   ClusterNode n;
   const Where meta_at{&where, "metadata"};
-  if (const auto meta = opt_object(item, "metadata", file, where)) {
-    n.name = Obj(*meta, file, meta_at).nonempty_str("name");
-    n.labels = string_map(*meta, "labels", file, meta_at);
-  } else {
-    throw InputError(file, Where{&meta_at, "name"}.str(), "required field is missing");
-  }
+  const element meta = metadata_of(item, file, where, meta_at);
+  n.name = Obj(meta, file, meta_at).nonempty_str("name");
+  n.labels = string_map(meta, "labels", file, meta_at);
   n.hardware_class = hardware_class_from_gfd_labels(n.labels).slug;
   const Where spec_at{&where, "spec"};
   if (const auto spec = opt_object(item, "spec", file, where)) {
@@ -242,16 +254,11 @@ void read_affinity(const element& spec, ClusterPod& p, const std::string& file, 
 ClusterPod pod_from(const element& item, const std::string& file, const Where& where) {
   ClusterPod p;
   const Where meta_at{&where, "metadata"};
-  const auto meta = opt_object(item, "metadata", file, where);
-  if (!meta) throw InputError(file, Where{&meta_at, "name"}.str(), "required field is missing");
-  {
-    Obj m(*meta, file, meta_at);
-    p.name = m.nonempty_str("name");
-    p.ns = m.str_or("namespace", "default");
-  }
-  p.labels = string_map(*meta, "labels", file, meta_at);
-  p.annotations = string_map(*meta, "annotations", file, meta_at);
-  if (const auto owners = opt_array(*meta, "ownerReferences", file, meta_at)) {
+  const element meta = metadata_of(item, file, where, meta_at);
+  read_name_and_namespace(meta, file, meta_at, p);
+  p.labels = string_map(meta, "labels", file, meta_at);
+  p.annotations = string_map(meta, "annotations", file, meta_at);
+  if (const auto owners = opt_array(meta, "ownerReferences", file, meta_at)) {
     std::size_t i = 0;
     for (element e : simdjson::dom::array(*owners)) {
       Obj o(e, file, Where{&meta_at, "ownerReferences", i++});
@@ -286,11 +293,7 @@ ClusterPod pod_from(const element& item, const std::string& file, const Where& w
 ClusterPdb pdb_from(const element& item, const std::string& file, const Where& where) {
   ClusterPdb d;
   const Where meta_at{&where, "metadata"};
-  const auto meta = opt_object(item, "metadata", file, where);
-  if (!meta) throw InputError(file, Where{&meta_at, "name"}.str(), "required field is missing");
-  Obj m(*meta, file, meta_at);
-  d.name = m.nonempty_str("name");
-  d.ns = m.str_or("namespace", "default");
+  read_name_and_namespace(metadata_of(item, file, where, meta_at), file, meta_at, d);
   const Where spec_at{&where, "spec"};
   const auto spec = opt_object(item, "spec", file, where);
   const auto sel = spec ? opt_object(*spec, "selector", file, spec_at) : std::nullopt;
