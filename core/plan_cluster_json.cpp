@@ -92,13 +92,11 @@ Labels string_map(const element& o, const char* key, const std::string& file, co
 // integer in a hand-written file. Anything else (fractions, "500m", "1Ki") is an InputError:
 // an extended resource is a whole number (Kubernetes "Extended resources").
 int gpu_quantity(const element& v, const std::string& file, const Where& where) {
-  if (v.type() == element_type::INT64 || v.type() == element_type::UINT64) {
-    const bool big = v.type() == element_type::UINT64 && std::uint64_t(v) > 1'000'000;
-    const std::int64_t i = big ? 1'000'001 : (v.type() == element_type::UINT64 ? static_cast<std::int64_t>(std::uint64_t(v)) : std::int64_t(v));
-    if (i < 0 || i > 1'000'000) {
-      throw InputError(file, where.str(), big ? fmt::format("{} GPUs is out of range", std::uint64_t(v))
-                                              : fmt::format("{} GPUs is out of range", i));
-    }
+  // simdjson gives UINT64 only to integers above INT64_MAX: always out of range here.
+  if (v.type() == element_type::UINT64) throw InputError(file, where.str(), fmt::format("{} GPUs is out of range", std::uint64_t(v)));
+  if (v.type() == element_type::INT64) {
+    const std::int64_t i(v);
+    if (i < 0 || i > 1'000'000) throw InputError(file, where.str(), fmt::format("{} GPUs is out of range", i));
     return static_cast<int>(i);
   }
   if (!is_a(v, element_type::STRING)) throw InputError(file, where.str(), "expected a quantity string such as \"8\"");
