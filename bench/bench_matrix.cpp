@@ -5,6 +5,9 @@
 //   GPUQUAL_BENCH_RECORDS          fleet size (default 100000)
 //   GPUQUAL_BENCH_METRICS_PER_GPU  metrics per GPU, 8 GPUs, 20 samples each (default 5 -> 40)
 //   GPUQUAL_BENCH_GPUQUAL          the gpuqual binary to time (default: the one built with it)
+//   GPUQUAL_BENCH_FLEET_DIR        write the fleet there and keep it (for perf/callgrind on the
+//                                  binary); a directory that already holds the same number of
+//                                  records is reused as it is: remove it after changing the shape
 // Budget (issue 17 section 2, figure in docs/performance.md): 100,000 records <= 10 s and <= 1 GB
 // on 2 cores.
 #include <benchmark/benchmark.h>
@@ -30,21 +33,29 @@ int per_gpu() { return env_int("GPUQUAL_BENCH_METRICS_PER_GPU", 5); }
 class Fleet {
  public:
   Fleet(int n, int metrics) {
-    char tmpl[] = "/tmp/gpuqual-bench-matrix-XXXXXX";
-    if (!mkdtemp(tmpl)) throw std::runtime_error("mkdtemp failed");
-    dir_ = tmpl;
+    if (const char* keep = std::getenv("GPUQUAL_BENCH_FLEET_DIR"); keep != nullptr && *keep != '\0') {
+      dir_ = keep;
+      keep_ = true;
+    } else {
+      char tmpl[] = "/tmp/gpuqual-bench-matrix-XXXXXX";
+      if (!mkdtemp(tmpl)) throw std::runtime_error("mkdtemp failed");
+      dir_ = tmpl;
+    }
     std::filesystem::create_directories(dir_ + "/records");
+    const bool reuse = keep_ && std::filesystem::exists(dir_ + "/h200-sxm-141gb.yaml") && count_records() == n;
     for (int i = 0; i < n; ++i) {
+      const std::string p = fmt::format("{}/records/node-{:06d}.json", dir_, i);
+      paths_.push_back(p);
+      if (reuse) continue;
       RunRecord r = synthetic_record(i, metrics, 42);
       r.node.k8s_node_name = fmt::format("gpu-node-{:06d}", i);
       r.node.driver_version = kDrivers[static_cast<std::size_t>(i) % kDrivers.size()];
-      const std::string p = fmt::format("{}/records/node-{:06d}.json", dir_, i);
       write_record(p, r);
-      paths_.push_back(p);
     }
-    write_file_atomic(dir_ + "/h200-sxm-141gb.yaml", baseline_to_yaml(synthetic_baseline(metrics)));
+    if (!reuse) write_file_atomic(dir_ + "/h200-sxm-141gb.yaml", baseline_to_yaml(synthetic_baseline(metrics)));
   }
   ~Fleet() {
+    if (keep_) return;
     std::error_code ec;
     std::filesystem::remove_all(dir_, ec);
   }
@@ -52,7 +63,13 @@ class Fleet {
   const std::string& dir() const { return dir_; }
 
  private:
+  int count_records() const {
+    int k = 0;
+    for (const auto& e : std::filesystem::directory_iterator(dir_ + "/records")) k += e.path().extension() == ".json";
+    return k;
+  }
   std::string dir_;
+  bool keep_ = false;
   std::vector<std::string> paths_;
 };
 

@@ -1,14 +1,17 @@
 // The noise model's interval for one metric: 20 vs 20 samples (a canary run), and burn-in sizes
-// where the pairwise differences are selected by counting instead of enumerated.
+// where the pairwise differences are selected by counting instead of enumerated; and the median
+// every record reader recomputes for every metric (stats::percentile's selection).
 #include <benchmark/benchmark.h>
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
 #include "bench/bench_guard.hpp"
 #include "core/noise_model.hpp"
+#include "core/stats.hpp"
 
 namespace {
 
@@ -42,6 +45,17 @@ void BM_MedianVsExpected(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(noise::median_vs_expected(values, 1000, 0.95));
 }
 BENCHMARK(BM_MedianVsExpected)->Arg(8)->Arg(10000)->Unit(benchmark::kMicrosecond);
+
+void BM_Median(benchmark::State& state) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  const auto values = samples(n, 1000, 3);
+  std::vector<double> sorted = values;
+  std::sort(sorted.begin(), sorted.end());
+  const double want = n % 2 ? sorted[n / 2] : sorted[n / 2 - 1] + (sorted[n / 2] - sorted[n / 2 - 1]) * 0.5;
+  if (stats::median(values) != want) guard_failed(state, fmt::format("median {} is not {}", stats::median(values), want));
+  for (auto _ : state) benchmark::DoNotOptimize(stats::median(values));
+}
+BENCHMARK(BM_Median)->Arg(5)->Arg(20)->Arg(40)->Arg(64)->Arg(65)->Arg(100)->Arg(1000)->Unit(benchmark::kNanosecond);
 
 }  // namespace
 

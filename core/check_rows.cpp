@@ -49,11 +49,12 @@ std::vector<CheckRow> check_rows(const CheckResult& c, const Verdict& v, bool sk
       row.reason = fmt::format("{}: {}", what, why);
       row.skip_accepted = false;
     };
+    // The cheap tests first: a string compare for every metric of every scope was 2 % of gate.
     for (const auto& m : v.metrics) {
-      if (m.check == c.name && m.gpu == gpu && takes_over(m.status)) fold(m.status, m.metric, m.reason);
+      if (takes_over(m.status) && m.gpu == gpu && m.check == c.name) fold(m.status, m.metric, m.reason);
     }
     for (const auto& f : v.findings) {
-      if (f.check == c.name && f.finding.gpu == gpu && takes_over(f.status)) fold(f.status, f.finding.code, f.reason);
+      if (takes_over(f.status) && f.finding.gpu == gpu && f.check == c.name) fold(f.status, f.finding.code, f.reason);
     }
     rows.push_back(std::move(row));
   }

@@ -29,7 +29,9 @@ MatrixBuildResult build_matrix(const std::vector<std::string>& paths, BaselineSo
       return;
     }
     const Baseline* b = baselines.for_class(record.hardware_class.slug);
-    const Verdict v = compare_record(record, b, CompareOptions{});
+    CompareOptions co;
+    co.with_stack = false;  // the row's stack is matrix_components(record); only the outcome is used
+    const Verdict v = compare_record(record, b, co);
     seen[i] = observe_record(record, v.outcome);
   });
 

@@ -147,6 +147,59 @@ TEST(StreamingRecordReader, RejectsWhatTheStrictReaderRejectsWithTheSameMessage)
   }
 }
 
+namespace {
+
+// The same JSON with every object's keys in reverse order (nlohmann writes them sorted): the
+// reader looks fields up from where the last one was found, and must not depend on the order.
+std::string dump_reversed(const json& j) {
+  if (j.is_object()) {
+    std::vector<std::string> parts;
+    for (auto it = j.items().begin(); it != j.items().end(); ++it) parts.push_back(json(it.key()).dump() + ":" + dump_reversed(it.value()));
+    std::string out = "{";
+    for (auto p = parts.rbegin(); p != parts.rend(); ++p) out += (p == parts.rbegin() ? "" : ",") + *p;
+    return out + "}";
+  }
+  if (j.is_array()) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < j.size(); ++i) out += (i ? "," : "") + dump_reversed(j[i]);
+    return out + "]";
+  }
+  return j.dump();
+}
+
+// Puts `field` (a `"key": value` text) first in the root object, ahead of the key it repeats.
+std::string with_leading_field(const std::string& text, const std::string& field) {
+  return "{" + field + "," + text.substr(text.find('{') + 1);
+}
+
+}  // namespace
+
+TEST(StreamingRecordReader, KeyOrderAndDuplicateKeysReadAsTheStrictReaderReadsThem) {
+  const json good = to_json(full_record());
+  const std::string normal = good.dump(2);
+  const std::vector<std::pair<std::string, std::string>> texts = {
+      {"keys in reverse order", dump_reversed(good)},
+      {"duplicate key, the last wins", with_leading_field(normal, R"("run_id": "the-first-copy")")},
+      {"duplicate key, null first", with_leading_field(normal, R"("suite": null)")},
+      {"duplicate key in reverse order", with_leading_field(dump_reversed(good), R"("complete": false)")},
+  };
+  for (const auto& [what, text] : texts) {
+    const RunRecord slow = record_from_json(parse_json_text(text, "dup.json"), "dup.json");
+    EXPECT_EQ(to_json(StreamingRecordReader().parse(text, "dup.json")), to_json(slow)) << what;
+    EXPECT_EQ(slow.run_id, full_record().run_id) << what;
+  }
+  // A duplicate whose last copy is null is missing; an unknown key twice is one unknown field.
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"an unknown key twice", with_leading_field(normal, R"("zzz": 1, "zzz": 2)")},
+      {"required field null last", "{" + normal.substr(normal.find('{') + 1, normal.rfind('}') - normal.find('{') - 1) + R"(, "run_id": null})"},
+  };
+  for (const auto& [what, text] : bad) {
+    const std::string slow = message_of([&] { record_from_json(parse_json_text(text, "dup.json"), "dup.json"); });
+    EXPECT_NE(slow, "(accepted)") << what;
+    EXPECT_EQ(message_of([&] { StreamingRecordReader().parse(text, "dup.json"); }), slow) << what;
+  }
+}
+
 // Judging uses what the samples say, so the reader names the stored field that disagrees.
 TEST(StreamingRecordReader, NamesTheSummaryFieldThatDisagreesWithTheSamples) {
   json j = to_json(full_record());
