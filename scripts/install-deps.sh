@@ -13,7 +13,7 @@ want_all=1
 build_pkgs=(
   build-essential cmake ninja-build pkg-config git
   libfmt-dev nlohmann-json3-dev libcli11-dev libyaml-cpp-dev
-  libgtest-dev libgmock-dev libbenchmark-dev libcurl4-openssl-dev libsimdjson-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libcurl4-openssl-dev libsimdjson-dev libjemalloc-dev
   libopenmpi-dev openmpi-bin
   clang libclang-rt-14-dev clang-format clang-tidy
   patchelf  # tests/gpu/run-on-device.sh --bundle: relocatable RPATH on the staged programs

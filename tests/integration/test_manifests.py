@@ -895,6 +895,61 @@ class Dockerfile(unittest.TestCase):
             self.assertIn(f"containers/bin/{name}", install)
             self.assertIn(f"/opt/gpuqual/bin/{name}", self.text)
 
+    def apt_packages(self, stage):
+        """The packages the stage's apt-get install lines name (stage 0: build, 1: runtime)."""
+        stages = []
+        for li in self.lines:
+            if li.startswith("FROM "):
+                stages.append([])
+            elif stages:
+                stages[-1].append(li)
+        pkgs = []
+        for li in stages[stage]:
+            for cmd in li.split("&&"):
+                words = cmd.split()
+                if "apt-get" in words and "install" in words:
+                    pkgs += [w.strip('"') for w in words[words.index("install") + 1:] if not w.startswith("-")]
+        return pkgs
+
+    def test_stages_install_every_library_the_binary_links(self):
+        """Each shared library the gpuqual binary names (readelf NEEDED) comes from a Debian
+        package here; the build stage must install that library's -dev package and the runtime
+        stage the library itself (by stem: Ubuntu's sonames and t64 names differ from Debian's).
+        A library left out of the image fails only at `docker build` or at start, which CI cannot
+        run (no registry): simdjson was missing from both stages until this test."""
+        binary = os.environ.get("GPUQUAL_BINARY", os.path.join(ml.REPO, "build", "gpuqual"))
+        self.assertTrue(os.path.exists(binary), f"{binary}: build gpuqual first (ctest sets GPUQUAL_BINARY)")
+        needed = re.findall(r"\(NEEDED\)\s+Shared library: \[(.+?)\]", subprocess.run(
+            ["readelf", "-d", binary], capture_output=True, text=True, check=True).stdout)
+        resolved = dict(re.findall(r"^\s*(\S+) => (\S+)", subprocess.run(
+            ["ldd", binary], capture_output=True, text=True, check=True).stdout, re.M))
+        build, runtime = self.apt_packages(0), self.apt_packages(1)
+        base = {"libc6", "libstdc++6", "libgcc-s1"}  # in every Ubuntu base image
+        checked = []
+        for soname in needed:
+            path = os.path.realpath(resolved[soname])
+            owner = None
+            # dpkg records /lib/... or /usr/lib/... (merged /usr): ask for each spelling.
+            spellings = {resolved[soname], path, re.sub(r"^/usr/lib/", "/lib/", path), re.sub(r"^/lib/", "/usr/lib/", path)}
+            for candidate in sorted(spellings):
+                res = subprocess.run(["dpkg", "-S", candidate], capture_output=True, text=True)
+                if res.returncode == 0:
+                    owner = res.stdout.split(":")[0]
+                    break
+            if owner is None:
+                # Not from a Debian package: the CUDA toolkit's (cudart, NCCL), which the CUDA images carry.
+                self.assertTrue(path.startswith("/usr/local/cuda"), f"{soname} ({path}) belongs to no package")
+                continue
+            if owner in base:
+                continue
+            stem = re.sub(r"[0-9.]*(t64)?$", "", owner)
+            self.assertTrue(any(p.startswith(stem) and p.endswith("-dev") for p in build),
+                            f"{soname} ({owner}): no {stem}*-dev in the build stage's apt-get install")
+            self.assertTrue(any(re.fullmatch(re.escape(stem) + r"[0-9.]*(t64)?", p) for p in runtime),
+                            f"{soname} ({owner}): no {stem}<version> in the runtime stage's apt-get install")
+            checked.append(stem)
+        self.assertIn("libsimdjson", checked)
+
     def test_dockerignore_keeps_build_outputs_out(self):
         with open(os.path.join(ml.CONTAINERS, "Dockerfile.dockerignore"), encoding="utf-8") as f:
             patterns = {li.strip() for li in f if li.strip() and not li.startswith("#")}
