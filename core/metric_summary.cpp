@@ -36,7 +36,7 @@ bool agrees(double stored, double computed, double absolute) {
 
 std::optional<SummaryMismatch> recompute_summary(Metric& m) {
   if (m.samples.empty()) return std::nullopt;
-  const double median = stats::median(m.samples);
+  const double median = stats::median_with_hint(m.samples, m.median);  // the stored one, usually right
   const double min = stats::min(m.samples);
   const double max = stats::max(m.samples);
   const double cv = stats::cv(m.samples);

@@ -15,6 +15,10 @@ double cv(std::span<const double> x);                   // stddev / |mean|; 0 fo
 double mad(std::span<const double> x);                  // median absolute deviation (raw, unscaled)
 double robust_sigma(std::span<const double> x);         // 1.4826 * MAD: stddev estimate for normal data
 double percentile(std::span<const double> x, double p); // linear interpolation, p in [0, 100]; 0 for empty
+// The same value as median(x), bit for bit, for any `hint`; fast (two branch-free passes) when
+// the hint lies between the two middle samples, as a stored median does: record readers check
+// every stored median against its samples.
+double median_with_hint(std::span<const double> x, double hint);
 double min(std::span<const double> x);                  // 0 for empty
 double max(std::span<const double> x);                  // 0 for empty
 

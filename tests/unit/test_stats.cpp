@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -73,6 +74,33 @@ TEST(Stats, PercentileIsTheSortedDefinitionBitForBit) {
       EXPECT_EQ(x, before);
     }
   }
+}
+
+// The readers' fast check of a stored median must give median()'s bits whatever the hint is:
+// right, off by a little, another sample, outside the range, not finite; with ties or without.
+TEST(Stats, MedianWithHintIsTheMedianForAnyHint) {
+  std::mt19937_64 rng(11);
+  std::uniform_int_distribution<int> coarse(0, 4);
+  std::normal_distribution<double> fine(500.0, 20.0);
+  const double inf = std::numeric_limits<double>::infinity();
+  for (std::size_t n : {1U, 2U, 3U, 4U, 5U, 6U, 19U, 20U, 21U, 100U}) {
+    for (int trial = 0; trial < 40; ++trial) {
+      std::vector<double> x(n);
+      for (auto& v : x) v = trial % 2 ? coarse(rng) : fine(rng);
+      const double want = stats::median(x);
+      std::vector<double> hints = {want, std::nextafter(want, inf), std::nextafter(want, -inf), want + 1e-3, want - 1.0,
+                                   x.front(), x.back(), 1e9, -1e9, inf, -inf, std::nan("")};
+      if (n > 1) {
+        std::vector<double> sorted = x;
+        std::sort(sorted.begin(), sorted.end());
+        hints.push_back(sorted[n / 2]);
+        hints.push_back(sorted[(n - 1) / 2]);
+        hints.push_back((sorted[0] + sorted[1]) / 2);
+      }
+      for (double h : hints) EXPECT_EQ(stats::median_with_hint(x, h), want) << "n=" << n << " hint=" << h;
+    }
+  }
+  EXPECT_EQ(stats::median_with_hint(std::vector<double>{}, 1.0), 0);
 }
 
 TEST(Stats, ZeroMeanGivesZeroCvNotInf) {
