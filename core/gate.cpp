@@ -114,7 +114,11 @@ void trim_node_verdict(Verdict& v, std::size_t keep_rows, std::size_t worst, std
   const std::size_t top = std::min(worst, judged.size());
   std::partial_sort(judged.begin(), judged.begin() + static_cast<std::ptrdiff_t>(top), judged.end(),
                     [](const MetricRow* a, const MetricRow* b) { return badness(*a) > badness(*b); });
+  // Exactly the rows kept (the pool holds 100,000 of these; growth by doubling left a fourth spare).
+  std::size_t not_passed = 0;
+  for (const auto& m : v.metrics) not_passed += m.status != Status::pass && m.status != Status::skip;
   std::vector<MetricRow> kept;
+  kept.reserve(top + std::min(keep_rows, not_passed));
   std::set<const MetricRow*> taken;
   for (std::size_t i = 0; i < top; ++i) {
     kept.push_back(*judged[i]);
@@ -373,6 +377,7 @@ Verdict GatePool::finish() {
   if (!warned.empty()) warns.push_back(fmt::format("{} node{} warned: {}", warned.size(), warned.size() == 1 ? "" : "s", names(warned)));
 
   decide_outcome(v, fails, unjudged, warns, notes, options_.strict);
+  v.nodes.reserve(nodes_.size());
   for (auto& n : nodes_) v.nodes.push_back(std::move(n.verdict));
   v.summary = gate_summary(v, GateCounts{failed.size(), inconclusive.size(), warned.size(), passed.size(), duplicates_.size(), budget,
                                          unreadable.size()});

@@ -84,6 +84,8 @@ class GatePool {
   // `baseline` is the class baseline `node` was judged against (null: none); it must outlive
   // the pool. Add nodes in command-line order.
   void add(NodeSummary node, const Baseline* baseline);
+  // Room for `nodes` summaries: the vector's doubling would otherwise hold two copies at once.
+  void reserve(std::size_t nodes) { nodes_.reserve(nodes); }
   Verdict finish();
 
  private:
