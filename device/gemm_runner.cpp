@@ -66,8 +66,7 @@ MatrixLayout make_layout(cudaDataType_t type, std::uint64_t rows, std::uint64_t 
 class GemmOp {
  public:
   GemmOp(GemmPrecision p, std::uint64_t n, const void* a, const void* b, void* d, cudaStream_t stream)
-      : p_(p),
-        types_(gemm_types(p)),
+      : types_(gemm_types(p)),
         settings_(gemm_lt_settings(p)),
         n_(n),
         a_(a),
@@ -122,7 +121,6 @@ class GemmOp {
   }
 
  private:
-  GemmPrecision p_;
   GemmTypes types_;
   GemmLtSettings settings_;
   std::uint64_t n_;

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <memory>
 
+#include "core/elapsed.hpp"
 #include "probes/container_janitor.hpp"
 #include "probes/container_owner.hpp"
 #include "probes/image_digest.hpp"
@@ -20,8 +21,6 @@ namespace gpuqual::probes {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // A refusal that is about the GPU request (no NVIDIA runtime, no CDI spec, no driver), as
 // dockerd ("could not select device driver \"\" with capabilities: [[gpu]]"), podman

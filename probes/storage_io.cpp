@@ -13,6 +13,7 @@
 #include <cstring>
 #include <memory>
 
+#include "core/elapsed.hpp"
 #include "probes/mount_info.hpp"
 #include "probes/storage_files.hpp"
 
@@ -21,7 +22,6 @@ namespace gpuqual::probes {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // 1 MiB chunks, 4 KiB aligned: O_DIRECT needs buffer, offset and length aligned to the logical
 // block size (open(2), "O_DIRECT"), which is 512 B or 4 KiB on every current device.

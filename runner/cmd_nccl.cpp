@@ -19,6 +19,7 @@
 #include "runner/class_option.hpp"
 #include "runner/command.hpp"
 #include "runner/multinode/nccl_multinode.hpp"
+#include "runner/reporters/report_options.hpp"
 
 namespace gpuqual {
 
@@ -53,10 +54,6 @@ nlohmann::json params_json(const NcclArgs& a) {
                         {"timeout_s", a.step_timeout_s},
                         {"seed", a.seed},
                         {"target_cv", a.target_cv}};
-}
-
-bool uses_report_flags(const ReportOptions& r) {
-  return r.format != "table" || !r.junit.empty() || !r.prometheus.empty() || !r.markdown.empty();
 }
 
 int run_nccl(NcclArgs a) {

@@ -46,7 +46,7 @@ std::atomic<bool> g_probe_stop{false};
 extern "C" void on_probe_stop(int) { g_probe_stop.store(true); }
 
 // SIGTERM/SIGINT/SIGHUP end the probe early: the container is removed before we exit.
-void install_stop_handlers() {
+void install_probe_stop_handlers() {
   struct sigaction sa {};
   sa.sa_handler = on_probe_stop;
   sigemptyset(&sa.sa_mask);
@@ -205,7 +205,7 @@ int run_container(ContainerArgs& a) {
   if (!a.assume_driver.empty() || !a.assume_cuda.empty()) assume_driver(pc.host.compat, a.assume_driver, a.assume_cuda);
   pc.host.has_gpus = !inv.gpus.empty();
   pc.host.no_gpu_reason = inv.gpu_unavailable_reason;
-  install_stop_handlers();
+  install_probe_stop_handlers();
   CheckResult result = probes::run_container_probes(config, pc);
   if (!a.assume_driver.empty()) result.attributes["assumed_driver"] = a.assume_driver;
   if (!a.assume_cuda.empty()) result.attributes["assumed_cuda_driver"] = a.assume_cuda;
@@ -229,7 +229,7 @@ int run_telemetry_cmd(TelemetryArgs& a) {
     gpus = inv.gpus;
     reason = inv.gpu_unavailable_reason;
   }
-  install_stop_handlers();
+  install_probe_stop_handlers();
   return report(probes::run_telemetry(a.config, gpus, reason, &g_probe_stop), a.format, "telemetry");
 }
 
@@ -262,7 +262,7 @@ int run_storage_cmd(const StorageArgs& a) {
     }
   }
   const probes::StorageConfig config = probes::parse_storage_params(params, "--path/--site-file");
-  install_stop_handlers();
+  install_probe_stop_handlers();
   return report(probes::run_storage(config, &g_probe_stop), a.format, "storage");
 }
 
@@ -297,7 +297,7 @@ int run_network_cmd(const NetworkArgs& a) {
   }
   if (!eps.empty()) params["endpoints"] = eps;
   const probes::NetworkConfig config = probes::parse_network_params(params, "--resolve/--connect/--tls/--url");
-  install_stop_handlers();
+  install_probe_stop_handlers();
   return report(probes::run_network(config, &g_probe_stop), a.format, "network");
 }
 

@@ -96,10 +96,6 @@ void ensure_parent_dir(const std::string& path) {
   if (ec) throw InputError(path, "", fmt::format("cannot create the directory {}: {}", parent.string(), ec.message()));
 }
 
-bool uses_report_flags(const ReportOptions& r) {
-  return r.format != "table" || !r.junit.empty() || !r.prometheus.empty() || !r.markdown.empty();
-}
-
 int run_run(const RunArgs& a) {
   StopState& stop = install_stop_handlers();
   const Verbosity verbosity = a.quiet ? Verbosity::quiet : a.verbose ? Verbosity::verbose : Verbosity::normal;

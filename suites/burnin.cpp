@@ -46,7 +46,7 @@ struct BurninParams {
   BurninThresholds thresholds;
 };
 
-BurninParams read_params(const nlohmann::json& json) {
+BurninParams read_burnin_params(const nlohmann::json& json) {
   JsonObject o(json, "suite", "$.params");
   BurninParams p;
   p.config.duration_s = o.number("duration_s", 1, 366.0 * 86400);
@@ -145,9 +145,12 @@ void report_telemetry(GpuOutcome& out, int gpu, const TelemetrySummary& t, const
 class Burnin : public Check {
  public:
   CheckResult run(const CheckContext& ctx) override {
-    auto start = start_gpu_check("burnin", ctx, [](const nlohmann::json& json) { return read_params(json); });
+    auto start = start_gpu_check("burnin", ctx, [](const nlohmann::json& json) { return read_burnin_params(json); });
     if (start.early) return *start.early;
-    auto& [params, probe, gpus, invisible, early] = start;
+    auto& params = start.params;
+    auto& probe = start.probe;
+    auto& gpus = start.gpus;
+    auto& invisible = start.invisible;
 
     const NvmlSession nvml = NvmlSession::open();
     const std::string side_file = ctx.side_dir.empty() ? "" : ctx.side_dir + "/burnin-telemetry.jsonl";

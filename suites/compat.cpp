@@ -41,7 +41,7 @@ struct CompatParams {
   std::string tables_dir;
 };
 
-CompatParams read_params(const nlohmann::json& json) {
+CompatParams read_compat_params(const nlohmann::json& json) {
   JsonObject o(json, "suite", "$.params");
   CompatParams p;
   if (const nlohmann::json* images = o.opt_array("images")) {
@@ -86,7 +86,7 @@ class CompatCheck : public Check {
   CheckResult run(const CheckContext& ctx) override {
     CheckResult r;
     r.name = "compat";
-    const CompatParams p = read_params(ctx.params);
+    const CompatParams p = read_compat_params(ctx.params);
     const std::string table_path = severity_tables_dir(p.tables_dir) + "/" + kCudaCompatFile;
     const CudaCompatTable table = load_cuda_compat_table(table_path);
     r.attributes["compat_table"] = table_path;

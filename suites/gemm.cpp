@@ -28,7 +28,7 @@ struct GemmParams {
   CommonBenchParams common;
 };
 
-GemmParams read_params(const nlohmann::json& json) {
+GemmParams read_gemm_params(const nlohmann::json& json) {
   JsonObject o(json, "suite", "$.params");
   GemmParams p;
   if (o.has("sizes")) {
@@ -66,9 +66,12 @@ GemmParams read_params(const nlohmann::json& json) {
 class GemmBench : public Check {
  public:
   CheckResult run(const CheckContext& ctx) override {
-    auto start = start_gpu_check("gemm", ctx, [](const nlohmann::json& json) { return read_params(json); });
+    auto start = start_gpu_check("gemm", ctx, [](const nlohmann::json& json) { return read_gemm_params(json); });
     if (start.early) return *start.early;
-    auto& [params, probe, gpus, invisible, early] = start;
+    auto& params = start.params;
+    auto& probe = start.probe;
+    auto& gpus = start.gpus;
+    auto& invisible = start.invisible;
     CheckResult result;
     result.name = "gemm";
 

@@ -14,13 +14,16 @@
 
 namespace gpuqual {
 
+// Checks take named references to the members (`auto& gpus = start.gpus;`), not a structured
+// binding: clang before 16 cannot capture a binding in a lambda (P1091), and the ASan stage is
+// built with clang 14 (scripts/test.sh).
 template <class Params>
 struct GpuCheckStart {
   Params params{};
   CudaProbe probe;
   std::vector<int> gpus;             // the CUDA devices to measure
   std::vector<int> invisible;        // requested indices CUDA cannot see
-  std::optional<CheckResult> early;  // keep last: checks unpack the rest with a structured binding
+  std::optional<CheckResult> early;
 };
 
 // `parse(const nlohmann::json&)` returns Params or throws InputError.

@@ -23,7 +23,7 @@ struct HbmParams {
   CommonBenchParams common;
 };
 
-HbmParams read_params(const nlohmann::json& json) {
+HbmParams read_hbm_params(const nlohmann::json& json) {
   JsonObject o(json, "suite", "$.params");
   HbmParams p;
   if (o.has("kernels")) {
@@ -54,9 +54,12 @@ HbmParams read_params(const nlohmann::json& json) {
 class HbmBench : public Check {
  public:
   CheckResult run(const CheckContext& ctx) override {
-    auto start = start_gpu_check("hbm", ctx, [](const nlohmann::json& json) { return read_params(json); });
+    auto start = start_gpu_check("hbm", ctx, [](const nlohmann::json& json) { return read_hbm_params(json); });
     if (start.early) return *start.early;
-    auto& [params, probe, gpus, invisible, early] = start;
+    auto& params = start.params;
+    auto& probe = start.probe;
+    auto& gpus = start.gpus;
+    auto& invisible = start.invisible;
 
     HbmConfig config = params.config;
     config.measure = params.common.measure;

@@ -47,7 +47,7 @@ struct HealthParams {
   std::string before_snapshot;
 };
 
-HealthParams read_params(const nlohmann::json& json) {
+HealthParams read_health_params(const nlohmann::json& json) {
   JsonObject o(json, "suite", "$.params");
   HealthParams p;
   if (auto v = o.opt_number("sample_s", 0, 3600)) p.sample_s = *v;
@@ -104,7 +104,7 @@ class HealthCheck : public Check {
   CheckResult run(const CheckContext& ctx) override {
     CheckResult r;
     r.name = "health";
-    HealthParams p = read_params(ctx.params);
+    HealthParams p = read_health_params(ctx.params);
     nvlink_expectations(ctx.node_gpus, p.policy);
     SeverityTable table = load_severity_tables(severity_tables_dir(p.tables_dir), health_finding_codes());
     if (!p.severity_overrides.empty()) load_severity_overrides(table, p.severity_overrides);

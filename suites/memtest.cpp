@@ -22,7 +22,7 @@
 namespace gpuqual {
 namespace {
 
-MemtestConfig read_params(const nlohmann::json& json) {
+MemtestConfig read_memtest_params(const nlohmann::json& json) {
   JsonObject o(json, "suite", "$.params");
   MemtestConfig c;
   if (auto v = o.opt_number("fraction_of_free", 0.001, 1.0)) c.fraction_of_free = *v;
@@ -52,9 +52,12 @@ MemtestConfig read_params(const nlohmann::json& json) {
 class Memtest : public Check {
  public:
   CheckResult run(const CheckContext& ctx) override {
-    auto start = start_gpu_check("memtest", ctx, [](const nlohmann::json& json) { return read_params(json); });
+    auto start = start_gpu_check("memtest", ctx, [](const nlohmann::json& json) { return read_memtest_params(json); });
     if (start.early) return *start.early;
-    auto& [config, probe, gpus, invisible, early] = start;
+    auto& config = start.params;
+    auto& probe = start.probe;
+    auto& gpus = start.gpus;
+    auto& invisible = start.invisible;
 
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(ctx.budget_s);
     const auto should_stop = [&] {

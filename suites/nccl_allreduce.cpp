@@ -25,7 +25,10 @@ class NcclAllreduceBench : public Check {
   CheckResult run(const CheckContext& ctx) override {
     auto start = start_gpu_check(kNcclAllreduceCheck, ctx, [](const nlohmann::json& json) { return read_allreduce_params(json, "suite"); });
     if (start.early) return *start.early;
-    auto& [params, probe, gpus, invisible, early] = start;
+    auto& params = start.params;
+    auto& probe = start.probe;
+    auto& gpus = start.gpus;
+    auto& invisible = start.invisible;
     if (gpus.size() < 2) {
       std::string reason =
           "an all-reduce needs at least 2 GPUs; " + std::to_string(gpus.size()) + " selected";

@@ -29,7 +29,7 @@ struct P2pParams {
   CommonBenchParams common;
 };
 
-P2pParams read_params(const nlohmann::json& json) {
+P2pParams read_p2p_params(const nlohmann::json& json) {
   JsonObject o(json, "suite", "$.params");
   P2pParams p;
   if (auto v = o.opt_integer("size_mib", static_cast<std::int64_t>(kPcieMinBytes >> 20), 16384)) {
@@ -50,9 +50,12 @@ P2pParams read_params(const nlohmann::json& json) {
 class P2pBench : public Check {
  public:
   CheckResult run(const CheckContext& ctx) override {
-    auto start = start_gpu_check("p2p", ctx, [](const nlohmann::json& json) { return read_params(json); });
+    auto start = start_gpu_check("p2p", ctx, [](const nlohmann::json& json) { return read_p2p_params(json); });
     if (start.early) return *start.early;
-    auto& [params, probe, gpus, invisible, early] = start;
+    auto& params = start.params;
+    auto& probe = start.probe;
+    auto& gpus = start.gpus;
+    auto& invisible = start.invisible;
     if (gpus.size() < 2) {
       // Not applicable only on a node that has one GPU; fewer selected or visible than the node
       // has is a skip that could not measure.

@@ -28,7 +28,7 @@ struct PcieParams {
   CommonBenchParams common;
 };
 
-PcieParams read_params(const nlohmann::json& json) {
+PcieParams read_pcie_params(const nlohmann::json& json) {
   JsonObject o(json, "suite", "$.params");
   PcieParams p;
   if (auto v = o.opt_integer("size_mib", static_cast<std::int64_t>(kPcieMinBytes >> 20), 65536)) {
@@ -66,9 +66,12 @@ Finding corrupt_copy_finding(std::optional<int> gpu, const std::string& detail) 
 class PcieBenchCheck : public Check {
  public:
   CheckResult run(const CheckContext& ctx) override {
-    auto start = start_gpu_check("pcie", ctx, [](const nlohmann::json& json) { return read_params(json); });
+    auto start = start_gpu_check("pcie", ctx, [](const nlohmann::json& json) { return read_pcie_params(json); });
     if (start.early) return *start.early;
-    auto& [params, probe, gpus, invisible, early] = start;
+    auto& params = start.params;
+    auto& probe = start.probe;
+    auto& gpus = start.gpus;
+    auto& invisible = start.invisible;
 
     const bool node_wide = params.all_gpus && gpus.size() >= 2;
     const int measurements = static_cast<int>(params.directions.size() * (gpus.size() + (node_wide ? 1 : 0)));

@@ -22,6 +22,10 @@ void add_report_options(CLI::App* cmd, ReportOptions& o) {
   cmd->add_flag("--strict", o.strict, "Warnings count as failures (exit 1)");
 }
 
+bool uses_report_flags(const ReportOptions& r) {
+  return r.format != "table" || !r.junit.empty() || !r.prometheus.empty() || !r.markdown.empty();
+}
+
 namespace {
 
 void write_report(const std::string& path, const std::string& text) {

@@ -17,6 +17,9 @@ struct ReportOptions {
 };
 
 void add_report_options(CLI::App* cmd, ReportOptions& options);
+// Whether any report flag asks for more than the default table (--format json, --junit,
+// --prometheus, --markdown): commands that judge nothing refuse them.
+bool uses_report_flags(const ReportOptions& options);
 // Writes the files atomically, prints the table or JSON, then the summary line. Returns the
 // verdict's exit code.
 int emit_reports(const Verdict& verdict, const ReportOptions& options);

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstring>
 
+#include "core/elapsed.hpp"
 #include "runner/run/orphan_reaper.hpp"
 
 namespace gpuqual {
@@ -20,8 +21,6 @@ namespace gpuqual {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 // Moves `fd` to a number >= 10 (close-on-exec), so the dup2 calls in the child cannot clobber
 // one pipe with another even when the parent's stdio descriptors were closed.
