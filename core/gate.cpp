@@ -114,7 +114,8 @@ void trim_node_verdict(Verdict& v, std::size_t keep_rows, std::size_t worst, std
   const std::size_t top = std::min(worst, judged.size());
   std::partial_sort(judged.begin(), judged.begin() + static_cast<std::ptrdiff_t>(top), judged.end(),
                     [](const MetricRow* a, const MetricRow* b) { return badness(*a) > badness(*b); });
-  // Exactly the rows kept (the pool holds 100,000 of these; growth by doubling left a fourth spare).
+  // Room for exactly the rows kept: the pool holds one such vector per node, and growth by
+  // doubling left a fourth of it spare (docs/performance.md, "Gate over 100,000 nodes").
   std::size_t not_passed = 0;
   for (const auto& m : v.metrics) not_passed += m.status != Status::pass && m.status != Status::skip;
   std::vector<MetricRow> kept;
