@@ -148,9 +148,7 @@ class Burnin : public Check {
     auto start = start_gpu_check("burnin", ctx, [](const nlohmann::json& json) { return read_burnin_params(json); });
     if (start.early) return *start.early;
     auto& params = start.params;
-    auto& probe = start.probe;
     auto& gpus = start.gpus;
-    auto& invisible = start.invisible;
 
     const NvmlSession nvml = NvmlSession::open();
     const std::string side_file = ctx.side_dir.empty() ? "" : ctx.side_dir + "/burnin-telemetry.jsonl";
@@ -266,8 +264,7 @@ class Burnin : public Check {
       result.attributes["burnin.telemetry_lines"] = std::to_string(sampler.lines_written());
     }
     result.attributes["burnin.xid_watch"] = xids_watched ? "on" : "off: " + xids.reason();
-    if (!invisible.empty())
-      result.attributes["burnin.gpus_not_visible"] = invisible_reason(invisible, probe.device_count);
+    start.note_invisible(result, "burnin.gpus_not_visible");
     return result;
   }
 };

@@ -69,9 +69,7 @@ class GemmBench : public Check {
     auto start = start_gpu_check("gemm", ctx, [](const nlohmann::json& json) { return read_gemm_params(json); });
     if (start.early) return *start.early;
     auto& params = start.params;
-    auto& probe = start.probe;
     auto& gpus = start.gpus;
-    auto& invisible = start.invisible;
     CheckResult result;
     result.name = "gemm";
 
@@ -139,7 +137,7 @@ class GemmBench : public Check {
     result.attributes["gemm.sizes"] = join_numbers(params.sizes);
     result.attributes["gemm.seed"] = std::to_string(params.common.seed);
     result.attributes["gemm.layout"] = "TN (A transposed), column-major, alpha=1 beta=0";
-    if (!invisible.empty()) result.attributes["gemm.gpus_not_visible"] = invisible_reason(invisible, probe.device_count);
+    start.note_invisible(result, "gemm.gpus_not_visible");
     return result;
   }
 

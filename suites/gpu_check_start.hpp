@@ -24,6 +24,12 @@ struct GpuCheckStart {
   std::vector<int> gpus;             // the CUDA devices to measure
   std::vector<int> invisible;        // requested indices CUDA cannot see
   std::optional<CheckResult> early;
+
+  // Names on `result`, under `attribute` ("gemm.gpus_not_visible"), the requested GPUs CUDA
+  // could not see; nothing when it saw them all.
+  void note_invisible(CheckResult& result, const std::string& attribute) const {
+    if (!invisible.empty()) result.attributes[attribute] = invisible_reason(invisible, probe.device_count);
+  }
 };
 
 // `parse(const nlohmann::json&)` returns Params or throws InputError.

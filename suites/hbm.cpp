@@ -57,9 +57,7 @@ class HbmBench : public Check {
     auto start = start_gpu_check("hbm", ctx, [](const nlohmann::json& json) { return read_hbm_params(json); });
     if (start.early) return *start.early;
     auto& params = start.params;
-    auto& probe = start.probe;
     auto& gpus = start.gpus;
-    auto& invisible = start.invisible;
 
     HbmConfig config = params.config;
     config.measure = params.common.measure;
@@ -108,7 +106,7 @@ class HbmBench : public Check {
     merge_outcomes(result, gpus, outcomes, errors);
     result.attributes["hbm.seed"] = std::to_string(config.seed);
     result.attributes["hbm.accounting"] = "GB/s = 1e9 bytes/s; bytes read plus written (copy/scale 16, add/triad 24, read/write 8 per element)";
-    if (!invisible.empty()) result.attributes["hbm.gpus_not_visible"] = invisible_reason(invisible, probe.device_count);
+    start.note_invisible(result, "hbm.gpus_not_visible");
     return result;
   }
 };

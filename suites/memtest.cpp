@@ -55,9 +55,7 @@ class Memtest : public Check {
     auto start = start_gpu_check("memtest", ctx, [](const nlohmann::json& json) { return read_memtest_params(json); });
     if (start.early) return *start.early;
     auto& config = start.params;
-    auto& probe = start.probe;
     auto& gpus = start.gpus;
-    auto& invisible = start.invisible;
 
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(ctx.budget_s);
     const auto should_stop = [&] {
@@ -93,8 +91,7 @@ class Memtest : public Check {
     std::string names;
     for (auto p : config.patterns) names += (names.empty() ? "" : ",") + std::string(to_string(p));
     result.attributes["memtest.patterns"] = names;
-    if (!invisible.empty())
-      result.attributes["memtest.gpus_not_visible"] = invisible_reason(invisible, probe.device_count);
+    start.note_invisible(result, "memtest.gpus_not_visible");
     return result;
   }
 };

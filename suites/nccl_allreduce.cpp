@@ -58,8 +58,7 @@ class NcclAllreduceBench : public Check {
     std::vector<std::string> errors;
     if (!out.local_error.empty()) errors.push_back(out.local_error);
     CheckResult result = allreduce_check_result(out, out.gpus, errors);
-    if (!invisible.empty())
-      result.attributes["nccl.gpus_not_visible"] = invisible_reason(invisible, probe.device_count);
+    start.note_invisible(result, "nccl.gpus_not_visible");
     return result;
   }
 };

@@ -120,7 +120,7 @@ class P2pBench : public Check {
     merge_outcomes(result, gpus, outcomes, errors);
     result.attributes["p2p.bytes_per_copy"] = std::to_string(params.config.bytes);
     result.attributes["p2p.pairs"] = params.all_pairs ? "all" : "ring";
-    if (!invisible.empty()) result.attributes["p2p.gpus_not_visible"] = invisible_reason(invisible, probe.device_count);
+    start.note_invisible(result, "p2p.gpus_not_visible");
     return result;
   }
 };

@@ -69,9 +69,7 @@ class PcieBenchCheck : public Check {
     auto start = start_gpu_check("pcie", ctx, [](const nlohmann::json& json) { return read_pcie_params(json); });
     if (start.early) return *start.early;
     auto& params = start.params;
-    auto& probe = start.probe;
     auto& gpus = start.gpus;
-    auto& invisible = start.invisible;
 
     const bool node_wide = params.all_gpus && gpus.size() >= 2;
     const int measurements = static_cast<int>(params.directions.size() * (gpus.size() + (node_wide ? 1 : 0)));
@@ -124,7 +122,7 @@ class PcieBenchCheck : public Check {
     for (const auto& n : node.notes) result.reason += (result.reason.empty() ? "" : "; ") + ("all GPUs at once: " + n);
     result.attributes["pcie.bytes_per_copy"] = std::to_string(params.config.bytes);
     result.attributes["pcie.accounting"] = "GB/s = 1e9 bytes/s; bidir counts both directions";
-    if (!invisible.empty()) result.attributes["pcie.gpus_not_visible"] = invisible_reason(invisible, probe.device_count);
+    start.note_invisible(result, "pcie.gpus_not_visible");
     return result;
   }
 
