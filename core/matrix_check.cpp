@@ -55,8 +55,26 @@ void check_cuda(const std::map<std::string, ComponentRule>& t, const std::option
   }
 }
 
+// The target's driver against the first driver of an architecture or product. A prefix target
+// ("570.") pins the branch only: it is too old when its branch is, and cannot be told within the
+// minimum's own branch (said, not decided).
+void check_minimum(std::optional<int> branch, const std::optional<DottedVersion>& driver,
+                   const std::string& driver_text, const DottedVersion& min, const std::string& min_text, const std::string& what,
+                   const std::string& source, const std::string& file, RuleOutcome& out) {
+  const bool too_old = driver ? *driver < min : *branch < min.major();
+  if (too_old) {
+    out.broken.push_back(fmt::format("driver {} is older than {}, the first for {} ({}, {})",
+                                     driver ? driver_text : fmt::format("R{}", *branch), min_text, what, source, file));
+  } else if (!driver && *branch == min.major() && min.parts.size() > 1) {
+    out.notes.push_back(fmt::format("{} needs driver {} or later: the target's R{} prefix does not say which {} driver "
+                                    "({})",
+                                    what, min_text, *branch, *branch, file));
+  }
+}
+
 void check_branch(std::optional<int> branch, const std::optional<DottedVersion>& driver, const std::string& driver_text,
-                  const std::string& cc, const PlatformRules& rules, const std::string& as_of, RuleOutcome& out) {
+                  const std::string& cc, const std::string& product, const PlatformRules& rules, const std::string& as_of,
+                  RuleOutcome& out) {
   const std::string file = rules.branches.origin;
   const DriverBranch* b = rules.branches.find(*branch);
   if (!b) {
@@ -96,14 +114,13 @@ void check_branch(std::optional<int> branch, const std::optional<DottedVersion>&
     out.broken.push_back(fmt::format("R{} dropped {} (compute capability {}): R{} is its last branch ({}, {})", *branch,
                                      a->name, cc, *a->last_branch, a->source, file));
   }
-  if (a->min_driver) {
-    // A prefix target ("570.") pins the branch only: compare branches.
-    const bool too_old = driver ? *driver < *a->min_driver : *branch < a->min_driver->major();
-    if (too_old)
-      out.broken.push_back(fmt::format("driver {} is older than {}, the first for {} (compute capability {}) ({}, {})",
-                                       driver ? driver_text : fmt::format("R{}", *branch), a->min_driver_text, a->name, cc,
-                                       a->source, file));
-  }
+  const std::string arch_name = fmt::format("{} (compute capability {})", a->name, cc);
+  if (a->min_driver)
+    check_minimum(branch, driver, driver_text, *a->min_driver, a->min_driver_text, arch_name, a->source, file, out);
+  // A later minimum for this product alone (docs/matrix.md: per product where the source says so).
+  if (const ProductMinimum* p = a->product(product))
+    check_minimum(branch, driver, driver_text, p->min_driver, p->min_driver_text, fmt::format("{} ({})", p->name, arch_name),
+                  p->source, file, out);
 }
 
 void check_operator(const std::map<std::string, ComponentRule>& t, const std::optional<std::string>& driver_exact,
@@ -185,7 +202,7 @@ RuleOutcome check_rules(const std::map<std::string, ComponentRule>& t, const std
   }
   if (!branch) out.notes.push_back("the target pins no driver_version: the driver rules are not checked");
   check_cuda(t, driver, driver_text, branch, cc, product, rules, out);
-  if (branch) check_branch(branch, driver, driver_text, cc, rules, as_of, out);
+  if (branch) check_branch(branch, driver, driver_text, cc, product, rules, as_of, out);
   check_operator(t, driver_exact, rules, out);
   return out;
 }

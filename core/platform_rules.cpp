@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <set>
 
 #include "core/baseline_yaml_tree.hpp"
@@ -21,11 +22,11 @@ bool digits(const std::string& s, std::size_t from, std::size_t n) {
                      [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
 }
 
-// YYYY-MM or YYYY-MM-DD.
+// YYYY-MM or YYYY-MM-DD, a month and day that exist.
 bool valid_date(const std::string& d, bool allow_month) {
   const bool month = d.size() == 7 && digits(d, 0, 4) && d[4] == '-' && digits(d, 5, 2);
-  const bool day = d.size() == 10 && digits(d, 0, 4) && d[4] == '-' && digits(d, 5, 2) && d[7] == '-' && digits(d, 8, 2);
-  return day || (allow_month && month);
+  if (allow_month && month) return std::chrono::month(static_cast<unsigned>(std::stoi(d.substr(5, 2)))).ok();
+  return is_calendar_date(d);
 }
 
 std::string date_field(JsonObject& o, const std::string& key, bool allow_month) {
@@ -93,6 +94,45 @@ EolStatement eol_from(const nlohmann::json& j, const std::string& file, const st
   return e;
 }
 
+// Lower-cased words of a product name: letters and digits, split at anything else.
+std::vector<std::string> name_words(const std::string& name) {
+  std::vector<std::string> words(1);
+  for (char ch : name) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (std::isalnum(c)) {
+      words.back() += static_cast<char>(std::tolower(c));
+    } else if (!words.back().empty()) {
+      words.emplace_back();
+    }
+  }
+  if (words.back().empty()) words.pop_back();
+  return words;
+}
+
+ProductMinimum product_from(const nlohmann::json& j, const std::string& file, const std::string& path) {
+  JsonObject o(j, file, path);
+  ProductMinimum p;
+  p.name = o.nonempty_str("name");
+  p.words = name_words(p.name);
+  if (p.words.empty()) o.fail("name", "a product name needs a letter or digit");
+  p.min_driver = version_field(o, "min_driver", &p.min_driver_text);
+  p.source = o.nonempty_str("source");
+  o.finish();
+  return p;
+}
+
+void read_products(JsonObject& a, Architecture& arch, const std::string& file) {
+  if (!a.has("products")) return;
+  const nlohmann::json& products = a.array("products");
+  for (std::size_t k = 0; k < products.size(); ++k) {
+    arch.products.push_back(product_from(products[k], file, JsonObject::index_path(a.child_path("products"), k)));
+    // A product minimum below the architecture's would never decide anything: a typo.
+    if (arch.min_driver && arch.products.back().min_driver < *arch.min_driver)
+      a.fail("products", fmt::format("{} minimum {} is below the architecture's {}", arch.products.back().name,
+                                     arch.products.back().min_driver_text, arch.min_driver_text));
+  }
+}
+
 DriverBranchTable branches_from(const nlohmann::json& root, const std::string& file) {
   JsonObject o(root, file, "$");
   DriverBranchTable t;
@@ -133,6 +173,7 @@ DriverBranchTable branches_from(const nlohmann::json& root, const std::string& f
     if (a.has("last_branch")) arch.last_branch = static_cast<int>(a.integer("last_branch", 100, 9999));
     if (!arch.min_driver && !arch.last_branch) a.fail("", "give min_driver, last_branch or both");
     arch.source = a.nonempty_str("source");
+    read_products(a, arch, file);
     a.finish();
     t.architectures.push_back(std::move(arch));
   }
@@ -234,6 +275,18 @@ const Architecture* DriverBranchTable::for_compute_capability(const std::string&
   return nullptr;
 }
 
+bool ProductMinimum::matches(const std::string& gpu_product) const {
+  const std::vector<std::string> have = name_words(gpu_product);
+  return !words.empty() && std::search(have.begin(), have.end(), words.begin(), words.end()) != have.end();
+}
+
+const ProductMinimum* Architecture::product(const std::string& gpu_product) const {
+  for (const auto& p : products) {
+    if (p.matches(gpu_product)) return &p;
+  }
+  return nullptr;
+}
+
 const OperatorRelease* GpuOperatorTable::find(const std::string& version) const {
   const auto want = DottedVersion::parse(without_v(version));
   if (!want) return nullptr;
@@ -263,6 +316,14 @@ GpuOperatorTable parse_gpu_operator_yaml(const std::string& text, const std::str
 }
 GpuOperatorTable load_gpu_operator_table(const std::string& path) {
   return parse_gpu_operator_yaml(read_text_file(path, YamlLimits{}.max_bytes), path);
+}
+
+bool is_calendar_date(const std::string& d) {
+  if (!(d.size() == 10 && digits(d, 0, 4) && d[4] == '-' && digits(d, 5, 2) && d[7] == '-' && digits(d, 8, 2))) return false;
+  const std::chrono::year_month_day ymd{std::chrono::year(std::stoi(d.substr(0, 4))),
+                                        std::chrono::month(static_cast<unsigned>(std::stoi(d.substr(5, 2)))),
+                                        std::chrono::day(static_cast<unsigned>(std::stoi(d.substr(8, 2))))};
+  return ymd.ok();
 }
 
 std::string without_v(const std::string& v) { return !v.empty() && (v[0] == 'v' || v[0] == 'V') ? v.substr(1) : v; }

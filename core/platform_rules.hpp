@@ -40,6 +40,18 @@ struct DriverBranch {
   std::string note;
 };
 
+// A later minimum a source states for one product of an architecture (HGX B200 needs
+// 570.133.20 although Blackwell runs from 570.26).
+struct ProductMinimum {
+  std::string name;                // "B200", as the table writes it
+  std::vector<std::string> words;  // its lower-cased words: matched as whole words of the GPU's name
+  DottedVersion min_driver;
+  std::string min_driver_text;
+  std::string source;
+  // "NVIDIA B200" is B200; "NVIDIA GB200" is not.
+  bool matches(const std::string& gpu_product) const;
+};
+
 struct Architecture {
   std::string name;
   std::vector<std::string> compute_capabilities;
@@ -47,6 +59,9 @@ struct Architecture {
   std::string min_driver_text;
   std::optional<int> last_branch;
   std::string source;
+  std::vector<ProductMinimum> products;
+  // The product minimum for `gpu_product`, or null (the architecture's own applies).
+  const ProductMinimum* product(const std::string& gpu_product) const;
 };
 
 struct DriverBranchTable {
@@ -88,6 +103,9 @@ DriverBranchTable parse_driver_branches_yaml(const std::string& text, const std:
 DriverBranchTable load_driver_branches(const std::string& path);
 GpuOperatorTable parse_gpu_operator_yaml(const std::string& text, const std::string& origin);
 GpuOperatorTable load_gpu_operator_table(const std::string& path);
+
+// Whether `d` is YYYY-MM-DD and that day exists (2025-13-01, 2026-02-30 and "tomorrow" do not).
+bool is_calendar_date(const std::string& d);
 
 // "25.10.0" from "v25.10.0" (Operator tags and kubelet versions carry a v); others as given.
 std::string without_v(const std::string& version);
