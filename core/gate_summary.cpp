@@ -10,6 +10,7 @@
 #include "core/compare_rules.hpp"
 #include "core/gate.hpp"
 #include "core/text_case.hpp"
+#include "core/text_escape.hpp"
 
 namespace gpuqual {
 
@@ -17,12 +18,8 @@ namespace {
 
 std::string scope(const std::optional<int>& gpu) { return gpu ? fmt::format("gpu {}", *gpu) : "node"; }
 
-std::string one_line(std::string s) {
-  for (char& c : s) {
-    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-  }
-  return s;
-}
+// One line, controls shown as escapes (core/text_escape.hpp): record strings cannot forge lines.
+std::string one_line(std::string_view s) { return terminal_line(s); }
 
 }  // namespace
 
@@ -103,9 +100,9 @@ std::string render_pool_table(const Verdict& v, std::size_t max_passing) {
     std::string note = worst.empty() ? "-" : fmt::format("{}", fmt::join(worst, ", "));
     if (n.outcome == Outcome::inconclusive && !n.reasons.empty()) note = n.reasons.front();
     const bool unreadable = n.checks.size() == 1 && n.checks.front().check == kUnreadableRecordCheck && n.run_id.empty();
-    rows.push_back({n.hostname.empty() ? "(no hostname)" : n.hostname, n.hardware_class,
+    rows.push_back({n.hostname.empty() ? "(no hostname)" : one_line(n.hostname), one_line(n.hardware_class),
                     unreadable ? std::string("error") : std::string(to_string(n.outcome)),
-                    one_line(note), n.run_id});
+                    one_line(note), one_line(n.run_id)});
   }
   const Row header{"NODE", "CLASS", "VERDICT", "WORST METRICS", "RUN"};
   std::vector<std::size_t> width(header.size(), 0);

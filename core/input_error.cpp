@@ -1,19 +1,17 @@
 #include "core/input_error.hpp"
 
+#include "core/text_escape.hpp"
+
 namespace gpuqual {
 
 namespace {
-std::string one_line(std::string text) {
-  for (char& c : text) {
-    if (c == '\n' || c == '\r') c = ' ';
-  }
-  return text;
-}
+// One line with its controls shown as escapes (core/text_escape.hpp): a file name or a record
+// value in the message cannot drive the terminal the error is printed to, nor add a line to it.
 std::string compose(const std::string& file, const std::string& where, const std::string& problem) {
   std::string msg = file;
   if (!where.empty()) msg += ": " + where;
   msg += ": " + problem;
-  return one_line(msg);
+  return terminal_line(msg);
 }
 }  // namespace
 

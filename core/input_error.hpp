@@ -1,7 +1,9 @@
 #pragma once
 // The one error type for bad input (exit code 3). Its message is one line:
 //   "<file>: <json path or line>: <problem>"
-// so an operator sees which file, where, and what is wrong.
+// so an operator sees which file, where, and what is wrong. what() is already escaped for a
+// terminal (core/text_escape.hpp: terminal_line), wherever it is printed; file(), where() and
+// problem() are the parts as given.
 #include <stdexcept>
 #include <string>
 

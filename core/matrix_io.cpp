@@ -9,6 +9,7 @@
 #include "core/input_error.hpp"
 #include "core/json_fields.hpp"
 #include "core/json_input.hpp"
+#include "core/text_escape.hpp"
 
 namespace gpuqual {
 
@@ -73,15 +74,15 @@ void emit(YAML::Emitter& out, const ordered& j) {
   }
 }
 
-std::string cell(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n') out += ' ';
-    else out += c;
-  }
+// A Markdown cell of record strings (class, stack, images): escape_markdown (core/text_escape.hpp),
+// the items one per line.
+std::string cell(const std::vector<std::string>& items) {
+  std::vector<std::string> shown;
+  for (const auto& i : items) shown.push_back(escape_markdown(i));
+  const std::string out = fmt::format("{}", fmt::join(shown, "<br>"));
   return out.empty() ? "—" : out;
 }
+std::string cell(const std::string& s) { return cell(std::vector<std::string>{s}); }
 
 MatrixRow row_from_json(const nlohmann::json& j, const std::string& file, const std::string& path) {
   JsonObject o(j, file, path);
@@ -155,8 +156,7 @@ std::string matrix_to_markdown(const Matrix& m) {
     std::vector<std::string> stack;
     for (const auto& [n, v] : r.stack) stack.push_back(fmt::format("{} {}", n, v));
     out += fmt::format("| {} | {} | {} | {} | {} | {} | {}/{}/{} | {} | {} | {} |\n", cell(r.hardware_class),
-                       to_string(r.state), cell(fmt::format("{}", fmt::join(stack, "<br>"))),
-                       cell(fmt::format("{}", fmt::join(r.images, "<br>"))), r.nodes_passed.size(), r.nodes_failed.size(),
+                       to_string(r.state), cell(stack), cell(r.images), r.nodes_passed.size(), r.nodes_failed.size(),
                        r.runs_passed, r.runs_failed, r.runs_inconclusive, cell(r.first_seen), cell(r.last_seen),
                        cell(r.why));
   }

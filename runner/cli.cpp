@@ -10,6 +10,7 @@
 
 #include "core/exit_code.hpp"
 #include "core/input_error.hpp"
+#include "core/text_escape.hpp"
 #include "core/version.hpp"
 #include "runner/command.hpp"
 #include "runner/help_format.hpp"
@@ -95,7 +96,7 @@ int cli_main(int argc, char** argv) {
     args.emplace_back("--help");
   }
   if (const std::string unknown = unknown_command(app, args); !unknown.empty()) {
-    std::fprintf(stderr, "gpuqual: error: %s\n", unknown.c_str());
+    print_line(stderr, "gpuqual: error: " + unknown);
     return kExitUsage;
   }
   std::vector<char*> new_argv{argv[0]};
@@ -115,21 +116,19 @@ int cli_main(int argc, char** argv) {
       cur = cur->get_subcommands().front();
       path += " " + cur->get_name();
     }
-    std::string what = e.what();
-    for (char& c : what) c = c == '\n' ? ' ' : c;
-    std::fprintf(stderr, "gpuqual%s: error: %s (gpuqual help%s)\n", path.c_str(), what.c_str(),
-                 path.empty() ? "" : path.c_str());
+    print_line(stderr, fmt::format("gpuqual{}: error: {} (gpuqual help{})", path, e.what(), path));
     return kExitUsage;
   }
   if (!selected) return kExitUsage;
   try {
     return selected();
   } catch (const InputError& e) {
-    std::fprintf(stderr, "gpuqual: error: %s\n", e.what());
+    // Every command's exit-3 message, escaped once for all (core/text_escape.hpp: terminal_line).
+    print_line(stderr, fmt::format("gpuqual: error: {}", e.what()));
     return kExitUsage;
   } catch (const std::exception& e) {
     // Anything else is the harness failing, not the node: inconclusive, never pass.
-    std::fprintf(stderr, "gpuqual: internal error: %s\n", e.what());
+    print_line(stderr, fmt::format("gpuqual: internal error: {}", e.what()));
     return kExitInconclusive;
   }
 }

@@ -16,6 +16,7 @@
 #include "core/gate_stream.hpp"
 #include "core/input_error.hpp"
 #include "core/noise_model_options.hpp"
+#include "core/text_escape.hpp"
 #include "runner/class_option.hpp"
 #include "runner/command.hpp"
 
@@ -42,14 +43,14 @@ int run_build(const BuildArgs& a) {
   for (const auto& p : paths) builder.add(reader.read(p), p);
   BaselineBuildResult res = builder.finish();
 
-  for (const auto& e : res.excluded) std::printf("left out: %s (%s): %s\n", e.path.c_str(), e.node.c_str(), e.reason.c_str());
-  for (const auto& n : res.notes) std::printf("note: %s\n", n.c_str());
+  for (const auto& e : res.excluded) print_line(stdout, fmt::format("left out: {} ({}): {}", e.path, e.node, e.reason));
+  for (const auto& n : res.notes) print_line(stdout, "note: " + n);
   if (res.baseline.metrics.empty()) {
     std::printf("gpuqual baseline build: nothing written: no healthy record with metrics (%zu of %zu left out)\n",
                 res.excluded.size(), paths.size());
     return kExitInconclusive;
   }
-  for (const auto& o : res.outliers) std::printf("outlier: %s\n", o.c_str());
+  for (const auto& o : res.outliers) print_line(stdout, "outlier: " + o);
 
   const std::string yaml = baseline_to_yaml(res.baseline);
   // Load the text we are about to write: a baseline that cannot be read back is never written.
@@ -64,7 +65,7 @@ int run_build(const BuildArgs& a) {
       not_passing.push_back(fmt::format("{} ({})", p, v.summary));
     }
   }
-  for (const auto& n : not_passing) std::printf("self-check: does not pass: %s\n", n.c_str());
+  for (const auto& n : not_passing) print_line(stdout, "self-check: does not pass: " + n);
   write_file_atomic(a.output, yaml);
   std::printf("gpuqual baseline build: wrote %s for %s: %zu metrics from %d runs on %zu nodes; %zu records left out, "
               "%zu outlier%s; %zu of %zu source records pass against it\n",

@@ -11,6 +11,7 @@
 #include "core/input_error.hpp"
 #include "core/noise_model_options.hpp"
 #include "core/record_io.hpp"
+#include "core/text_escape.hpp"
 #include "runner/command.hpp"
 #include "runner/target_option.hpp"
 #include "runner/reporters/report_options.hpp"
@@ -43,8 +44,8 @@ int run_diff(const DiffArgs& a) {
     const std::string dir = baselines_dir(a.baselines_dir);
     const std::string path = resolve_baseline("auto", after.hardware_class.slug, dir);
     if (path.empty()) {
-      std::fprintf(stderr, "gpuqual: note: no baseline %s/%s.yaml: every metric gets --allowed-drop\n", dir.c_str(),
-                   after.hardware_class.slug.c_str());
+      print_line(stderr, fmt::format("gpuqual: note: no baseline {}/{}.yaml: every metric gets --allowed-drop", dir,
+                                     after.hardware_class.slug));
     } else {
       tolerances = std::make_unique<Baseline>(load_baseline(path));
     }

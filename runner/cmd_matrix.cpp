@@ -17,6 +17,7 @@
 #include "core/matrix_io.hpp"
 #include "core/matrix_rollback.hpp"
 #include "core/matrix_stream.hpp"
+#include "core/text_escape.hpp"
 #include "runner/class_option.hpp"
 #include "runner/command.hpp"
 #include "runner/html/html_matrix.hpp"
@@ -39,7 +40,7 @@ int run_build(const MatrixArgs& a) {
   const std::vector<std::string> paths = expand_record_paths(a.records);
   AutoBaselines baselines(baselines_dir(a.baselines_dir));
   MatrixBuildResult res = build_matrix(paths, baselines, a.min_nodes, a.jobs);
-  for (const auto& u : res.unreadable) std::fprintf(stderr, "gpuqual: left out (unreadable): %s\n", u.c_str());
+  for (const auto& u : res.unreadable) print_line(stderr, "gpuqual: left out (unreadable): " + u);
   const Matrix& m = res.matrix;
   write_file_atomic(a.output, a.output.ends_with(".json") ? matrix_to_json(m) : matrix_to_yaml(m));
   if (!a.markdown.empty()) write_file_atomic(a.markdown, matrix_to_markdown(m));
@@ -47,7 +48,7 @@ int run_build(const MatrixArgs& a) {
   std::size_t counts[4] = {0, 0, 0, 0};
   for (const auto& r : m.rows) {
     ++counts[static_cast<int>(r.state)];
-    std::printf("%s %s: %s\n", r.hardware_class.c_str(), std::string(to_string(r.state)).c_str(), r.why.c_str());
+    print_line(stdout, fmt::format("{} {}: {}", r.hardware_class, to_string(r.state), r.why));
   }
   std::printf("gpuqual matrix build: wrote %s: %zu rows from %zu records (%zu known-good, %zu known-bad, %zu mixed, %zu "
               "unqualified; %zu unreadable)\n",
@@ -73,7 +74,7 @@ int run_check(const MatrixArgs& a) {
   std::vector<std::string> classes;
   if (!a.class_slug.empty()) classes.push_back(a.class_slug);
   const MatrixCheck c = check_target(target, matrix.get(), rules, classes, as_of);
-  for (const auto& cl : c.classes) std::printf("%s\n", cl.line.c_str());
+  for (const auto& cl : c.classes) print_line(stdout, cl.line);
   const char* word = c.exit_code == kExitPass ? "every class is known-good on the target and no rule is broken"
                      : c.exit_code == kExitFail ? "a rule is broken or a class is known-bad on the target"
                                                 : "a class has never qualified the target";
@@ -85,8 +86,9 @@ int run_rollback(const MatrixArgs& a) {
   const Matrix m = load_matrix(a.matrix);
   const auto rb = rollback_for(m, a.class_slug);
   if (!rb || rb->target.classes.begin()->second.empty()) {
-    std::fprintf(stderr, "gpuqual matrix rollback: class %s has no known-good row in %s: there is no tested rollback path\n",
-                 a.class_slug.c_str(), a.matrix.c_str());
+    print_line(stderr, fmt::format("gpuqual matrix rollback: class {} has no known-good row in {}: there is no tested "
+                                   "rollback path",
+                                   a.class_slug, a.matrix));
     return kExitInconclusive;
   }
   const std::string yaml = target_to_yaml(rb->target, rb->comment);

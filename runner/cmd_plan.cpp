@@ -11,6 +11,7 @@
 #include "core/plan.hpp"
 #include "core/plan_json.hpp"
 #include "core/plan_policy.hpp"
+#include "core/text_escape.hpp"
 #include "runner/command.hpp"
 #include "runner/plan_inputs.hpp"
 #include "runner/plan_render.hpp"
@@ -46,11 +47,12 @@ int run_plan(PlanArgs& a) {
   if (a.format == "json") {
     // stdout is the wave list alone, for Argo's withParam; the summary goes to stderr.
     std::fputs((plan_waves_json(plan).dump() + "\n").c_str(), stdout);
-    std::fprintf(stderr, "%s\n", plan.summary.c_str());
+    print_line(stderr, plan.summary);
   } else {
     const std::string body = a.format == "markdown" ? render_plan_markdown(plan) : render_plan_table(plan);
     std::fputs(body.c_str(), stdout);
-    std::printf("\n%s\n", plan.summary.c_str());  // the summary line last, as every command's
+    std::fputs("\n", stdout);
+    print_line(stdout, plan.summary);  // the summary line last, as every command's
   }
   return plan.exit_code;
 }

@@ -11,12 +11,14 @@
 #include "core/atomic_file.hpp"
 #include "core/compare.hpp"
 #include "core/diff.hpp"
+#include "core/gate.hpp"
 #include "core/gate_stream.hpp"
 #include "core/health_rules.hpp"
 #include "core/health_severity.hpp"
 #include "core/input_error.hpp"
 #include "core/matrix_io.hpp"
 #include "core/record_io.hpp"
+#include "core/text_escape.hpp"
 #include "runner/command.hpp"
 #include "runner/compare_baseline.hpp"
 #include "runner/gate_pool_flags.hpp"
@@ -49,7 +51,7 @@ std::unique_ptr<SeverityTable> load_meanings() {
     return std::make_unique<SeverityTable>(
         load_severity_tables(severity_tables_dir(""), health_finding_codes()));
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "gpuqual: note: findings are shown without their meaning: %s\n", e.what());
+    print_line(stderr, fmt::format("gpuqual: note: findings are shown without their meaning: {}", e.what()));
     return nullptr;
   }
 }
@@ -64,7 +66,7 @@ int finish(const Verdict& v, html::ReportInput in, const ReportArgs& a) {
   } catch (const std::exception& e) {
     throw InputError(a.html, "", fmt::format("cannot write the report: {}", e.what()));
   }
-  std::fputs((v.summary + "\n").c_str(), stdout);
+  print_line(stdout, v.summary);
   std::fflush(stdout);
   if (a.strict && v.outcome == Outcome::warn) return exit_code_for(v.outcome, true);
   return v.exit_code;
@@ -82,13 +84,21 @@ int run_gate_report(const ReportArgs& a) {
   html::ReportInput in;
   in.verdict = &verdict;
   // The heat map wants every metric of every node; the gate verdict keeps only a trimmed view.
-  for (const auto& path : paths) {
-    const RunRecord record = read_record(path);
-    const Baseline* baseline = source->for_class(record.hardware_class.slug);
+  // An unreadable record is a row of its own, as gate judges it (core/gate.hpp: unreadable_node):
+  // the rest of the pool is still shown (gate_records stops only when no record can be read).
+  for (std::size_t i = 0; i < paths.size(); ++i) {
     html::PoolNode node;
-    node.node = record.node.k8s_node_name.empty() ? record.node.hostname : record.node.k8s_node_name;
-    node.path = path;
-    node.verdict = compare_record(record, baseline, CompareOptions{a.strict});
+    node.path = paths[i];
+    try {
+      const RunRecord record = read_record(paths[i]);
+      const Baseline* baseline = source->for_class(record.hardware_class.slug);
+      node.node = record.node.k8s_node_name.empty() ? record.node.hostname : record.node.k8s_node_name;
+      node.verdict = compare_record(record, baseline, CompareOptions{a.strict});
+    } catch (const InputError& e) {
+      NodeSummary unreadable = unreadable_node(paths[i], e.what(), i);
+      node.node = unreadable.node;
+      node.verdict = std::move(unreadable.verdict);
+    }
     in.pool.push_back(std::move(node));
   }
   return finish(verdict, in, a);

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "core/input_error.hpp"
+#include "core/text_escape.hpp"
 
 namespace gpuqual {
 
@@ -33,7 +34,7 @@ std::unique_ptr<Baseline> load_record_baseline(const std::string& spec, const st
   if (spec == "auto") {
     std::string missing;
     baseline = find_class_baseline(baselines_dir_flag, slug, missing);
-    if (!baseline) std::fprintf(stderr, "gpuqual: note: %s (the verdict is inconclusive)\n", missing.c_str());
+    if (!baseline) print_line(stderr, "gpuqual: note: " + missing + " (the verdict is inconclusive)");
   } else {
     baseline = std::make_unique<Baseline>(load_baseline(spec));
   }

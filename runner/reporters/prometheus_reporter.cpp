@@ -7,16 +7,20 @@
 #include <map>
 #include <set>
 
+#include "core/text_escape.hpp"
 #include "runner/reporters/reporters.hpp"
 
 namespace gpuqual {
 
 namespace {
 
-// Label values: backslash, double quote and newline are escaped (exposition format spec).
-std::string label_value(std::string_view s) {
+// Label values: backslash, double quote and newline are escaped (exposition format spec,
+// https://prometheus.io/docs/instrumenting/exposition_formats/), after escape_controls
+// (core/text_escape.hpp): a value must be UTF-8 (node-exporter's parser rejects the whole file
+// otherwise), and a control or bidi character is shown as an escape, as in every other format.
+std::string label_value(std::string_view raw) {
   std::string out;
-  for (char c : s) {
+  for (char c : escape_controls(raw, true)) {
     if (c == '\\') {
       out += "\\\\";
     } else if (c == '"') {
@@ -38,7 +42,8 @@ class Family {
 
   void add(const Labels& labels, double value) {
     std::string l;
-    for (const auto& [k, v] : labels) l += fmt::format("{}{}=\"{}\"", l.empty() ? "" : ",", k, label_value(v));
+    for (const auto& [k, v] : labels)
+      l += fmt::format("{}{}=\"{}\"", l.empty() ? "" : ",", k, label_value(v));
     // A repeated label set would make node-exporter reject the whole file: keep the first.
     if (!seen_.insert(l).second) return;
     lines_ += fmt::format("{}{{{}}} {}\n", name_, l, value);
@@ -69,38 +74,52 @@ constexpr Status kStatuses[] = {Status::pass, Status::warn, Status::fail, Status
 constexpr Outcome kOutcomes[] = {Outcome::pass, Outcome::warn, Outcome::fail, Outcome::inconclusive};
 
 struct Families {
-  Family verdict{"gpuqual_verdict", "Outcome of the last gpuqual judgement of this node (1 for the current outcome)."};
-  Family exit_code{"gpuqual_exit_code", "Exit code of the last gpuqual judgement (0 pass, 1 fail, 2 inconclusive)."};
-  Family gpu_status{"gpuqual_gpu_status", "Roll-up status of one GPU in the last judgement (1 for the current status)."};
-  Family check_status{"gpuqual_check_status", "Status of one check on one GPU in the last judgement (1 for the current status)."};
+  Family verdict{"gpuqual_verdict",
+                 "Outcome of the last gpuqual judgement of this node (1 for the current outcome)."};
+  Family exit_code{"gpuqual_exit_code",
+                   "Exit code of the last gpuqual judgement (0 pass, 1 fail, 2 inconclusive)."};
+  Family gpu_status{"gpuqual_gpu_status",
+                    "Roll-up status of one GPU in the last judgement (1 for the current status)."};
+  Family check_status{"gpuqual_check_status",
+                      "Status of one check on one GPU in the last judgement (1 for the current status)."};
   Family value{"gpuqual_metric_value", "Observed median of a metric, in the unit named by the unit label."};
-  Family expected{"gpuqual_metric_expected", "Baseline value of a metric, in the unit named by the unit label."};
-  Family allowed{"gpuqual_metric_allowed_drop_ratio", "Relative drop a metric may show before it fails (0.05 = 5 %)."};
+  Family expected{"gpuqual_metric_expected",
+                  "Baseline value of a metric, in the unit named by the unit label."};
+  Family allowed{"gpuqual_metric_allowed_drop_ratio",
+                 "Relative drop a metric may show before it fails (0.05 = 5 %)."};
   Family findings{"gpuqual_findings", "Findings of the last judgement by code, GPU and judged status."};
   Family stack{"gpuqual_stack_component",
-               "One stack component of the judged node (BIOS, NIC and GPU firmware, driver, toolkit, Kubernetes, platform) "
+               "One stack component of the judged node (BIOS, NIC and GPU firmware, driver, toolkit, "
+               "Kubernetes, platform) "
                "as labels: component, value, state (read or unread); always 1."};
 };
 
 void add_verdict(Families& f, const Verdict& v) {
-  const Labels base{{"node", v.hostname}, {"class", v.hardware_class}, {"driver", v.driver_version}, {"cuda", v.cuda_driver_version}};
+  const Labels base{{"node", v.hostname},
+                    {"class", v.hardware_class},
+                    {"driver", v.driver_version},
+                    {"cuda", v.cuda_driver_version}};
   for (Outcome o : kOutcomes) {
-    f.verdict.add(with(base, {{"kind", v.kind}, {"outcome", std::string(to_string(o))}}), v.outcome == o ? 1 : 0);
+    f.verdict.add(with(base, {{"kind", v.kind}, {"outcome", std::string(to_string(o))}}),
+                  v.outcome == o ? 1 : 0);
   }
   f.exit_code.add(with(base, {{"kind", v.kind}}), v.exit_code);
   for (const auto& [gpu, status] : v.per_gpu) {
     for (Status s : kStatuses) {
-      f.gpu_status.add(with(base, {{"gpu", std::to_string(gpu)}, {"status", std::string(to_string(s))}}), status == s ? 1 : 0);
+      f.gpu_status.add(with(base, {{"gpu", std::to_string(gpu)}, {"status", std::string(to_string(s))}}),
+                       status == s ? 1 : 0);
     }
   }
   for (const auto& c : v.checks) {
     for (Status s : kStatuses) {
-      f.check_status.add(with(with_gpu(with(base, {{"check", c.check}}), c.gpu), {{"status", std::string(to_string(s))}}),
-                         c.status == s ? 1 : 0);
+      f.check_status.add(
+          with(with_gpu(with(base, {{"check", c.check}}), c.gpu), {{"status", std::string(to_string(s))}}),
+          c.status == s ? 1 : 0);
     }
   }
   for (const auto& m : v.metrics) {
-    const Labels l = with(with_gpu(with(base, {{"check", m.check}, {"metric", m.metric}}), m.gpu), {{"unit", m.unit}});
+    const Labels l =
+        with(with_gpu(with(base, {{"check", m.check}, {"metric", m.metric}}), m.gpu), {{"unit", m.unit}});
     if (m.observed) f.value.add(l, *m.observed);
     if (m.expected) {
       f.expected.add(l, *m.expected);
@@ -114,9 +133,11 @@ void add_verdict(Families& f, const Verdict& v) {
   }
   for (const auto& [labels, n] : finding_counts) f.findings.add(labels, n);
   // An info series per component (the kube_node_info idiom): join on node to label any series
-  // with the stack, e.g. `gpuqual_verdict * on(node) group_left(value) gpuqual_stack_component{component="bios.version"}`.
+  // with the stack, e.g. `gpuqual_verdict * on(node) group_left(value)
+  // gpuqual_stack_component{component="bios.version"}`.
   for (const auto& c : v.stack) {
-    f.stack.add(with(base, {{"component", c.name}, {"value", c.fact.value.value_or("")},
+    f.stack.add(with(base, {{"component", c.name},
+                            {"value", c.fact.value.value_or("")},
                             {"state", c.fact.known() ? "read" : "unread"}}),
                 1);
   }
@@ -132,7 +153,8 @@ std::string render_prometheus(const Verdict& v) {
     for (const auto& n : v.nodes) add_verdict(f, n);  // gate: one set of series per node
   }
   std::string out;
-  for (const Family* fam : {&f.verdict, &f.exit_code, &f.gpu_status, &f.check_status, &f.value, &f.expected, &f.allowed, &f.findings, &f.stack}) {
+  for (const Family* fam : {&f.verdict, &f.exit_code, &f.gpu_status, &f.check_status, &f.value, &f.expected,
+                            &f.allowed, &f.findings, &f.stack}) {
     fam->write(out);
   }
   return out;

@@ -6,6 +6,7 @@
 #include <cctype>
 
 #include "core/text_case.hpp"
+#include "core/text_escape.hpp"
 
 namespace gpuqual::report {
 
@@ -21,7 +22,13 @@ std::string allowed(const MetricRow& row) {
   return fmt::format("{}{:.1f}%", row.direction == Direction::higher ? "-" : "+", row.allowed_drop_pct);
 }
 
-void aligned_table(std::string& out, const Row& header, const std::vector<Row>& rows) {
+void aligned_table(std::string& out, const Row& header, const std::vector<Row>& cells) {
+  // Each cell one line with its controls shown (core/text_escape.hpp), measured as shown: a name
+  // cannot forge a line.
+  std::vector<Row> rows = cells;
+  for (auto& r : rows) {
+    for (auto& c : r) c = terminal_line(c);
+  }
   std::vector<std::size_t> width(header.size(), 0);
   auto measure = [&](const Row& r) {
     for (std::size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], r[i].size());
@@ -41,19 +48,7 @@ void aligned_table(std::string& out, const Row& header, const std::vector<Row>& 
 }
 
 std::string md_cell(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '|': out += "\\|"; break;
-      case '\\': out += "\\\\"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '\n':
-      case '\r': out += ' '; break;
-      default: out += c;
-    }
-  }
+  std::string out = escape_markdown(s);
   return out.empty() ? std::string("-") : out;
 }
 

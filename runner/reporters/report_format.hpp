@@ -19,8 +19,8 @@ std::string allowed(const MetricRow& row);                // "-5.0%" (higher is 
 // not padded (no trailing blanks in a Job log).
 using Row = std::vector<std::string>;
 void aligned_table(std::string& out, const Row& header, const std::vector<Row>& rows);
-// A Markdown table cell: '|' and '\\' escaped, '<' '>' '&' as entities (no HTML injection), line
-// breaks as blanks; "" becomes "-".
+// A Markdown table cell: escape_markdown (core/text_escape.hpp: no markup, link, image or mention
+// gets through, line breaks as blanks); "" becomes "-".
 std::string md_cell(std::string_view s);
 
 }  // namespace gpuqual::report

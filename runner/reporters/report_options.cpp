@@ -50,7 +50,7 @@ int emit_reports(const Verdict& v, const ReportOptions& o) {
   if (!o.markdown.empty()) write_report(o.markdown, render_markdown(v));
   const std::string body = o.format == "json" ? render_json(v) : render_table(v);
   std::fputs(body.c_str(), stdout);
-  std::fputs((escape_controls(v.summary, /*keep_newlines=*/false) + "\n").c_str(), stdout);
+  print_line(stdout, v.summary);  // one line, its controls shown (core/text_escape.hpp)
   std::fflush(stdout);
   if (o.strict && v.outcome == Outcome::warn) return exit_code_for(v.outcome, true);
   return v.exit_code;
