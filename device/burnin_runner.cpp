@@ -9,6 +9,7 @@
 #include "device/cuda_error.hpp"
 #include "device/device_buffer.hpp"
 #include "device/event.hpp"
+#include "device/measure_timers.hpp"
 #include "device/stream.hpp"
 
 namespace gpuqual {
@@ -48,10 +49,43 @@ void accumulate(MemtestRunResult& total, const MemtestRunResult& run) {
 
 }  // namespace
 
-std::uint64_t burnin_warmup_products(double one_product_s, double warmup_s) {
-  if (!(warmup_s > 0)) return 0;
-  const double n = std::ceil(warmup_s / std::max(one_product_s, 1e-6));
-  return static_cast<std::uint64_t>(std::clamp(n, 1.0, 100000.0));
+std::uint64_t burnin_warmup_batch(double elapsed_s, double warmup_s, double one_product_s) {
+  if (!(warmup_s > 0) || !(elapsed_s < warmup_s)) return 0;
+  const double slice = std::min(kBurninWarmupBatchS, warmup_s - elapsed_s);
+  const double n = std::ceil(slice / std::max(one_product_s, 1e-6));
+  return static_cast<std::uint64_t>(std::clamp(n, 1.0, 10000.0));
+}
+
+// Calibrate: one product and its fingerprint, to size the window. The first launch loads
+// cuBLASLt's kernels lazily and the stream is idle before it: an untimed product runs first and
+// the start event waits behind it (enqueue_timed_batch, device/measure_timers.hpp). Returns the
+// product's seconds; the fingerprint goes to *hash.
+static double calibrate(BurninGemm& gemm, Stream& stream, const BurninCorruptor& corrupt,
+                        unsigned long long* hash) {
+  DeviceBuffer probe_slot(sizeof(unsigned long long));
+  CUDA_CHECK(cudaMemsetAsync(probe_slot.get(), 0, probe_slot.bytes(), stream.get()));
+  Event c0, c1;
+  enqueue_timed_batch(
+      1, [&] { gemm.enqueue_gemm(); }, [&] { c0.record(stream.get()); }, [&] { c1.record(stream.get()); });
+  if (corrupt) {
+    stream.synchronize();
+    corrupt(0, gemm.output(), gemm.output_bytes());
+  }
+  gemm.enqueue_hash(probe_slot.as<unsigned long long>());
+  CUDA_CHECK(cudaMemcpyAsync(hash, probe_slot.get(), sizeof *hash, cudaMemcpyDeviceToHost, stream.get()));
+  stream.synchronize();
+  return std::max(1e-6, Event::elapsed_ms(c0, c1) / 1e3);
+}
+
+// Warm-up: the boost/power transient of a dense GEMM lasts about a second; products run in it
+// are neither timed nor fingerprinted. Measured by the wall clock (burnin_warmup_batch).
+template <class Stop>
+static void warm_up(BurninGemm& gemm, Stream& stream, double warmup_s, double one_s, Stop&& stop) {
+  const auto warm0 = Clock::now();
+  for (std::uint64_t n; !stop() && (n = burnin_warmup_batch(seconds_since(warm0), warmup_s, one_s)) > 0;) {
+    for (std::uint64_t i = 0; i < n; ++i) gemm.enqueue_gemm();
+    stream.synchronize();
+  }
 }
 
 // A wrong first product ends the burn-in at once: there is no right answer to hold the rest to.
@@ -69,22 +103,8 @@ BurninGpuResult run_burnin(const BurninConfig& config, const std::function<bool(
   Stream stream;
   BurninGemm gemm(config.precision, config.size, config.seed, stream.get());
 
-  // Calibrate: one product and its fingerprint, to size the window.
-  DeviceBuffer probe_slot(sizeof(unsigned long long));
-  CUDA_CHECK(cudaMemsetAsync(probe_slot.get(), 0, probe_slot.bytes(), stream.get()));
-  Event c0, c1;
-  c0.record(stream.get());
-  gemm.enqueue_gemm();
-  c1.record(stream.get());
-  if (corrupt) {
-    stream.synchronize();
-    corrupt(0, gemm.output(), gemm.output_bytes());
-  }
-  gemm.enqueue_hash(probe_slot.as<unsigned long long>());
   unsigned long long first_hash = 0;
-  CUDA_CHECK(cudaMemcpyAsync(&first_hash, probe_slot.get(), sizeof first_hash, cudaMemcpyDeviceToHost, stream.get()));
-  stream.synchronize();
-  const double one_s = std::max(1e-6, Event::elapsed_ms(c0, c1) / 1e3);
+  const double one_s = calibrate(gemm, stream, corrupt, &first_hash);
   // Check the answer, not only its consistency: the first product against the host reference on
   // sampled elements; only a right one's fingerprint becomes the reference (iteration 0).
   r.first_product = gemm.check_output(config.verify_samples);
@@ -92,11 +112,7 @@ BurninGpuResult run_burnin(const BurninConfig& config, const std::function<bool(
   r.compare.observe(0, first_hash);
   const auto per_window = static_cast<std::size_t>(std::clamp(config.window_s / one_s, 1.0, 4096.0));
 
-  // Warm-up: the boost/power transient of a dense GEMM lasts about a second; products run in
-  // it are neither timed nor fingerprinted.
-  const std::uint64_t warm = burnin_warmup_products(one_s, config.warmup_s);
-  for (std::uint64_t i = 0; i < warm && !stop(); ++i) gemm.enqueue_gemm();
-  stream.synchronize();
+  warm_up(gemm, stream, config.warmup_s, one_s, stop);
 
   DeviceBuffer slots(per_window * sizeof(unsigned long long));
   std::vector<unsigned long long> hashes(per_window);

@@ -21,7 +21,7 @@ struct BurninConfig {
   std::uint64_t size = 8192;
   double duration_s = 60;
   double window_s = 1.0;         // GEMMs per TFLOP/s figure: about this long
-  double warmup_s = kDenseGemmWarmupS;  // untimed GEMMs first, out of the series (<= 0: none)
+  double warmup_s = kDenseGemmWarmupS;  // wall time of untimed GEMMs first, out of the series (<= 0: none)
   double memtest_every_s = 600;  // <= 0: no memtest
   MemtestConfig memtest;         // passes forced to 1 per interleaved run
   std::uint64_t seed = 1;
@@ -47,9 +47,14 @@ using BurninWindowHook = std::function<void(double elapsed_s, double tflops)>;
 // Test hook: after GEMM `iteration` ran and before its output is fingerprinted.
 using BurninCorruptor = std::function<void(std::uint64_t iteration, void* output, std::uint64_t bytes)>;
 
-// Untimed GEMMs that warm the GPU for `warmup_s` when one takes `one_product_s`: at least one
-// when warmup_s > 0, none when it is <= 0, at most 100000.
-std::uint64_t burnin_warmup_products(double one_product_s, double warmup_s);
+// The warm-up runs by wall time, not by a product count from the calibration: the calibrated
+// product time can be off by the first launch's costs, and a count derived from it would warm
+// for a fraction of the time. Untimed products run in batches of about kBurninWarmupBatchS,
+// each waited for, until `warmup_s` of wall time has passed. The next batch's size when
+// `elapsed_s` of warm-up have passed and one product takes `one_product_s`: 0 when the warm-up
+// is over (or off: warmup_s <= 0), else at least 1 and at most 10000.
+inline constexpr double kBurninWarmupBatchS = 0.1;
+std::uint64_t burnin_warmup_batch(double elapsed_s, double warmup_s, double one_product_s);
 
 // Throws CudaError/CublasError (the result so far is lost with it; the caller reports error).
 BurninGpuResult run_burnin(const BurninConfig& config, const std::function<bool()>& should_stop,

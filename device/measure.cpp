@@ -35,6 +35,23 @@ void add_reasons(std::set<std::string>& seen, const std::string& reasons) {
   }
 }
 
+// Warm-up: doubling batches until both the run count and the warm time are reached (or half
+// the budget is gone). Returns the time of one run from the last batch.
+template <class Elapsed, class Stopping>
+double warm_up(SampleTimer& timer, const MeasureConfig& config, Elapsed&& elapsed, Stopping&& stopping,
+               MeasureResult& result) {
+  double per_op = 0, warm_time = 0;
+  for (int reps = 1;; reps = std::min(reps * 2, config.max_reps)) {
+    const double t = checked_time(timer, reps);
+    result.warmup_runs += reps;
+    warm_time += t;
+    per_op = t / reps;
+    if (result.warmup_runs >= config.warmup_runs && warm_time >= config.warmup_s) break;
+    if (elapsed() >= config.budget_s / 2 || stopping()) break;
+  }
+  return per_op;
+}
+
 }  // namespace
 
 std::string_view to_string(StopReason r) {
@@ -65,39 +82,43 @@ MeasureResult measure(SampleTimer& timer, const MeasureConfig& config, const Mea
   result.min_samples = config.min_samples;
   result.clock_probed = static_cast<bool>(hooks.clock_probe);
 
-  // Warm-up: doubling batches until both the run count and the warm time are reached (or half
-  // the budget is gone). The last batch calibrates the time of one run.
-  double per_op = 0, warm_time = 0;
-  for (int reps = 1;; reps = std::min(reps * 2, config.max_reps)) {
-    const double t = checked_time(timer, reps);
-    result.warmup_runs += reps;
-    warm_time += t;
-    per_op = t / reps;
-    if (result.warmup_runs >= config.warmup_runs && warm_time >= config.warmup_s) break;
-    if (now() - start >= config.budget_s / 2 || stopping()) break;
-  }
+  const double per_op = warm_up(
+      timer, config, [&] { return now() - start; }, stopping, result);
   result.reps_per_sample =
       static_cast<int>(std::clamp(std::ceil(config.min_sample_s / per_op), 1.0, static_cast<double>(config.max_reps)));
 
   std::set<std::string> reasons;
+  // The clock probe brackets groups of `probe_every` samples: the samples since the previous
+  // reading are throttled when it or this one is (a throttle seen at either end may have
+  // covered them; nothing in between is known).
+  ClockReading last;
+  std::size_t group_start = 0;
+  const auto read_clocks = [&] {
+    ClockReading r = hooks.clock_probe();
+    ++result.clock_readings;
+    add_reasons(reasons, r.reasons);
+    return r;
+  };
+  const auto close_group = [&] {
+    const ClockReading after = read_clocks();
+    for (std::size_t i = group_start; i < result.throttled.size(); ++i)
+      result.throttled[i] = last.throttled || after.throttled;
+    // The clock after the samples is the one the work ran at (the one before may be idle-low).
+    if (after.sm_clock_mhz) result.sm_clock_mhz.push_back(*after.sm_clock_mhz);
+    last = after;
+    group_start = result.throttled.size();
+  };
+  if (hooks.clock_probe) last = read_clocks();
+  const auto probe_every = static_cast<std::size_t>(std::max(1, config.probe_every));
   for (;;) {
     if (stopping()) {
       result.stop = StopReason::stop_requested;
       break;
     }
-    ClockReading before, after;
-    if (hooks.clock_probe) before = hooks.clock_probe();
     const double t = checked_time(timer, result.reps_per_sample);
-    if (hooks.clock_probe) after = hooks.clock_probe();
-
     result.seconds_per_op.push_back(t / result.reps_per_sample);
-    const bool throttled = before.throttled || after.throttled;
-    result.throttled.push_back(throttled);
-    if (throttled) ++result.throttled_samples;
-    add_reasons(reasons, before.reasons);
-    add_reasons(reasons, after.reasons);
-    // The clock after the sample is the one the work ran at (the one before may be idle-low).
-    if (after.sm_clock_mhz) result.sm_clock_mhz.push_back(*after.sm_clock_mhz);
+    result.throttled.push_back(false);
+    if (hooks.clock_probe && result.throttled.size() - group_start >= probe_every) close_group();
 
     const int n = static_cast<int>(result.seconds_per_op.size());
     result.cv = stats::cv(stop_window(result.seconds_per_op, config.cv_window));
@@ -114,6 +135,9 @@ MeasureResult measure(SampleTimer& timer, const MeasureConfig& config, const Mea
       break;
     }
   }
+  if (hooks.clock_probe && group_start < result.throttled.size()) close_group();
+  result.throttled_samples =
+      static_cast<int>(std::count(result.throttled.begin(), result.throttled.end(), true));
   for (const auto& r : reasons) {
     result.throttle_reasons += (result.throttle_reasons.empty() ? "" : ",") + r;
   }

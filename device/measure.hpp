@@ -1,7 +1,7 @@
 #pragma once
 // The measurement engine (DESIGN.md, "Measurement discipline"): warm up, calibrate how many
 // back-to-back runs make one sample, then sample until the relative noise (CV) is under a target
-// or the time budget ends, reading the SM clock and throttle state around every sample.
+// or the time budget ends, reading the SM clock and throttle state every `probe_every` samples.
 //
 // The engine knows nothing of CUDA: a SampleTimer times `reps` runs of one operation (CUDA
 // events on the GPU, see measure_cuda_timer.hpp; a scripted timer in CPU tests) and the wall
@@ -31,6 +31,10 @@ struct MeasureConfig {
   int max_reps = 100000;
   double max_throttled_fraction = 0.1;  // more throttled samples than this: warn
   double warn_cv = 0.05;       // a result noisier than this (5 %) is a warn: not worth gating on
+  int probe_every = 10;        // the clock probe reads after every this many samples (and before
+                               // the first, and after the last), not around each: its NVML calls
+                               // leave the GPU idle 0.3-1 ms, which next to ~10 ms samples would
+                               // make the figures nearer burst than sustained
 };
 
 // Times `reps` back-to-back runs of one operation and returns the seconds they took in all.
@@ -40,7 +44,8 @@ class SampleTimer {
   virtual double time_reps(int reps) = 0;
 };
 
-// One reading of the GPU's clock state (NVML), taken before and after each sample.
+// One reading of the GPU's clock state (NVML), taken before the first sample and after every
+// `probe_every` samples: the samples between two readings are throttled when either is.
 struct ClockReading {
   std::optional<double> sm_clock_mhz;
   bool throttled = false;   // a reason that lowers clocks (power cap, thermal, HW slowdown) was active
@@ -60,7 +65,8 @@ std::string_view to_string(StopReason r);
 struct MeasureResult {
   std::vector<double> seconds_per_op;   // one per sample: sample time / reps
   std::vector<bool> throttled;          // per sample
-  std::vector<double> sm_clock_mhz;     // per sample where the probe read one (may be empty)
+  std::vector<double> sm_clock_mhz;     // per reading after samples where the probe read one (may be empty)
+  int clock_readings = 0;               // readings the probe took
   int throttled_samples = 0;
   std::string throttle_reasons;         // every reason seen during sampling, comma separated
   bool clock_probed = false;            // false: no probe was given (no NVML)

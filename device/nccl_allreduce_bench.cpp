@@ -208,7 +208,9 @@ class Bench {
     a["nccl.version"] = nccl_version_string();
     for (const auto& [k, v] : nccl_environment()) a["nccl.env." + k] = v;
     a["nccl.ranks"] = std::to_string(s_.nranks);
-    a["nccl.threading"] = "one host thread per process, grouped calls over non-blocking communicators";
+    a["nccl.threading"] =
+        "one host thread per process, grouped calls over non-blocking communicators; captured graphs "
+        "launched from one thread per GPU";
     std::string sizes, types, placements;
     for (auto b : p_.sizes) sizes += (sizes.empty() ? "" : ",") + size_label(b);
     for (auto t : p_.types) types += (types.empty() ? "" : ",") + std::string(reduce_type_name(t));

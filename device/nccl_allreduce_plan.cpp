@@ -88,6 +88,10 @@ AllreduceTiming allreduce_timing(std::uint64_t bytes, bool graph_failed) {
   return bytes <= kAllreduceGraphMaxBytes && !graph_failed ? AllreduceTiming::graph : AllreduceTiming::eager;
 }
 
+int allreduce_runs_per_batch(AllreduceTiming timing, int reps) {
+  return timing == AllreduceTiming::graph ? 1 : reps;
+}
+
 std::string_view to_string(AllreduceTiming t) { return t == AllreduceTiming::graph ? "graph" : "eager"; }
 
 }  // namespace gpuqual

@@ -58,6 +58,9 @@ std::string allreduce_item_label(const AllreduceItem& item);
 enum class AllreduceTiming { eager, graph };
 inline constexpr std::uint64_t kAllreduceGraphMaxBytes = 16ULL << 20;
 AllreduceTiming allreduce_timing(std::uint64_t bytes, bool graph_failed);
+// Runs of one timed batch of `reps` all-reduces: the graph holds all of them (1 launch), eager
+// enqueues each (reps). The timer adds one untimed run of the same kind before the start event.
+int allreduce_runs_per_batch(AllreduceTiming timing, int reps);
 std::string_view to_string(AllreduceTiming t);  // "eager", "graph"
 
 // Every (type, placement, size), in that nesting order, sizes ascending as given.

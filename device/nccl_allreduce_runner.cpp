@@ -5,8 +5,10 @@
 #include <stdexcept>
 
 #include "device/device_guard.hpp"
+#include "device/measure_timers.hpp"
 #include "device/nccl_error.hpp"
 #include "device/nccl_wait.hpp"
+#include "device/parallel_launch.hpp"
 #include "kernels/nccl_pattern_kernels.cuh"
 
 namespace gpuqual {
@@ -88,29 +90,52 @@ void NcclAllreduceRunner::CapturedReps::reset() {
   reps = 0;
 }
 
-template <class Body>
-double NcclAllreduceRunner::timed(const AllreduceItem& item, int reps, double timeout_s, Body&& body) {
+template <class RunOne>
+double NcclAllreduceRunner::timed(const AllreduceItem& item, int reps, int runs, double timeout_s,
+                                  RunOne&& run_one) {
   Local& first = locals_[0];
-  {
-    DeviceGuard g(first.gpu);
-    first.start.record(first.stream);
-    first.fork.record(first.stream);
-  }
-  for (std::size_t k = 1; k < locals_.size(); ++k)
-    CUDA_CHECK(cudaStreamWaitEvent(locals_[k].stream, first.fork.get(), 0));
-  body();
-  for (std::size_t k = 1; k < locals_.size(); ++k) {
-    DeviceGuard g(locals_[k].gpu);
-    locals_[k].join.record(locals_[k].stream);
-    CUDA_CHECK(cudaStreamWaitEvent(first.stream, locals_[k].join.get(), 0));
-  }
-  {
+  // One untimed run first (enqueue_timed_batch): the start event then waits behind work on a
+  // busy stream instead of completing at once on an idle one, which would time the first
+  // launch's latency and any host gap before the rest is enqueued.
+  const auto record_start = [&] {
+    {
+      DeviceGuard g(first.gpu);
+      first.start.record(first.stream);
+      first.fork.record(first.stream);
+    }
+    for (std::size_t k = 1; k < locals_.size(); ++k)
+      CUDA_CHECK(cudaStreamWaitEvent(locals_[k].stream, first.fork.get(), 0));
+  };
+  const auto record_stop = [&] {
+    for (std::size_t k = 1; k < locals_.size(); ++k) {
+      DeviceGuard g(locals_[k].gpu);
+      locals_[k].join.record(locals_[k].stream);
+      CUDA_CHECK(cudaStreamWaitEvent(first.stream, locals_[k].join.get(), 0));
+    }
     DeviceGuard g(first.gpu);
     first.stop.record(first.stream);
-  }
+  };
+  enqueue_timed_batch(runs, run_one, record_start, record_stop);
   wait_event(first.stop.get(), comms_.handles(), timeout_s,
              fmt::format("the all-reduce {} ({} runs)", allreduce_item_label(item), reps));
   return Event::elapsed_ms(first.start, first.stop) / 1e3;
+}
+
+void NcclAllreduceRunner::launch_graphs() {
+  // One thread per GPU (device/parallel_launch.hpp): NCCL's documentation warns that
+  // cudaGraphLaunch of one GPU's captured collective may block until the other GPUs' graphs are
+  // launched, so launching them in turn from one thread can deadlock.
+  const auto results = launch_on_own_threads(locals_.size(), [this](std::size_t k) {
+    const cudaError_t set = cudaSetDevice(locals_[k].gpu);
+    if (set != cudaSuccess) return static_cast<int>(set);
+    return static_cast<int>(cudaGraphLaunch(captured_.execs[k], locals_[k].stream));
+  });
+  // Back on the device every guard here restores to (the launching threads had their own).
+  CUDA_CHECK(cudaSetDevice(locals_[0].gpu));
+  for (int rc : results) {
+    if (rc == -1) throw std::runtime_error("launching the captured all-reduce graph threw");
+    CUDA_CHECK(static_cast<cudaError_t>(rc));
+  }
 }
 
 bool NcclAllreduceRunner::capture(const AllreduceItem& item, int reps, double timeout_s) {
@@ -159,16 +184,12 @@ bool NcclAllreduceRunner::capture(const AllreduceItem& item, int reps, double ti
 
 double NcclAllreduceRunner::time_reps(const AllreduceItem& item, int reps, double timeout_s) {
   if (allreduce_timing(item.bytes, graph_failed_) == AllreduceTiming::graph && capture(item, reps, timeout_s)) {
-    return timed(item, reps, timeout_s, [&] {
-      for (std::size_t k = 0; k < locals_.size(); ++k) {
-        DeviceGuard g(locals_[k].gpu);
-        CUDA_CHECK(cudaGraphLaunch(captured_.execs[k], locals_[k].stream));
-      }
-    });
+    // The graph holds the sample's `reps` all-reduces: one launch a run (and one untimed).
+    return timed(item, reps, allreduce_runs_per_batch(AllreduceTiming::graph, reps), timeout_s,
+                 [&] { launch_graphs(); });
   }
-  return timed(item, reps, timeout_s, [&] {
-    for (int r = 0; r < reps; ++r) enqueue_allreduce(item, timeout_s);
-  });
+  return timed(item, reps, allreduce_runs_per_batch(AllreduceTiming::eager, reps), timeout_s,
+               [&] { enqueue_allreduce(item, timeout_s); });
 }
 
 std::string NcclAllreduceRunner::timing_note(const AllreduceItem& item) const {
@@ -176,7 +197,9 @@ std::string NcclAllreduceRunner::timing_note(const AllreduceItem& item) const {
   if (t == AllreduceTiming::eager && allreduce_timing(item.bytes, false) == AllreduceTiming::graph) {
     return "eager (CUDA graph capture failed: " + graph_problem_ + ")";
   }
-  return t == AllreduceTiming::graph ? "graph (one CUDA graph of the sample's all-reduces per GPU)" : "eager";
+  return t == AllreduceTiming::graph
+             ? "graph (one CUDA graph of the sample's all-reduces per GPU, each launched from its own thread)"
+             : "eager";
 }
 
 void NcclAllreduceRunner::check_once(

@@ -11,10 +11,13 @@
 // process's communicators from the one place that waits.
 //
 // Timing: GPU events on the first GPU's stream, forked to every other local stream before the
-// collectives and joined after them, so one sample spans the work of all local GPUs. Small
-// messages (allreduce_timing in nccl_allreduce_plan.hpp) are captured once per (item, reps) as
-// one CUDA graph per local stream, and the graphs are launched between the events: the
-// non-blocking communicators' host-side enqueue is then outside the timed interval.
+// collectives and joined after them, so one sample spans the work of all local GPUs; the start
+// event waits behind one untimed run (an all-reduce, or a launch of the graph), never on an
+// idle stream. Small messages (allreduce_timing in nccl_allreduce_plan.hpp) are captured once
+// per (item, reps) as one CUDA graph per local stream, and the graphs are launched between the
+// events: the non-blocking communicators' host-side enqueue is then outside the timed interval.
+// Each GPU's graph is launched from its own thread (device/parallel_launch.hpp): NCCL's
+// documentation warns that launching them in turn from one thread can deadlock.
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -88,9 +91,12 @@ class NcclAllreduceRunner {
   // Captures `reps` all-reduces of `item` (or keeps the capture made for them); false, with
   // graph_problem_ set, when capturing failed.
   bool capture(const AllreduceItem& item, int reps, double timeout_s);
-  // Events around `body` (which enqueues the work on every local stream); returns seconds.
-  template <class Body>
-  double timed(const AllreduceItem& item, int reps, double timeout_s, Body&& body);
+  // `run_one` once untimed, then `runs` times between the events (it enqueues the work on every
+  // local stream); returns the seconds of the timed runs, which are `reps` all-reduces.
+  template <class RunOne>
+  double timed(const AllreduceItem& item, int reps, int runs, double timeout_s, RunOne&& run_one);
+  // Launches every local GPU's captured graph, each from its own thread.
+  void launch_graphs();
 
   std::vector<int> gpus_, ranks_;
   int nranks_ = 0;

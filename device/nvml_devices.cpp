@@ -146,4 +146,22 @@ std::optional<double> read_clock_mhz(const NvmlApi& api, nvmlDevice_t device, nv
   return std::nullopt;
 }
 
+std::optional<int> read_gpu_temperature_c(const NvmlApi& api, nvmlDevice_t device) {
+  if (api.nvmlDeviceGetTemperatureV) {
+    nvmlTemperature_t t{};
+    t.version = nvmlTemperature_v1;
+    t.sensorType = NVML_TEMPERATURE_GPU;
+    if (api.nvmlDeviceGetTemperatureV(device, &t) == NVML_SUCCESS) return t.temperature;
+  }
+  unsigned v = 0;
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+  if (api.nvmlDeviceGetTemperature &&
+      api.nvmlDeviceGetTemperature(device, NVML_TEMPERATURE_GPU, &v) == NVML_SUCCESS) {
+    return static_cast<int>(v);
+  }
+#pragma GCC diagnostic pop
+  return std::nullopt;
+}
+
 }  // namespace gpuqual

@@ -37,6 +37,11 @@ const NvmlDeviceRef* match_nvml_device(const std::vector<NvmlDeviceRef>& devices
 // lacks nvmlDeviceGetClockInfo or the reading fails.
 std::optional<double> read_clock_mhz(const NvmlApi& api, nvmlDevice_t device, nvmlClockType_t type);
 
+// The GPU's temperature in degrees C through nvmlDeviceGetTemperatureV, the NVML 13 spelling,
+// else the deprecated nvmlDeviceGetTemperature (older drivers only have that one); nullopt when
+// neither reads.
+std::optional<int> read_gpu_temperature_c(const NvmlApi& api, nvmlDevice_t device);
+
 // The record's spelling of an nvmlGpuVirtualizationMode_t ("none", "passthrough", "vgpu",
 // "host_vgpu", "host_vsga"); "" for a value this build does not know.
 std::string virtualization_mode_name(int mode);

@@ -182,17 +182,7 @@ void sample_one(const NvmlApi& api, nvmlDevice_t h, GpuHealthReading& g) {
     if (reasons & nvmlClocksEventReasonSwPowerCap) ++g.sw_power_cap_samples;
   }
   unsigned v = 0;
-  // nvmlDeviceGetTemperatureV is the NVML 13 spelling; older drivers only have the deprecated one.
-  std::optional<int> temp;
-  if (api.nvmlDeviceGetTemperatureV) {
-    nvmlTemperature_t t{};
-    t.version = nvmlTemperature_v1;
-    t.sensorType = NVML_TEMPERATURE_GPU;
-    if (api.nvmlDeviceGetTemperatureV(h, &t) == NVML_SUCCESS) temp = t.temperature;
-  }
-  if (!temp && api.nvmlDeviceGetTemperature && api.nvmlDeviceGetTemperature(h, NVML_TEMPERATURE_GPU, &v) == NVML_SUCCESS) {
-    temp = static_cast<int>(v);
-  }
+  const std::optional<int> temp = read_gpu_temperature_c(api, h);
   if (temp) g.temperature_c = std::max(g.temperature_c.value_or(*temp), *temp);
   // The highest link seen while sampling (core/health_sampling.hpp: idle links train down).
   std::optional<int> gen, width;

@@ -1,13 +1,11 @@
 #include "device/pcie_runner.hpp"
 
-#include <pthread.h>
-#include <sched.h>
-
 #include <cstring>
 #include <exception>
 #include <sstream>
 #include <thread>
 
+#include "device/cpu_affinity.hpp"
 #include "device/measure_timers.hpp"
 #include "kernels/copy_pattern_kernels.cuh"
 
@@ -18,8 +16,10 @@ namespace {
 std::uint64_t up_seed(std::uint64_t seed, int gpu) { return seed * 1000003ULL + 2ULL * static_cast<std::uint64_t>(gpu) + 1; }
 std::uint64_t down_seed(std::uint64_t seed, int gpu) { return seed * 1000003ULL + 2ULL * static_cast<std::uint64_t>(gpu) + 2; }
 
-// Binds the calling thread to the CPUs of the GPU's NUMA node; returns what was done, for the record.
-std::string bind_to_numa_node(int gpu, const std::string& sysfs_root, std::optional<int>* node_out) {
+// Binds the calling thread to the CPUs of the GPU's NUMA node for as long as `affinity` lives;
+// returns what was done, for the record.
+std::string bind_to_numa_node(int gpu, const std::string& sysfs_root, std::optional<int>* node_out,
+                              ScopedThreadAffinity& affinity) {
   char bus_id[64] = {0};
   if (cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, gpu) != cudaSuccess) {
     (void)cudaGetLastError();
@@ -32,12 +32,7 @@ std::string bind_to_numa_node(int gpu, const std::string& sysfs_root, std::optio
   *node_out = node;
   const auto cpus = read_numa_cpus(sysfs_root, *node);
   if (!cpus || cpus->empty()) return "default placement: no CPU list for NUMA node " + std::to_string(*node);
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  for (int c : *cpus) {
-    if (c < CPU_SETSIZE) CPU_SET(c, &set);
-  }
-  if (pthread_setaffinity_np(pthread_self(), sizeof set, &set) != 0) {
+  if (!affinity.bind(*cpus)) {
     return "default placement: cannot bind to the CPUs of NUMA node " + std::to_string(*node) +
            " (cgroup cpuset?)";
   }
@@ -48,7 +43,10 @@ std::string bind_to_numa_node(int gpu, const std::string& sysfs_root, std::optio
 
 PcieBench::PcieBench(int gpu, const PcieConfig& config)
     : gpu_(gpu), config_(config), words_(config.bytes / sizeof(std::uint64_t)) {
-  placement_ = config.numa_placement ? bind_to_numa_node(gpu, config.sysfs_root, &numa_node_)
+  // The binding lasts while the pinned buffers are allocated and first touched, and is given
+  // back when the constructor returns: the thread's later work is not confined to the node.
+  ScopedThreadAffinity affinity;
+  placement_ = config.numa_placement ? bind_to_numa_node(gpu, config.sysfs_root, &numa_node_, affinity)
                                      : "default placement: NUMA placement disabled by the suite";
   const std::size_t bytes = words_ * sizeof(std::uint64_t);
   host_src_ = PinnedBuffer(bytes);

@@ -91,10 +91,7 @@ TelemetrySample TelemetrySampler::read_one(std::size_t slot, double t_s) {
   if (!h) return s;
   const NvmlApi& api = nvml_.api();
   unsigned v = 0;
-  if (api.nvmlDeviceGetTemperature &&
-      api.nvmlDeviceGetTemperature(h, NVML_TEMPERATURE_GPU, &v) == NVML_SUCCESS) {
-    s.temperature_c = v;
-  }
+  if (const auto temp = read_gpu_temperature_c(api, h)) s.temperature_c = *temp;
   if (api.nvmlDeviceGetPowerUsage && api.nvmlDeviceGetPowerUsage(h, &v) == NVML_SUCCESS)
     s.power_w = v / 1000.0;
   if (api.nvmlDeviceGetEnforcedPowerLimit && api.nvmlDeviceGetEnforcedPowerLimit(h, &v) == NVML_SUCCESS) {

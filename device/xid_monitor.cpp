@@ -8,6 +8,14 @@ namespace {
 constexpr unsigned kWaitMs = 200;
 }  // namespace
 
+bool xid_events_unsupported(const std::vector<XidRegistration>& answers) {
+  if (answers.empty()) return false;
+  for (XidRegistration a : answers) {
+    if (a != XidRegistration::unsupported) return false;
+  }
+  return true;
+}
+
 XidMonitor::XidMonitor(const std::vector<GpuInfo>& record_gpus, const std::string& nvml_library)
     : nvml_(NvmlSession::open(nvml_library)), reader_(nvml_, record_gpus) {}
 
@@ -32,6 +40,8 @@ bool XidMonitor::start() {
   if (rc != NVML_SUCCESS) {
     reason_ = "nvmlEventSetCreate: " + nvml_.error_text(rc);
     set_ = nullptr;
+    if (rc == NVML_ERROR_NOT_SUPPORTED)
+      answers_.assign(reader_.devices().size(), XidRegistration::unsupported);
     return false;
   }
   std::string problems;
@@ -41,13 +51,17 @@ bool XidMonitor::start() {
         api.nvmlDeviceGetSupportedEventTypes(d.handle, &supported) == NVML_SUCCESS &&
         !(supported & nvmlEventTypeXidCriticalError)) {
       problems += "; GPU " + d.uuid + ": Xid events not supported";
+      answers_.push_back(XidRegistration::unsupported);
       continue;
     }
     rc = api.nvmlDeviceRegisterEvents(d.handle, nvmlEventTypeXidCriticalError, set_);
     if (rc != NVML_SUCCESS) {
       problems += "; GPU " + d.uuid + ": nvmlDeviceRegisterEvents: " + nvml_.error_text(rc);
+      answers_.push_back(rc == NVML_ERROR_NOT_SUPPORTED ? XidRegistration::unsupported
+                                                        : XidRegistration::failed);
       continue;
     }
+    answers_.push_back(XidRegistration::registered);
     watched_.push_back(reader_.record_index_of(d.handle));
   }
   if (watched_.empty()) {

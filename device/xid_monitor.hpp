@@ -18,6 +18,13 @@
 
 namespace gpuqual {
 
+// One GPU's answer to Xid event registration.
+enum class XidRegistration { registered, unsupported, failed };
+// True when no GPU registered and every one answered "not supported" (NVML_ERROR_NOT_SUPPORTED,
+// or Xid events missing from its supported event types): what VMs and sandboxed runtimes answer,
+// a fact of the environment rather than a fault. False for no GPU at all.
+bool xid_events_unsupported(const std::vector<XidRegistration>& answers);
+
 class XidMonitor {
  public:
   // `record_gpus` maps NVML devices to run-record GPU indices (by UUID).
@@ -39,6 +46,8 @@ class XidMonitor {
   void set_running_check(const std::string& check);
 
   bool available() const { return available_; }
+  // start() failed because the environment does not support Xid events (xid_events_unsupported).
+  bool events_unsupported() const { return xid_events_unsupported(answers_); }
   std::string reason() const {
     std::lock_guard<std::mutex> lock(mu_);
     return reason_;
@@ -58,6 +67,7 @@ class XidMonitor {
   std::vector<XidEvent> events_;
   std::string running_check_;
   std::vector<int> watched_;
+  std::vector<XidRegistration> answers_;  // per GPU, from start()
   bool available_ = false;
   std::string reason_;
 };

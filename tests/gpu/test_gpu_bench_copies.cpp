@@ -25,7 +25,21 @@ TEST(GpuPcie, EachDirectionIsVerifiedAndSane) {
     EXPECT_GT(m.median, 1.0) << m.name;    // slower than a Gen3 x4 link
     EXPECT_LT(m.median, 300.0) << m.name;  // faster than any PCIe (or C2C) link both ways
     if (floors && d != CopyDirection::bidir) {
-      EXPECT_GE(m.median, floors->pcie_gbps) << m.name << " under the " << floors->slug << " floor";
+      switch (check_floor(m.median, floors->pcie_gbps, floors->pcie_provisional)) {
+        case FloorCheck::meets:
+          break;
+        case FloorCheck::below:
+          ADD_FAILURE() << m.name << " " << m.median << " GB/s under the " << floors->slug << " floor "
+                        << floors->pcie_gbps;
+          break;
+        case FloorCheck::below_provisional:
+          // Recorded (summary.md marks it), not failed: see measure_class_floors.hpp.
+          std::cout << "[ INFO ] " << m.name << " " << m.median << " GB/s under the provisional "
+                    << floors->slug << " floor " << floors->pcie_gbps << " (" << floors->pcie_provisional
+                    << ")\n";
+          ::testing::Test::RecordProperty(m.name + "_under_provisional_floor", std::to_string(m.median));
+          break;
+      }
     }
     std::cout << "[ INFO ] " << m.name << " " << m.median << " GB/s (CV " << m.cv * 100 << " %, n " << m.n() << ")\n";
   }

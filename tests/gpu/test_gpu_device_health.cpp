@@ -123,7 +123,12 @@ TEST(GpuXidMonitor, StartsAndStopsPromptly) {
   GPUQUAL_REQUIRE_NVML(nvml);
   Inventory inv = collect_inventory({});
   XidMonitor m(inv.gpus);
-  ASSERT_TRUE(m.start()) << m.reason();
+  if (!m.start()) {
+    // VMs and sandboxed runtimes answer NOT_SUPPORTED: a fact of the environment, which
+    // tests/expected-skips.txt allows there (condition gpu-vm), not a fault of the monitor.
+    if (m.events_unsupported()) GTEST_SKIP() << "NVML does not support Xid events here: " << m.reason();
+    FAIL() << m.reason();
+  }
   EXPECT_EQ(m.watched_gpus().size(), inv.gpus.size());
   const auto t0 = std::chrono::steady_clock::now();
   auto events = m.stop();

@@ -75,13 +75,21 @@ class CtestTotals(unittest.TestCase):
             entries = [l for l in f if l.strip() and not l.startswith("#")]
         self.assertTrue(entries)
         for e in entries:
-            self.assertRegex(e, r"\| (no-gpu|gpu) \|", e)
+            self.assertRegex(e, r"\| (no-gpu|gpu|gpu-vm) \|", e)
         self.assertTrue(any(e.startswith("Gpu* | no-gpu |") for e in entries))
 
     def test_gpu_entries_apply_only_with_a_gpu(self):
         has_gpu = os.path.exists("/dev/nvidia0")
         res = self.run_totals([dict(SKIP, name="NcclNoGpu.X")], skips="NcclNoGpu.* | gpu | no-GPU paths\n")
         self.assertEqual(res.returncode, 0 if has_gpu else 1, res.stdout)
+
+    def test_gpu_vm_entries_need_a_gpu(self):
+        # Only on a GPU machine that is virtual; this GPU-less machine never allows the skip.
+        has_gpu = os.path.exists("/dev/nvidia0")
+        res = self.run_totals([dict(SKIP, name="GpuXidMonitor.X")], skips="GpuXid* | gpu-vm | NVML events\n")
+        if not has_gpu:
+            self.assertEqual(res.returncode, 1, res.stdout)
+            self.assertIn("unexpected skip", res.stdout)
 
     def test_a_malformed_list_line_names_the_file_and_line(self):
         res = self.run_totals([dict(PASS, name="Unit.A")], skips="# comment\nGpu* sometimes\n")

@@ -19,6 +19,18 @@ TEST(ClassFloors, H200FloorsCatchARealShortfall) {
   EXPECT_LT(f->pcie_gbps, 55);
 }
 
+// The first window's machine is a microVM with the GPU passed through: its PCIe figures are
+// recorded against the floor, which stays provisional until measured there.
+TEST(ClassFloors, TheH200PcieFloorIsProvisionalAndOnlyMarksAShortfall) {
+  const auto f = class_floors("h200-sxm-141gb");
+  ASSERT_TRUE(f.has_value());
+  EXPECT_NE(f->pcie_provisional.find("microVM"), std::string_view::npos);
+  EXPECT_EQ(check_floor(33, f->pcie_gbps, f->pcie_provisional), FloorCheck::below_provisional);
+  EXPECT_EQ(check_floor(52, f->pcie_gbps, f->pcie_provisional), FloorCheck::meets);
+  EXPECT_EQ(check_floor(40, f->pcie_gbps, f->pcie_provisional), FloorCheck::meets);
+  EXPECT_EQ(check_floor(512, f->gemm_bf16_tflops, ""), FloorCheck::below);  // a firm floor fails
+}
+
 TEST(ClassFloors, TheH200IsFoundFromWhatCudaReports) {
   // cudaDeviceProp.name and totalGlobalMem of an H200 (143771 MiB, as nvidia-smi showed there).
   EXPECT_EQ(gpu_class_slug("NVIDIA H200", 143771ULL << 20), "h200-sxm-141gb");

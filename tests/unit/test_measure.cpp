@@ -206,10 +206,10 @@ TEST(Measure, ThrottledSamplesAreCountedAndWarnWhenTooMany) {
   MeasureHooks hooks = synthetic_clock(&clock);
   hooks.clock_probe = [&reads] {
     ClockReading c;
-    ++reads;
     c.sm_clock_mhz = 1980;
-    // Reads come in (before, after) pairs: mark the "after" of every other sample.
-    if (reads % 4 == 0) {
+    // Read 1 is before the first sample, read k+1 after sample k: read 4 (after sample 3)
+    // brackets samples 3 and 4.
+    if (++reads == 4) {
       c.throttled = true;
       c.reasons = "hw_thermal_slowdown";
     }
@@ -217,20 +217,24 @@ TEST(Measure, ThrottledSamplesAreCountedAndWarnWhenTooMany) {
   };
   auto cfg = quick();
   cfg.min_samples = 10;
+  cfg.probe_every = 1;
+  cfg.max_throttled_fraction = 0.1;
   const auto r = measure(timer, cfg, hooks);
   ASSERT_EQ(r.seconds_per_op.size(), 10u);
-  EXPECT_EQ(r.throttled_samples, 5);
-  EXPECT_EQ(r.throttled.size(), 10u);
+  EXPECT_EQ(r.clock_readings, 11);
+  EXPECT_EQ(r.throttled_samples, 2);
+  EXPECT_EQ(r.throttled,
+            (std::vector<bool>{false, false, true, true, false, false, false, false, false, false}));
   EXPECT_TRUE(r.clock_probed);
-  EXPECT_EQ(r.sm_clock_mhz.size(), 10u);
+  EXPECT_EQ(r.sm_clock_mhz.size(), 10u);  // one after each sample, not the idle one before
   EXPECT_EQ(r.throttle_reasons, "hw_thermal_slowdown");
   std::string why;
   EXPECT_EQ(measurement_status(r, cfg, &why), Status::warn);
-  EXPECT_NE(why.find("5 of 10 samples"), std::string::npos) << why;
+  EXPECT_NE(why.find("2 of 10 samples"), std::string::npos) << why;
   EXPECT_NE(why.find("hw_thermal_slowdown"), std::string::npos) << why;
 
   const Metric m = rate_metric("gemm.bf16.tflops", "TFLOP/s", 0, r, 1e12, 1e12);
-  EXPECT_EQ(m.throttled_samples, 5);
+  EXPECT_EQ(m.throttled_samples, 2);
 }
 
 TEST(Measure, FewThrottledSamplesPass) {
@@ -240,17 +244,85 @@ TEST(Measure, FewThrottledSamplesPass) {
   MeasureHooks hooks = synthetic_clock(&clock);
   hooks.clock_probe = [&reads] {
     ClockReading c;
-    c.throttled = (++reads == 2);  // only the first sample
+    c.throttled = (++reads == 1);  // before the first sample only
     return c;
   };
   auto cfg = quick();
   cfg.min_samples = 20;
   cfg.max_samples = 20;
+  cfg.probe_every = 1;
   const auto r = measure(timer, cfg, hooks);
   EXPECT_EQ(r.throttled_samples, 1);
   std::string why;
   EXPECT_EQ(measurement_status(r, cfg, &why), Status::pass);  // 1/20 = 5 % <= 10 %
   EXPECT_TRUE(why.empty());
+}
+
+// The probe's NVML calls idle the GPU: read after every probe_every samples, not around each.
+TEST(Measure, ClocksAreReadEveryNthSampleNotAroundEach) {
+  double clock = 0;
+  ScriptedTimer timer(&clock, [](int) { return 0.01; });
+  int reads = 0;
+  MeasureHooks hooks = synthetic_clock(&clock);
+  hooks.clock_probe = [&] {
+    ++reads;
+    ClockReading c;
+    c.sm_clock_mhz = 1900 + reads;
+    return c;
+  };
+  auto cfg = quick();
+  cfg.min_samples = 25;
+  cfg.max_samples = 25;
+  EXPECT_GE(MeasureConfig{}.probe_every, 10);  // the default: at most one reading per ~100 ms of samples
+  cfg.probe_every = 10;
+  const auto r = measure(timer, cfg, hooks);
+  ASSERT_EQ(r.seconds_per_op.size(), 25u);
+  // Before the first sample, after samples 10 and 20, and after the last (25).
+  EXPECT_EQ(r.clock_readings, 4);
+  EXPECT_EQ(reads, 4);
+  EXPECT_EQ(r.sm_clock_mhz, (std::vector<double>{1902, 1903, 1904}));
+  EXPECT_EQ(r.throttled.size(), 25u);
+}
+
+TEST(Measure, AThrottledReadingMarksTheSamplesItBrackets) {
+  double clock = 0;
+  ScriptedTimer timer(&clock, [](int) { return 0.01; });
+  int reads = 0;
+  MeasureHooks hooks = synthetic_clock(&clock);
+  hooks.clock_probe = [&reads] {
+    ClockReading c;
+    c.throttled = (++reads == 3);  // after sample 8 (reads: before, after 4, after 8, after 12)
+    c.reasons = c.throttled ? "hw_slowdown" : "";
+    return c;
+  };
+  auto cfg = quick();
+  cfg.min_samples = 12;
+  cfg.max_samples = 12;
+  cfg.probe_every = 4;
+  const auto r = measure(timer, cfg, hooks);
+  ASSERT_EQ(r.throttled.size(), 12u);
+  EXPECT_EQ(r.throttled_samples, 8);  // samples 4-7 and 8-11: either end of each group
+  EXPECT_FALSE(r.throttled[3]);
+  EXPECT_TRUE(r.throttled[4]);
+  EXPECT_TRUE(r.throttled[11]);
+  EXPECT_EQ(r.throttle_reasons, "hw_slowdown");
+}
+
+TEST(Measure, AStopBetweenReadingsStillClosesTheLastGroup) {
+  double clock = 0;
+  ScriptedTimer timer(&clock, [](int) { return 0.01; });
+  int reads = 0;
+  MeasureHooks hooks = synthetic_clock(&clock);
+  hooks.clock_probe = [&reads] {
+    ClockReading c;
+    c.throttled = (++reads == 2);  // the closing reading after the 5th sample
+    return c;
+  };
+  auto cfg = quick();  // converges at min_samples = 5, under probe_every = 10
+  const auto r = measure(timer, cfg, hooks);
+  ASSERT_EQ(r.stop, StopReason::converged);
+  EXPECT_EQ(r.clock_readings, 2);
+  EXPECT_EQ(r.throttled_samples, 5);
 }
 
 TEST(Measure, StopFlagEndsSamplingAndKeepsTheSamples) {

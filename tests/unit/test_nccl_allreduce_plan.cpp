@@ -6,6 +6,7 @@
 
 #include "core/input_error.hpp"
 #include "core/units.hpp"
+#include "device/measure_timers.hpp"
 #include "device/nccl_allreduce_params.hpp"
 #include "device/nccl_allreduce_plan.hpp"
 
@@ -149,6 +150,19 @@ TEST(NcclTiming, SmallMessagesAreTimedAsACapturedGraph) {
   EXPECT_EQ(allreduce_timing(8 << 10, true), AllreduceTiming::eager);  // capture failed here before
   EXPECT_EQ(to_string(AllreduceTiming::graph), "graph");
   EXPECT_EQ(to_string(AllreduceTiming::eager), "eager");
+}
+
+// One timed batch (enqueue_timed_batch in device/measure_timers.hpp): an untimed run of the
+// same kind, the start event, the batch, the stop event. A graph holds the sample's all-reduces,
+// so it is one launch; eager enqueues each.
+TEST(NcclTiming, ABatchIsOneGraphLaunchOrEachAllReduceBehindAnUntimedRun) {
+  EXPECT_EQ(allreduce_runs_per_batch(AllreduceTiming::graph, 40), 1);
+  EXPECT_EQ(allreduce_runs_per_batch(AllreduceTiming::eager, 40), 40);
+  std::string order;
+  enqueue_timed_batch(
+      allreduce_runs_per_batch(AllreduceTiming::graph, 40), [&] { order += "G"; }, [&] { order += "["; },
+      [&] { order += "]"; });
+  EXPECT_EQ(order, "G[G]");  // the start event never waits on an idle stream
 }
 
 }  // namespace
