@@ -8,9 +8,11 @@
 #include <ctime>
 #include <limits>
 #include <set>
+#include <unordered_map>
 
 #include "core/gate_summary.hpp"
 #include "core/noise_model.hpp"
+#include "core/record_history.hpp"
 #include "core/stats.hpp"
 
 namespace gpuqual {
@@ -52,6 +54,20 @@ std::string names(const std::vector<std::string>& list) {
   std::string out = fmt::format("{}", fmt::join(shown, ", "));
   if (list.size() > shown.size()) out += fmt::format(" and {} more", list.size() - shown.size());
   return out;
+}
+
+// A passing node that must not pass clean (flaky): warn, with why first.
+void warn_verdict(Verdict& v, const std::string& why) {
+  if (v.outcome != Outcome::pass) {
+    v.reasons.push_back(why);
+    return;
+  }
+  v.outcome = Outcome::warn;
+  v.exit_code = exit_code_for(v.outcome, v.strict);
+  v.reasons.insert(v.reasons.begin(), why);
+  const std::string head = "gpuqual: PASS";
+  if (v.summary.rfind(head, 0) == 0) v.summary = "gpuqual: WARN" + v.summary.substr(head.size());
+  v.summary += "; " + why;
 }
 
 template <class Row>
@@ -165,6 +181,13 @@ NodeSummary summarize_node(const RunRecord& r, const Baseline* b, const GateOpti
   s.started_at = r.started_at;
   s.started_ms = parse_rfc3339_ms(r.started_at);
   s.order = order;
+  s.boot_id = r.node.boot_id;
+  s.uptime_s = r.node.uptime_s;
+  s.complete = r.complete;
+  s.gpu_keys.reserve(r.gpus.size());
+  for (const auto& g : r.gpus) {
+    if (!g.uuid.empty()) s.gpu_keys.push_back(std::hash<std::string>{}(g.uuid));
+  }
   s.hardware_class = r.hardware_class.slug;
   CompareOptions co;
   co.strict = options.strict;
@@ -175,6 +198,9 @@ NodeSummary summarize_node(const RunRecord& r, const Baseline* b, const GateOpti
   // The node's verdict is named as the pool names the node: in a Kubernetes Job the hostname is
   // the pod's, shared by every pod of an Indexed Job; `gpuqual plan --verdicts` matches by node name.
   s.verdict.hostname = s.node;
+  // Too old, or stale against the node's Node object: the record does not qualify it now.
+  if (options.freshness.active())
+    withhold_qualification(s.verdict, freshness_problems(r, s.node, options.freshness));
   s.components = record_components(r);
   trim_node_verdict(s.verdict);
   if (!b) return s;
@@ -207,22 +233,125 @@ void GatePool::add(NodeSummary node, const Baseline* baseline) {
     nodes_.push_back(std::move(node));
     return;
   }
-  NodeSummary& kept = nodes_[it->second];
-  const bool timed = node.started_ms && kept.started_ms;
-  const bool newer = timed ? *node.started_ms >= *kept.started_ms : node.order > kept.order;
-  NodeSummary& winner = newer ? node : kept;
-  const NodeSummary& loser = newer ? kept : node;
-  duplicates_.push_back(fmt::format("node {}: more than one record, the newest counts: {} (started {}) over {} (started {}){}",
-                                    node.node, winner.path, winner.started_at.empty() ? "?" : winner.started_at, loser.path,
-                                    loser.started_at.empty() ? "?" : loser.started_at,
-                                    timed ? "" : "; no parseable start time, so the later argument counts"));
-  if (newer) kept = std::move(node);
+  // The node's history: which record counts is decided once all are in (resolve_history).
+  more_[it->second].push_back(std::move(node));
+}
+
+void GatePool::resolve_history(std::size_t index, std::vector<NodeSummary>& more) {
+  std::vector<NodeSummary*> all{&nodes_[index]};
+  for (auto& m : more) all.push_back(&m);
+  std::vector<RunPoint> runs;
+  runs.reserve(all.size());
+  for (const NodeSummary* s : all)
+    runs.push_back(RunPoint{s->boot_id, s->uptime_s, s->started_ms, s->order, s->verdict.outcome});
+  std::string current;
+  if (options_.freshness.nodes) {
+    auto n = options_.freshness.nodes->find(nodes_[index].node);
+    if (n != options_.freshness.nodes->end()) current = n->second.boot_id;
+  }
+  const RunHistory h = judge_history(runs, current, options_.strict);
+  NodeSummary& counted = *all[h.counted];
+  const std::string name = counted.node;
+  auto started = [](const NodeSummary* s) {
+    return s->started_at.empty() ? std::string("?") : s->started_at;
+  };
+  if (all.size() > 1) {
+    std::vector<std::string> others;
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      if (i != h.counted) others.push_back(fmt::format("{} (started {})", all[i]->path, started(all[i])));
+    }
+    if (h.order_known) {
+      duplicates_.push_back(
+          fmt::format("node {}: more than one record, the newest counts: {} (started {}) over {}", name,
+                      counted.path, started(&counted), names(others)));
+    } else {
+      std::vector<std::string> newest;
+      for (std::size_t i : h.newest)
+        newest.push_back(fmt::format("{} ({})", all[i]->path, to_string(all[i]->verdict.outcome)));
+      const std::string why = fmt::format(
+          "node {}: which of its records is the newest cannot be told ({} boots; a boot id does not order "
+          "boots, and a reboot "
+          "can reset the clock that started_at comes from): the worst of {} counts",
+          name, h.boots, fmt::join(newest, ", "));
+      duplicates_.push_back(why + fmt::format(": {} over {}", counted.path, names(others)));
+      counted.verdict.reasons.push_back(why);
+    }
+  }
+  const bool passing = counted.verdict.outcome == Outcome::pass || counted.verdict.outcome == Outcome::warn;
+  if (options_.consecutive > 1 && passing &&
+      h.passes_in_a_row < static_cast<std::size_t>(options_.consecutive)) {
+    withhold_qualification(
+        counted.verdict,
+        {fmt::format("{} passing run{} in a row since its last non-passing run{}; --consecutive {} needs {}",
+                     h.passes_in_a_row, h.passes_in_a_row == 1 ? "" : "s",
+                     h.order_known ? "" : " (of runs whose order the records prove)", options_.consecutive,
+                     options_.consecutive)});
+  }
+  if (h.flaky) {
+    const std::string why =
+        fmt::format("flaky: its runs alternate between pass and fail ({})", outcome_pattern(h.pattern));
+    flaky_.push_back(name);
+    warn_verdict(counted.verdict, why);
+  }
+  if (h.counted != 0) nodes_[index] = std::move(counted);
+  more.clear();
+}
+
+void GatePool::resolve_histories() {
+  // Each node's records, in order: the one that counts, and its history.
+  const bool history = options_.consecutive > 1;
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    auto extra = more_.find(i);
+    if (nodes_[i].unreadable || (!history && extra == more_.end())) continue;
+    std::vector<NodeSummary> none;
+    resolve_history(i, extra == more_.end() ? none : extra->second);
+  }
+  more_.clear();
+}
+
+std::size_t GatePool::count_machines(std::vector<std::string>& notes,
+                                     std::vector<std::string>& shared) const {
+  // Union-find over the nodes: two that hold a GPU UUID in common are one machine.
+  std::vector<std::size_t> parent(nodes_.size());
+  for (std::size_t i = 0; i < parent.size(); ++i) parent[i] = i;
+  auto root = [&](std::size_t i) {
+    while (parent[i] != i) i = parent[i] = parent[parent[i]];
+    return i;
+  };
+  std::unordered_map<std::uint64_t, std::size_t> owner;
+  owner.reserve(nodes_.size() * 8);
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    for (std::uint64_t k : nodes_[i].gpu_keys) {
+      auto [it, fresh] = owner.emplace(k, i);
+      if (!fresh) parent[root(i)] = root(it->second);
+    }
+  }
+  std::vector<std::size_t> size(nodes_.size(), 0);
+  std::size_t machines = 0;
+  for (std::size_t i = 0; i < nodes_.size(); ++i) machines += size[root(i)]++ == 0;
+  std::map<std::size_t, std::vector<std::string>> groups;  // only the machines with several names
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    if (size[root(i)] > 1) groups[root(i)].push_back(nodes_[i].node);
+  }
+  for (auto& [r, members] : groups) {
+    std::sort(members.begin(), members.end());
+    const std::string last = members.back();
+    members.pop_back();
+    const std::string line =
+        fmt::format("node {} and {} are one machine (same GPU UUIDs)", names(members), last);
+    notes.push_back(line + ": counted once toward --expect-nodes");
+    shared.push_back(line);
+  }
+  return machines;
 }
 
 Verdict GatePool::finish() {
   Verdict v;
   v.kind = "gate";
   v.strict = options_.strict;
+  resolve_histories();
+  std::vector<std::string> machine_notes, shared_machines;
+  const std::size_t machines = count_machines(machine_notes, shared_machines);
   std::sort(nodes_.begin(), nodes_.end(), [](const NodeSummary& a, const NodeSummary& b) {
     const int ra = outcome_rank(a.verdict.outcome), rb = outcome_rank(b.verdict.outcome);
     return ra != rb ? ra < rb : a.node < b.node;
@@ -256,6 +385,8 @@ Verdict GatePool::finish() {
   v.cuda_driver_version = cuda.size() > 1 ? "mixed" : joined(cuda);
 
   std::vector<std::string> fails, unjudged, warns, notes = duplicates_;
+  notes.insert(notes.end(), notes_.begin(), notes_.end());
+  notes.insert(notes.end(), machine_notes.begin(), machine_notes.end());
   // The pool, class by class.
   for (const auto& cls : classes) {
     const Baseline* b = class_baselines_[cls];
@@ -332,8 +463,13 @@ Verdict GatePool::finish() {
     warns.insert(warns.begin(), fmt::format("{} of {} nodes failed, within {}: {}", failed.size(), total, budget_text, names(failed)));
   }
   if (total == 0) unjudged.insert(unjudged.begin(), "no run records");
-  if (options_.expect_nodes && total < static_cast<std::size_t>(*options_.expect_nodes)) {
-    unjudged.insert(unjudged.begin(), fmt::format("{} distinct node{}, --expect-nodes {}", total, total == 1 ? "" : "s", *options_.expect_nodes));
+  if (options_.expect_nodes && machines < static_cast<std::size_t>(*options_.expect_nodes)) {
+    // One machine under two names (pods named for the node, a renamed node) is one node.
+    const std::string names_note =
+        machines == total ? "" : fmt::format(" ({} names; {})", total, fmt::join(shared_machines, "; "));
+    unjudged.insert(unjudged.begin(),
+                    fmt::format("{} distinct node{}{}, --expect-nodes {}", machines, machines == 1 ? "" : "s",
+                                names_note, *options_.expect_nodes));
   }
   if (!inconclusive.empty()) {
     unjudged.push_back(fmt::format("{} node{} could not be judged: {}", inconclusive.size(), inconclusive.size() == 1 ? "" : "s", names(inconclusive)));
@@ -376,12 +512,19 @@ Verdict GatePool::finish() {
     v.stack_changes.push_back(fmt::format("{}: {}", c.name, fmt::join(parts, ", ")));
   }
   if (!warned.empty()) warns.push_back(fmt::format("{} node{} warned: {}", warned.size(), warned.size() == 1 ? "" : "s", names(warned)));
+  if (!flaky_.empty()) {
+    warns.push_back(fmt::format("{} node{} flaky (runs alternate between pass and fail): {}", flaky_.size(),
+                                flaky_.size() == 1 ? " is" : "s are", names(flaky_)));
+  }
 
   decide_outcome(v, fails, unjudged, warns, notes, options_.strict);
   v.nodes.reserve(nodes_.size());
   for (auto& n : nodes_) v.nodes.push_back(std::move(n.verdict));
   v.summary = gate_summary(v, GateCounts{failed.size(), inconclusive.size(), warned.size(), passed.size(), duplicates_.size(), budget,
                                          unreadable.size()});
+  // The machines and the flaky nodes, by name, after the counts (docs/gate.md).
+  for (const auto& line : shared_machines) v.summary += "; " + line;
+  if (!flaky_.empty()) v.summary += "; flaky: " + names(flaky_);
   nodes_.clear();
   by_identity_.clear();
   return v;

@@ -13,8 +13,14 @@
 //               is not on one stack has not qualified it (with --target the nodes off it fail).
 // warn          a node warned, a failure within --max-failed, or a pool drop not confirmed.
 //
-// Duplicate records of one node (same Kubernetes node name, else hostname): the newest by
-// started_at counts, the others are listed in the reasons.
+// Several records of one node (same Kubernetes node name, else hostname) are its history
+// (core/record_history.hpp): the newest by boot and uptime counts; where the records cannot
+// prove which is newest (two boots, a clock that may have been reset) the worst of those that
+// may be counts. --consecutive N: the node qualifies only after N passing runs in a row since
+// its last non-passing one; runs that alternate between pass and fail make it flaky (warn).
+// --max-age and --node-file withhold the qualification of a record too old or stale
+// (core/record_age.hpp). Nodes with GPU UUIDs in common are one machine: one toward
+// --expect-nodes, named in the reasons and the summary.
 //
 // Memory: a node keeps its trimmed compare verdict (rows that did not pass, and its worst few)
 // and one value per baseline metric; the record itself is dropped once judged.
@@ -27,6 +33,7 @@
 #include "core/baseline.hpp"
 #include "core/compare.hpp"
 #include "core/record.hpp"
+#include "core/record_age.hpp"
 #include "core/target.hpp"
 #include "core/verdict.hpp"
 
@@ -41,6 +48,8 @@ struct GateOptions {
   bool strict = false;                   // warn counts as fail, for nodes and for the pool
   std::optional<int> expect_gpus{};      // --expect-gpus: every node must have this many GPUs
   const Target* target = nullptr;        // --target: nodes off this stack fail (core/target.hpp)
+  Freshness freshness{};                 // --max-age, --node-file (core/record_age.hpp)
+  int consecutive = 1;                   // --consecutive: passing runs in a row a node needs
 };
 
 // What the pool keeps of one judged record.
@@ -50,6 +59,10 @@ struct NodeSummary {
   std::string started_at;
   std::optional<std::int64_t> started_ms;  // parsed started_at, for "newest counts"
   std::size_t order = 0;                 // position on the command line (ties: later wins)
+  std::string boot_id;                   // record.node: where the run sits in the node's history
+  std::optional<double> uptime_s;
+  bool complete = true;                 // record.complete: of two files of one run, the complete one wins
+  std::vector<std::uint64_t> gpu_keys;  // hashes of the GPU UUIDs: nodes that share one are one machine
   std::string hardware_class;
   Verdict verdict;                       // the compare verdict, trimmed (see trim_node_verdict)
   // One value per metric of the class baseline (same order as Baseline::metrics): the median over
@@ -86,11 +99,23 @@ class GatePool {
   void add(NodeSummary node, const Baseline* baseline);
   // Room for `nodes` summaries: the vector's doubling would otherwise hold two copies at once.
   void reserve(std::size_t nodes) { nodes_.reserve(nodes); }
+  // A reason that decides nothing (e.g. "run R is in two files"), listed with the others.
+  void note(std::string text) { notes_.push_back(std::move(text)); }
   Verdict finish();
 
  private:
+  // Picks the record that counts among a node's records and applies its history (--consecutive,
+  // flaky, an order the records cannot prove).
+  void resolve_history(std::size_t index, std::vector<NodeSummary>& more);
+  void resolve_histories();
+  // The machines behind the nodes (shared GPU UUIDs), their number, and a note per shared one.
+  std::size_t count_machines(std::vector<std::string>& notes, std::vector<std::string>& shared) const;
+
   GateOptions options_;
   std::vector<NodeSummary> nodes_;
+  std::map<std::size_t, std::vector<NodeSummary>> more_;  // a node's other records, by index in nodes_
+  std::vector<std::string> notes_;
+  std::vector<std::string> flaky_;
   std::map<std::string, std::size_t> by_identity_;
   std::map<std::string, const Baseline*> class_baselines_;
   std::vector<std::string> duplicates_;

@@ -6,10 +6,16 @@
 #include <atomic>
 #include <exception>
 #include <filesystem>
+#include <map>
 #include <optional>
+#include <unordered_map>
+
+#include <sys/stat.h>
 
 #include "core/gate_record_reader.hpp"
 #include "core/input_error.hpp"
+#include "core/json_input.hpp"
+#include "core/record_history.hpp"
 #include "core/record_io.hpp"
 #include "core/record_workers.hpp"
 
@@ -38,9 +44,65 @@ std::vector<std::string> expand_record_paths(const std::vector<std::string>& arg
   return out;
 }
 
+namespace {
+
+// One file named twice (the same path, a directory and a file in it, a link): exit 3, before
+// anything is read. Files are told apart by device and inode, as the kernel does.
+void refuse_same_file_twice(const std::vector<std::string>& paths) {
+  std::map<std::pair<dev_t, ino_t>, std::size_t> seen;
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    struct stat st {};
+    if (::stat(paths[i].c_str(), &st) != 0) continue;  // the reader reports it
+    auto [it, fresh] = seen.emplace(std::make_pair(st.st_dev, st.st_ino), i);
+    if (!fresh) {
+      throw InputError(
+          paths[i], "",
+          fmt::format("the same file as {}: a record given twice would count twice", paths[it->second]));
+    }
+  }
+}
+
+// The same run in two files (a copy, an interrupted snapshot beside the final record) is one run
+// (docs/gate.md): identical contents are the same record given twice (exit 3); otherwise the
+// complete record counts, then the worse verdict, then the later argument. Returns the notes.
+std::vector<std::string> one_run_per_run_id(const std::vector<std::string>& paths,
+                                            std::vector<std::optional<NodeSummary>>& summaries) {
+  std::unordered_map<std::string, std::size_t> by_run;
+  std::vector<std::string> notes;
+  for (std::size_t i = 0; i < summaries.size(); ++i) {
+    if (!summaries[i] || summaries[i]->unreadable || summaries[i]->verdict.run_id.empty()) continue;
+    auto [it, fresh] = by_run.emplace(summaries[i]->verdict.run_id, i);
+    if (fresh) continue;
+    const std::size_t first = it->second;
+    if (read_text_file(paths[first], JsonLimits{}.max_bytes) ==
+        read_text_file(paths[i], JsonLimits{}.max_bytes)) {
+      throw InputError(paths[i], "",
+                       fmt::format("the same record as {} (identical contents): given twice", paths[first]));
+    }
+    const NodeSummary& a = *summaries[first];
+    const NodeSummary& b = *summaries[i];
+    const bool later_wins = a.complete != b.complete ? b.complete
+                            : a.verdict.outcome != b.verdict.outcome
+                                ? worse_outcome(b.verdict.outcome, a.verdict.outcome)
+                                : true;
+    const std::size_t winner = later_wins ? i : first, loser = later_wins ? first : i;
+    const char* why = a.complete != b.complete                 ? "the complete one counts"
+                      : a.verdict.outcome != b.verdict.outcome ? "both as complete: the worse verdict counts"
+                                                               : "the later argument counts";
+    notes.push_back(fmt::format("run {} is in two files, {} and {}: one run, {}: {}", a.verdict.run_id,
+                                paths[first], paths[i], why, paths[winner]));
+    summaries[loser].reset();
+    it->second = winner;
+  }
+  return notes;
+}
+
+}  // namespace
+
 Verdict gate_records(const std::vector<std::string>& paths, BaselineSource& baselines, const GateOptions& options,
                      unsigned jobs) {
   const std::size_t n = paths.size();
+  refuse_same_file_twice(paths);
   std::vector<std::optional<NodeSummary>> summaries(n);
   std::vector<const Baseline*> used(n, nullptr);
   std::vector<std::exception_ptr> unreadable(n);  // rethrown only when not one record could be read
@@ -72,10 +134,12 @@ Verdict gate_records(const std::vector<std::string>& paths, BaselineSource& base
   });
   if (n > 0 && readable == 0) std::rethrow_exception(unreadable.front());
 
+  const std::vector<std::string> same_runs = one_run_per_run_id(paths, summaries);
   GatePool pool(options);
   pool.reserve(n);
+  for (const auto& note : same_runs) pool.note(note);
   for (std::size_t i = 0; i < n; ++i) {
-    pool.add(std::move(*summaries[i]), used[i]);
+    if (summaries[i]) pool.add(std::move(*summaries[i]), used[i]);
   }
   // The moved-from slots still hold ~0.8 KB a record: free them before the pool's verdict is
   // built beside its nodes (the peak; docs/performance.md, "Gate over 100,000 nodes").

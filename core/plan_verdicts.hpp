@@ -13,8 +13,11 @@ namespace gpuqual {
 using NodeOutcomes = std::map<std::string, Outcome>;
 
 // Adds the outcomes of `v` (gate: each node; compare/diff: its host). A verdict without a node
-// name is an InputError naming `origin`.
-void add_node_outcomes(const Verdict& v, const std::string& origin, NodeOutcomes& out);
+// name is an InputError naming `origin`. `may_qualify` false: a pass or warn counts as
+// inconclusive (a verdict file holds neither its records' time nor their history, so under
+// --max-age or --consecutive it cannot show that it still qualifies the node; docs/plan.md).
+void add_node_outcomes(const Verdict& v, const std::string& origin, NodeOutcomes& out,
+                       bool may_qualify = true);
 
 // pass/warn: qualified (done); fail: stays out and is no longer capacity; inconclusive: still
 // to be qualified (planned like a node without a verdict).

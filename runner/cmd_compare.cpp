@@ -9,8 +9,9 @@
 #include "runner/command.hpp"
 #include "runner/compare_baseline.hpp"
 #include "runner/expect_gpus_option.hpp"
-#include "runner/target_option.hpp"
+#include "runner/freshness_options.hpp"
 #include "runner/reporters/report_options.hpp"
+#include "runner/target_option.hpp"
 
 namespace gpuqual {
 
@@ -23,6 +24,7 @@ struct CompareArgs {
   std::string class_override;
   int expect_gpus = 0;
   std::string target;
+  FreshnessFlags freshness;
   ReportOptions report;
 };
 
@@ -34,8 +36,14 @@ int run_compare(const CompareArgs& a) {
   }
   const std::unique_ptr<Baseline> baseline = load_record_baseline(a.baseline, a.baselines_dir, record.hardware_class.slug);
   const std::unique_ptr<Target> target = load_target_flag(a.target);
-  const Verdict verdict =
-      compare_record(record, baseline.get(), CompareOptions{a.report.strict, expect_gpus_value(a.expect_gpus), target.get()});
+  const Freshness freshness = freshness_from(a.freshness);
+  Verdict verdict =
+      compare_record(record, baseline.get(),
+                     CompareOptions{a.report.strict, expect_gpus_value(a.expect_gpus), target.get()});
+  // Too old (--max-age) or stale against the node as it is now (--node-file): no qualification.
+  const std::string node =
+      record.node.k8s_node_name.empty() ? record.node.hostname : record.node.k8s_node_name;
+  withhold_qualification(verdict, freshness_problems(record, node, freshness));
   return emit_reports(verdict, a.report);
 }
 
@@ -53,6 +61,8 @@ void add_compare_command(CLI::App& app, CommandAction& selected) {
   add_class_option(cmd, args->class_override, "Judge as this hardware class instead of the record's");
   add_expect_gpus_option(cmd, args->expect_gpus);
   add_target_option(cmd, args->target);
+  add_max_age_option(cmd, args->freshness.max_age);
+  add_node_file_option(cmd, args->freshness.node_file);
   add_report_options(cmd, args->report);
   cmd->callback([args, &selected] { selected = [args] { return run_compare(*args); }; });
 }

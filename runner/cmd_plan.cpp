@@ -13,6 +13,7 @@
 #include "core/plan_policy.hpp"
 #include "core/text_escape.hpp"
 #include "runner/command.hpp"
+#include "runner/freshness_options.hpp"
 #include "runner/plan_inputs.hpp"
 #include "runner/plan_render.hpp"
 
@@ -27,6 +28,8 @@ struct PlanArgs {
   std::string baselines_dir;
   std::string format = "table";
   std::string output;
+  std::string max_age;  // --max-age: run records among --verdicts older than this do not qualify
+  int consecutive = 1;  // --consecutive: passing runs in a row a node needs
 };
 
 int run_plan(PlanArgs& a) {
@@ -34,8 +37,16 @@ int run_plan(PlanArgs& a) {
     throw InputError("--nodes/--pods/--pdbs", "", "give all three files (or - for one of them), or --kubectl");
   }
   const PlanPolicy policy = load_plan_policy(a.policy);
-  const Cluster cluster = read_cluster(a.cluster);
-  const NodeOutcomes verdicts = a.verdicts.empty() ? NodeOutcomes{} : read_verdicts(a.verdicts, a.baselines_dir);
+  // The Nodes as they are now also say whether a run record among --verdicts is stale (taken
+  // before the node's current boot, kubelet, kernel or driver; core/record_age.hpp).
+  auto states = std::make_shared<CurrentNodes>();
+  const Cluster cluster = read_cluster(a.cluster, a.verdicts.empty() ? nullptr : states.get());
+  GateOptions judged;
+  judged.freshness = freshness_from(FreshnessFlags{a.max_age, ""});
+  judged.freshness.nodes = states;
+  judged.consecutive = a.consecutive;
+  const NodeOutcomes verdicts =
+      a.verdicts.empty() ? NodeOutcomes{} : read_verdicts(a.verdicts, a.baselines_dir, judged);
   const Plan plan = make_plan(cluster, policy, verdicts);
   if (!a.output.empty()) {
     try {
@@ -80,6 +91,13 @@ void add_plan_command(CLI::App& app, CommandAction& selected) {
       ->type_name("FILE");
   cmd->add_option("--baselines-dir", args->baselines_dir, "Where run records among --verdicts find their baselines")
       ->type_name("DIR");
+  add_max_age_option(cmd, args->max_age);
+  cmd->add_option(
+         "--consecutive", args->consecutive,
+         "A node is done only after this many passing runs in a row since its last non-passing one (its run "
+         "records among --verdicts are its history; a verdict file cannot show one)")
+      ->type_name("N")
+      ->check(CLI::Range(1, 1000));
   auto* kubectl = cmd->add_flag("--kubectl", args->cluster.kubectl,
                                 "Read the nodes, pods and PDBs by running kubectl get ... -o json (the current context)");
   cmd->add_option("--kubectl-command", args->cluster.kubectl_command,

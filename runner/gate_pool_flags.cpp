@@ -61,6 +61,14 @@ std::vector<CLI::Option*> add_gate_pool_options(CLI::App* cmd, GatePoolFlags& fl
               },
               "C"))
           ->capture_default_str());
+  added.push_back(add_max_age_option(cmd, flags.freshness.max_age));
+  added.push_back(add_node_file_option(cmd, flags.freshness.node_file));
+  added.push_back(
+      cmd->add_option("--consecutive", flags.consecutive,
+                      "A node qualifies only after this many passing runs in a row since its last "
+                      "non-passing one (its records in the pool are its history; default 1)")
+          ->type_name("N")
+          ->check(CLI::Range(1, 1000)));
   return added;
 }
 
@@ -71,6 +79,8 @@ GateOptions gate_options_from(const GatePoolFlags& flags, bool strict) {
   o.pool_allowed_drop = *parse_drop_percent(flags.pool_allowed_drop);
   o.confidence = *parse_confidence(flags.confidence);
   o.strict = strict;
+  o.freshness = freshness_from(flags.freshness);
+  o.consecutive = flags.consecutive;
   return o;
 }
 

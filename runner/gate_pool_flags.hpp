@@ -1,13 +1,14 @@
 #pragma once
-// The pool rules' flags (--max-failed, --expect-nodes, --pool-allowed-drop, --confidence), the
-// same on `gpuqual gate` and `gpuqual report --gate`, so a report shows the verdict the
-// pipeline's gate gave when it is given the same flags.
+// The pool rules' flags (--max-failed, --expect-nodes, --pool-allowed-drop, --confidence, and
+// time: --max-age, --node-file, --consecutive), the same on `gpuqual gate` and `gpuqual report
+// --gate`, so a report shows the verdict the pipeline's gate gave when it is given the same flags.
 #include <CLI/CLI.hpp>
 
 #include <string>
 #include <vector>
 
 #include "core/gate.hpp"
+#include "runner/freshness_options.hpp"
 
 namespace gpuqual {
 
@@ -16,6 +17,8 @@ struct GatePoolFlags {
   int expect_nodes = 0;
   std::string pool_allowed_drop = "2%";
   std::string confidence = "0.95";
+  FreshnessFlags freshness;  // --max-age, --node-file
+  int consecutive = 1;
 };
 
 // Returns the options added, so a command can tell whether any was given.

@@ -50,10 +50,14 @@ std::string run_kubectl(const std::string& command, const std::string& what) {
 
 }  // namespace
 
-Cluster read_cluster(const ClusterSources& s) {
+Cluster read_cluster(const ClusterSources& s, CurrentNodes* states) {
   Cluster c;
+  auto nodes_of = [&](const std::string& text, const std::string& origin) {
+    if (states) *states = parse_current_nodes(text, origin, kClusterLimits);
+    return read_nodes(text, origin, kClusterLimits);
+  };
   if (s.kubectl) {
-    c.nodes = read_nodes(run_kubectl(s.kubectl_command, "nodes"), s.kubectl_command + " get nodes", kClusterLimits);
+    c.nodes = nodes_of(run_kubectl(s.kubectl_command, "nodes"), s.kubectl_command + " get nodes");
     c.pods = read_pods(run_kubectl(s.kubectl_command, "pods --all-namespaces"), s.kubectl_command + " get pods", kClusterLimits);
     c.pdbs = read_pdbs(run_kubectl(s.kubectl_command, "poddisruptionbudgets --all-namespaces"),
                        s.kubectl_command + " get pdb", kClusterLimits);
@@ -62,20 +66,22 @@ Cluster read_cluster(const ClusterSources& s) {
   int stdin_uses = (s.nodes == "-") + (s.pods == "-") + (s.pdbs == "-");
   if (stdin_uses > 1) throw InputError("-", "", "only one of --nodes, --pods, --pdbs can read stdin");
   auto origin = [](const std::string& p) { return p == "-" ? std::string("<stdin>") : p; };
-  c.nodes = read_nodes(read_document(s.nodes), origin(s.nodes), kClusterLimits);
+  c.nodes = nodes_of(read_document(s.nodes), origin(s.nodes));
   c.pods = read_pods(read_document(s.pods), origin(s.pods), kClusterLimits);
   c.pdbs = read_pdbs(read_document(s.pdbs), origin(s.pdbs), kClusterLimits);
   return c;
 }
 
-NodeOutcomes read_verdicts(const std::vector<std::string>& paths, const std::string& baselines_dir_flag) {
+NodeOutcomes read_verdicts(const std::vector<std::string>& paths, const std::string& baselines_dir_flag,
+                           const GateOptions& options) {
   NodeOutcomes out;
+  const bool files_may_qualify = !options.freshness.max_age_s && options.consecutive <= 1;
   std::vector<std::string> records;
   for (const std::string& path : expand_record_paths(paths)) {
     const nlohmann::json j = read_json_file(path);
     const auto schema = j.is_object() && j.contains("schema") && j["schema"].is_string() ? j["schema"].get<std::string>() : "";
     if (schema == kVerdictSchema) {
-      add_node_outcomes(verdict_from_json(j, path), path, out);
+      add_node_outcomes(verdict_from_json(j, path), path, out, files_may_qualify);
     } else if (schema == kRunSchema) {
       records.push_back(path);
     } else {
@@ -86,7 +92,7 @@ NodeOutcomes read_verdicts(const std::vector<std::string>& paths, const std::str
   if (!records.empty()) {
     // Judged one node at a time, as gate would: each node's own verdict decides, the pool's does not.
     AutoBaselines baselines(baselines_dir(baselines_dir_flag));
-    add_node_outcomes(gate_records(records, baselines, GateOptions{}), "run records", out);
+    add_node_outcomes(gate_records(records, baselines, options), "run records", out);
   }
   return out;
 }

@@ -6,8 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "core/gate.hpp"
 #include "core/plan_cluster.hpp"
 #include "core/plan_verdicts.hpp"
+#include "core/record_age.hpp"
 
 namespace gpuqual {
 
@@ -17,9 +19,14 @@ struct ClusterSources {
   std::string kubectl_command = "kubectl";
 };
 
-Cluster read_cluster(const ClusterSources& sources);
+// `states`, when given: each Node's boot, kubelet, kernel and driver from the same nodes
+// document, for the staleness of run records among the verdicts (core/record_age.hpp).
+Cluster read_cluster(const ClusterSources& sources, CurrentNodes* states = nullptr);
 
-// `paths`: verdict JSON files, run records, or directories of either (*.json inside).
-NodeOutcomes read_verdicts(const std::vector<std::string>& paths, const std::string& baselines_dir_flag);
+// `paths`: verdict JSON files, run records, or directories of either (*.json inside). Run
+// records are judged as gate judges them with `options` (--max-age, the Nodes, --consecutive);
+// a verdict file under --max-age or --consecutive cannot qualify a node (plan_verdicts.hpp).
+NodeOutcomes read_verdicts(const std::vector<std::string>& paths, const std::string& baselines_dir_flag,
+                           const GateOptions& options = {});
 
 }  // namespace gpuqual

@@ -1,6 +1,8 @@
 #pragma once
 // Records for the judging tests (diff, gate, baseline build): nodes with several GPUs and
 // metrics whose samples carry seeded jitter, so a test states only what it changes.
+#include <cstdio>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -76,6 +78,13 @@ RunRecord flat_node_record(Jitter& jitter, const std::string& host, Scale scale,
   r.node.hostname = host;
   r.run_id = "run-" + host;
   r.hardware_class.slug = slug;
+  // Each host its own GPUs: nodes that share a GPU UUID are one machine (core/gate.hpp).
+  const std::size_t h = std::hash<std::string>{}(host)&0xffffffffu;
+  for (auto& g : r.gpus) {
+    char uuid[64];
+    std::snprintf(uuid, sizeof uuid, "GPU-%08zx-0000-0000-0000-%012d", h, g.index);
+    g.uuid = uuid;
+  }
   return r;
 }
 

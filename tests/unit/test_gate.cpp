@@ -182,8 +182,14 @@ TEST(Gate, DuplicateRecordsNewestCounts) {
   Jitter jitter{std::mt19937_64(7)};
   const Baseline b = class_baseline();
   auto records = healthy_pool(6, jitter);
+  for (auto& r : records) {
+    r.node.boot_id = "boot-" + r.node.hostname;
+    r.node.uptime_s = 7200;
+  }
   RunRecord bad = flat_node_record(jitter, host(2), [](int g, int m) { return g == 0 && m == 1 ? 0.8 : 1.0; });
-  bad.started_at = "2026-11-30T11:00:00Z";  // an hour before the good one
+  bad.started_at = "2026-11-30T11:00:00Z";  // an hour before the good one, in the same boot
+  bad.node.boot_id = "boot-" + host(2);
+  bad.node.uptime_s = 3600;
   bad.run_id = "run-old";
   records.push_back(bad);
   Verdict v = gate(records, {&b});
@@ -191,7 +197,11 @@ TEST(Gate, DuplicateRecordsNewestCounts) {
   EXPECT_EQ(v.nodes.size(), 6u);
   EXPECT_TRUE(has_reason(v, "node node-02: more than one record, the newest counts: rec-2.json (started 2026-11-30T12:00:00Z) over rec-6.json"));
   EXPECT_NE(v.summary.find("1 duplicate record ignored"), std::string::npos) << v.summary;
-  // Newer and bad: the bad one counts.
+  // Newer in the boot (its uptime is larger) and bad: the bad one counts, whatever its clock says.
+  records.back().node.uptime_s = 9000;
+  EXPECT_EQ(gate(records, {&b}).outcome, Outcome::fail);
+  // The same uptime: the start time breaks the tie, then the later argument.
+  records.back().node.uptime_s = 7200;
   records.back().started_at = "2026-11-30T13:00:00+01:00";  // same instant as 12:00Z: a tie, later argument wins
   EXPECT_EQ(gate(records, {&b}).outcome, Outcome::fail);
   records.back().started_at = "2026-11-30T12:00:00.5Z";
