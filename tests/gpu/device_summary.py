@@ -3,7 +3,9 @@
 
 Usage: device_summary.py --out OUT --work WORK --exit CODE
   OUT holds canary-N.json, gpu-tests.xml, torch-reference.json; WORK holds steps.tsv (name,
-  status, exit code, seconds, note), inconclusive.txt (one reason a line) and compare-N.rc.
+  status, exit code, seconds, note), inconclusive.txt (one reason a line), compare-N.rc and
+  extra/gpu-tests-progress.tsv (the GPU tests' lines as each test ended: what ran when a crash
+  or a kill left no gpu-tests.xml).
   CODE is the script's verdict so far (0, 1, 2). The summary adds one rule: when no GPU test
   ran (all skipped, or no gpu-tests.xml), a would-be pass is inconclusive (2).
 Exits with the final code (0, 1, 2); 9 when the summary itself could not be written.
@@ -32,10 +34,22 @@ CLASS_FIGURES = {
         "pcie.d2h.gbps": (50, 40),
     },
 }
+# Floors not yet confirmed on the machine class the window runs on, and why (a figure under one
+# is recorded and marked, not a finding). Same as device/measure_class_floors.cpp.
+PROVISIONAL_FLOORS = {
+    "h200-sxm-141gb": {
+        "pcie.h2d.gbps": "the lent machine is a microVM with the GPU passed through: PCIe copies may "
+                         "land near the floor for a platform reason until a window has measured them",
+        "pcie.d2h.gbps": "the lent machine is a microVM with the GPU passed through: PCIe copies may "
+                         "land near the floor for a platform reason until a window has measured them",
+    },
+}
 # Which PyTorch figure sits beside which metric.
 TORCH_FIGURE = {"gemm.bf16.tflops": "gemm_bf16_tflops", "hbm.copy.gbps": "hbm_copy_gbps"}
 FIGURE_FAMILIES = ("gemm", "hbm", "pcie", "p2p", "nccl")
 VERDICT = {0: "PASS", 1: "FAIL", 2: "INCONCLUSIVE"}
+# The GPU tests' progress lines (tests/gpu/gtest_progress.hpp), in WORK/extra.
+PROGRESS_FILE = "gpu-tests-progress.tsv"
 
 
 def load_json(path):
@@ -56,22 +70,98 @@ def read_lines(path):
         return []
 
 
-def gpu_tests(out_dir):
-    """(ran, failed names, skipped names, problem)."""
+def gpu_tests_progress(work_dir):
+    """What the progress file (tests/gpu/gtest_progress.hpp) says ran: (ran, failed, skipped,
+    started but never ended, whether the program reached its end); None without a file."""
+    lines = read_lines(os.path.join(work_dir, "extra", PROGRESS_FILE))
+    if not lines and not os.path.exists(os.path.join(work_dir, "extra", PROGRESS_FILE)):
+        return None
+    ended, started, done = {}, [], False
+    for line in lines:
+        fields = line.split("\t")
+        if fields[0] == "start" and len(fields) > 1:
+            started.append(fields[1])
+        elif fields[0] == "end" and len(fields) > 2:
+            ended[fields[1]] = fields[2]
+        elif fields[0] == "done":
+            done = True
+    open_tests = [name for name in started if name not in ended]
+    failed = [name.split(".", 1)[-1] for name, status in ended.items() if status == "failed"]
+    skipped = [name.split(".", 1)[-1] for name, status in ended.items() if status == "skipped"]
+    return len(ended), failed, skipped, open_tests, done
+
+
+def gpu_tests(out_dir, work_dir):
+    """(ran, failed names, skipped names, problem). GoogleTest writes gpu-tests.xml only at
+    exit; after a crash or a kill the progress file says what ran and which test never ended."""
     path = os.path.join(out_dir, "gpu-tests.xml")
+    problem = None
     if not os.path.exists(path):
-        return 0, [], [], "no gpu-tests.xml (the GPU tests did not run or were killed)"
-    try:
-        cases = list(ET.parse(path).getroot().iter("testcase"))
-    except ET.ParseError as e:
-        return 0, [], [], f"gpu-tests.xml unreadable: {e}"
-    failed = [c.get("name") for c in cases if c.find("failure") is not None or c.find("error") is not None]
-    skipped = [c.get("name") for c in cases if c.find("skipped") is not None or c.get("result") == "skipped"]
-    return len(cases), failed, skipped, None
+        problem = "no gpu-tests.xml (the GPU tests did not run or were killed)"
+    else:
+        try:
+            cases = list(ET.parse(path).getroot().iter("testcase"))
+            failed = [c.get("name") for c in cases
+                      if c.find("failure") is not None or c.find("error") is not None]
+            skipped = [c.get("name") for c in cases
+                       if c.find("skipped") is not None or c.get("result") == "skipped"]
+            return len(cases), failed, skipped, None
+        except ET.ParseError as e:
+            problem = f"gpu-tests.xml unreadable: {e}"
+    progress = gpu_tests_progress(work_dir)
+    if progress is None:
+        return 0, [], [], problem
+    ran, failed, skipped, open_tests, done = progress
+    if open_tests:
+        failed = failed + [f"{name} (started, never ended: crashed or hung)" for name in open_tests]
+        problem += f"; from the progress file: {ran} tests ended before {open_tests[-1]} crashed or hung"
+    elif not done:
+        problem += f"; from the progress file: {ran} tests ended, then the program stopped before its end"
+    else:
+        problem += f"; from the progress file: {ran} tests ended"
+    return ran, failed, skipped, problem
 
 
 def cell(value, fmt="{:.1f}"):
     return "-" if value is None else fmt.format(value)
+
+
+def figure_lines(runs, slug, figures, torch_ref, header, sep):
+    """The figures table: each metric per run beside its target, floor and PyTorch's figure."""
+    lines = []
+    metrics = {}
+    for n, r in enumerate(runs):
+        for c in (r or {}).get("checks", []):
+            for m in c.get("metrics", []):
+                if m["name"].split(".")[0] not in FIGURE_FAMILIES:
+                    continue
+                key = (m["name"], m.get("gpu"))
+                metrics.setdefault(key, [None] * len(runs))[n] = m
+    lines += ["", "## Figures (median, CV, samples)", ""]
+    provisional_notes = {}
+    if metrics:
+        lines += [f"| metric | gpu | {header} | target | floor | PyTorch |", f"|---|---|{sep}|---|---|---|"]
+        for (name, gpu), row in sorted(metrics.items(), key=lambda kv: (kv[0][0], str(kv[0][1]))):
+            cells = []
+            for m in row:
+                cells.append("-" if m is None else
+                             f"{m['median']:.1f} {m.get('unit', '')} ({100 * m.get('cv', 0):.2f} %, {m.get('n', '?')})")
+            target, floor = figures.get(name, (None, None))
+            below = [m for m in row if m is not None and floor is not None and m["median"] < floor]
+            provisional = PROVISIONAL_FLOORS.get(slug, {}).get(name)
+            provisional = provisional if floor is not None else None
+            floor_text = cell(floor, "{:.0f}") + (" provisional" if provisional else "") + (" BELOW" if below else "")
+            if provisional:
+                provisional_notes[name] = provisional
+            torch_key = TORCH_FIGURE.get(name)
+            ref = cell(torch_ref.get(torch_key)) if torch_key else ""
+            lines.append(f"| {name} | {'node' if gpu is None else gpu} | " + " | ".join(cells) +
+                         f" | {cell(target, '{:.0f}')} | {floor_text} | {ref} |")
+        for name, why in sorted(provisional_notes.items()):
+            lines.append(f"- {name}: floor provisional: {why}")
+    else:
+        lines.append("no figures were measured")
+    return lines
 
 
 def build(out_dir, work_dir, code):
@@ -92,7 +182,7 @@ def build(out_dir, work_dir, code):
         notes.append(problem)
     torch_ref = torch_ref or {}
 
-    ran, failed, skipped, problem = gpu_tests(out_dir)
+    ran, failed, skipped, problem = gpu_tests(out_dir, work_dir)
     no_gpu_test_ran = ran == 0 or len(skipped) == ran
     inconclusive = read_lines(os.path.join(work_dir, "inconclusive.txt"))
     if no_gpu_test_ran:
@@ -135,7 +225,7 @@ def build(out_dir, work_dir, code):
         lines.append(f"- PyTorch {torch_ref.get('torch_version', '?')} on {torch_ref.get('device', '?')}"
                      + (f": error {torch_ref['error']}" if "error" in torch_ref else ""))
     lines.append(f"- GPU tests: {ran} tests, {len(failed)} failed{' ' + str(failed) if failed else ''}, "
-                 f"{len(skipped)} skipped")
+                 f"{len(skipped)} skipped" + (f" ({problem})" if problem and ran else ""))
     lines += notes and [f"- {n}" for n in notes] or []
 
     if steps:
@@ -156,31 +246,7 @@ def build(out_dir, work_dir, code):
         for name, row in checks.items():
             lines.append(f"| {name} | " + " | ".join(row) + " |")
 
-    metrics = {}
-    for n, r in enumerate(runs):
-        for c in (r or {}).get("checks", []):
-            for m in c.get("metrics", []):
-                if m["name"].split(".")[0] not in FIGURE_FAMILIES:
-                    continue
-                key = (m["name"], m.get("gpu"))
-                metrics.setdefault(key, [None] * len(runs))[n] = m
-    lines += ["", "## Figures (median, CV, samples)", ""]
-    if metrics:
-        lines += [f"| metric | gpu | {header} | target | floor | PyTorch |", f"|---|---|{sep}|---|---|---|"]
-        for (name, gpu), row in sorted(metrics.items(), key=lambda kv: (kv[0][0], str(kv[0][1]))):
-            cells = []
-            for m in row:
-                cells.append("-" if m is None else
-                             f"{m['median']:.1f} {m.get('unit', '')} ({100 * m.get('cv', 0):.2f} %, {m.get('n', '?')})")
-            target, floor = figures.get(name, (None, None))
-            below = [m for m in row if m is not None and floor is not None and m["median"] < floor]
-            floor_text = cell(floor, "{:.0f}") + (" BELOW" if below else "")
-            torch_key = TORCH_FIGURE.get(name)
-            ref = cell(torch_ref.get(torch_key)) if torch_key else ""
-            lines.append(f"| {name} | {'node' if gpu is None else gpu} | " + " | ".join(cells) +
-                         f" | {cell(target, '{:.0f}')} | {floor_text} | {ref} |")
-    else:
-        lines.append("no figures were measured")
+    lines += figure_lines(runs, slug, figures, torch_ref, header, sep)
     text = "\n".join(lines) + "\n"
     tmp = os.path.join(out_dir, ".summary.md.tmp")
     with open(tmp, "w") as f:

@@ -3,9 +3,14 @@
 # GPU tests, three canary runs and a PyTorch reference, judges them, and always leaves a
 # summary.md. docs/gpu-window.md is the procedure; this header is the reference.
 #
+#   tests/gpu/run-on-device.sh --prepare     here, before the device call: find the bundle made from
+#                                            this tree, or make it; check it fits the 64 MiB the
+#                                            call carries; print the call's arguments. Fails here.
 #   tests/gpu/run-on-device.sh --bundle      on a development machine: build and stage the bundle
-#   tests/gpu/run-on-device.sh OUTDIR        on the GPU machine (or with $OUT set and no argument)
+#   tests/gpu/run-on-device.sh [--time-left S] OUTDIR   on the GPU machine (or with $OUT set and no
+#                                            OUTDIR); never builds there: no bundle is exit 3
 #   tests/gpu/run-on-device.sh --stage BUILD_DIR DEST   stage a bundle from an existing build
+#   tests/gpu/run-on-device.sh --fingerprint  the source fingerprint of this tree (MANIFEST's source:)
 #
 # The bundle (build-device-bundle/, git-ignored, carried with the tree): bin/gpuqual and
 # bin/gpuqual_gpu_tests, stripped, with an RPATH of $ORIGIN/../lib; lib/ holds every shared
@@ -19,8 +24,10 @@
 # canary-2.json, canary-3.json, torch-reference.json, and extra.tar.gz (nvidia-smi -q, the
 # inventory, the canary runs' side files, the compare reports, the step table).
 #
-# One deadline over every step: GPUQUAL_DEVICE_DEADLINE_S (540 s after the start), less a reserve
-# of GPUQUAL_DEVICE_RESERVE_S (20 s) for the summary and the tarball. A step starts only when its
+# One deadline over every step: GPUQUAL_DEVICE_DEADLINE_S (540 s after the start), shorter when
+# less time is left (tests/gpu/device_time.py: --time-left S or GPUQUAL_DEVICE_TIME_LEFT_S, and
+# any `timeout` around the script, less 15 s for the files' way back), less a reserve of
+# GPUQUAL_DEVICE_RESERVE_S (20 s) for the summary and the tarball. A step starts only when its
 # usual time still fits (GPU tests 90 s, a canary run GPUQUAL_CANARY_NEED_S = 120 s, PyTorch 45 s),
 # and runs under `timeout` of what is left; a skipped step is named in summary.md.
 #
@@ -29,7 +36,8 @@
 # exited 1; else 2 when something could not be measured or judged (no usable GPU: every GPU test
 # skipped; a canary run without a record; a step skipped for time; compare inconclusive); else 0.
 # Without a shipped baseline the canary records are not judged (that is what a first window makes
-# them for); summary.md says so. 3: bad usage.
+# them for); summary.md says so. 3: bad usage, or no bundle on the GPU machine (summary.md says
+# so; it was not carried: run --prepare here and carry build-device-bundle).
 #
 # For the script's own tests (tests/gpu/run_on_device_test.sh): GPUQUAL_BUNDLE_DIR, and
 # GPUQUAL_DEVICE_GPUQUAL / GPUQUAL_DEVICE_GPU_TESTS (other programs), GPUQUAL_DEVICE_CLASS (run the
@@ -120,8 +128,66 @@ write_manifest() {
   echo "needs glibc symbols up to: $(newest_version_needed "$dest" GLIBC_)"
   echo "needs libstdc++ symbols up to: $(newest_version_needed "$dest" GLIBCXX_)"
   echo "CUDA libraries it loads from the machine: $(readelf -d "$dest"/bin/* | awk -F'[][]' '/NEEDED/ && /cuda|nccl|cublas/ {print $2}' | sort -u | tr '\n' ' ')(cuBLAS and NVML by dlopen)"
+  echo "source: $(source_fingerprint)"
   echo "size: $(du -sh "$dest" | cut -f1)"
   (cd "$dest" && find bin lib -type f -printf '%s %p\n' | sort -k2)
+}
+
+# What the bundle is made from: the commit, the uncommitted changes to tracked files and the
+# untracked files git does not ignore (documentation aside). --prepare reuses a bundle whose
+# MANIFEST names the same fingerprint.
+source_fingerprint() {
+  {
+    git -C "$repo" rev-parse HEAD 2>/dev/null
+    git -C "$repo" diff HEAD --binary -- . ':!*.md' 2>/dev/null
+    (cd "$repo" && git ls-files -o --exclude-standard -z -- . ':!*.md' 2>/dev/null | xargs -0 -r sha1sum)
+  } | sha256sum | cut -c1-16
+}
+
+# Bytes the device call carries: the tree (tracked and untracked files git does not ignore) and
+# the bundle.
+carried_kib() {
+  local tree bundle
+  tree=$(cd "$repo" && git ls-files -co --exclude-standard -z | xargs -0 -r du -bc 2>/dev/null |
+    awk '$2 == "total" {s += $1} END {print int(s / 1024)}')
+  bundle=$(du -sk "$bundle_dir" | cut -f1)
+  echo $((tree + bundle))
+}
+
+# --prepare: the first half of a window, here: find the bundle made from this tree or make it,
+# check that the call's carry fits, print the call. Every failure is here, before any device
+# time is spent.
+prepare_window() {
+  local want have limit_kib kib
+  want=$(source_fingerprint)
+  have=$(sed -n 's/^source: //p' "$bundle_dir/MANIFEST.txt" 2>/dev/null)
+  if [[ -x $bundle_dir/bin/gpuqual && -x $bundle_dir/bin/gpuqual_gpu_tests && $have == "$want" ]]; then
+    log "bundle $bundle_dir is from this tree (source $want): reused"
+  else
+    if [[ -z $have ]]; then log "no bundle in $bundle_dir: making it"; else
+      log "bundle in $bundle_dir is from source $have, this tree is $want: making it again"
+    fi
+    ${GPUQUAL_BUNDLE_MAKE_CMD:-make_bundle} || {
+      log "FAILED: no bundle (fix the build here; the GPU machine cannot build gpuqual)"
+      return 1
+    }
+    [[ -x $bundle_dir/bin/gpuqual && -x $bundle_dir/bin/gpuqual_gpu_tests ]] || {
+      log "FAILED: the bundle has no bin/gpuqual or bin/gpuqual_gpu_tests"
+      return 1
+    }
+  fi
+  limit_kib=$((${GPUQUAL_DEVICE_TREE_LIMIT_MIB:-64} * 1024))
+  kib=$(carried_kib)
+  if ((kib > limit_kib)); then
+    log "FAILED: the call would carry ${kib} KiB (tree and bundle), over the ${limit_kib} KiB limit"
+    return 1
+  fi
+  log "ready: the call carries ${kib} KiB of ${limit_kib} KiB"
+  printf '%s\n' "device call (docs/gpu-window.md, section 3):" \
+    "  command:   tests/gpu/run-on-device.sh \"\$OUT\"" \
+    "             (--time-left S \"\$OUT\" when the call has S < 600 seconds)" \
+    "  carry:     [\"$(realpath --relative-to="$repo" "$bundle_dir")\"]" \
+    "  timeout_s: 600"
 }
 
 # --bundle: from a clean clone, the one command that makes build-device-bundle/.
@@ -209,16 +275,34 @@ run_step() {
   return "$rc"
 }
 
-device_run() {
+# The bundle was not carried: say so in summary.md (the one file sure to be read) and stop.
+no_bundle() {
   local out=$1
+  log "no bundle in $bundle_dir: it was not carried. Run tests/gpu/run-on-device.sh --prepare on the" \
+    "development machine and carry build-device-bundle; nothing is built here"
+  printf '%s\n' "# gpuqual device run: NO BUNDLE (exit 3)" "" \
+    "- no bundle in $bundle_dir: the call did not carry it, and this machine cannot build gpuqual" \
+    "- run \`tests/gpu/run-on-device.sh --prepare\` on the development machine, then call again with" \
+    "  carry [\"build-device-bundle\"] (docs/gpu-window.md)" >"$out/summary.md"
+  rm -rf "$work"
+}
+
+device_run() {
+  local out=$1 given_left=${2:-${GPUQUAL_DEVICE_TIME_LEFT_S:-}} chosen
   mkdir -p "$out" || return 3
   out=$(cd "$out" && pwd)
+  # Less time left than the default deadline: a shorter one, so summary.md is still written.
+  if chosen=$(python3 "$here/device_time.py" "$deadline_s" "$given_left" 2>"$out/.deadline.txt"); then
+    deadline_s=$chosen
+  fi
   work=$(mktemp -d)
   mkdir -p "$work/extra"
   : >"$work/steps.tsv"
   # Everything the steps print goes to run.log as well as to the terminal.
   exec > >(tee -a "$out/run.log") 2>&1
   log "gpuqual device run in $repo, output in $out, deadline ${deadline_s}s (reserve ${reserve_s}s)"
+  cat "$out/.deadline.txt" 2>/dev/null
+  rm -f "$out/.deadline.txt"
 
   if command -v nvidia-smi >/dev/null; then
     timeout 20 nvidia-smi -q >"$work/extra/nvidia-smi-q.txt" 2>&1 || log "nvidia-smi -q failed"
@@ -232,12 +316,11 @@ device_run() {
     log "using the prebuilt bundle $bundle_dir"
     gpuqual=$bundle_dir/bin/gpuqual
     tests=$bundle_dir/bin/gpuqual_gpu_tests
-    head -6 "$bundle_dir/MANIFEST.txt" 2>/dev/null
+    head -7 "$bundle_dir/MANIFEST.txt" 2>/dev/null
   elif [[ -z ${GPUQUAL_DEVICE_GPUQUAL:-} ]]; then
-    log "no bundle in $bundle_dir: building here (needs the C++ dependencies; make the bundle instead)"
-    run_step build 200 400 -- bash -c make_bundle_build_only
-    gpuqual=$build_dir/gpuqual
-    tests=$build_dir/tests/gpu/gpuqual_gpu_tests
+    # Never a build here: this machine has none of the C++ libraries gpuqual links.
+    no_bundle "$out"
+    return 3
   fi
   # Overrides, for the script's own tests: another gpuqual or GPU test program.
   gpuqual=${GPUQUAL_DEVICE_GPUQUAL:-$gpuqual}
@@ -257,7 +340,9 @@ device_run() {
     timeout 60 "$gpuqual" inventory --format json >"$work/extra/inventory.json" 2>"$work/extra/inventory.log"
     log "inventory exit code $? (2: no usable GPU)"
 
-    run_step gpu-tests "$gpu_tests_need_s" 240 -- "$tests" --gtest_output="xml:$out/gpu-tests.xml"
+    # The progress file keeps what ran when a crash or a kill leaves no XML (gtest_progress.hpp).
+    run_step gpu-tests "$gpu_tests_need_s" 240 -- \
+      env GPUQUAL_GTEST_PROGRESS_FILE="$work/extra/gpu-tests-progress.tsv" "$tests" --gtest_output="xml:$out/gpu-tests.xml"
     rc=$?
     if ((rc == 200)); then
       inconclusive+=("GPU tests skipped for time")
@@ -341,14 +426,9 @@ judge_record() {
   return "$rc"
 }
 
-make_bundle_build_only() {
-  cmake -S "$repo" -B "$build_dir" -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DGPUQUAL_BUILD_BENCH=OFF \
-    -DGPUQUAL_WITH_MPI=OFF >/dev/null && ninja -C "$build_dir" -j"$(nproc)" gpuqual gpuqual_gpu_tests
-}
-export -f make_bundle_build_only
-export repo build_dir
-
 case ${1:-} in
+  --prepare) prepare_window ;;
+  --fingerprint) source_fingerprint ;;
   --bundle) make_bundle ;;
   --stage)
     [[ $# -eq 3 ]] || { echo "usage: $0 --stage BUILD_DIR DEST" >&2; exit 3; }
@@ -356,11 +436,20 @@ case ${1:-} in
     ;;
   -h | --help) sed -n '2,/^set -uo/p' "$0" | sed 's/^# \{0,1\}//;$d' ;;
   *)
+    time_left=""
+    if [[ ${1:-} == --time-left ]]; then
+      time_left=${2:-}
+      if [[ ! $time_left =~ ^[0-9]+$ ]]; then
+        echo "$0: --time-left needs whole seconds, got '${time_left}'" >&2
+        exit 3
+      fi
+      shift 2
+    fi
     out=${1:-${OUT:-}}
     if [[ -z $out ]]; then
-      echo "usage: $0 OUTDIR (or set OUT) | --bundle | --stage BUILD_DIR DEST" >&2
+      echo "usage: $0 [--time-left S] OUTDIR (or set OUT) | --prepare | --bundle | --stage BUILD_DIR DEST" >&2
       exit 3
     fi
-    device_run "$out"
+    device_run "$out" "$time_left"
     ;;
 esac

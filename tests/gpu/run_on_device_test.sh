@@ -6,9 +6,15 @@
 #  B. a deadline too short for the canary runs: they are skipped and named, summary.md written;
 #  C. a GPU test program that hangs: killed at the deadline, summary.md still written in time;
 #  D. a GPU test that fails: exit 1, summary.md says FAIL;
-#  E. a record whose class has a baseline: `gpuqual compare` runs and its exit code counts.
-# C and D stand in for the GPU test program with a small script (a GPU test cannot fail or hang
-# on a machine without a GPU); everything else is the real bundle.
+#  E. a record whose class has a baseline: `gpuqual compare` runs and its exit code counts;
+#  F. no bundle carried: exit 3 at once, summary.md says so, nothing is built;
+#  G. --prepare: a bundle from this tree is reused and the call printed; one from another tree
+#     that cannot be made again, or a carry over the size limit, fails here;
+#  H. a GPU test program that crashes: summary.md names what ran before (progress file);
+#  I. less time left than the default deadline (--time-left, a `timeout` around the script):
+#     a shorter deadline, summary.md still written in time.
+# C, D and H stand in for the GPU test program with a small script (a GPU test cannot fail, hang
+# or crash on a machine without a GPU); everything else is the real bundle.
 #
 #   run_on_device_test.sh BUILD_DIR
 set -uo pipefail
@@ -64,6 +70,8 @@ expect "A: no figures claimed" grep -q 'no figures were measured' "$out/summary.
 expect "A: at most 8 plain files back" files_back_ok
 expect "A: the rest is in extra.tar.gz" sh -c "tar -tzf '$out/extra.tar.gz' | grep -q 'extra/inventory.json'"
 expect "A: gpu-tests.xml from the real GPU test program" grep -q 'skipped' "$out/gpu-tests.xml"
+expect "A: the GPU tests' progress lines, one per test as it ended, in extra.tar.gz" \
+  sh -c "tar -xzOf '$out/extra.tar.gz' extra/gpu-tests-progress.tsv | grep -qP '^end\tGpu\w+\.\w+\tskipped\t'"
 
 # B. A deadline that leaves no room for a canary run (each needs ~120 s).
 run_case short GPUQUAL_DEVICE_DEADLINE_S=40 GPUQUAL_DEVICE_RESERVE_S=5
@@ -114,6 +122,78 @@ expect "E: exit 1 (compare fails: the baseline's GPUs are missing), got $rc" tes
 expect "E: summary.md has compare's exit" grep -q 'against the shipped baseline: run 1: exit 1' "$out/summary.md"
 expect "E: compare's report is in extra.tar.gz" sh -c "tar -tzf '$out/extra.tar.gz' | grep -q 'extra/compare-1.txt'"
 expect "E: the class's targets and floors are used" sh -c "! grep -q 'no targets or floors' '$out/summary.md'"
+
+# F. No bundle carried: the GPU machine cannot build gpuqual, so it must not try.
+run_case nobundle GPUQUAL_BUNDLE_DIR="$work/no-such-bundle" GPUQUAL_DEVICE_BUILD_DIR="$work/never-built"
+expect "F: exit 3 without a bundle, got $rc" test "$rc" -eq 3
+expect "F: at once (${wall}s)" test "$wall" -le 10
+expect "F: summary.md says the bundle was not carried" grep -q 'NO BUNDLE (exit 3)' "$out/summary.md"
+expect "F: summary.md names --prepare" grep -q 'run-on-device.sh --prepare' "$out/summary.md"
+expect "F: nothing was configured or built" test ! -e "$work/never-built"
+
+# G. --prepare, here: reuse a bundle made from this tree; fail here when none can be had. The
+#    staged bundle is given this moment's fingerprint (a shared tree may have changed since).
+sed -i "s/^source: .*/source: $("$here/run-on-device.sh" --fingerprint)/" "$bundle/MANIFEST.txt"
+env GPUQUAL_BUNDLE_DIR="$bundle" GPUQUAL_BUNDLE_MAKE_CMD=false "$here/run-on-device.sh" --prepare \
+  >"$work/prepare.log" 2>&1
+rc=$?
+expect "G: a bundle from this tree is reused (exit $rc)" test "$rc" -eq 0
+expect "G: it says so" grep -q 'is from this tree' "$work/prepare.log"
+expect "G: the call's carry is printed" grep -q 'carry: .*\]' "$work/prepare.log"
+cp -r "$bundle" "$work/other-bundle"
+sed -i 's/^source: .*/source: 0000000000000000/' "$work/other-bundle/MANIFEST.txt"
+env GPUQUAL_BUNDLE_DIR="$work/other-bundle" GPUQUAL_BUNDLE_MAKE_CMD=false "$here/run-on-device.sh" --prepare \
+  >"$work/prepare-other.log" 2>&1
+rc=$?
+expect "G: a bundle of another tree that cannot be made again fails here (exit $rc)" test "$rc" -eq 1
+expect "G: it says why" grep -q 'FAILED: no bundle' "$work/prepare-other.log"
+sed -i "s/^source: .*/source: $("$here/run-on-device.sh" --fingerprint)/" "$bundle/MANIFEST.txt"
+env GPUQUAL_BUNDLE_DIR="$bundle" GPUQUAL_BUNDLE_MAKE_CMD=false GPUQUAL_DEVICE_TREE_LIMIT_MIB=1 \
+  "$here/run-on-device.sh" --prepare \
+  >"$work/prepare-big.log" 2>&1
+rc=$?
+expect "G: a carry over the limit fails here (exit $rc)" test "$rc" -eq 1
+expect "G: it names the size" grep -q 'over the 1024 KiB limit' "$work/prepare-big.log"
+
+# H. A GPU test program that crashes after one test: the progress file says what ran.
+cat >"$work/crash.sh" <<'EOF'
+#!/bin/sh
+# What the progress listener (tests/gpu/gtest_progress.hpp) writes, then the crash: no XML.
+printf 'start\tGpuGemm.Bf16\nend\tGpuGemm.Bf16\tpassed\t900\t\n' >"$GPUQUAL_GTEST_PROGRESS_FILE"
+printf 'start\tGpuHbm.Copy\n' >>"$GPUQUAL_GTEST_PROGRESS_FILE"
+kill -SEGV $$
+EOF
+chmod +x "$work/crash.sh"
+run_case crash GPUQUAL_DEVICE_GPU_TESTS="$work/crash.sh" GPUQUAL_DEVICE_DEADLINE_S=60 GPUQUAL_CANARY_RUNS=1 \
+  GPUQUAL_GPU_TESTS_NEED_S=5 GPUQUAL_CANARY_NEED_S=10
+expect "H: exit 1 (the GPU test program crashed), got $rc" test "$rc" -eq 1
+expect "H: summary.md does not claim no GPU test ran" sh -c "! grep -q 'no GPU test ran' '$out/summary.md'"
+expect "H: summary.md names the test that never ended" \
+  grep -q 'GpuHbm.Copy (started, never ended' "$out/summary.md"
+expect "H: and what ran before it" grep -q '1 tests ended before GpuHbm.Copy crashed or hung' "$out/summary.md"
+
+# I. Less time left than the default deadline: the script takes a shorter one.
+t0=$SECONDS
+out=$work/timeleft
+env GPUQUAL_BUNDLE_DIR="$bundle" GPUQUAL_DEVICE_MARGIN_S=5 GPUQUAL_DEVICE_RESERVE_S=5 \
+  GPUQUAL_GPU_TESTS_NEED_S=5 \
+  "$here/run-on-device.sh" --time-left 30 "$out" >"$work/timeleft.log" 2>&1
+wall=$((SECONDS - t0))
+expect "I: --time-left 30: done within it (${wall}s <= 30)" test "$wall" -le 30
+expect "I: the deadline came from the time left" grep -q 'deadline 25 s: the time left given' "$out/run.log"
+expect "I: summary.md written" test -s "$out/summary.md"
+t0=$SECONDS
+out=$work/undertimeout
+env GPUQUAL_BUNDLE_DIR="$bundle" GPUQUAL_DEVICE_MARGIN_S=5 GPUQUAL_DEVICE_RESERVE_S=5 \
+  GPUQUAL_GPU_TESTS_NEED_S=5 \
+  timeout 40 "$here/run-on-device.sh" "$out" >"$work/undertimeout.log" 2>&1
+rc=$?
+expect "I: under timeout 40 it ends by itself, not killed (exit $rc, $((SECONDS - t0))s)" test "$rc" -ne 124
+expect "I: a timeout around the script shortens the deadline" \
+  grep -q 'a timeout around the script' "$out/run.log"
+expect "I: summary.md written under the timeout" test -s "$out/summary.md"
+"$here/run-on-device.sh" --time-left soon "$work/x" >/dev/null 2>&1
+expect "--time-left that is not whole seconds: exit 3" test $? -eq 3
 
 # Usage: no output folder is a usage error (3).
 env -u OUT "$here/run-on-device.sh" >/dev/null 2>&1
