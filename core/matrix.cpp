@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
+#include <tuple>
 
 #include "core/gate.hpp"
 
@@ -77,137 +79,269 @@ MatrixObservation observe_record(const RunRecord& record, Outcome outcome) {
   o.gpu_product = record_gpu_product(record);
   o.compute_capability = record_compute_capability(record);
   o.stack = matrix_components(record);
-  if (passed(outcome)) o.images = validated_images(record);
+  o.complete = record.complete;
+  if (passed(outcome) && record.complete) o.images = validated_images(record);
   o.node = record_node(record);
   o.run_id = record.run_id;
   o.started_at = record.started_at;
   o.outcome = outcome;
+  o.gpu_uuids = record_gpu_uuids(record);
   return o;
 }
 
-void MatrixBuilder::add(MatrixObservation o) {
-  auto [nit, fresh_node] = node_index_.emplace(o.node, node_names_.size());
-  if (fresh_node) node_names_.push_back(o.node);
-  const std::size_t node = nit->second;
-  // A run handed in twice (the same file in two directories) is one run.
-  if (!o.run_id.empty() && !runs_seen_.emplace(node, o.run_id).second) return;
-  ++records_;
-  auto [rit, fresh_row] = row_index_.emplace(row_key(o), rows_.size());
-  if (fresh_row) {
-    Acc a;
-    a.first.hardware_class = o.hardware_class;
-    a.first.gpu_product = o.gpu_product;
-    a.first.compute_capability = o.compute_capability;
-    a.first.stack = o.stack;
-    rows_.push_back(std::move(a));
-  }
-  Acc& a = rows_[rit->second];
-  for (auto& img : o.images) ++a.images[img];
-  const auto ms = parse_rfc3339_ms(o.started_at);
-  if (ms) {
-    if (!a.first_ms || *ms < *a.first_ms) {
-      a.first_ms = ms;
-      a.first_seen = o.started_at;
-    }
-    if (!a.last_ms || *ms > *a.last_ms) {
-      a.last_ms = ms;
-      a.last_seen = o.started_at;
-    }
-  }
-  events_.push_back(Event{node, rit->second, ms, o.outcome});
+MatrixBuilder::Id MatrixBuilder::Interned::operator()(const std::string& s) {
+  auto [it, fresh] = index.emplace(s, static_cast<Id>(names.size()));
+  if (fresh) names.push_back(s);
+  return it->second;
 }
 
-Matrix MatrixBuilder::finish() {
-  const std::size_t n_rows = rows_.size();
-  std::vector<std::set<std::size_t>> passed_nodes(n_rows), failed_nodes(n_rows);
-  std::vector<int> runs_passed(n_rows, 0), runs_failed(n_rows, 0), runs_inconclusive(n_rows, 0);
-  // Per node: its earliest passing run on each row, to find failures after a pass elsewhere.
-  std::vector<std::map<std::size_t, std::int64_t>> first_pass(node_names_.size());  // node → row → ms
-  for (const Event& e : events_) {
-    if (passed(e.outcome)) {
-      ++runs_passed[e.row];
-      passed_nodes[e.row].insert(e.node);
-      if (e.started_ms) {
-        auto& slot = first_pass[e.node];
-        auto it = slot.find(e.row);
-        if (it == slot.end() || *e.started_ms < it->second) slot[e.row] = *e.started_ms;
-      }
-    } else if (e.outcome == Outcome::fail) {
-      ++runs_failed[e.row];
-      failed_nodes[e.row].insert(e.node);
-    } else {
-      ++runs_inconclusive[e.row];
-    }
+MatrixBuilder::Id MatrixBuilder::machine_of(Id x) {
+  while (parent_[x] != x) {
+    parent_[x] = parent_[parent_[x]];
+    x = parent_[x];
   }
-  // Failures attributable to the stack: the node passed on another row of its class earlier.
-  std::vector<std::vector<std::string>> blamed(n_rows);
-  std::vector<std::string> blame_example(n_rows);
-  for (const Event& e : events_) {
-    if (e.outcome != Outcome::fail || !e.started_ms) continue;
-    for (const auto& [row, ms] : first_pass[e.node]) {
-      if (row == e.row || ms >= *e.started_ms) continue;
-      if (rows_[row].first.hardware_class != rows_[e.row].first.hardware_class) continue;
-      const std::string& name = node_names_[e.node];
-      if (std::find(blamed[e.row].begin(), blamed[e.row].end(), name) == blamed[e.row].end()) {
-        blamed[e.row].push_back(name);
-        if (blame_example[e.row].empty())
-          blame_example[e.row] = stack_difference(rows_[row].first.stack, rows_[e.row].first.stack);
-      }
-      break;
-    }
-  }
+  return x;
+}
 
-  Matrix m;
-  m.min_nodes = min_nodes_;
-  m.records = records_;
-  m.unreadable = unreadable_;
-  auto names_of = [&](const std::set<std::size_t>& ids) {
-    std::vector<std::string> out;
-    for (std::size_t id : ids) out.push_back(node_names_[id]);
+void MatrixBuilder::unite(Id a, Id b) {
+  a = machine_of(a);
+  b = machine_of(b);
+  if (a != b) parent_[std::max(a, b)] = std::min(a, b);
+}
+
+namespace {
+
+// A failure outranks an unknown, an unknown a pass: of two records of one run, the one that
+// says less is never the one believed.
+int badness(Outcome o) {
+  switch (o) {
+    case Outcome::fail:
+      return 3;
+    case Outcome::inconclusive:
+      return 2;
+    case Outcome::warn:
+      return 1;
+    case Outcome::pass:
+      return 0;
+  }
+  return 2;
+}
+
+}  // namespace
+
+// Of two records with one run id: the complete one (an interrupted snapshot must not hide the
+// final record), then the worse outcome, then a fixed order of what the matrix shows, so the
+// choice never depends on which file was read first.
+bool MatrixBuilder::replaces(const Event& c, const Event& h) const {
+  if (c.complete != h.complete) return c.complete;
+  if (badness(c.outcome) != badness(h.outcome)) return badness(c.outcome) > badness(h.outcome);
+  auto images = [&](const Event& e) {
+    std::vector<std::string_view> out;
+    for (Id i : e.images) out.push_back(images_.names[i]);
     std::sort(out.begin(), out.end());
     return out;
   };
-  for (std::size_t i = 0; i < n_rows; ++i) {
-    Acc& a = rows_[i];
-    MatrixRow r;
-    r.hardware_class = a.first.hardware_class;
-    r.gpu_product = a.first.gpu_product;
-    r.compute_capability = a.first.compute_capability;
-    r.stack = a.first.stack;
-    for (const auto& [img, count] : a.images) r.images.push_back(img);
-    r.nodes_passed = names_of(passed_nodes[i]);
-    r.nodes_failed = names_of(failed_nodes[i]);
-    r.runs_passed = runs_passed[i];
-    r.runs_failed = runs_failed[i];
-    r.runs_inconclusive = runs_inconclusive[i];
-    r.first_seen = a.first_seen;
-    r.last_seen = a.last_seen;
-    std::sort(blamed[i].begin(), blamed[i].end());
-    const std::size_t np = r.nodes_passed.size(), nf = r.nodes_failed.size();
-    if (!blamed[i].empty()) {
-      r.state = MatrixState::known_bad;
-      r.why = fmt::format("failed on {} that passed before on another stack of the class: {} ({})",
-                          plural(blamed[i].size(), "node"), some_names(blamed[i]), blame_example[i]);
-    } else if (nf > 0) {
-      r.state = MatrixState::mixed;
-      r.why = fmt::format("failed on {} ({}), passed on {}; no failing node passed before on another stack, so the "
-                          "failure may be the node's own",
-                          plural(nf, "node"), some_names(r.nodes_failed), plural(np, "node"));
-    } else if (np >= static_cast<std::size_t>(min_nodes_)) {
-      r.state = MatrixState::known_good;
-      r.why = fmt::format("passed on {} (at least {}), failed on none", plural(np, "node"), min_nodes_);
-    } else {
-      r.state = MatrixState::unqualified;
-      r.why = np > 0 ? fmt::format("passed on {}, fewer than the {} --min-nodes asks; failed on none", plural(np, "node"),
-                                   min_nodes_)
-                     : fmt::format("no run passed or failed ({} inconclusive)", r.runs_inconclusive);
+  return std::forward_as_tuple(rows_[c.row].key, names_.names[c.name], c.started_at, images(c)) <
+         std::forward_as_tuple(rows_[h.row].key, names_.names[h.name], h.started_at, images(h));
+}
+
+void MatrixBuilder::add(MatrixObservation o) {
+  // A run that did not finish never passes (docs/matrix.md); what it failed still counts.
+  if (!o.complete && passed(o.outcome)) o.outcome = Outcome::inconclusive;
+  if (!passed(o.outcome)) o.images.clear();
+  const std::string key = row_key(o);
+  auto [rit, fresh_row] = row_index_.emplace(key, static_cast<Id>(rows_.size()));
+  if (fresh_row) rows_.push_back(Acc{key, o.hardware_class, o.gpu_product, o.compute_capability, o.stack});
+  Acc& a = rows_[rit->second];
+  // The smallest name a row's records give, not the first read.
+  if (!o.gpu_product.empty() && (a.gpu_product.empty() || o.gpu_product < a.gpu_product))
+    a.gpu_product = o.gpu_product;
+  if (!o.compute_capability.empty() &&
+      (a.compute_capability.empty() || o.compute_capability < a.compute_capability))
+    a.compute_capability = o.compute_capability;
+
+  Event e;
+  e.row = rit->second;
+  e.name = names_(o.node);
+  // One machine: every record whose GPU UUIDs overlap, whatever its node name.
+  e.identity = identities_(o.gpu_uuids.empty() ? "node\x1f" + o.node : "gpu\x1f" + o.gpu_uuids.front());
+  for (const auto& u : o.gpu_uuids) {
+    const Id id = identities_("gpu\x1f" + u);
+    while (parent_.size() < identities_.names.size()) parent_.push_back(static_cast<Id>(parent_.size()));
+    unite(e.identity, id);
+  }
+  while (parent_.size() < identities_.names.size()) parent_.push_back(static_cast<Id>(parent_.size()));
+  e.started_ms = parse_rfc3339_ms(o.started_at);
+  e.started_at = std::move(o.started_at);
+  e.outcome = o.outcome;
+  e.complete = o.complete;
+  for (const auto& img : o.images) e.images.push_back(images_(img));
+
+  if (!o.run_id.empty()) {
+    auto [it, fresh_run] = run_index_.emplace(o.run_id, events_.size());
+    if (!fresh_run) {
+      if (replaces(e, events_[it->second])) events_[it->second] = std::move(e);
+      return;
     }
+  }
+  events_.push_back(std::move(e));
+}
+
+namespace {
+
+struct RowTally {
+  std::map<std::uint32_t, std::set<std::uint32_t>> passed, failed;  // machine → its names on this row
+  int runs_passed = 0, runs_failed = 0, runs_inconclusive = 0;
+  std::set<std::uint32_t> images;
+  std::optional<std::pair<std::int64_t, std::string>> first, last;
+  bool any = false;
+};
+
+// "node-a", or "node-a (also node-b)" for one machine seen under several node names.
+std::string machine_label(const std::set<std::uint32_t>& names, const std::vector<std::string>& all) {
+  std::vector<std::string> n;
+  for (auto id : names) n.push_back(all[id]);
+  std::sort(n.begin(), n.end());
+  if (n.size() == 1) return n.front();
+  return fmt::format("{} (also {})", n.front(), fmt::join(n.begin() + 1, n.end(), ", "));
+}
+
+std::vector<std::string> labels(const std::map<std::uint32_t, std::set<std::uint32_t>>& machines,
+                                const std::vector<std::string>& all) {
+  std::vector<std::string> out;
+  for (const auto& [m, names] : machines) out.push_back(machine_label(names, all));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+void state_of(MatrixRow& r, const std::vector<std::string>& blamed, const std::string& example,
+              int min_nodes) {
+  const std::size_t np = r.nodes_passed.size(), nf = r.nodes_failed.size();
+  if (!blamed.empty()) {
+    r.state = MatrixState::known_bad;
+    r.why = fmt::format("failed on {} that passed before on another stack of the class: {} ({})",
+                        plural(blamed.size(), "node"), some_names(blamed), example);
+  } else if (nf > 0) {
+    r.state = MatrixState::mixed;
+    r.why = fmt::format(
+        "failed on {} ({}), passed on {}; no failing node passed before on another stack, so the "
+        "failure may be the node's own",
+        plural(nf, "node"), some_names(r.nodes_failed), plural(np, "node"));
+  } else if (np >= static_cast<std::size_t>(min_nodes)) {
+    r.state = MatrixState::known_good;
+    r.why = fmt::format("passed on {} (at least {}), failed on none", plural(np, "node"), min_nodes);
+  } else {
+    r.state = MatrixState::unqualified;
+    r.why = np > 0 ? fmt::format("passed on {}, fewer than the {} --min-nodes asks; failed on none",
+                                 plural(np, "node"), min_nodes)
+                   : fmt::format("no run passed or failed ({} inconclusive)", r.runs_inconclusive);
+  }
+}
+
+}  // namespace
+
+Matrix MatrixBuilder::finish() {
+  const std::size_t n_rows = rows_.size();
+  std::vector<RowTally> tally(n_rows);
+  std::map<std::pair<Id, Id>, Seen> seen;  // (machine, row)
+  for (const Event& e : events_) {
+    const Id m = machine_of(e.identity);
+    RowTally& t = tally[e.row];
+    t.any = true;
+    if (e.started_ms) {
+      const std::pair<std::int64_t, std::string> at{*e.started_ms, e.started_at};
+      if (!t.first || at < *t.first) t.first = at;
+      if (!t.last || at > *t.last) t.last = at;
+    }
+    Seen& mr = seen[{m, e.row}];
+    if (passed(e.outcome)) {
+      ++t.runs_passed;
+      t.passed[m].insert(e.name);
+      t.images.insert(e.images.begin(), e.images.end());
+      if (e.started_ms && (!mr.earliest_pass || *e.started_ms < *mr.earliest_pass))
+        mr.earliest_pass = e.started_ms;
+    } else if (e.outcome == Outcome::fail) {
+      ++t.runs_failed;
+      t.failed[m].insert(e.name);
+      if (e.started_ms && (!mr.latest_fail || *e.started_ms > *mr.latest_fail)) mr.latest_fail = e.started_ms;
+    } else {
+      ++t.runs_inconclusive;
+    }
+  }
+  const auto blame = blame_stacks(seen);
+
+  Matrix m;
+  m.min_nodes = min_nodes_;
+  m.records = events_.size();
+  m.unreadable = unreadable_;
+  for (std::size_t i = 0; i < n_rows; ++i) {
+    RowTally& t = tally[i];
+    if (!t.any) continue;  // only a record that lost to another of its run made this row
+    const Acc& a = rows_[i];
+    MatrixRow r;
+    r.hardware_class = a.hardware_class;
+    r.gpu_product = a.gpu_product;
+    r.compute_capability = a.compute_capability;
+    r.stack = a.stack;
+    for (Id img : t.images) r.images.push_back(images_.names[img]);
+    std::sort(r.images.begin(), r.images.end());
+    r.nodes_passed = labels(t.passed, names_.names);
+    r.nodes_failed = labels(t.failed, names_.names);
+    r.runs_passed = t.runs_passed;
+    r.runs_failed = t.runs_failed;
+    r.runs_inconclusive = t.runs_inconclusive;
+    if (t.first) r.first_seen = t.first->second;
+    if (t.last) r.last_seen = t.last->second;
+    // Blamed machines by label; the why's example is the first label's stack change.
+    std::vector<std::pair<std::string, Id>> blamed;
+    if (auto it = blame.find(static_cast<Id>(i)); it != blame.end()) {
+      for (const auto& [machine, from] : it->second)
+        blamed.emplace_back(machine_label(t.failed.at(machine), names_.names), from);
+    }
+    std::sort(blamed.begin(), blamed.end());
+    std::vector<std::string> blamed_names;
+    for (const auto& b : blamed) blamed_names.push_back(b.first);
+    state_of(r, blamed_names,
+             blamed.empty() ? "" : stack_difference(rows_[blamed.front().second].stack, a.stack), min_nodes_);
     m.rows.push_back(std::move(r));
   }
   std::sort(m.rows.begin(), m.rows.end(), [](const MatrixRow& x, const MatrixRow& y) {
     return std::tie(x.hardware_class, x.stack) < std::tie(y.hardware_class, y.stack);
   });
   return m;
+}
+
+// Failures attributable to the stack: a machine failed on row R after it had passed on another
+// row P of the same class. Per failing row and machine, the stack it came from is the P it
+// started passing on last before the failure (ties: the first P in row order).
+std::map<MatrixBuilder::Id, std::map<MatrixBuilder::Id, MatrixBuilder::Id>> MatrixBuilder::blame_stacks(
+    const std::map<std::pair<Id, Id>, Seen>& seen) const {
+  std::map<Id, std::map<Id, Id>> out;  // failing row → machine → the row it passed on before
+  for (auto lo = seen.begin(); lo != seen.end();) {
+    auto hi = lo;
+    while (hi != seen.end() && hi->first.first == lo->first.first) ++hi;  // one machine's rows
+    for (auto f = lo; f != hi; ++f) {
+      if (!f->second.latest_fail) continue;
+      const Id row = f->first.second;
+      std::optional<Id> best;
+      std::int64_t best_ms = 0;
+      for (auto p = lo; p != hi; ++p) {
+        const Id prow = p->first.second;
+        if (prow == row || !p->second.earliest_pass || *p->second.earliest_pass >= *f->second.latest_fail)
+          continue;
+        if (rows_[prow].hardware_class != rows_[row].hardware_class) continue;
+        const std::int64_t ms = *p->second.earliest_pass;
+        const bool earlier_row = best && std::tie(rows_[prow].stack) < std::tie(rows_[*best].stack);
+        if (!best || ms > best_ms || (ms == best_ms && earlier_row)) {
+          best = prow;
+          best_ms = ms;
+        }
+      }
+      if (best) out[row][f->first.first] = *best;
+    }
+    lo = hi;
+  }
+  return out;
 }
 
 }  // namespace gpuqual

@@ -11,15 +11,21 @@
 //              the failure may be the node's own hardware
 // unqualified  failed on none, and passed on fewer than min_nodes nodes (or only inconclusive runs)
 //
-// Deterministic: rows, nodes and images are sorted, and nothing depends on the clock or on the
-// number of threads, so the same records give the same bytes.
+// A node is a machine: records whose GPU UUIDs overlap are one machine whatever their node
+// names (a box re-registered under a new name counts once), shown as "node-a (also node-b)".
+// A run with `complete: false` never passes (inconclusive; its failure still counts). The same
+// run (run_id) read twice counts once: the complete record, then the worse outcome, wins.
+//
+// Deterministic: rows, nodes and images are sorted, every choice has a defined order, and
+// nothing depends on the clock, the input order or the number of threads, so the same set of
+// records gives the same bytes.
 #include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
-#include <set>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "core/matrix_stack.hpp"
@@ -73,38 +79,57 @@ struct MatrixObservation {
   std::string run_id;
   std::string started_at;
   Outcome outcome = Outcome::inconclusive;
+  bool complete = true;                // the record's `complete`
+  std::vector<std::string> gpu_uuids;  // distinct, non-empty: the machine's identity
 };
 MatrixObservation observe_record(const RunRecord& record, Outcome outcome);
 
 class MatrixBuilder {
  public:
   explicit MatrixBuilder(int min_nodes = kDefaultMinNodes) : min_nodes_(min_nodes) {}
-  // Add in input order. The same run (node and run_id) given twice counts once.
+  // In any order: the same set of observations gives the same matrix.
   void add(MatrixObservation o);
   void add_unreadable() { ++unreadable_; }
   Matrix finish();
 
  private:
+  using Id = std::uint32_t;
   struct Event {
-    std::size_t node;
-    std::size_t row;
+    Id row = 0;
+    Id name = 0;      // the node name
+    Id identity = 0;  // union-find element: its first GPU UUID, else its node name
     std::optional<std::int64_t> started_ms;
-    Outcome outcome;
+    std::string started_at;
+    Outcome outcome = Outcome::inconclusive;
+    bool complete = true;
+    std::vector<Id> images;
   };
   struct Acc {
-    MatrixObservation first;  // class, product, stack (images and run ids cleared)
-    std::map<std::string, int> images;
-    std::optional<std::int64_t> first_ms, last_ms;
-    std::string first_seen, last_seen;
+    std::string key;  // class + stack: the row's identity and its sort order's tie-break
+    std::string hardware_class, gpu_product, compute_capability;
+    StackComponents stack;
   };
+  struct Interned {
+    std::unordered_map<std::string, Id> index;
+    std::vector<std::string> names;
+    Id operator()(const std::string& s);
+  };
+  // Per machine and row: when it first passed there and last failed there.
+  struct Seen {
+    std::optional<std::int64_t> earliest_pass, latest_fail;
+  };
+  bool replaces(const Event& challenger, const Event& held) const;
+  std::map<Id, std::map<Id, Id>> blame_stacks(const std::map<std::pair<Id, Id>, Seen>& seen) const;
+  Id machine_of(Id identity);
+  void unite(Id a, Id b);
+
   int min_nodes_;
-  std::size_t records_ = 0;
   std::size_t unreadable_ = 0;
-  std::map<std::string, std::size_t> row_index_;  // class + stack → row
+  std::unordered_map<std::string, Id> row_index_;
   std::vector<Acc> rows_;
-  std::map<std::string, std::size_t> node_index_;
-  std::vector<std::string> node_names_;
-  std::set<std::pair<std::size_t, std::string>> runs_seen_;
+  Interned names_, images_, identities_;
+  std::vector<Id> parent_;                                  // union-find over identities_
+  std::unordered_map<std::string, std::size_t> run_index_;  // run_id → its event
   std::vector<Event> events_;
 };
 

@@ -17,7 +17,7 @@ namespace {
 // The version a rule pins (exact) or starts from (minimum); a prefix pins only what it names.
 std::optional<std::string> pinned(const std::map<std::string, ComponentRule>& t, const char* name) {
   auto it = t.find(name);
-  if (it == t.end()) return std::nullopt;
+  if (it == t.end() || it->second.match == TargetMatch::absent) return std::nullopt;
   return it->second.value;
 }
 
@@ -59,22 +59,23 @@ void check_cuda(const std::map<std::string, ComponentRule>& t, const std::option
 // ("570.") pins the branch only: it is too old when its branch is, and cannot be told within the
 // minimum's own branch (said, not decided).
 void check_minimum(std::optional<int> branch, const std::optional<DottedVersion>& driver,
-                   const std::string& driver_text, const DottedVersion& min, const std::string& min_text, const std::string& what,
-                   const std::string& source, const std::string& file, RuleOutcome& out) {
+                   const std::string& driver_text, const DottedVersion& min, const std::string& min_text,
+                   const std::string& what, const std::string& source, const std::string& file,
+                   RuleOutcome& out) {
   const bool too_old = driver ? *driver < min : *branch < min.major();
   if (too_old) {
     out.broken.push_back(fmt::format("driver {} is older than {}, the first for {} ({}, {})",
-                                     driver ? driver_text : fmt::format("R{}", *branch), min_text, what, source, file));
+                                     driver ? driver_text : fmt::format("R{}", *branch), min_text, what,
+                                     source, file));
   } else if (!driver && *branch == min.major() && min.parts.size() > 1) {
-    out.notes.push_back(fmt::format("{} needs driver {} or later: the target's R{} prefix does not say which {} driver "
-                                    "({})",
-                                    what, min_text, *branch, *branch, file));
+    out.notes.push_back(fmt::format("{} needs driver {} or later: the target's R{} prefix does not say which ({})",
+                                    what, min_text, *branch, file));
   }
 }
 
-void check_branch(std::optional<int> branch, const std::optional<DottedVersion>& driver, const std::string& driver_text,
-                  const std::string& cc, const std::string& product, const PlatformRules& rules, const std::string& as_of,
-                  RuleOutcome& out) {
+void check_branch(std::optional<int> branch, const std::optional<DottedVersion>& driver,
+                  const std::string& driver_text, const std::string& cc, const std::string& product,
+                  const PlatformRules& rules, const std::string& as_of, RuleOutcome& out) {
   const std::string file = rules.branches.origin;
   const DriverBranch* b = rules.branches.find(*branch);
   if (!b) {
@@ -116,11 +117,12 @@ void check_branch(std::optional<int> branch, const std::optional<DottedVersion>&
   }
   const std::string arch_name = fmt::format("{} (compute capability {})", a->name, cc);
   if (a->min_driver)
-    check_minimum(branch, driver, driver_text, *a->min_driver, a->min_driver_text, arch_name, a->source, file, out);
+    check_minimum(branch, driver, driver_text, *a->min_driver, a->min_driver_text, arch_name, a->source, file,
+                  out);
   // A later minimum for this product alone (docs/matrix.md: per product where the source says so).
   if (const ProductMinimum* p = a->product(product))
-    check_minimum(branch, driver, driver_text, p->min_driver, p->min_driver_text, fmt::format("{} ({})", p->name, arch_name),
-                  p->source, file, out);
+    check_minimum(branch, driver, driver_text, p->min_driver, p->min_driver_text,
+                  fmt::format("{} ({})", p->name, arch_name), p->source, file, out);
 }
 
 void check_operator(const std::map<std::string, ComponentRule>& t, const std::optional<std::string>& driver_exact,
@@ -194,7 +196,7 @@ RuleOutcome check_rules(const std::map<std::string, ComponentRule>& t, const std
   std::string driver_text;
   std::optional<std::string> driver_exact;
   std::optional<int> branch;
-  if (auto it = t.find("driver_version"); it != t.end()) {
+  if (auto it = t.find("driver_version"); it != t.end() && it->second.match != TargetMatch::absent) {
     driver_text = it->second.value;
     branch = driver_branch_of(driver_text);
     if (it->second.match != TargetMatch::prefix) driver = DottedVersion::parse(driver_text);
@@ -210,6 +212,11 @@ RuleOutcome check_rules(const std::map<std::string, ComponentRule>& t, const std
 bool row_on_target(const MatrixRow& row, const std::map<std::string, ComponentRule>& rules) {
   for (const auto& [name, rule] : rules) {
     const std::string* have = row.component(name);
+    // absent: the row must not state it (a rollback target never matches a row that adds one).
+    if (rule.match == TargetMatch::absent) {
+      if (have) return false;
+      continue;
+    }
     if (!have) return false;
     if (name == "vbios") {
       // Every GPU's VBIOS (the row joins distinct values with ",") must match.

@@ -97,6 +97,11 @@ MatrixRow row_from_json(const nlohmann::json& j, const std::string& file, const 
   r.why = o.str("why");
   const nlohmann::json& stack = o.object("stack");
   for (auto it = stack.begin(); it != stack.end(); ++it) {
+    // A hand-edited key ("kernal") would make a row no target can match, silently.
+    if (!is_matrix_component(it.key()))
+      throw InputError(file, o.child_path("stack") + "." + it.key(),
+                       fmt::format("unknown component \"{}\" (known: {})", it.key(),
+                                   fmt::join(matrix_component_names(), ", ")));
     if (!it->is_string() || it->get<std::string>().empty())
       throw InputError(file, o.child_path("stack") + "." + it.key(), "expected a non-empty version string");
     r.stack.emplace_back(it.key(), it->get<std::string>());

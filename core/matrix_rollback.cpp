@@ -33,6 +33,17 @@ std::optional<Rollback> rollback_for(const Matrix& m, const std::string& cls) {
     }
     rules[name] = ComponentRule{TargetMatch::exact, value};
   }
+  // Every component the row was grouped by: one it does not state is pinned absent, so the
+  // target matches this row and never a known-bad one that adds, say, a Kubernetes version.
+  std::vector<std::string> absent;
+  for (std::string_view name : matrix_component_names()) {
+    if (best->component(std::string(name))) continue;
+    rules[std::string(name)] = ComponentRule{TargetMatch::absent, ""};
+    absent.emplace_back(name);
+  }
+  if (!absent.empty())
+    out.comment.push_back(
+        fmt::format("absent (the row's records do not state them): {}", fmt::join(absent, ", ")));
   if (!best->images.empty())
     out.comment.push_back(fmt::format("validated images: {}", fmt::join(best->images, ", ")));
   return out;

@@ -19,13 +19,32 @@ constexpr std::array<std::string_view, 7> kMatrixComponents{"driver_version", "c
 }  // namespace
 
 StackComponents matrix_components(const RunRecord& record) {
-  const auto found = record_components(record);
+  auto found = record_components(record);
   StackComponents out;
   for (std::string_view name : kMatrixComponents) {
     auto it = found.find(std::string(name));
     if (it == found.end() || it->second.empty()) continue;
-    out.emplace_back(std::string(name), fmt::format("{}", fmt::join(it->second, ",")));
+    std::vector<std::string>& values = it->second;
+    std::sort(values.begin(), values.end());
+    values.erase(std::unique(values.begin(), values.end()), values.end());
+    out.emplace_back(std::string(name), fmt::format("{}", fmt::join(values, ",")));
   }
+  return out;
+}
+
+std::span<const std::string_view> matrix_component_names() { return kMatrixComponents; }
+
+bool is_matrix_component(std::string_view name) {
+  return std::find(kMatrixComponents.begin(), kMatrixComponents.end(), name) != kMatrixComponents.end();
+}
+
+std::vector<std::string> record_gpu_uuids(const RunRecord& record) {
+  std::vector<std::string> out;
+  for (const auto& g : record.gpus) {
+    if (!g.uuid.empty()) out.push_back(g.uuid);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
 

@@ -125,11 +125,13 @@ void read_products(JsonObject& a, Architecture& arch, const std::string& file) {
   if (!a.has("products")) return;
   const nlohmann::json& products = a.array("products");
   for (std::size_t k = 0; k < products.size(); ++k) {
-    arch.products.push_back(product_from(products[k], file, JsonObject::index_path(a.child_path("products"), k)));
+    arch.products.push_back(
+        product_from(products[k], file, JsonObject::index_path(a.child_path("products"), k)));
     // A product minimum below the architecture's would never decide anything: a typo.
     if (arch.min_driver && arch.products.back().min_driver < *arch.min_driver)
-      a.fail("products", fmt::format("{} minimum {} is below the architecture's {}", arch.products.back().name,
-                                     arch.products.back().min_driver_text, arch.min_driver_text));
+      a.fail("products",
+             fmt::format("{} minimum {} is below the architecture's {}", arch.products.back().name,
+                         arch.products.back().min_driver_text, arch.min_driver_text));
   }
 }
 
@@ -319,7 +321,9 @@ GpuOperatorTable load_gpu_operator_table(const std::string& path) {
 }
 
 bool is_calendar_date(const std::string& d) {
-  if (!(d.size() == 10 && digits(d, 0, 4) && d[4] == '-' && digits(d, 5, 2) && d[7] == '-' && digits(d, 8, 2))) return false;
+  if (!(d.size() == 10 && digits(d, 0, 4) && d[4] == '-' && digits(d, 5, 2) && d[7] == '-' &&
+        digits(d, 8, 2)))
+    return false;
   const std::chrono::year_month_day ymd{std::chrono::year(std::stoi(d.substr(0, 4))),
                                         std::chrono::month(static_cast<unsigned>(std::stoi(d.substr(5, 2)))),
                                         std::chrono::day(static_cast<unsigned>(std::stoi(d.substr(8, 2))))};

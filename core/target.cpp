@@ -62,7 +62,12 @@ ComponentRule rule_from_json(const nlohmann::json& j, const std::string& file, c
     r.match = m;
     r.value = o.nonempty_str(key);
   }
-  if (given != 1) o.fail("", "give exactly one of exact, prefix or minimum");
+  if (o.has("absent")) {
+    ++given;
+    r.match = TargetMatch::absent;
+    if (!o.boolean("absent")) o.fail("absent", "write absent: true, or leave the component out");
+  }
+  if (given != 1) o.fail("", "give exactly one of exact, prefix or minimum (or absent: true)");
   if (r.match == TargetMatch::minimum && !DottedVersion::parse(r.value)) {
     o.fail("minimum", fmt::format("\"{}\" is not a dotted version number (e.g. 570.133.20)", r.value));
   }
@@ -110,6 +115,7 @@ std::string_view to_string(TargetMatch m) {
     case TargetMatch::exact: return "exact";
     case TargetMatch::prefix: return "prefix";
     case TargetMatch::minimum: return "minimum";
+    case TargetMatch::absent: return "absent";
   }
   return "exact";
 }
@@ -175,15 +181,35 @@ bool component_matches(const ComponentRule& rule, const std::string& found) {
       const auto have = DottedVersion::parse(found);
       return want && have && *have >= *want;
     }
+    case TargetMatch::absent: return false;  // a stated value is never absent
   }
   return false;
 }
+
+namespace {
+FindingRow absent_but_found(const std::string& name, const std::vector<std::string>& values) {
+  FindingRow row;
+  row.check = "stack";
+  row.finding.code = "stack.off_target";
+  row.finding.severity = Severity::fail;
+  row.finding.detail = fmt::format("{}: expected absent (the target's stack does not state it), found {}", name,
+                                   fmt::join(values, ","));
+  row.finding.action = "bring the node to the target stack (or correct the target file) and run again";
+  row.status = Status::fail;
+  row.reason = row.finding.detail;
+  return row;
+}
+}  // namespace
 
 TargetJudgement judge_target(const RunRecord& r, const Target& t) {
   TargetJudgement out;
   const auto found = record_components(r);
   for (const auto& [name, rule] : t.rules_for(r.hardware_class.slug)) {
     auto it = found.find(name);
+    if (rule.match == TargetMatch::absent) {
+      if (it != found.end()) out.off_target.push_back(absent_but_found(name, it->second));
+      continue;
+    }
     if (it == found.end()) {
       out.unknown.push_back(fmt::format("{} not recorded: cannot check the target {} {}", name, to_string(rule.match), rule.value));
       continue;

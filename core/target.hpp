@@ -22,12 +22,14 @@ namespace gpuqual {
 
 inline constexpr const char* kTargetSchema = "gpuqual.target/v1";
 
-enum class TargetMatch { exact, prefix, minimum };
+// absent: the component must not be stated (a rollback target pins the components its matrix
+// row was grouped by, those the row's records did not state included).
+enum class TargetMatch { exact, prefix, minimum, absent };
 std::string_view to_string(TargetMatch m);
 
 struct ComponentRule {
   TargetMatch match = TargetMatch::exact;
-  std::string value;        // "570.133.20", "570.", "12.8"
+  std::string value;        // "570.133.20", "570.", "12.8"; empty for absent
 };
 
 struct Target {

@@ -12,7 +12,13 @@ void emit_rules(YAML::Emitter& out, const std::map<std::string, ComponentRule>& 
   out << YAML::BeginMap;
   for (const auto& [name, rule] : rules) {
     out << YAML::Key << name << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << std::string(to_string(rule.match))
-        << YAML::Value << YAML::DoubleQuoted << rule.value << YAML::EndMap;
+        << YAML::Value;
+    if (rule.match == TargetMatch::absent) {
+      out << true;
+    } else {
+      out << YAML::DoubleQuoted << rule.value;
+    }
+    out << YAML::EndMap;
   }
   out << YAML::EndMap;
 }

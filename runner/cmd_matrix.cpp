@@ -38,6 +38,9 @@ struct MatrixArgs {
 
 int run_build(const MatrixArgs& a) {
   const std::vector<std::string> paths = expand_record_paths(a.records);
+  // A matrix of no records would say nothing about any stack (docs/matrix.md: exit 3).
+  if (paths.empty())
+    throw InputError(fmt::format("{}", fmt::join(a.records, ", ")), "", "no *.json run records in it");
   AutoBaselines baselines(baselines_dir(a.baselines_dir));
   MatrixBuildResult res = build_matrix(paths, baselines, a.min_nodes, a.jobs);
   for (const auto& u : res.unreadable) print_line(stderr, "gpuqual: left out (unreadable): " + u);
@@ -139,7 +142,13 @@ void add_matrix_command(CLI::App& app, CommandAction& selected) {
   c->add_option("--matrix", check->matrix, "The matrix (gpuqual matrix build)")->type_name("FILE")->capture_default_str();
   add_class_option(c, check->class_slug, "Check only this class (default: every class of the matrix and the target)");
   add_baselines_dir(c, check->baselines_dir, "Where the rule tables are (cuda-compat.yaml, driver-branches.yaml, gpu-operator.yaml)");
-  c->add_option("--as-of", check->as_of, "Judge end of life on this date, YYYY-MM-DD (default: today, UTC)")->type_name("DATE");
+  c->add_option("--as-of", check->as_of, "Judge end of life on this date, YYYY-MM-DD (default: today, UTC)")
+      ->type_name("DATE")
+      ->check(CLI::Validator(
+          [](const std::string& d) {
+            return is_calendar_date(d) ? std::string() : "\"" + d + "\" is not a date YYYY-MM-DD";
+          },
+          "DATE"));
   c->callback([check, &selected] { selected = [check] { return run_check(*check); }; });
 
   auto rollback = std::make_shared<MatrixArgs>();

@@ -2,6 +2,9 @@
 // determinism, and the gpuqual.matrix/v1 YAML/JSON round trip with strict loading.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
+
 #include "core/input_error.hpp"
 #include "core/matrix.hpp"
 #include "core/matrix_io.hpp"
@@ -10,15 +13,22 @@
 namespace gpuqual {
 namespace {
 
-MatrixObservation obs(const std::string& node, const std::string& driver, const std::string& day, Outcome o,
-                      const std::string& cls = "h200-sxm-141gb") {
+// A record of `node`; its GPUs are the machine `machine` (default: the node's own GPUs).
+RunRecord rec(const std::string& node, const std::string& driver, const std::string& day,
+              const std::string& cls = "h200-sxm-141gb", const std::string& machine = "") {
   RunRecord r = testing::make_record(2);
   r.node.k8s_node_name = node;
   r.node.driver_version = driver;
   r.run_id = node + "-" + driver + "-" + day;
   r.started_at = "2026-11-" + day + "T12:00:00Z";
   r.hardware_class.slug = cls;
-  return observe_record(r, o);
+  for (auto& g : r.gpus) g.uuid = "GPU-" + (machine.empty() ? node : machine) + "-" + std::to_string(g.index);
+  return r;
+}
+
+MatrixObservation obs(const std::string& node, const std::string& driver, const std::string& day, Outcome o,
+                      const std::string& cls = "h200-sxm-141gb") {
+  return observe_record(rec(node, driver, day, cls), o);
 }
 
 const MatrixRow& row_with(const Matrix& m, const std::string& driver, const std::string& cls = "h200-sxm-141gb") {
@@ -38,6 +48,15 @@ TEST(MatrixStack, ComponentsAreTargetNamesInOrderWithoutGpuqualsOwnLibraries) {
   EXPECT_EQ(s[1].first, "cuda_driver_version");
   EXPECT_EQ(s[4], (std::pair<std::string, std::string>{"vbios", "96.00.99.00.01,96.00.AA.00.01"}));
   for (const auto& [n, v] : s) EXPECT_TRUE(n != "cublas_version" && n != "cuda_runtime_version") << n;
+}
+
+// The node's VBIOS versions are a set: the GPUs' order does not split one stack into two rows.
+TEST(MatrixStack, VbiosIsASetNotTheGpuOrder) {
+  RunRecord a = testing::make_record(3), b = testing::make_record(3);
+  a.gpus[0].vbios = "96.00.AA.00.01";  // AA, 99, 99
+  b.gpus[2].vbios = "96.00.AA.00.01";  // 99, 99, AA
+  EXPECT_EQ(matrix_components(a), matrix_components(b));
+  EXPECT_EQ(matrix_components(a).back().second, "96.00.99.00.01,96.00.AA.00.01");
 }
 
 // The stack inventory's kubelet version (Node status.nodeInfo) and --platform gpu-operator=...
@@ -135,6 +154,131 @@ TEST(MatrixBuild, InputOrderDoesNotChangeTheBytes) {
   EXPECT_EQ(matrix_to_yaml(one.finish()), matrix_to_yaml(two.finish()));
 }
 
+// Every order of one set of records gives the same bytes: the known-bad "why" (a node that passed
+// on two earlier stacks), a machine under two names, a run in two files, ties in time.
+TEST(MatrixBuild, EveryPermutationOfTheRecordsGivesTheSameBytes) {
+  std::vector<MatrixObservation> all = {
+      obs("a", "550.90.07", "20", Outcome::pass), obs("b", "550.90.07", "20", Outcome::pass),
+      obs("a", "560.35.03", "20", Outcome::pass),  // a passed on two stacks, the same day
+      obs("b", "560.35.03", "22", Outcome::pass), obs("a", "570.133.20", "25", Outcome::fail),
+      obs("b", "570.133.20", "25", Outcome::fail)};
+  all.push_back(
+      observe_record(rec("a2", "570.133.20", "26", "h200-sxm-141gb", "a"), Outcome::fail));  // a renamed
+  MatrixObservation partial = all[3];
+  partial.complete = false;
+  partial.outcome = Outcome::fail;
+  all.push_back(partial);  // b's 560 run again, from an interrupted snapshot
+  std::vector<std::size_t> order(all.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::mt19937 rng(31);
+  std::string first;
+  for (int trial = 0; trial < 400; ++trial) {
+    MatrixBuilder b(2);
+    for (std::size_t i : order) b.add(all[i]);
+    const std::string bytes = matrix_to_yaml(b.finish());
+    if (first.empty()) first = bytes;
+    ASSERT_EQ(bytes, first) << "trial " << trial;
+    trial % 2 ? std::reverse(order.begin(), order.end()) : std::shuffle(order.begin(), order.end(), rng);
+  }
+  EXPECT_NE(first.find("a (also a2), b ("), std::string::npos) << first;
+  // a passed on 550 and 560 the same day: the tie goes to the first row in order.
+  EXPECT_NE(first.find("driver_version 550.90.07 → 570.133.20"), std::string::npos) << first;
+  MatrixBuilder b(2);
+  for (const auto& o : all) b.add(o);
+  const Matrix m = b.finish();
+  EXPECT_EQ(row_with(m, "560.35.03").runs_failed, 0) << "the interrupted copy of b's 560 run must lose";
+  EXPECT_EQ(row_with(m, "560.35.03").state, MatrixState::known_good);
+}
+
+// The known-bad "why" diffs against the stack the node started passing on last before it failed.
+TEST(MatrixBuild, TheStackANodeCameFromIsTheOneItPassedOnLast) {
+  const std::vector<MatrixObservation> all = {obs("a", "550.90.07", "20", Outcome::pass),
+                                              obs("a", "560.35.03", "22", Outcome::pass),
+                                              obs("a", "570.133.20", "25", Outcome::fail)};
+  for (bool reversed : {false, true}) {
+    MatrixBuilder b(1);
+    if (reversed) {
+      for (auto it = all.rbegin(); it != all.rend(); ++it) b.add(*it);
+    } else {
+      for (const auto& o : all) b.add(o);
+    }
+    const Matrix m = b.finish();
+    const MatrixRow& bad = row_with(m, "570.133.20");
+    EXPECT_NE(bad.why.find("driver_version 560.35.03 → 570.133.20"), std::string::npos) << bad.why;
+  }
+}
+
+TEST(MatrixBuild, OneMachineUnderSeveralNodeNamesCountsOnce) {
+  MatrixBuilder b(2);
+  b.add(observe_record(rec("node-a", "570.133.20", "20"), Outcome::pass));
+  b.add(observe_record(rec("pod-7", "570.133.20", "21", "h200-sxm-141gb", "node-a"), Outcome::pass));
+  // The same box after losing a GPU: one UUID in common is the same machine.
+  RunRecord lost = rec("pod-9", "570.133.20", "22", "h200-sxm-141gb", "node-a");
+  lost.gpus.pop_back();
+  b.add(observe_record(lost, Outcome::pass));
+  Matrix m = b.finish();
+  const MatrixRow& r = row_with(m, "570.133.20");
+  EXPECT_EQ(r.state, MatrixState::unqualified) << r.why;
+  EXPECT_EQ(r.nodes_passed, (std::vector<std::string>{"node-a (also pod-7, pod-9)"}));
+  EXPECT_EQ(r.runs_passed, 3);
+
+  // A machine that passed on one stack under one name and failed on the next under another: the
+  // stack is to blame, as for one name.
+  MatrixBuilder k(1);
+  k.add(observe_record(rec("node-a", "550.90.07", "20"), Outcome::pass));
+  k.add(observe_record(rec("pod-7", "570.133.20", "25", "h200-sxm-141gb", "node-a"), Outcome::fail));
+  EXPECT_EQ(row_with(k.finish(), "570.133.20").state, MatrixState::known_bad);
+}
+
+TEST(MatrixBuild, IncompleteRunsNeverCountTowardKnownGood) {
+  MatrixBuilder b(2);
+  RunRecord killed = rec("b", "570.133.20", "21");
+  killed.complete = false;
+  CheckResult c;
+  c.name = "container_probe";
+  c.attributes = {{"train.image", "reg/train:2.4"}, {"train.status", "pass"}};
+  killed.checks.push_back(c);
+  b.add(obs("a", "570.133.20", "20", Outcome::pass));
+  b.add(observe_record(killed, Outcome::pass));
+  MatrixObservation direct = obs("c", "570.133.20", "22", Outcome::warn);
+  direct.complete = false;  // the builder holds the rule, not only observe_record
+  b.add(direct);
+  Matrix m = b.finish();
+  const MatrixRow& r = row_with(m, "570.133.20");
+  EXPECT_EQ(r.state, MatrixState::unqualified) << r.why;
+  EXPECT_EQ(r.nodes_passed, std::vector<std::string>{"a"});
+  EXPECT_EQ(r.runs_inconclusive, 2);
+  EXPECT_TRUE(r.images.empty());  // an interrupted run validated no image
+  // What an interrupted run failed still counts.
+  MatrixBuilder f(1);
+  MatrixObservation failed = obs("d", "570.133.20", "22", Outcome::fail);
+  failed.complete = false;
+  f.add(failed);
+  EXPECT_EQ(f.finish().rows.at(0).state, MatrixState::mixed);
+}
+
+TEST(MatrixBuild, TheCompleteRecordOfARunWinsInEitherOrder) {
+  MatrixObservation snapshot = obs("a", "570.133.20", "20", Outcome::pass);
+  snapshot.complete = false;  // the snapshot an interrupted run left, before its failing check
+  const MatrixObservation final_record = obs("a", "570.133.20", "20", Outcome::fail);
+  MatrixObservation clean_final = final_record;
+  clean_final.outcome = Outcome::pass;
+  for (bool snapshot_first : {true, false}) {
+    MatrixBuilder b(1);
+    b.add(snapshot_first ? snapshot : final_record);
+    b.add(snapshot_first ? final_record : snapshot);
+    const Matrix m = b.finish();
+    EXPECT_EQ(m.records, 1u);
+    EXPECT_EQ(m.rows.at(0).runs_failed, 1) << snapshot_first;
+    EXPECT_EQ(m.rows.at(0).runs_inconclusive, 0) << snapshot_first;
+    // Two complete records of one run that disagree: the failure is never hidden.
+    MatrixBuilder c(1);
+    c.add(snapshot_first ? clean_final : final_record);
+    c.add(snapshot_first ? final_record : clean_final);
+    EXPECT_EQ(c.finish().rows.at(0).runs_failed, 1) << snapshot_first;
+  }
+}
+
 TEST(MatrixIo, YamlAndJsonLoadBackToTheSameMatrix) {
   MatrixBuilder b(2);
   b.add(obs("a", "550.90.07", "20", Outcome::pass));
@@ -161,6 +305,7 @@ TEST(MatrixIo, StrictLoaderNamesFileLineAndPath) {
       {"schema: \"gpuqual.matrix/v1\"", "schema: \"gpuqual.matrix/v9\"", "unsupported schema"},
       {"min_nodes: 1", "min_nodes: 0", "$.min_nodes"},
       {"    first_seen:", "    colour: \"red\"\n    first_seen:", "colour"},
+      {"      kernel:", "      kernal:", "$.rows[0].stack.kernal: unknown component \"kernal\""},
   };
   for (const auto& c : cases) {
     std::string text = good;

@@ -126,6 +126,9 @@ TEST_F(MatrixCli, RollbackIsTheNewestKnownGoodRowAndLoadsBackAsATarget) {
   EXPECT_EQ(rules.at("driver_version").value, "570.133.20");  // R570 (11-25) is newer than R550 (11-20)
   EXPECT_EQ(rules.at("driver_version").match, TargetMatch::exact);
   EXPECT_EQ(rules.at("kernel").value, "6.1.0-28-amd64");
+  // The fixture's records state no Kubernetes or GPU Operator: pinned absent, not left open.
+  EXPECT_EQ(rules.at("kubernetes").match, TargetMatch::absent);
+  EXPECT_NE(r.out.find("gpu_operator: {absent: true}"), std::string::npos) << r.out;
   // The printed target is what `matrix check` accepts, and it is known-good there.
   const auto again = gpuqual("matrix check --target " + shell_quote(path("rollback.yaml")) + " --matrix " +
                              shell_quote(path("matrix.yaml")) + " --baselines-dir " + shell_quote(kRules) +
@@ -138,6 +141,24 @@ TEST_F(MatrixCli, RollbackIsTheNewestKnownGoodRowAndLoadsBackAsATarget) {
   const auto none = gpuqual("matrix rollback --class b200-sxm-180gb --matrix " + shell_quote(path("matrix.yaml")));
   EXPECT_EQ(none.code, 2);
   EXPECT_NE(none.err.find("no known-good row"), std::string::npos) << none.err;
+}
+
+// Input errors are exit 3 with a one-line error: a date that does not exist, no records at all.
+TEST_F(MatrixCli, ABadDateOrNoRecordsIsExit3) {
+  ASSERT_EQ(build().code, 0);
+  const char* t = "schema: gpuqual.target/v1\ncomponents:\n  driver_version: 570.133.20\n";
+  for (const char* date : {"2025-13-01", "tomorrow", "2026-02-30"}) {
+    const auto r = check(t, std::string("--as-of ") + date);
+    EXPECT_EQ(r.code, 3) << date << r.out << r.err;
+    EXPECT_NE(r.err.find(std::string("\"") + date + "\" is not a date YYYY-MM-DD"), std::string::npos)
+        << r.err;
+  }
+  std::filesystem::create_directories(scratch_ / "no-records");
+  const auto empty =
+      gpuqual("matrix build " + shell_quote(path("no-records")) + " -o " + shell_quote(path("m.yaml")));
+  EXPECT_EQ(empty.code, 3) << empty.out << empty.err;
+  EXPECT_NE(empty.err.find("no *.json run records"), std::string::npos) << empty.err;
+  EXPECT_FALSE(std::filesystem::exists(path("m.yaml")));
 }
 
 TEST_F(MatrixCli, TheHtmlReportCarriesTheMatrixSection) {

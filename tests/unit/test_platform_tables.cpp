@@ -35,7 +35,8 @@ bool mentions(const std::vector<std::string>& lines, const std::string& text) {
 
 RuleOutcome check_driver(const std::string& driver, const std::string& cc, const std::string& product,
                          const std::string& as_of = "2025-12-01") {
-  return check_rules({{"driver_version", ComponentRule{TargetMatch::exact, driver}}}, cc, product, shipped_rules(), as_of);
+  return check_rules({{"driver_version", ComponentRule{TargetMatch::exact, driver}}}, cc, product,
+                     shipped_rules(), as_of);
 }
 
 // Xid 109 (catalog: RESET_GPU; NVSentinel: fatal) and 160/162 (NVSentinel: fatal) fail.
@@ -56,7 +57,8 @@ TEST(XidTableSources, EveryRowWhoseSourceSaysResetOrRestartFails) {
   const SeverityTable t = load_severity_tables(kBaselines, health_finding_codes());
   std::size_t checked = 0;
   for (const auto& [code, rule] : t.xids) {
-    const bool reset = rule.source.find("RESET_GPU") != std::string::npos || rule.source.find("RESTART_BM") != std::string::npos;
+    const bool reset = rule.source.find("RESET_GPU") != std::string::npos ||
+                       rule.source.find("RESTART_BM") != std::string::npos;
     if (!reset) continue;
     ++checked;
     EXPECT_EQ(rule.severity, Severity::fail) << "Xid " << code << ": " << rule.source;
@@ -67,8 +69,11 @@ TEST(XidTableSources, EveryRowWhoseSourceSaysResetOrRestartFails) {
 TEST(CudaCompatSources, Cuda131And132Rows) {
   const CudaCompatTable& c = shipped_rules().cuda;
   // CUDA 13.2 Update 2 release notes, Table 3 (platform-support.md section 2.4).
-  const std::vector<std::pair<const char*, const char*>> rows = {
-      {"13.1.0", "590.44.01"}, {"13.1.1", "590.48.01"}, {"13.2.0", "595.45.04"}, {"13.2.1", "595.58.03"}, {"13.2.2", "595.71.05"}};
+  const std::vector<std::pair<const char*, const char*>> rows = {{"13.1.0", "590.44.01"},
+                                                                 {"13.1.1", "590.48.01"},
+                                                                 {"13.2.0", "595.45.04"},
+                                                                 {"13.2.1", "595.58.03"},
+                                                                 {"13.2.2", "595.71.05"}};
   for (const auto& [cuda, driver] : rows) {
     const auto v = DottedVersion::parse(cuda);
     ASSERT_TRUE(c.bundled_driver(*v)) << cuda;
@@ -104,8 +109,8 @@ TEST(DriverBranchSources, B200NeedsItsOwnMinimumOtherBlackwellTheArchitecturesOn
   const RuleOutcome gb200 = check_driver("570.86.15", "10.0", "NVIDIA GB200");
   EXPECT_TRUE(gb200.broken.empty()) << all(gb200);
   // A prefix pins the branch only: said, not decided.
-  const RuleOutcome prefix = check_rules({{"driver_version", ComponentRule{TargetMatch::prefix, "570."}}}, "10.0",
-                                         "NVIDIA B200", shipped_rules(), "2025-12-01");
+  const RuleOutcome prefix = check_rules({{"driver_version", ComponentRule{TargetMatch::prefix, "570."}}},
+                                         "10.0", "NVIDIA B200", shipped_rules(), "2025-12-01");
   EXPECT_TRUE(prefix.broken.empty()) << all(prefix);
   EXPECT_TRUE(mentions(prefix.notes, "needs driver 570.133.20 or later")) << all(prefix);
 }
@@ -113,12 +118,16 @@ TEST(DriverBranchSources, B200NeedsItsOwnMinimumOtherBlackwellTheArchitecturesOn
 // Compute capability 12.0 runs from R570 (CUDA 12.8); 575.57.08 is the RTX PRO 6000 Server
 // Edition's own minimum.
 TEST(DriverBranchSources, Cc120FromR570RtxPro6000ServerEditionFrom575) {
-  const RuleOutcome workstation = check_driver("570.133.20", "12.0", "NVIDIA RTX PRO 6000 Blackwell Workstation Edition");
+  const RuleOutcome workstation =
+      check_driver("570.133.20", "12.0", "NVIDIA RTX PRO 6000 Blackwell Workstation Edition");
   EXPECT_TRUE(workstation.broken.empty()) << all(workstation);
-  const RuleOutcome server = check_driver("570.133.20", "12.0", "NVIDIA RTX PRO 6000 Blackwell Server Edition");
-  EXPECT_TRUE(mentions(server.broken, "older than 575.57.08, the first for RTX PRO 6000 Blackwell Server Edition"))
+  const RuleOutcome server =
+      check_driver("570.133.20", "12.0", "NVIDIA RTX PRO 6000 Blackwell Server Edition");
+  EXPECT_TRUE(
+      mentions(server.broken, "older than 575.57.08, the first for RTX PRO 6000 Blackwell Server Edition"))
       << all(server);
-  EXPECT_TRUE(check_driver("575.57.08", "12.0", "NVIDIA RTX PRO 6000 Blackwell Server Edition").broken.empty());
+  EXPECT_TRUE(
+      check_driver("575.57.08", "12.0", "NVIDIA RTX PRO 6000 Blackwell Server Edition").broken.empty());
   const RuleOutcome r565 = check_driver("565.57.01", "12.0", "NVIDIA RTX PRO 4500 Blackwell Server Edition");
   EXPECT_TRUE(mentions(r565.broken, "older than 570.26")) << all(r565);
 }
@@ -126,8 +135,10 @@ TEST(DriverBranchSources, Cc120FromR570RtxPro6000ServerEditionFrom575) {
 TEST(DriverBranchSources, ProductRowsAreLoadedStrictly) {
   const std::string head =
       "schema: gpuqual.driver-branches/v1\nread: \"2026-12-01\"\nsource: s\nbranches: []\narchitectures:\n"
-      "  - name: Blackwell\n    compute_capabilities: [\"10.0\"]\n    min_driver: \"570.26\"\n    source: s\n";
-  EXPECT_NO_THROW(parse_driver_branches_yaml(head + "    products:\n      - {name: B200, min_driver: \"570.133.20\", source: s}\n", "b.yaml"));
+      "  - name: Blackwell\n    compute_capabilities: [\"10.0\"]\n    min_driver: \"570.26\"\n    source: "
+      "s\n";
+  EXPECT_NO_THROW(parse_driver_branches_yaml(
+      head + "    products:\n      - {name: B200, min_driver: \"570.133.20\", source: s}\n", "b.yaml"));
   const std::vector<std::pair<std::string, std::string>> bad = {
       {"      - {name: B200, min_driver: \"570.1\", source: s}\n", "below the architecture's 570.26"},
       {"      - {name: B200, min_driver: \"570.133.20\"}\n", "source"},

@@ -13,6 +13,7 @@ Scenario (docs/matrix.md walks through it):
   h100 stack 570.133.20/12.8  nodes h1, h2 pass                          -> known-good
 """
 import copy
+import hashlib
 import json
 import pathlib
 
@@ -42,6 +43,11 @@ def record(node, stack, day, ok=True, cls="h200"):
     r["started_at"] = stamp
     r["ended_at"] = f"2026-11-{day:02d}T12:03:00Z"
     r["run_id"] = f"{node}-{stack}-{day}"
+    # Each node its own GPUs: the matrix counts machines by GPU UUID (one box under two node
+    # names is one node), so the nodes of the scenario must not share the template's UUIDs.
+    for i, g in enumerate(r["gpus"]):
+        h = hashlib.sha256(f"{node}/{i}".encode()).hexdigest()
+        g["uuid"] = f"GPU-{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}"
     if cls == "h100":
         r["hardware_class"].update({"slug": "h100-sxm-80gb", "product": "NVIDIA-H100-80GB-HBM3", "memory_mib": 81559})
         r["node"]["k8s_labels"]["nvidia.com/gpu.product"] = "NVIDIA-H100-80GB-HBM3"
