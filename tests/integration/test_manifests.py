@@ -230,6 +230,23 @@ class KubernetesSchemas(unittest.TestCase):
         pvc = next(o for o in objs if o["kind"] == "PersistentVolumeClaim")
         self.assertEqual(pvc["spec"]["accessModes"], ["ReadWriteMany"])
 
+    def test_shipped_gates_expire_old_records(self):
+        """--max-age is off on the command line; the shipped gates give it (docs/gate.md, "Time")."""
+        need_kubectl(self)
+        objs = ml.kustomize(ml.K8S)
+        gate = next(o for o in objs if o["kind"] == "Job" and o["metadata"]["name"] == "gpuqual-canary-gate")
+        cm = next(o for o in objs if o["kind"] == "ConfigMap" and o["metadata"]["name"].startswith("gpuqual-canary-"))
+        c = gate["spec"]["template"]["spec"]["containers"][0]
+        self.assertIn('--max-age "$GPUQUAL_MAX_AGE"', c["args"][0])
+        env = {e["name"]: e for e in c["env"]}
+        self.assertEqual(env["GPUQUAL_MAX_AGE"]["valueFrom"]["configMapKeyRef"]["key"], "GPUQUAL_MAX_AGE")
+        self.assertEqual(cm["data"]["GPUQUAL_MAX_AGE"], "7d")
+        flow = ml.load_all(os.path.join(ml.PIPELINES, "argo-workflows-upgrade.yaml"))[0]
+        params = {p["name"]: p.get("value") for p in flow["spec"]["arguments"]["parameters"]}
+        self.assertEqual(params["max-age"], "7d")
+        gate_step = next(t for t in flow["spec"]["templates"] if t["name"] == "gate")
+        self.assertIn('--max-age "{{workflow.parameters.max-age}}"', gate_step["script"]["source"])
+
 
 class PodHardening(unittest.TestCase):
     """Every pod gpuqual ships runs as the image's non-root UID with a read-only root filesystem,
