@@ -11,7 +11,29 @@
 
 namespace gpuqual {
 
-std::vector<CheckRow> check_rows(const CheckResult& c, const Verdict& v, bool skipped_metrics_place_gpu) {
+namespace {
+
+// A skip's row: accepted when optional or not applicable (a code that holds for the record);
+// the reason says which, or why the code does not hold.
+void judge_skip(const RunRecord& r, const CheckResult& c, CheckRow& row) {
+  const std::string code = recorded_reason_code(c, row.gpu);
+  row.skip_accepted = skip_is_acceptable(r, c, row.gpu, code, false);
+  if (code.empty()) {
+    if (c.optional) row.reason = "optional check: " + row.reason;
+    return;
+  }
+  if (auto refused = not_applicable_refusal(r, c, code, row.gpu)) {
+    row.reason = fmt::format("{}{} (not accepted as not applicable: {})",
+                             c.optional ? "optional check: " : "", row.reason, *refused);
+  } else {
+    row.reason = fmt::format("not applicable ({}): {}", code, row.reason);
+  }
+}
+
+}  // namespace
+
+std::vector<CheckRow> check_rows(const RunRecord& r, const CheckResult& c, const Verdict& v,
+                                 bool skipped_metrics_place_gpu) {
   std::set<int> gpus;
   bool node = false;
   auto touch = [&](const std::optional<int>& gpu) {
@@ -36,12 +58,7 @@ std::vector<CheckRow> check_rows(const CheckResult& c, const Verdict& v, bool sk
   for (const auto& gpu : scopes) {
     auto [status, reason] = recorded_status(c, gpu);
     CheckRow row{c.name, gpu, status, status == Status::pass ? "" : reason, c.duration_s, false};
-    if (status == Status::skip) {
-      const std::string code = recorded_reason_code(c, gpu);
-      row.skip_accepted = skip_is_acceptable(c, code, false);
-      if (is_not_applicable_code(code)) row.reason = fmt::format("not applicable ({}): {}", code, reason);
-      else if (c.optional) row.reason = "optional check: " + reason;
-    }
+    if (status == Status::skip) judge_skip(r, c, row);
     // Only a worse status takes over the row, and only then is its reason text made.
     auto takes_over = [&](Status s) { return s != Status::skip && severity_rank(s) > severity_rank(row.status); };
     auto fold = [&](Status s, const std::string& what, const std::string& why) {

@@ -10,9 +10,12 @@
 
 namespace gpuqual {
 
-// `v` holds the judged metric and finding rows. `skipped_metrics_place_gpu`: whether a skipped
-// metric row puts the check on its GPU (diff: yes; compare: no, a skip there is only a metric the
-// baseline does not judge).
-std::vector<CheckRow> check_rows(const CheckResult& c, const Verdict& v, bool skipped_metrics_place_gpu);
+// `c` is a check of the judged record `r`; `v` holds the judged metric and finding rows.
+// `skipped_metrics_place_gpu`: whether a skipped metric row puts the check on its GPU (diff: yes;
+// compare: no, a skip there is only a metric the baseline does not judge). A skip's
+// not-applicable code is accepted only when it holds for `r` (core/skip_reason.hpp); else the
+// row says why not.
+std::vector<CheckRow> check_rows(const RunRecord& r, const CheckResult& c, const Verdict& v,
+                                 bool skipped_metrics_place_gpu);
 
 }  // namespace gpuqual

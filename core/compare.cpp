@@ -13,6 +13,7 @@
 #include "core/inventory_findings.hpp"
 #include "core/compare_rules.hpp"
 #include "core/expected_gpus.hpp"
+#include "core/hardware_class.hpp"
 #include "core/record_lookup.hpp"
 #include "core/compare_summary.hpp"
 
@@ -149,7 +150,7 @@ void add_check_rows(const RunRecord& r, const Baseline* b, Verdict& v) {
   std::set<std::string> in_record;
   for (const auto& c : r.checks) {
     in_record.insert(c.name);
-    for (CheckRow& row : check_rows(c, v, /*skipped_metrics_place_gpu=*/false)) {
+    for (CheckRow& row : check_rows(r, c, v, /*skipped_metrics_place_gpu=*/false)) {
       if (row.status == Status::skip && !row.skip_accepted && b && b->check_optional(c.name)) {
         row.skip_accepted = true;
         row.reason = "optional in the baseline: " + row.reason;
@@ -261,6 +262,7 @@ void decide(const RunRecord& r, const Baseline* b, const CompareOptions& options
   }
   std::vector<std::string> notes;
   if (b && b->kind == BaselineKind::floor) notes.push_back(kFloorNote);
+  if (auto note = class_override_note(r)) notes.push_back(*note);  // docs/hardware-class.md
   decide_outcome(v, fails, unjudged, warns, notes, options.strict);
 }
 

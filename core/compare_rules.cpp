@@ -7,6 +7,7 @@
 #include <numbers>
 #include <utility>
 
+#include "core/health_severity.hpp"
 #include "core/record_lookup.hpp"
 #include "core/tolerance.hpp"
 
@@ -120,7 +121,9 @@ const FindingLimit* find_limit(const Baseline* baseline, const std::string& code
   return best;
 }
 
-FindingRow judge_finding(const std::string& check, const Finding& finding, const Baseline* baseline) {
+FindingRow judge_finding(const std::string& check, const Finding& recorded, const Baseline* baseline) {
+  // The severity is gpuqual's table's, or the record's when it is higher (docs/health.md).
+  const Finding finding = with_table_severity(judging_severity_table(), recorded);
   FindingRow row;
   row.check = check;
   row.finding = finding;
@@ -144,7 +147,11 @@ FindingRow judge_finding(const std::string& check, const Finding& finding, const
       case Severity::warn: row.status = Status::warn; break;
       case Severity::info: row.status = Status::pass; break;
     }
-    row.reason = fmt::format("severity {}, no limit in the baseline", to_string(finding.severity));
+    row.reason = fmt::format(
+        "severity {}{}, no limit in the baseline", to_string(finding.severity),
+        finding.severity == recorded.severity
+            ? ""
+            : fmt::format(" (gpuqual's table; the record says {})", to_string(recorded.severity)));
   }
   if (!finding.detail.empty()) row.reason += ": " + finding.detail;
   return row;

@@ -28,8 +28,10 @@ MetricRow judge_metric(const std::string& check, const Metric& metric, const Met
 // The finding limit that applies to `code`: an exact match first, else the longest ".*" prefix.
 const FindingLimit* find_limit(const Baseline* baseline, const std::string& code);
 
-// Judges a finding by its limit (value over max_value, or any occurrence), else by its own
-// severity (fail → fail, warn → warn, info → pass).
+// Judges a finding by its limit (value over max_value, or any occurrence), else by its severity
+// (fail → fail, warn → warn, info → pass): the record's, raised to what gpuqual's shipped table
+// gives the code (judging_severity_table(), core/health_severity.hpp). The row's finding carries
+// the judged severity.
 FindingRow judge_finding(const std::string& check, const Finding& finding, const Baseline* baseline);
 
 // The fewest decimals (1..6) at which two percentages print differently, so that no reason reads

@@ -15,6 +15,8 @@
 #include "core/diff_gpu_match.hpp"
 #include "core/diff_stack.hpp"
 #include "core/driver_consistency.hpp"
+#include "core/hardware_class.hpp"
+#include "core/health_severity.hpp"
 #include "core/inventory_findings.hpp"
 #include "core/record_lookup.hpp"
 #include "core/skip_reason.hpp"
@@ -170,7 +172,8 @@ class Differ {
       }
     }
     for (const auto& c : after_.checks) {
-      for (const auto& f : c.findings) {
+      for (const auto& recorded : c.findings) {
+        const Finding f = with_table_severity(judging_severity_table(), recorded);  // docs/health.md
         FindingRow row;
         row.check = c.name;
         row.finding = f;
@@ -232,7 +235,7 @@ class Differ {
     std::set<std::string> after_names;
     for (const auto& c : after_.checks) {
       after_names.insert(c.name);
-      for (CheckRow& row : check_rows(c, v_, /*skipped_metrics_place_gpu=*/true)) {
+      for (CheckRow& row : check_rows(after_, c, v_, /*skipped_metrics_place_gpu=*/true)) {
         const auto [status, reason] = recorded_status(c, row.gpu);
         const std::string where = scope(row.gpu);
         std::optional<int> before_gpu;
@@ -303,6 +306,9 @@ class Differ {
                                    after_.node.hostname));
     }
     if (auto note = reboot_note(before_.node, after_.node)) notes_.push_back(*note);
+    // An overridden class is said on every verdict (docs/hardware-class.md).
+    if (auto note = class_override_note(before_)) notes_.push_back("before: " + *note);
+    if (auto note = class_override_note(after_)) notes_.push_back("after: " + *note);
     // A changed harness or user-mode driver confounds the comparison: said, as a warning.
     const std::string tool_before = before_.tool.version + " (" + before_.tool.git_revision + ")";
     const std::string tool_after = after_.tool.version + " (" + after_.tool.git_revision + ")";

@@ -8,6 +8,7 @@
 #include <set>
 #include <vector>
 
+#include "core/hardware_class.hpp"
 #include "core/input_error.hpp"
 #include "core/metric_summary.hpp"
 #include "core/simdjson_fields.hpp"
@@ -247,17 +248,16 @@ RunRecord record_from(const element& root, const std::string& file) {
     h.finish();
   }
   std::set<int> indices;
-  std::set<std::string> uuids;
   std::size_t i = 0;
   for (element g_el : o.array("gpus")) {
     const Where p = o.at("gpus", i++);
     GpuInfo g = gpu_from(g_el, file, p);
-    if (!indices.insert(g.index).second) throw InputError(file, p.str() + ".index", fmt::format("duplicate GPU index {}", g.index));
-    if (!g.uuid.empty() && !uuids.insert(g.uuid).second) {
-      throw InputError(file, p.str() + ".uuid", fmt::format("duplicate GPU UUID {}", g.uuid));
-    }
+    if (!indices.insert(g.index).second)
+      throw InputError(file, p.str() + ".index", fmt::format("duplicate GPU index {}", g.index));
     r.gpus.push_back(std::move(g));
   }
+  if (auto bad = gpu_identity_problem(r.hardware_class, r.gpus))
+    throw InputError(file, bad->field, bad->problem);
   i = 0;
   for (element c_el : o.array("checks")) {
     const Where p = o.at("checks", i++);

@@ -10,6 +10,9 @@
 #include <optional>
 #include <string_view>
 
+#include "core/diff_gpu_match.hpp"
+#include "core/text_case.hpp"
+
 namespace gpuqual {
 
 namespace {
@@ -186,8 +189,11 @@ HardwareClass derive_hardware_class(const std::vector<GpuInfo>& gpus) {
   hw.product = gfd_product_label(first.name);
   if (mib != 0) hw.memory_mib = mib;
   for (const GpuInfo& g : gpus) {
-    // Two different unknown products both slug to "unknown": compare the names too.
-    if (g.name != first.name || hardware_class_slug(g.name, g.memory_bytes >> 20) != hw.slug) {
+    const bool same_as_first = g.name == first.name && (g.memory_bytes >> 20) == mib;
+    // Two different unknown products both slug to "unknown": compare the names too. A GPU like
+    // the first needs no second derivation (readers derive the class of every record they read).
+    if (!same_as_first &&
+        (g.name != first.name || hardware_class_slug(g.name, g.memory_bytes >> 20) != hw.slug)) {
       hw.slug = "mixed";
       hw.product.clear();
       hw.memory_mib.reset();
@@ -196,6 +202,82 @@ HardwareClass derive_hardware_class(const std::vector<GpuInfo>& gpus) {
     if ((g.memory_bytes >> 20) != mib) hw.memory_mib.reset();  // same class, but no one number
   }
   return hw;
+}
+
+namespace {
+
+constexpr const char* kTwice = "one card counted twice";
+
+std::optional<GpuIdentityProblem> duplicate_gpu_problem(const std::vector<GpuInfo>& gpus) {
+  std::vector<std::string> uuids, buses;
+  uuids.reserve(gpus.size());
+  buses.reserve(gpus.size());
+  for (std::size_t i = 0; i < gpus.size(); ++i) {
+    const GpuInfo& g = gpus[i];
+    auto field = [&](const char* name) { return fmt::format("$.gpus[{}].{}", i, name); };
+    if (g.uuid.empty()) {
+      return GpuIdentityProblem{
+          field("uuid"),
+          fmt::format("GPU {} has no UUID: a GPU the record cannot name may be {}", g.index, kTwice)};
+    }
+    uuids.push_back(to_lower(g.uuid));
+    for (std::size_t k = 0; k + 1 < uuids.size(); ++k) {
+      if (uuids[k] == uuids.back()) {
+        return GpuIdentityProblem{field("uuid"), fmt::format("duplicate GPU UUID {} (GPU {} has it too): {}",
+                                                             g.uuid, gpus[k].index, kTwice)};
+      }
+    }
+    // An empty bus id was not read (the UUID still names the card); "0000:19:00.0" and
+    // "00000000:19:00.0" are one slot.
+    buses.push_back(g.pci_bus_id.empty() ? std::string() : normalize_pci_bus_id(g.pci_bus_id));
+    if (buses.back().empty()) continue;
+    for (std::size_t k = 0; k + 1 < buses.size(); ++k) {
+      if (buses[k] == buses.back()) {
+        return GpuIdentityProblem{field("pci_bus_id"),
+                                  fmt::format("duplicate PCI bus id {} (GPU {} has it too): {}", g.pci_bus_id,
+                                              gpus[k].index, kTwice)};
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<GpuIdentityProblem> gpu_identity_problem(const HardwareClass& stated,
+                                                       const std::vector<GpuInfo>& gpus) {
+  if (auto dup = duplicate_gpu_problem(gpus)) return dup;
+  if (stated.gpu_count != static_cast<int>(gpus.size())) {
+    return GpuIdentityProblem{
+        "$.hardware_class.gpu_count",
+        fmt::format("the class says {} GPUs, $.gpus has {}", stated.gpu_count, gpus.size())};
+  }
+  if (stated.overridden || stated.slug == "unknown") return std::nullopt;
+  const HardwareClass derived = derive_hardware_class(gpus);
+  if (derived.slug == stated.slug) return std::nullopt;
+  const std::string what = gpus.empty() ? std::string("no GPU")
+                           : derived.slug == "mixed"
+                               ? std::string("more than one product")
+                               : fmt::format("{} x \"{}\", {} MiB", gpus.size(), gpus.front().name,
+                                             gpus.front().memory_bytes >> 20);
+  return GpuIdentityProblem{
+      "$.hardware_class.slug",
+      fmt::format(
+          "the record says class {}, its GPUs ({}) give {}; another class than the GPUs' is an override "
+          "(--class, hardware_class.overridden)",
+          stated.slug, what, derived.slug)};
+}
+
+std::string unread_gpu_uuid(const GpuInfo& g) {
+  return g.pci_bus_id.empty() ? fmt::format("unread:gpu{}", g.index) : "unread:" + g.pci_bus_id;
+}
+
+bool is_unread_gpu_uuid(std::string_view uuid) { return uuid.starts_with("unread:"); }
+
+std::optional<std::string> class_override_note(const RunRecord& r) {
+  if (!r.hardware_class.overridden) return std::nullopt;
+  return fmt::format("class {} is an override (--class); its GPUs give {}", r.hardware_class.slug,
+                     derive_hardware_class(r.gpus).slug);
 }
 
 std::map<std::string, std::string> gfd_labels(const HardwareClass& hw) {

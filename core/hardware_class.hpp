@@ -5,6 +5,7 @@
 // nvidia.com/gpu.memory, nvidia.com/gpu.count).
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -25,6 +26,32 @@ std::string hardware_class_slug(const std::string& product_name, std::uint64_t m
 // Class of a node: every GPU must share one slug, else the class is "mixed" (unjudgeable by
 // --baseline auto). No GPUs → "unknown" with gpu_count 0.
 HardwareClass derive_hardware_class(const std::vector<GpuInfo>& gpus);
+
+// What is wrong with the GPUs' identity in a record, as the JSON field and the problem
+// (docs/hardware-class.md, "Identity"): a GPU without a UUID, two with the same UUID or PCI bus
+// id (one card counted twice), a `gpu_count` other than the number of GPUs, or a stated class
+// that its GPUs do not give and that is not an override (`hardware_class.overridden`). A stated
+// `unknown` is accepted: it names no baseline, and a product added to the table later must not
+// make older records unreadable. nullopt when the record is consistent. Both record readers
+// refuse with it (exit 3).
+struct GpuIdentityProblem {
+  std::string field;  // "$.gpus[1].uuid", "$.hardware_class.slug"
+  std::string problem;
+};
+std::optional<GpuIdentityProblem> gpu_identity_problem(const HardwareClass& stated,
+                                                       const std::vector<GpuInfo>& gpus);
+
+// The UUID `gpuqual inventory` and `run` write for a GPU that neither CUDA nor NVML could name:
+// "unread:" and its bus id (else "unread:gpu<index>"). Unique within a record, as bus ids and
+// indices are, so the record is not refused; never an identity across records (two machines
+// can have a GPU at one bus id), which is_unread_gpu_uuid tells.
+std::string unread_gpu_uuid(const GpuInfo& gpu);
+bool is_unread_gpu_uuid(std::string_view uuid);
+
+// The note every verdict of a record with an overridden class carries ("class h200-sxm-141gb
+// is an override (--class); its GPUs give h100-sxm-80gb"), so no summary hides it; nullopt when
+// the class was derived.
+std::optional<std::string> class_override_note(const RunRecord& record);
 
 // The GFD labels a node of this class carries (nvidia.com/gpu.product/.memory/.count).
 std::map<std::string, std::string> gfd_labels(const HardwareClass& hw);

@@ -2,11 +2,14 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <charconv>
 #include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
 
 #include "core/data_dir.hpp"
+#include "core/health_rules.hpp"
 #include "core/input_error.hpp"
 #include "core/json_input.hpp"
 
@@ -216,6 +219,51 @@ void apply_severity_overrides(SeverityTable& table, const std::string& yaml, con
 
 void load_severity_overrides(SeverityTable& table, const std::string& path) {
   apply_severity_overrides(table, read_text_file(path, kMaxTableBytes), path);
+}
+
+const SeverityTable& judging_severity_table() {
+  static const SeverityTable table = [] {
+    std::vector<std::string> dirs;
+    if (const char* env = std::getenv("GPUQUAL_BASELINES_DIR"); env && *env) dirs.emplace_back(env);
+    if (std::string installed = installed_data_dir("baselines"); !installed.empty())
+      dirs.push_back(std::move(installed));
+    dirs.emplace_back(GPUQUAL_SOURCE_BASELINES);
+    std::error_code ec;
+    auto has_tables = [&](const std::string& dir) {
+      return std::filesystem::is_regular_file(std::filesystem::path(dir) / kXidSeverityFile, ec) &&
+             std::filesystem::is_regular_file(std::filesystem::path(dir) / kHealthFindingsFile, ec);
+    };
+    auto dir = std::find_if(dirs.begin(), dirs.end(), has_tables);
+    // The last candidate is the source tree: its load names the missing file.
+    SeverityTable t = load_severity_tables(dir == dirs.end() ? dirs.back() : *dir, health_finding_codes());
+    if (const char* overrides = std::getenv(kHealthOverridesEnv); overrides && *overrides) {
+      load_severity_overrides(t, overrides);
+    }
+    return t;
+  }();
+  return table;
+}
+
+std::optional<Severity> table_severity(const SeverityTable& table, const std::string& code) {
+  if (code.starts_with("xid.")) {
+    int xid = -1;
+    const char* end = code.data() + code.size();
+    auto [ptr, ec] = std::from_chars(code.data() + 4, end, xid);
+    if (ec != std::errc() || ptr != end || xid < 0) return std::nullopt;
+    const SeverityRule& rule = table.xid(xid);
+    // An application-side Xid is rated higher only while gpuqual's own kernels ran, which the
+    // finding does not say: the lower rating is the floor.
+    if (rule.own_kernel_severity) return std::min(rule.severity, *rule.own_kernel_severity);
+    return rule.severity;
+  }
+  auto it = table.findings.find(code);
+  if (it == table.findings.end()) return std::nullopt;
+  return it->second.severity;
+}
+
+Finding with_table_severity(const SeverityTable& table, Finding f) {
+  if (auto floor = table_severity(table, f.code); floor && *floor > f.severity) f.severity = *floor;
+  return f;
 }
 
 std::string severity_tables_dir(const std::string& flag_value) {

@@ -52,6 +52,22 @@ SeverityTable load_severity_tables(const std::string& dir, const std::vector<std
 void apply_severity_overrides(SeverityTable& table, const std::string& yaml, const std::string& origin);
 void load_severity_overrides(SeverityTable& table, const std::string& path);
 
+// The table compare, diff and gate judge findings by: the shipped tables of the first of
+// $GPUQUAL_BASELINES_DIR, the installed share/gpuqual/baselines and the source tree's baselines/
+// that holds both files, with $GPUQUAL_HEALTH_OVERRIDES applied when set (as `run` applies it).
+// Read once per process; throws InputError when no directory has the tables.
+const SeverityTable& judging_severity_table();
+
+// The least severity the table gives a finding code: an Xid's ("xid.79"; an unlisted Xid takes
+// the table's `unknown` entry; with own_kernel_severity, the lower of the two), or a health
+// finding code's. nullopt for a code the table does not rate (other checks' findings).
+std::optional<Severity> table_severity(const SeverityTable& table, const std::string& code);
+
+// `f` with its severity raised to the table's: a record may raise a severity, never lower one
+// the table gives (an Xid 79 written as `warn` is judged `fail`). docs/health.md, "Severities
+// at judging time".
+Finding with_table_severity(const SeverityTable& table, Finding f);
+
 // Where the shipped tables are: `flag_value` if given, else $GPUQUAL_BASELINES_DIR, else
 // <exe>/../share/gpuqual/baselines of an installed binary, else the source tree's baselines/.
 std::string severity_tables_dir(const std::string& flag_value);

@@ -6,11 +6,12 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "core/hardware_class.hpp"
 #include "core/input_error.hpp"
+#include "core/json_fields.hpp"
 #include "core/metric_summary.hpp"
 #include "core/skip_reason.hpp"
 #include "core/stack_inventory_json.hpp"
-#include "core/json_fields.hpp"
 #include "core/units.hpp"
 
 namespace gpuqual {
@@ -378,18 +379,17 @@ RunRecord record_from_json(const json& j, const std::string& file) {
   const std::string g_path = o.child_path("gpus");
   const json& gpus = o.array("gpus");
   std::set<int> indices;
-  std::set<std::string> uuids;
   for (std::size_t i = 0; i < gpus.size(); ++i) {
     const std::string p = JsonObject::index_path(g_path, i);
     GpuInfo g = gpu_from_json(gpus[i], file, p);
     if (!indices.insert(g.index).second) {
       throw InputError(file, p + ".index", fmt::format("duplicate GPU index {}", g.index));
     }
-    if (!g.uuid.empty() && !uuids.insert(g.uuid).second) {
-      throw InputError(file, p + ".uuid", fmt::format("duplicate GPU UUID {}", g.uuid));
-    }
     r.gpus.push_back(std::move(g));
   }
+  // The same rule in gate_record_reader.cpp (docs/hardware-class.md, "Identity").
+  if (auto bad = gpu_identity_problem(r.hardware_class, r.gpus))
+    throw InputError(file, bad->field, bad->problem);
   const std::string c_path = o.child_path("checks");
   const json& checks = o.array("checks");
   for (std::size_t i = 0; i < checks.size(); ++i) {

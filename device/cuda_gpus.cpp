@@ -40,8 +40,13 @@ CudaGpuScan scan_cuda_gpus() {
     g.index = i;
     g.name = prop.name;
     unsigned char uuid[16];
-    for (int k = 0; k < 16; ++k) uuid[k] = static_cast<unsigned char>(prop.uuid.bytes[k]);
-    g.uuid = format_gpu_uuid(uuid);
+    bool zero = true;
+    for (int k = 0; k < 16; ++k) {
+      uuid[k] = static_cast<unsigned char>(prop.uuid.bytes[k]);
+      zero = zero && uuid[k] == 0;
+    }
+    // All zeros is no UUID (two such GPUs would read as one card): NVML's is taken instead.
+    if (!zero) g.uuid = format_gpu_uuid(uuid);
     char bus[32] = {};
     if (cudaDeviceGetPCIBusId(bus, sizeof bus, i) == cudaSuccess) g.pci_bus_id = bus;
     g.compute_capability = std::to_string(prop.major) + "." + std::to_string(prop.minor);

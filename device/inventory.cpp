@@ -116,6 +116,11 @@ Inventory collect_inventory(const InventoryOptions& options) {
   sources.platform = options.platform;
   n.stack = collect_stack_inventory(nvml, inv.gpus, sources);
 
+  // A record names every GPU (docs/hardware-class.md, "Identity"): one whose UUID neither CUDA
+  // nor NVML gave is named by its slot, so that the record is not refused.
+  for (GpuInfo& g : inv.gpus) {
+    if (g.uuid.empty()) g.uuid = unread_gpu_uuid(g);
+  }
   inv.hardware_class = derive_hardware_class(inv.gpus);
   if (!options.class_override.empty()) {
     inv.hardware_class.slug = options.class_override;

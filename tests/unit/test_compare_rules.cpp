@@ -281,13 +281,13 @@ TEST(Compare, SkippedCheckThatCouldNotMeasureIsInconclusive) {
 TEST(Compare, NotApplicableSkipIsReportedButDoesNotDecide) {
   const Baseline b = baseline_with({expect("gemm.bf16.tflops", 770, 0.05)});
   RunRecord r = gemm_record(771, 769);
-  CheckResult na = check("nccl_allreduce", Status::skip, {}, "an all-reduce needs at least 2 GPUs; 1 selected");
-  na.reason_code = "single_gpu";
+  CheckResult na = check("storage", Status::skip, {}, "no storage path configured for this node");
+  na.reason_code = "not_configured";
   r.checks.push_back(na);
   const Verdict v = compare_record(r, &b, {});
   EXPECT_EQ(v.outcome, Outcome::pass);
   EXPECT_EQ(v.checks.back().status, Status::skip);
-  EXPECT_EQ(v.checks.back().reason, "not applicable (single_gpu): an all-reduce needs at least 2 GPUs; 1 selected");
+  EXPECT_EQ(v.checks.back().reason, "not applicable (not_configured): no storage path configured for this node");
 }
 
 TEST(Compare, SkippedCheckWhoseMetricIsRequiredIsInconclusive) {

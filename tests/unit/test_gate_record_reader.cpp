@@ -120,6 +120,13 @@ TEST(StreamingRecordReader, RejectsWhatTheStrictReaderRejectsWithTheSameMessage)
       {"gpu out of range", [](json& j) { j["checks"][0]["findings"][0]["gpu"] = 4096; }},
       {"duplicate gpu index", [](json& j) { j["gpus"][1]["index"] = 0; }},
       {"duplicate uuid", [](json& j) { j["gpus"][1]["uuid"] = j["gpus"][0]["uuid"]; }},
+      {"empty uuid", [](json& j) { j["gpus"][0]["uuid"] = ""; }},
+      {"duplicate pci bus id", [](json& j) { j["gpus"][1]["pci_bus_id"] = "0000:10:00.0"; }},
+      {"class not the GPUs'", [](json& j) {
+         j["hardware_class"]["overridden"] = false;
+         j["hardware_class"]["slug"] = "h100-sxm-80gb";
+       }},
+      {"gpu count not the GPUs'", [](json& j) { j["hardware_class"]["gpu_count"] = 8; }},
       {"fail without reason", [](json& j) { j["checks"][1]["status"] = "fail"; j["checks"][1]["reason"] = ""; }},
       {"unknown status", [](json& j) { j["checks"][0]["per_gpu"][0]["status"] = "ok"; }},
       {"unknown severity", [](json& j) { j["checks"][0]["findings"][0]["severity"] = "fatal"; }},

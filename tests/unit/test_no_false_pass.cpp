@@ -170,17 +170,16 @@ TEST(SkipRule, NotApplicableCodesAndOptionalChecksDoNotDecide) {
 
 TEST(SkipRule, APerGpuSkipNeedsItsOwnCode) {
   const Baseline b = baseline_with({expect("gemm.bf16.tflops", 771, 0.05)});
-  CheckResult fp8 = gemm_check({771, 771});
-  fp8.name = "gemm_fp8";
-  fp8.metrics.clear();
-  fp8.status = Status::skip;
-  fp8.reason = "gpu 0: no requested precision runs on this GPU; gpu 1: no requested precision runs on this GPU";
-  fp8.per_gpu = {{0, Status::skip, "no requested precision runs on this GPU", "precision_unsupported"},
-                 {1, Status::skip, "no requested precision runs on this GPU", ""}};
-  const Verdict v = compare_record(record_with(2, {gemm_check({771, 771}), fp8}), &b, {});
+  // Pre-Ampere GPUs (compute capability 7.0), whose health check has no row remapping to read.
+  RunRecord r = record_with(2, {gemm_check({771, 771})});
+  for (auto& g : r.gpus) g.compute_capability = "7.0";
+  CheckResult remap = health(Status::skip, "gpu 0: no row remapping; gpu 1: no row remapping");
+  remap.per_gpu = {{0, Status::skip, "no row remapping", "row_remap_unsupported"}, {1, Status::skip, "no row remapping", ""}};
+  r.checks.push_back(remap);
+  const Verdict v = compare_record(r, &b, {});
   EXPECT_EQ(v.outcome, Outcome::inconclusive);
-  EXPECT_TRUE(has_reason(v, "gemm_fp8 gpu 1 skipped"));
-  EXPECT_FALSE(has_reason(v, "gemm_fp8 gpu 0 skipped"));
+  EXPECT_TRUE(has_reason(v, "health gpu 1 skipped"));
+  EXPECT_FALSE(has_reason(v, "health gpu 0 skipped"));
 }
 
 TEST(SkipRule, TheCodeTableIsWhatTheReadersAccept) {

@@ -126,10 +126,13 @@ TEST_F(JudgedRun, ASkipIsInconclusiveUnlessNotApplicableOrOptional) {
   EXPECT_THAT(last_line(r.out), HasSubstr("test_skip skipped: not applicable: planted skip"));
   expect_same_as_compare(r, b);
 
+  // A code counts only from its own check (single_gpu: p2p, nccl_allreduce), so the planted
+  // skip's stays inconclusive and says why (core/skip_reason.hpp).
   write_suite("na", pass + "  - check: test_skip\n    budget_s: 1\n    timeout_s: 10\n    params: {reason_code: single_gpu}\n");
   r = gpuqual({"run", "--suite", path("na.yaml"), "--class", "test-class", "--baseline", b, "--output", "r.json"});
-  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_EQ(check(record(), "test_skip").reason_code, "single_gpu");
+  EXPECT_THAT(r.out, HasSubstr("single_gpu is not a code of the check test_skip"));
 
   write_suite("opt", pass + "  - check: test_skip\n    budget_s: 1\n    timeout_s: 10\n    optional: true\n");
   r = gpuqual({"run", "--suite", path("opt.yaml"), "--class", "test-class", "--baseline", b, "--output", "r.json"});
