@@ -97,36 +97,38 @@ void print_line(std::FILE* out, std::string_view text) {
   std::fputs((terminal_line(text) + "\n").c_str(), out);
 }
 
+std::string_view markup_entity(char c) {
+  switch (c) {
+    case '&':
+      return "&amp;";
+    case '<':
+      return "&lt;";
+    case '>':
+      return "&gt;";
+    case '"':
+      return "&quot;";
+    case '\'':
+      return "&#39;";
+    default:
+      return {};
+  }
+}
+
 std::string escape_xml(std::string_view text) {
   const std::string safe = escape_controls(text, true);
   std::string out;
   out.reserve(safe.size());
   // Newline and tab as references: an attribute value keeps them (XML 1.0 section 3.3.3).
   for (char c : safe) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      case '\n':
-        out += "&#10;";
-        break;
-      case '\t':
-        out += "&#9;";
-        break;
-      default:
-        out += c;
+    const std::string_view entity = markup_entity(c);
+    if (!entity.empty()) {
+      out += entity;
+    } else if (c == '\n') {
+      out += "&#10;";
+    } else if (c == '\t') {
+      out += "&#9;";
+    } else {
+      out += c;
     }
   }
   return out;

@@ -37,6 +37,10 @@ std::string terminal_line(std::string_view text);
 // carries record values (stderr error messages and notes included).
 void print_line(std::FILE* out, std::string_view text);
 
+// The entity of & < > " ' in XML and HTML text and attribute values alike ("&#39;" for the
+// apostrophe, which HTML 4 lacks as a named entity); empty for any other character.
+std::string_view markup_entity(char c);
+
 // XML 1.0 character data and attribute values (JUnit): escape_controls (so every character left
 // is one XML 1.0 allows, https://www.w3.org/TR/xml/#charsets), then & < > " ' as entities and
 // newline and tab as character references (kept in attribute values too).

@@ -14,39 +14,16 @@ std::string escape(std::string_view s) {
   std::string out;
   out.reserve(s.size() + s.size() / 8);
   for (std::size_t i = 0; i < s.size();) {
-    const auto c = static_cast<unsigned char>(s[i]);
     char32_t cp = 0;
     const std::size_t n = utf8_sequence(s, i, cp);
     if (n == 0 || is_hidden_code_point(cp)) {
       out += kReplacement;
-      i += n == 0 ? 1 : n;
-      continue;
-    }
-    if (n > 1) {
+    } else if (const std::string_view entity = markup_entity(s[i]); n == 1 && !entity.empty()) {
+      out += entity;
+    } else {
       out.append(s.substr(i, n));
-      i += n;
-      continue;
     }
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += static_cast<char>(c);
-    }
-    ++i;
+    i += n == 0 ? 1 : n;
   }
   return out;
 }

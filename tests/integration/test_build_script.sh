@@ -38,7 +38,8 @@ run FAKE_NINJA_FAIL=0
 [[ $rc -eq 0 ]] || fail "a build that succeeds exited $rc"
 grep -q "warning:" <<<"$out" && fail "compiler output reached the terminal: $(grep -m1 warning: <<<"$out")"
 grep -q "^build.sh: 100% (100 of 100 steps)$" <<<"$out" || fail "no progress line for the last step: $out"
-[[ $(grep -c "warning: compiler line" "$work/b/build.log") -eq 100 ]] || fail "build.log lacks the compiler lines"
+[[ $(grep -c "warning: compiler line" "$work/b/build.log") -eq 100 ]] ||
+  fail "build.log lacks the compiler lines"
 [[ $(grep -c '^build.sh: ' <<<"$out") -eq $(wc -l <<<"$out") ]] || fail "lines other than progress: $out"
 
 run FAKE_NINJA_FAIL=1
@@ -47,7 +48,8 @@ grep -q "error: the last compiler line" <<<"$out" || fail "the failure's last li
 grep -q "$work/b/build.log" <<<"$out" || fail "the log's path is not shown: $out"
 # The log's last 40 lines, and not the line before them.
 [[ $out == *"$(tail -n 40 "$work/b/build.log")"* ]] || fail "the log's last 40 lines are not shown: $out"
-grep -qF -- "$(tail -n 41 "$work/b/build.log" | head -n 1)" <<<"$out" && fail "more than the log's last 40 lines are shown"
+before_tail=$(tail -n 41 "$work/b/build.log" | head -n 1)
+grep -qF -- "$before_tail" <<<"$out" && fail "more than the log's last 40 lines are shown"
 grep -q "error: the last compiler line" "$work/b/build.log" || fail "build.log lacks the failure"
 
 if ((problems)); then exit 1; fi

@@ -33,7 +33,7 @@ import tempfile
 import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_report_chromium import ExternalRefs  # noqa: E402  (what may not be in a report)
+from test_report_chromium import CHROMIUM_FLAGS, ExternalRefs  # noqa: E402  (what may not be in a report)
 
 from markdown_it import MarkdownIt  # scripts/install-deps.sh: markdown-it-py, linkify-it-py
 from prometheus_client.parser import text_string_to_metric_families
@@ -44,7 +44,8 @@ HIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e
 VERDICT_LINE = re.compile(r"^(gpuqual( [a-z]+)?|verdict): (PASS|FAIL|WARN|INCONCLUSIVE|ERROR)\b")
 STATUS_WORDS = {"fail", "warn", "error", "skip", "inconclusive"}
 HEADINGS = {"Reasons", "Metrics", "Findings", "Checks", "GPUs", "Stack changes", "Stack in the pool", "Nodes"}
-ZWSP = "\u200b"
+# diff's after-run starts after the before-run (synthetic-healthy.json) ended.
+LATER = {"started_at": "2026-12-01T12:00:00Z", "ended_at": "2026-12-01T12:05:00Z"}
 
 
 class Checker:
@@ -167,7 +168,8 @@ class RenderedMarkdown(html.parser.HTMLParser):
 
 def render_markdown(text):
     md = MarkdownIt("commonmark", {"linkify": True}).enable(["table", "strikethrough", "linkify"])
-    gfm = subprocess.run(["cmark-gfm", "-e", "autolink", "-e", "table", "-e", "strikethrough", "-e", "tagfilter"],
+    extensions = ["-e", "autolink", "-e", "table", "-e", "strikethrough", "-e", "tagfilter"]
+    gfm = subprocess.run(["cmark-gfm", *extensions],
                          input=text, capture_output=True, text=True, check=True).stdout
     return {"markdown-it-py": md.render(text), "cmark-gfm": gfm}
 
@@ -199,7 +201,8 @@ def plant(record, s):
 def self_test(checker):
     """The Markdown checks catch what an unescaped record would do (else they could never fail)."""
     probe = Checker()
-    for name, rendered in render_markdown("| a |\n|---|\n| [x](https://e.example) ![i](p.png) @alice *e* |\n").items():
+    raw = "| a |\n|---|\n| [x](https://e.example) ![i](p.png) @alice *e* |\n"
+    for name, rendered in render_markdown(raw).items():
         probe.rendered_markdown(name, rendered)
     if len(probe.problems) < 4:
         checker.fail("self-test", f"the Markdown checks missed raw markup: {probe.problems}")
@@ -210,10 +213,10 @@ def chromium_dom(page, work):
     if not chromium:
         raise SystemExit("FAIL: chromium is not installed (scripts/install-deps.sh installs it)")
     profile = tempfile.mkdtemp(dir=work)
-    cmd = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-           "--disable-background-networking", "--disable-component-update", "--disable-sync",
-           f"--user-data-dir={profile}", "--virtual-time-budget=2000", "--dump-dom", "file://" + page]
-    proc = subprocess.Popen(cmd, cwd=work, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
+    cmd = [chromium, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--virtual-time-budget=2000",
+           "--dump-dom", "file://" + page]
+    proc = subprocess.Popen(cmd, cwd=work, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
     try:
         out, _ = proc.communicate(timeout=120)
     except subprocess.TimeoutExpired:
@@ -247,8 +250,9 @@ def main():
     args = ap.parse_args()
     g = args.gpuqual
     corpus = json.load(open(os.path.join(args.data, "hostile", "strings.json"), encoding="utf-8"))
-    base = json.load(open(os.path.join(args.data, "records", "synthetic-ecc-uncorrected.json"), encoding="utf-8"))
-    healthy = os.path.join(args.data, "records", "synthetic-healthy.json")
+    records_dir = os.path.join(args.data, "records")
+    base = json.load(open(os.path.join(records_dir, "synthetic-ecc-uncorrected.json"), encoding="utf-8"))
+    healthy = os.path.join(records_dir, "synthetic-healthy.json")
     baseline = os.path.join(args.data, "baselines", "h200-sxm-141gb.yaml")
     c = Checker()
     self_test(c)
@@ -260,10 +264,9 @@ def main():
             with open(rec, "w", encoding="utf-8") as f:
                 json.dump(plant(base, s), f)
             records.append(rec)
-            # diff wants the after-run to start after the before-run (synthetic-healthy.json) ended.
             later = os.path.join(work, f"later-{i}.json")
             with open(later, "w", encoding="utf-8") as f:
-                json.dump(dict(plant(base, s), started_at="2026-12-01T12:00:00Z", ended_at="2026-12-01T12:05:00Z"), f)
+                json.dump(dict(plant(base, s), **LATER), f)
             out = {k: os.path.join(work, f"{i}.{k}") for k in ("xml", "prom", "md", "html")}
             what = f"string {i} {s[:40]!r}"
             code, so, se = run(g, "compare", rec, "--baseline", baseline, "--junit", out["xml"],
@@ -288,12 +291,13 @@ def main():
             code, so, se = run(g, "diff", healthy, later)
             c.terminal(what + " diff", so, se, code)
             # Exit 3 with the string in the message: a baseline of another class.
-            bad = dict(plant(base, s), started_at="2026-12-01T12:00:00Z", ended_at="2026-12-01T12:05:00Z")
+            bad = dict(plant(base, s), **LATER)
             bad["hardware_class"]["slug"] = "class-" + s
             bad_path = os.path.join(work, f"bad-{i}.json")
             with open(bad_path, "w", encoding="utf-8") as f:
                 json.dump(bad, f)
-            for cmd in (["compare", bad_path, "--baseline", baseline], ["diff", healthy, bad_path, "--baseline", baseline],
+            for cmd in (["compare", bad_path, "--baseline", baseline],
+                        ["diff", healthy, bad_path, "--baseline", baseline],
                         ["report", bad_path, "--baseline", baseline, "--html", out["html"]]):
                 code, so, se = run(g, *cmd)
                 c.text_clean(f"{what} {cmd[0]} exit-3 stderr", se.rstrip(b"\n"), newlines=False)
@@ -303,7 +307,8 @@ def main():
         # report --gate judge the rest.
         template = json.dumps(plant(base, "__HOSTILE__")).encode()
         unreadable = []
-        for j, body in enumerate([b.encode() for b in corpus["raw_json"]] + [bytes.fromhex(h) for h in corpus["bytes_hex"]]):
+        refused = [b.encode() for b in corpus["raw_json"]] + [bytes.fromhex(h) for h in corpus["bytes_hex"]]
+        for j, body in enumerate(refused):
             path = os.path.join(work, f"unreadable-{j}.json")
             with open(path, "wb") as f:
                 f.write(template.replace(b"__HOSTILE__", body))
@@ -338,7 +343,8 @@ def main():
             for problem in refs.problems:
                 c.fail(f"report of string {i}", problem)
         pool = os.path.join(work, "pool.html")
-        code, so, se = run(g, "report", "--gate", *records, *unreadable, healthy, "--baseline", baseline, "--html", pool)
+        code, so, se = run(g, "report", "--gate", *records, *unreadable, healthy, "--baseline", baseline,
+                           "--html", pool)
         if code == 3:
             c.fail("report --gate over unreadable records", f"exit 3, where gate judges the rest: {se!r}")
         else:
@@ -352,7 +358,7 @@ def main():
     if c.problems:
         print(f"FAIL: {len(c.problems)} problem(s)", *c.problems[:60], sep="\n  ")
         return 1
-    print(f"PASS: {len(corpus['text'])} hostile strings and {len(corpus['raw_json']) + len(corpus['bytes_hex'])} "
+    print(f"PASS: {len(corpus['text'])} hostile strings and {len(refused)} "
           "refused ones contained in table, stderr, JSON, JUnit, Prometheus, Markdown and HTML")
     return 0
 

@@ -16,6 +16,9 @@ import sys
 import tempfile
 import zlib
 
+# Headless and offline, for every Chromium these tests start (test_hostile_strings.py too).
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 FAIL_RED = (0xCF, 0x22, 0x2E)   # html_chart.cpp status_color(fail): the verdict banner and the slow GPU's bar
 PASS_GREEN = (0x1A, 0x7F, 0x37)
 
@@ -128,9 +131,8 @@ def main():
         shot = os.path.join(work, "out.png")
         profile = os.path.join(work, "profile")
         os.mkdir(profile)
-        cmd = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-               "--disable-background-networking", "--disable-component-update", "--disable-sync",
-               f"--user-data-dir={profile}", f"--screenshot={shot}", "--window-size=1280,1600", "file://" + page]
+        cmd = [chromium, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", f"--screenshot={shot}", "--window-size=1280,1600",
+               "file://" + page]
         proc = subprocess.Popen(cmd, cwd=work, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
         try:
             out, _ = proc.communicate(timeout=120)

@@ -58,7 +58,7 @@ TEST(ReportJunit, EscapesEverythingAndCountsResults) {
   EXPECT_EQ(xml.find("<script>"), std::string::npos);
   EXPECT_EQ(xml.find('\x01'), std::string::npos);
   EXPECT_EQ(xml.find('\x02'), std::string::npos);
-  EXPECT_NE(xml.find("hostname=\"node&quot;a\\b&#10;c&lt;&amp;&gt;&apos;|\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("hostname=\"node&quot;a\\b&#10;c&lt;&amp;&gt;&#39;|\""), std::string::npos) << xml;
   // A control is shown as an escape (core/text_escape.hpp: escape_xml), as in every format.
   EXPECT_NE(xml.find("message=\"slow &amp; &quot;odd&quot; &lt;x&gt;\\x02\""), std::string::npos) << xml;
   EXPECT_NE(xml.find("tests=\"3\" failures=\"1\" errors=\"1\" skipped=\"1\" time=\"4.750\""), std::string::npos) << xml;
