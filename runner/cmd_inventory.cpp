@@ -12,6 +12,7 @@
 
 #include "core/exit_code.hpp"
 #include "core/record_json.hpp"
+#include "core/text_escape.hpp"
 #include "device/inventory.hpp"
 #include "runner/class_option.hpp"
 #include "runner/command.hpp"
@@ -51,7 +52,10 @@ std::string opt_bool(const std::optional<bool>& v) { return v ? (*v ? "on" : "of
 
 void print_table(const Inventory& inv) {
   const NodeFacts& n = inv.node;
-  auto row = [](const char* key, const std::string& value) { fmt::print("  {:<22} {}\n", key, value); };
+  // Node strings (labels, names, versions) one line each, controls shown (core/text_escape.hpp).
+  auto row = [](const char* key, const std::string& value) {
+    fmt::print("  {:<22} {}\n", key, terminal_line(value));
+  };
   fmt::print("Node\n");
   row("hostname", or_dash(n.hostname));
   row("kernel", or_dash(n.kernel));
@@ -79,7 +83,7 @@ void print_table(const Inventory& inv) {
   row("container runtimes", runtimes.empty() ? "- (none on PATH)" : runtimes);
   row("k8s node", n.k8s_node_name.empty() ? "- (not set: GPUQUAL_NODE_NAME / NODE_NAME)" : n.k8s_node_name);
   row("k8s labels", n.k8s_labels.empty() ? "-" : std::to_string(n.k8s_labels.size()));
-  for (const auto& [k, v] : n.k8s_labels) fmt::print("    {}={}\n", k, v);
+  for (const auto& [k, v] : n.k8s_labels) fmt::print("    {}\n", terminal_line(k + "=" + v));
 
   const HardwareClass& hw = inv.hardware_class;
   fmt::print("\nHardware class\n");
@@ -116,7 +120,8 @@ void print_table(const Inventory& inv) {
   r.gpus = inv.gpus;
   fmt::print("\nStack\n");
   for (const auto& c : stack_components(r)) {
-    fmt::print("  {:<28} {}\n", c.name, c.fact.value ? or_dash(*c.fact.value) : "- (" + c.fact.reason + ")");
+    const std::string value = c.fact.value ? or_dash(*c.fact.value) : "- (" + c.fact.reason + ")";
+    fmt::print("  {:<28} {}\n", c.name, terminal_line(value));
   }
 }
 

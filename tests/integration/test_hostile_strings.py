@@ -14,7 +14,8 @@ consumer uses:
   script of a record ran;
 - table, summary line and stderr: UTF-8 with no raw control, bidi or noncharacter, and exactly one
   verdict line, the last (no forged "gpuqual: PASS").
-Exit-3 messages (compare, diff, report, baseline build, matrix build) are one clean line; strings
+`gpuqual inventory` shows the node's own labels the same way. Exit-3 messages (compare, diff,
+report, baseline build, matrix build) are one clean line; strings
 the readers refuse (lone surrogates, bytes that are not UTF-8) make one record unreadable, and
 gate and report --gate still judge the rest.
 
@@ -328,6 +329,17 @@ def main():
         if code == 3:
             c.fail("gate over unreadable records and a healthy one", f"exit 3: {se!r}")
         c.terminal("gate with unreadable records", so, se, code)
+        # inventory prints the node's own Kubernetes labels (the Downward API file, Go-quoted values).
+        labels = os.path.join(work, "labels")
+        with open(labels, "w", encoding="utf-8") as f:
+            f.write('evil="\\x1b]0;owned\\x07\\ngpuqual: PASS\u202e"\n')
+        code, so, se = run(g, "inventory", "--labels-file", labels)
+        c.text_clean("inventory stdout", so)
+        c.text_clean("inventory stderr", se)
+        if b"evil=\\x1b]0;owned\\x07 gpuqual: PASS\\u202e" not in so:
+            c.fail("inventory", f"the label is not shown escaped on one line: {so[-600:]!r}")
+        if any(VERDICT_LINE.match(line) for line in so.decode("utf-8", "replace").splitlines()):
+            c.fail("inventory", "a label printed a verdict line of its own")
         # HTML: one compare page per string (parsed), and a pool page of every hostile and
         # unreadable record, loaded in Chromium.
         for i, rec in enumerate(records):
