@@ -85,17 +85,19 @@ class DeviceSummary(unittest.TestCase):
         self.assertIn("- pcie.h2d.gbps: floor provisional: the lent machine is a microVM", text)
         self.assertIn("| gpu-tests | ran | 0 | 40 |", text)
 
-    def test_a_figure_under_its_floor_is_marked(self):
+    def healthy_with(self, metric, gpu, median):
+        """canary-1.json: the healthy fixture with one figure changed."""
         with open(os.path.join(RECORDS, "synthetic-healthy.json")) as f:
             record = json.load(f)
         for c in record["checks"]:
             for m in c.get("metrics", []):
-                if m["name"] == "gemm.bf16.tflops" and m["gpu"] == 1:
-                    m["median"] = 512.0
-        name = "slow-floor.json"
-        with open(os.path.join(self.tmp, name), "w") as f:
+                if m["name"] == metric and m["gpu"] == gpu:
+                    m["median"] = median
+        with open(os.path.join(self.out, "canary-1.json"), "w") as f:
             json.dump(record, f)
-        shutil.copy(os.path.join(self.tmp, name), os.path.join(self.out, "canary-1.json"))
+
+    def test_a_figure_under_its_floor_is_marked(self):
+        self.healthy_with("gemm.bf16.tflops", 1, 512.0)
         code, text = self.run_summary(0, [])
         self.assertEqual(self.row(text, "gemm.bf16.tflops", 1)[4], "600 BELOW")
         self.assertEqual(self.row(text, "gemm.bf16.tflops", 0)[4], "600")
@@ -115,14 +117,7 @@ class DeviceSummary(unittest.TestCase):
         self.assertIn("| run 1 | run 2 |", text)
 
     def test_a_pcie_figure_under_its_provisional_floor_is_marked_as_such(self):
-        with open(os.path.join(RECORDS, "synthetic-healthy.json")) as f:
-            record = json.load(f)
-        for c in record["checks"]:
-            for m in c.get("metrics", []):
-                if m["name"] == "pcie.d2h.gbps" and m["gpu"] == 0:
-                    m["median"] = 33.0
-        with open(os.path.join(self.out, "canary-1.json"), "w") as f:
-            json.dump(record, f)
+        self.healthy_with("pcie.d2h.gbps", 0, 33.0)
         code, text = self.run_summary(0, [])
         self.assertEqual(code, 0)  # a provisional floor records and marks; it does not judge
         self.assertEqual(self.row(text, "pcie.d2h.gbps", 0)[4], "40 provisional BELOW")

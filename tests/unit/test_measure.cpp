@@ -40,6 +40,21 @@ MeasureHooks synthetic_clock(double* clock) {
   return h;
 }
 
+// Hooks whose clock probe reads 1980 MHz and reports throttling (with `reason`) at its `nth`
+// reading only; `reads` counts the readings.
+MeasureHooks throttled_at_reading(double* clock, int* reads, int nth,
+                                  const char* reason = "hw_thermal_slowdown") {
+  MeasureHooks h = synthetic_clock(clock);
+  h.clock_probe = [reads, nth, reason] {
+    ClockReading c;
+    c.sm_clock_mhz = 1980;
+    c.throttled = (++*reads == nth);
+    if (c.throttled) c.reasons = reason;
+    return c;
+  };
+  return h;
+}
+
 MeasureConfig quick() {
   MeasureConfig c;
   c.warmup_runs = 3;
@@ -203,18 +218,9 @@ TEST(Measure, ThrottledSamplesAreCountedAndWarnWhenTooMany) {
   double clock = 0;
   ScriptedTimer timer(&clock, [](int) { return 0.01; });
   int reads = 0;
-  MeasureHooks hooks = synthetic_clock(&clock);
-  hooks.clock_probe = [&reads] {
-    ClockReading c;
-    c.sm_clock_mhz = 1980;
-    // Read 1 is before the first sample, read k+1 after sample k: read 4 (after sample 3)
-    // brackets samples 3 and 4.
-    if (++reads == 4) {
-      c.throttled = true;
-      c.reasons = "hw_thermal_slowdown";
-    }
-    return c;
-  };
+  // Read 1 is before the first sample, read k+1 after sample k: read 4 (after sample 3)
+  // brackets samples 3 and 4.
+  const MeasureHooks hooks = throttled_at_reading(&clock, &reads, 4);
   auto cfg = quick();
   cfg.min_samples = 10;
   cfg.probe_every = 1;
@@ -241,12 +247,7 @@ TEST(Measure, FewThrottledSamplesPass) {
   double clock = 0;
   ScriptedTimer timer(&clock, [](int) { return 0.01; });
   int reads = 0;
-  MeasureHooks hooks = synthetic_clock(&clock);
-  hooks.clock_probe = [&reads] {
-    ClockReading c;
-    c.throttled = (++reads == 1);  // before the first sample only
-    return c;
-  };
+  const MeasureHooks hooks = throttled_at_reading(&clock, &reads, 1);  // before the first sample only
   auto cfg = quick();
   cfg.min_samples = 20;
   cfg.max_samples = 20;
@@ -288,13 +289,8 @@ TEST(Measure, AThrottledReadingMarksTheSamplesItBrackets) {
   double clock = 0;
   ScriptedTimer timer(&clock, [](int) { return 0.01; });
   int reads = 0;
-  MeasureHooks hooks = synthetic_clock(&clock);
-  hooks.clock_probe = [&reads] {
-    ClockReading c;
-    c.throttled = (++reads == 3);  // after sample 8 (reads: before, after 4, after 8, after 12)
-    c.reasons = c.throttled ? "hw_slowdown" : "";
-    return c;
-  };
+  // Reads: before, after 4, after 8, after 12: the third is after sample 8.
+  const MeasureHooks hooks = throttled_at_reading(&clock, &reads, 3, "hw_slowdown");
   auto cfg = quick();
   cfg.min_samples = 12;
   cfg.max_samples = 12;
@@ -312,12 +308,8 @@ TEST(Measure, AStopBetweenReadingsStillClosesTheLastGroup) {
   double clock = 0;
   ScriptedTimer timer(&clock, [](int) { return 0.01; });
   int reads = 0;
-  MeasureHooks hooks = synthetic_clock(&clock);
-  hooks.clock_probe = [&reads] {
-    ClockReading c;
-    c.throttled = (++reads == 2);  // the closing reading after the 5th sample
-    return c;
-  };
+  const MeasureHooks hooks =
+      throttled_at_reading(&clock, &reads, 2);  // the closing one, after the 5th sample
   auto cfg = quick();  // converges at min_samples = 5, under probe_every = 10
   const auto r = measure(timer, cfg, hooks);
   ASSERT_EQ(r.stop, StopReason::converged);
