@@ -15,12 +15,15 @@
 #include "core/diff_gpu_match.hpp"
 #include "core/diff_stack.hpp"
 #include "core/driver_consistency.hpp"
+#include "core/expected_gpus.hpp"
 #include "core/hardware_class.hpp"
 #include "core/health_severity.hpp"
 #include "core/inventory_findings.hpp"
 #include "core/record_lookup.hpp"
 #include "core/skip_reason.hpp"
+#include "core/stats.hpp"
 #include "core/text_case.hpp"
+#include "core/tolerance.hpp"
 
 namespace gpuqual {
 
@@ -35,10 +38,31 @@ const GpuInfo* gpu_at(const RunRecord& r, int index) {
   return nullptr;
 }
 
-// A metric with no raw samples still has its median: judge that one value.
-std::vector<double> samples_of(const Metric& m) {
-  return m.samples.empty() ? std::vector<double>{m.median} : m.samples;
+// "Moved, not confirmed" is for a change near the allowed drop (docs/diff.md). An estimate beyond
+// twice the allowed drop, and beyond it by more than 4 standard errors of the noise, fails even
+// when too few samples keep the interval touching zero (4 of 5 samples at half speed). The noise
+// is the class's run-to-run CV (the baseline's noise_cv) combined with the standard error of the
+// two runs' samples: the before-run's CV, and the after-run's robust CV (1.4826 MAD / median),
+// which a drop of most samples does not inflate the way it inflates a standard deviation.
+constexpr double kFarFactor = 2.0;
+constexpr double kFarSigmas = 4.0;
+// A sample CV this many times the class's noise, and above the allowed drop, is no clean pass.
+constexpr double kNoisyFactor = 3.0;
+
+double robust_cv(std::span<const double> x) {
+  const double med = std::fabs(stats::median(x));
+  return med > 0 ? stats::robust_sigma(x) / med : 0.0;
 }
+
+double noise_sigma(const Metric& before, const Metric& after, std::optional<double> class_cv) {
+  const double cb = stats::cv(before.samples), ca = robust_cv(after.samples);
+  const double se = std::sqrt(cb * cb / static_cast<double>(before.samples.size()) +
+                              ca * ca / static_cast<double>(after.samples.size()));
+  return std::hypot(class_cv.value_or(0.0), se);
+}
+
+// The text of the interval that judge_change puts before its verdict ("-50.00 % (95 % interval ...)").
+std::string interval_text(const std::string& reason) { return reason.substr(0, reason.find(": ")); }
 
 class Differ {
  public:
@@ -52,6 +76,8 @@ class Differ {
     add_finding_rows();
     add_check_rows();
     add_target();
+    add_gpu_count_row();
+    judge_after_alone();
     roll_up_gpus();
     decide();
   }
@@ -125,23 +151,76 @@ class Differ {
           push_metric(std::move(row));
           continue;
         }
-        const Metric& am = *it->second;
-        row.observed = am.median;
-        if (bm.median != 0) row.delta_pct = (am.median / bm.median - 1.0) * 100.0;
-        if (am.unit != bm.unit || am.direction != bm.direction) {
-          row.status = Status::error;
-          row.reason = fmt::format("before is {} ({} is better), after is {} ({} is better): not comparable", bm.unit,
-                                   to_string(bm.direction), am.unit, to_string(am.direction));
-        } else if (auto change = noise::relative_change(samples_of(bm), samples_of(am), rule.confidence)) {
-          const noise::ChangeJudgement j = noise::judge_change(*change, bm.direction, rule);
-          row.status = j.status;
-          row.reason = j.reason;
-        } else {
-          row.status = Status::error;
-          row.reason = "before-median is 0: a relative change is undefined";
-        }
+        judge_pair(row, bm, *it->second, rule);
         push_metric(std::move(row));
       }
+    }
+  }
+
+  // The class's measured expectation of a metric (its noise_cv); floors carry none.
+  const MetricExpectation* class_expectation(const std::string& metric) const {
+    for (const Baseline* b : {options_.tolerances, options_.after_baseline}) {
+      if (!b || b->kind == BaselineKind::floor) continue;
+      for (const auto& e : b->metrics) {
+        if (e.name == metric) return &e;
+      }
+    }
+    return nullptr;
+  }
+
+  // One metric measured before and after, decided on the samples of both (docs/diff.md).
+  void judge_pair(MetricRow& row, const Metric& bm, const Metric& am, const noise::DropRule& rule) const {
+    row.observed = am.median;
+    if (bm.median != 0) row.delta_pct = (am.median / bm.median - 1.0) * 100.0;
+    if (am.unit != bm.unit || am.direction != bm.direction) {
+      row.status = Status::error;
+      row.reason = fmt::format("before is {} ({} is better), after is {} ({} is better): not comparable",
+                               bm.unit, to_string(bm.direction), am.unit, to_string(am.direction));
+      return;
+    }
+    // A stored median without its samples is not a measurement the noise model can weigh.
+    if (bm.samples.empty() || am.samples.empty()) {
+      row.status = Status::error;
+      row.reason =
+          fmt::format("no samples {}: a stored median alone is not judged",
+                      am.samples.empty() ? (bm.samples.empty() ? "before or after" : "after") : "before");
+      return;
+    }
+    const auto change = noise::relative_change(bm.samples, am.samples, rule.confidence);
+    if (!change) {
+      row.status = Status::error;
+      row.reason = "before-median is 0: a relative change is undefined";
+      return;
+    }
+    const noise::ChangeJudgement j = noise::judge_change(*change, bm.direction, rule);
+    row.status = j.status;
+    row.reason = j.reason;
+    const MetricExpectation* e = class_expectation(bm.name);
+    const std::optional<double> class_cv = e ? e->noise_cv : std::nullopt;
+    const double sigma = noise_sigma(bm, am, class_cv);
+    const double far = std::max(kFarFactor * rule.allowed_drop, rule.allowed_drop + kFarSigmas * sigma);
+    const char* worse = bm.direction == Direction::higher ? "drop" : "rise";
+    if (j.status != Status::fail && beyond_allowed(j.worse_estimate, far)) {
+      row.status = Status::fail;
+      row.reason = fmt::format(
+          "{}: {} far beyond the allowed {:.2f} % (over {:.2f} %, the larger of {:g} times the "
+          "allowed and the allowed plus {:g} standard errors of the {:.2f} % noise): the "
+          "interval does not confirm it, but it is no change near the tolerance",
+          interval_text(j.reason), worse, rule.allowed_drop * 100.0, far * 100.0, kFarFactor, kFarSigmas,
+          sigma * 100.0);
+      return;
+    }
+    // Samples that scatter far more than the class's noise: the interval is honest, the run is not clean.
+    const double reference = class_cv.value_or(stats::cv(bm.samples));
+    const double after_cv = stats::cv(am.samples);
+    if (row.status == Status::pass && after_cv > std::max(kNoisyFactor * reference, rule.allowed_drop)) {
+      row.status = Status::warn;
+      row.reason += fmt::format(
+          "; but the after-samples scatter with CV {:.2f} %, over {:g} times the {} {:.2f} % "
+          "and above the allowed {}: not a clean pass",
+          after_cv * 100.0, kNoisyFactor,
+          class_cv ? "class's run-to-run noise (baseline noise_cv)" : "before-run's CV", reference * 100.0,
+          worse);
     }
   }
 
@@ -280,6 +359,86 @@ class Differ {
     }
   }
 
+  // Fewer GPUs than the node should have, by the after-record's own sources (baseline, labels)
+  // or the before-record's labels: a GPU lost in both records is still lost. A GPU the
+  // before-record holds and the after-record lacks already fails above (add_gpu_rows): the row
+  // here comes only when those do not account for every missing GPU.
+  void add_gpu_count_row() {
+    std::optional<ExpectedGpus> best = expected_gpu_count(after_, options_.after_baseline, std::nullopt);
+    if (auto before = expected_gpu_count(before_.node.k8s_labels, nullptr, std::nullopt)) {
+      before->source = "the before-record's " + before->source.substr(before->source.find("label"));
+      if (!best || before->count > best->count) best = before;
+    }
+    const auto lost =
+        std::count_if(gpus_.pairs.begin(), gpus_.pairs.end(), [](const auto& p) { return !p.after; });
+    if (!best || best->count - static_cast<int>(after_.gpus.size()) <= lost) return;
+    if (auto row = missing_gpus_row(after_, *best)) {
+      fails_.push_back(fmt::format("finding gpu.missing node: {}", row->reason));
+      v_.checks.push_back(CheckRow{"gpus", std::nullopt, Status::fail, row->reason, 0, false});
+      v_.findings.push_back(std::move(*row));
+    }
+  }
+
+  // diff is never weaker than compare (docs/diff.md): the after-record judged alone, against its
+  // class's baseline, shown as one row; the worse verdict stands (decide).
+  void judge_after_alone() {
+    if (!options_.after_baseline) {
+      if (!options_.after_baseline_missing.empty()) {
+        const std::string why =
+            options_.after_baseline_missing + ": the after-record cannot be judged as compare judges it";
+        unjudged_.push_back(why);
+        v_.checks.push_back(
+            CheckRow{"baseline", std::nullopt, Status::error, options_.after_baseline_missing, 0, false});
+      }
+      return;
+    }
+    CompareOptions co;
+    co.with_stack = false;                                        // --target: add_target judged it already
+    alone_ = compare_record(after_, options_.after_baseline, co);
+    if (options_.after_baseline->kind == BaselineKind::floor) notes_.push_back(kFloorNote);
+    if (alone_->outcome == Outcome::pass) return;
+    const Status s = alone_->outcome == Outcome::fail           ? Status::fail
+                     : alone_->outcome == Outcome::inconclusive ? Status::error
+                                                                : Status::warn;
+    v_.checks.push_back(CheckRow{"baseline", std::nullopt, s, alone_text(), 0, false});
+  }
+
+  // "against h200.yaml: gemm.bf16.tflops gpu 1: -55.0% vs expected ..." (the first reason only).
+  std::string alone_text() const {
+    std::string text = "against " + options_.after_baseline->origin;
+    for (const auto& r : alone_->reasons) {
+      if (r != kFloorNote) return text + ": " + r;
+    }
+    return text;
+  }
+
+  // How bad an outcome is: pass < warn < inconclusive < fail.
+  static int rank(Outcome o) {
+    return o == Outcome::fail ? 3 : o == Outcome::inconclusive ? 2 : o == Outcome::warn ? 1 : 0;
+  }
+
+  // The worse of diff's own verdict and compare's of the after-record: compare's reasons decide
+  // when it is worse; else the verdict notes it.
+  void merge_after_alone() {
+    if (!alone_ || alone_->outcome == Outcome::pass) return;
+    const Outcome own = !fails_.empty()      ? Outcome::fail
+                        : !unjudged_.empty() ? Outcome::inconclusive
+                        : !warns_.empty()    ? Outcome::warn
+                                             : Outcome::pass;
+    if (rank(alone_->outcome) <= rank(own)) {
+      notes_.push_back(
+          fmt::format("the after-record alone: {} {}", to_string(alone_->outcome), alone_text()));
+      return;
+    }
+    auto& list = alone_->outcome == Outcome::fail           ? fails_
+                 : alone_->outcome == Outcome::inconclusive ? unjudged_
+                                                            : warns_;
+    for (const auto& r : alone_->reasons) {
+      if (r != kFloorNote)
+        list.push_back(fmt::format("the after-record against {}: {}", options_.after_baseline->origin, r));
+    }
+  }
+
   void roll_up_gpus() {
     for (const auto& g : after_.gpus) v_.per_gpu[g.index] = Status::pass;
     auto fold = [&](const std::optional<int>& gpu, Status s) {
@@ -290,6 +449,9 @@ class Differ {
     for (const auto& m : v_.metrics) fold(m.gpu, m.status);
     for (const auto& f : v_.findings) fold(f.finding.gpu, f.status);
     for (const auto& c : v_.checks) fold(c.gpu, c.status);
+    if (alone_) {
+      for (const auto& [gpu, s] : alone_->per_gpu) fold(gpu, s);
+    }
   }
 
   void decide() {
@@ -301,6 +463,16 @@ class Differ {
       return c.status == Status::pass || c.status == Status::warn || c.status == Status::fail;
     });
     if (judged == 0 && !any_check_ran) unjudged_.push_back("nothing to compare: no metric measured in both records and no check ran after");
+    // A run that did not finish is never a pass (docs/diff.md): what it lacks is unknown.
+    if (!after_.complete) {
+      unjudged_.push_back(
+          "the after-record is from a run that did not complete (complete: false): interrupted or still "
+          "running");
+    }
+    if (!before_.complete) {
+      unjudged_.push_back(
+          "the before-record is from a run that did not complete (complete: false): a partial reference");
+    }
     if (!before_.node.hostname.empty() && !after_.node.hostname.empty() && before_.node.hostname != after_.node.hostname) {
       warns_.push_back(fmt::format("the records come from different hosts ({} before, {} after)", before_.node.hostname,
                                    after_.node.hostname));
@@ -321,6 +493,7 @@ class Differ {
     if (!umd_before.empty() && !umd_after.empty() && umd_before != umd_after) {
       warns_.push_back(fmt::format("different user-mode drivers measured: {} before, {} after", umd_before, umd_after));
     }
+    merge_after_alone();
     decide_outcome(v_, fails_, unjudged_, warns_, notes_, options_.strict);
   }
 
@@ -339,8 +512,33 @@ class Differ {
   const DiffOptions& options_;
   Verdict& v_;
   GpuMatching gpus_;
+  std::optional<Verdict> alone_;  // compare's verdict of the after-record against after_baseline
   std::vector<std::string> fails_, unjudged_, warns_, notes_;
 };
+
+// The after-record judged alone (compare), when it did not pass: "the after-record alone FAIL
+// (against h200-sxm-141gb.yaml: ...)".
+void add_alone_part(const Verdict& v, std::vector<std::string>& parts) {
+  for (const auto& c : v.checks) {
+    if (c.check != "baseline" || c.gpu) continue;
+    const char* word = c.status == Status::fail ? "FAIL" : c.status == Status::warn ? "WARN" : "INCONCLUSIVE";
+    parts.push_back(fmt::format("the after-record alone {} ({})", word, c.reason));
+  }
+}
+
+// A GPU of the before-record missing after is one row each; gpu.missing counts them and more.
+std::size_t missing_gpus(const Verdict& v) {
+  std::size_t missing = 0;
+  for (const auto& c : v.checks) {
+    missing += c.check == "gpus" && c.status == Status::fail && c.reason.rfind("GPU present before", 0) == 0;
+  }
+  for (const auto& f : v.findings) {
+    if (f.finding.code == "gpu.missing" && f.status == Status::fail && f.finding.value) {
+      missing = std::max(missing, static_cast<std::size_t>(*f.finding.value));
+    }
+  }
+  return missing;
+}
 
 // "gpuqual diff: FAIL node-a h200-sxm-141gb: 1 of 40 metrics regressed (gemm.bf16.tflops gpu 3
 // -5.1% < -2.0%), 1 GPU missing, 1 failing finding (ecc.uncorrected_volatile gpu 2); 3 stack
@@ -395,8 +593,8 @@ std::string diff_summary(const Verdict& v) {
       break;
     }
   }
-  std::size_t missing = 0;
-  for (const auto& c : v.checks) missing += c.check == "gpus" && c.status == Status::fail;
+  add_alone_part(v, parts);
+  const std::size_t missing = missing_gpus(v);
   if (missing) parts.push_back(fmt::format("{} GPU{} missing", missing, missing == 1 ? "" : "s"));
   std::size_t bad_findings = 0;
   const FindingRow* first = nullptr;

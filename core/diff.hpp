@@ -8,7 +8,11 @@
 // finding after; a check that fails after.
 // inconclusive: a metric measured before that is missing or unjudgeable after, a check that
 // errored after, or nothing at all to compare.
-// warn: a drop beyond the allowed drop that the samples cannot confirm, or beyond a warn level.
+// warn: a drop beyond the allowed drop that the samples cannot confirm, or beyond a warn level;
+// a metric whose samples scatter far more than the class's noise.
+// diff is never weaker than compare (docs/diff.md): the after-record is also judged as compare
+// judges it, against `after_baseline`, and the worse of the two verdicts stands.
+#include <optional>
 #include <string>
 
 #include "core/baseline.hpp"
@@ -26,6 +30,11 @@ struct DiffOptions {
   bool strict = false;                    // warn counts as fail
   std::string before_origin;              // path of the before-record (Verdict::baseline)
   const Target* target = nullptr;         // --target: the after-record must be on this stack
+  // The after-record's own baseline (as `compare --baseline` resolves it): compare's verdict of
+  // the after-record alone; null when `after_baseline_missing` says why there is none (then
+  // inconclusive), or when both are empty (library callers: the before-record alone decides).
+  const Baseline* after_baseline = nullptr;
+  std::string after_baseline_missing;
 };
 
 // The rule that applies to one metric: the baseline's tolerance for that metric name when the

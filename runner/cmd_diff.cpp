@@ -3,18 +3,18 @@
 // core/noise_model.hpp.)
 #include <fmt/format.h>
 
-#include <cstdio>
 #include <memory>
 
 #include "core/baseline.hpp"
 #include "core/diff.hpp"
-#include "core/input_error.hpp"
+#include "core/diff_pair.hpp"
 #include "core/noise_model_options.hpp"
 #include "core/record_io.hpp"
 #include "core/text_escape.hpp"
 #include "runner/command.hpp"
-#include "runner/target_option.hpp"
+#include "runner/diff_inputs.hpp"
 #include "runner/reporters/report_options.hpp"
+#include "runner/target_option.hpp"
 
 namespace gpuqual {
 
@@ -25,7 +25,7 @@ struct DiffArgs {
   std::string after;
   std::string allowed_drop = "2%";
   std::string confidence = "0.95";
-  std::string baseline;  // empty: no per-metric tolerances
+  std::string baseline;  // empty: the class's baseline judges the after-record, no per-metric tolerances
   std::string baselines_dir;
   std::string target;
   ReportOptions report;
@@ -34,34 +34,16 @@ struct DiffArgs {
 int run_diff(const DiffArgs& a) {
   const RunRecord before = read_record(a.before);
   const RunRecord after = read_record(a.after);
+  require_before_after(a.before, before, a.after, after);
   DiffOptions o;
   o.allowed_drop = *parse_drop_percent(a.allowed_drop);
   o.confidence = *parse_confidence(a.confidence);
   o.strict = a.report.strict;
   o.before_origin = a.before;
-  std::unique_ptr<Baseline> tolerances;
-  if (a.baseline == "auto") {
-    const std::string dir = baselines_dir(a.baselines_dir);
-    const std::string path = resolve_baseline("auto", after.hardware_class.slug, dir);
-    if (path.empty()) {
-      print_line(stderr, fmt::format("gpuqual: note: no baseline {}/{}.yaml: every metric gets --allowed-drop", dir,
-                                     after.hardware_class.slug));
-    } else {
-      tolerances = std::make_unique<Baseline>(load_baseline(path));
-    }
-  } else if (!a.baseline.empty()) {
-    tolerances = std::make_unique<Baseline>(load_baseline(a.baseline));
-  }
-  if (tolerances && tolerances->kind == BaselineKind::floor) {
-    throw InputError(tolerances->origin, "$.kind",
-                     "a datasheet-floor baseline has no per-metric tolerances for diff (give a measured baseline, or none)");
-  }
-  if (tolerances && tolerances->hardware_class != after.hardware_class.slug) {
-    throw InputError(tolerances->origin, "$.hardware_class",
-                     fmt::format("baseline is for class {} but the after-record is class {}", tolerances->hardware_class,
-                                 after.hardware_class.slug));
-  }
-  o.tolerances = tolerances.get();
+  // The after-record is judged as compare judges it too (docs/diff.md): its class's baseline,
+  // found as --baseline auto finds it unless a file is given.
+  const DiffBaselines baselines = load_diff_baselines(a.baseline, a.baselines_dir, after.hardware_class.slug);
+  apply_diff_baselines(baselines, o);
   const std::unique_ptr<Target> target = load_target_flag(a.target);
   o.target = target.get();
   return emit_reports(diff_records(before, after, o), a.report);
@@ -97,11 +79,14 @@ void add_diff_command(CLI::App& app, CommandAction& selected) {
   cmd->add_option("--confidence", args->confidence, "Two-sided confidence of the interval")
       ->check(confidence_validator())
       ->capture_default_str();
-  cmd->add_option("--baseline", args->baseline,
-                  "Per-metric allowed drops: the tolerance (and warn_tolerance) of each metric a baseline YAML names, "
-                  "or auto for the after-record's class")
+  cmd->add_option(
+         "--baseline", args->baseline,
+         "The after-record is also judged against this baseline as compare judges it (default: its "
+         "class's, as auto finds it); a measured one given here lends each metric it names its tolerance "
+         "(and warn_tolerance)")
       ->type_name("FILE|auto");
-  cmd->add_option("--baselines-dir", args->baselines_dir, "Where --baseline auto looks")->type_name("DIR");
+  cmd->add_option("--baselines-dir", args->baselines_dir, "Where the class's baseline is looked for")
+      ->type_name("DIR");
   add_target_option(cmd, args->target);
   add_report_options(cmd, args->report);
   cmd->callback([args, &selected] { selected = [args] { return run_diff(*args); }; });

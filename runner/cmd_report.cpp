@@ -11,6 +11,7 @@
 #include "core/atomic_file.hpp"
 #include "core/compare.hpp"
 #include "core/diff.hpp"
+#include "core/diff_pair.hpp"
 #include "core/gate.hpp"
 #include "core/gate_stream.hpp"
 #include "core/health_rules.hpp"
@@ -21,6 +22,7 @@
 #include "core/text_escape.hpp"
 #include "runner/command.hpp"
 #include "runner/compare_baseline.hpp"
+#include "runner/diff_inputs.hpp"
 #include "runner/gate_pool_flags.hpp"
 #include "runner/html/html_report.hpp"
 
@@ -124,12 +126,13 @@ int run_report(const ReportArgs& a) {
   in.telemetry = &telemetry;
   if (!a.before.empty()) {
     const RunRecord before = read_record(a.before);
-    // As `gpuqual diff`: no baseline unless asked for; one only lends its per-metric tolerances.
-    std::unique_ptr<Baseline> tolerances;
-    if (a.baseline_given)
-      tolerances = load_record_baseline(a.baseline, a.baselines_dir, record.hardware_class.slug);
+    require_before_after(a.before, before, a.record, record);
+    // As `gpuqual diff` (docs/diff.md): the after-record is judged against its class's baseline
+    // too; a measured one given with --baseline lends its per-metric tolerances.
+    const DiffBaselines baselines =
+        load_diff_baselines(a.baseline_given ? a.baseline : "", a.baselines_dir, record.hardware_class.slug);
     DiffOptions o;
-    o.tolerances = tolerances.get();
+    apply_diff_baselines(baselines, o);
     o.strict = a.strict;
     o.before_origin = a.before;
     const Verdict verdict = diff_records(before, record, o);

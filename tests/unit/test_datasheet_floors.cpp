@@ -283,15 +283,18 @@ class FloorsCli : public ScratchDirTest {
 }  // namespace
 
 // Through the real binary with the source tree's baselines (no --baselines-dir): the healthy H200
-// fixture is judged against the shipped floor, not "no baseline"; diff refuses a floor.
-TEST_F(FloorsCli, CompareAutoFindsTheShippedFloorAndDiffRefusesIt) {
+// fixture is judged against the shipped floor, not "no baseline"; diff judges the after-record
+// against a floor too, but takes no per-metric tolerances from it.
+TEST_F(FloorsCli, CompareAutoFindsTheShippedFloorAndDiffJudgesTheAfterRecordAgainstIt) {
   const std::string record = shell_quote(std::string(GPUQUAL_TEST_DATA) + "/records/synthetic-healthy.json");
   const CliRun c = run_cli("compare " + record + " --baseline auto", scratch_, "-u GPUQUAL_BASELINES_DIR");
   EXPECT_NE(c.code, 2) << c.out << c.err;  // judged: pass or fail, never "no baseline"
   EXPECT_NE(c.out.find("baselines/floors/h200-sxm-141gb.yaml"), std::string::npos) << c.out;
   EXPECT_NE(c.last_line().find("against datasheet floors"), std::string::npos) << c.last_line();
   const std::string floor_file = shell_quote((kFloors / "h200-sxm-141gb.yaml").string());
-  const CliRun d = run_cli("diff " + record + " " + record + " --baseline " + floor_file, scratch_);
-  EXPECT_EQ(d.code, 3) << d.out << d.err;
-  EXPECT_NE(d.err.find("datasheet-floor baseline has no per-metric tolerances for diff"), std::string::npos) << d.err;
+  const std::string after = shell_quote(std::string(GPUQUAL_TEST_DATA) + "/records/synthetic-slow-gpu.json");
+  const CliRun d = run_cli("diff " + record + " " + after + " --baseline " + floor_file, scratch_);
+  EXPECT_EQ(d.code, 1) << d.out << d.err;  // the slow GPU's 2 % of the before-record, not the floor's 60 %
+  EXPECT_NE(d.err.find("lends no per-metric tolerances"), std::string::npos) << d.err;
+  EXPECT_NE(d.out.find("against datasheet floors"), std::string::npos) << d.out;
 }

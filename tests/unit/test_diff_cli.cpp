@@ -25,7 +25,10 @@ namespace {
 using gpuqual::testing::CliRun;
 
 // Paths here are plain temp paths; stderr goes to the test's temp directory.
-CliRun run_gpuqual(const std::string& args) { return gpuqual::testing::run_cli(args, ::testing::TempDir()); }
+// Wide enough that the summary line is never shortened to fit (docs/output-formats.md).
+CliRun run_gpuqual(const std::string& args) {
+  return gpuqual::testing::run_cli(args, ::testing::TempDir(), "COLUMNS=400");
+}
 
 class Cli : public ::testing::Test {
  protected:
@@ -41,6 +44,29 @@ class Cli : public ::testing::Test {
     write_record(p, r);
     return p;
   }
+  // A record for diff, of no suite (the checks a suite requires are compare's rule, tested there).
+  std::string write_before(const std::string& name, RunRecord r) {
+    r.suite.clear();
+    return write(name, r);
+  }
+  // An after-record: another run, a day after the builders' run (diff refuses the same run twice).
+  std::string write_after(const std::string& name, RunRecord r) {
+    r.run_id = "run-after-" + name;
+    r.started_at = "2026-12-01T12:00:00Z";
+    r.ended_at = "2026-12-01T12:03:00Z";
+    return write_before(name, r);
+  }
+  // --baselines-dir with the class's measured baseline (5 % on every fixture metric), so the
+  // after-record is judged against it as compare judges it, whatever floors the tree ships.
+  std::string baseline_file() {
+    const fs::path d = dir_ / "baselines";
+    fs::create_directories(d);
+    Baseline b = class_baseline();
+    b.provenance.source = "hand-written for the diff tests";
+    std::ofstream(d / "h200-sxm-141gb.yaml") << baseline_to_yaml(b);
+    return (d / "h200-sxm-141gb.yaml").string();
+  }
+  std::string baselines() { return " --baselines-dir " + fs::path(baseline_file()).parent_path().string(); }
   fs::path dir_;
 };
 
@@ -48,18 +74,18 @@ class Cli : public ::testing::Test {
 
 TEST_F(Cli, DiffExitCodes) {
   Jitter jitter{std::mt19937_64(1)};
-  const std::string before = write("before.json", node_record(jitter, 2));
+  const std::string before = write_before("before.json", node_record(jitter, 2)) + baselines();
   RunRecord same = node_record(jitter, 2);
   same.node.driver_version = "580.65.06";
-  const std::string after_same = write("after-same.json", same);
-  const std::string after_slow =
-      write("after-slow.json", node_record(jitter, 2, [](int g, int m) { return g == 1 && m == 0 ? 0.95 : 1.0; }));
+  const std::string after_same = write_after("after-same.json", same);
+  const std::string after_slow = write_after(
+      "after-slow.json", node_record(jitter, 2, [](int g, int m) { return g == 1 && m == 0 ? 0.95 : 1.0; }));
   RunRecord errored = node_record(jitter, 2);
   errored.checks[1] = check("hbm", Status::error, "timed out after 120 s");
-  const std::string after_error = write("after-error.json", errored);
+  const std::string after_error = write_after("after-error.json", errored);
   RunRecord unmeasured = node_record(jitter, 2);
   unmeasured.checks.push_back(check("health", Status::skip, "NVML unavailable"));
-  const std::string after_unmeasured = write("after-unmeasured.json", unmeasured);
+  const std::string after_unmeasured = write_after("after-unmeasured.json", unmeasured);
 
   CliRun pass = run_gpuqual(fmt::format("diff {} {}", before, after_same));
   EXPECT_EQ(pass.code, 0) << pass.out;
@@ -88,6 +114,37 @@ TEST_F(Cli, DiffExitCodes) {
   EXPECT_EQ(run_gpuqual(fmt::format("diff {} {}/missing.json", before, dir_.string())).code, 3);
   { std::ofstream(dir_ / "bad.json") << "{\"schema\": \"gpuqual.run/v1\""; }
   EXPECT_EQ(run_gpuqual(fmt::format("diff {} {}", before, (dir_ / "bad.json").string())).code, 3);
+}
+
+// Records that belong together (docs/diff.md): the same run twice, and the arguments swapped,
+// are exit 3 with both times in the one-line message.
+TEST_F(Cli, DiffRefusesTheSameRunTwiceAndSwappedRecords) {
+  Jitter jitter{std::mt19937_64(4)};
+  const std::string before = write_before("before.json", node_record(jitter, 2));
+  const std::string after = write_after("after.json", node_record(jitter, 2));
+  const CliRun ok = run_gpuqual(fmt::format("diff {} {}{}", before, after, baselines()));
+  ASSERT_EQ(ok.code, 0) << ok.out << ok.err;
+  CliRun same = run_gpuqual(fmt::format("diff {} {}{}", before, before, baselines()));
+  EXPECT_EQ(same.code, 3) << same.out << same.err;
+  EXPECT_NE(same.err.find("the same run as the before-record"), std::string::npos) << same.err;
+  EXPECT_NE(same.err.find("started 2026-11-30T12:00:00Z and 2026-11-30T12:00:00Z"), std::string::npos)
+      << same.err;
+  CliRun swapped = run_gpuqual(fmt::format("diff {} {}{}", after, before, baselines()));
+  EXPECT_EQ(swapped.code, 3) << swapped.out << swapped.err;
+  EXPECT_NE(swapped.err.find(before +
+                             ": $.started_at: the after-run started 2026-11-30T12:00:00Z, before the "
+                             "before-run " +
+                             after + " ended 2026-12-01T12:03:00Z"),
+            std::string::npos)
+      << swapped.err;
+  // No class baseline anywhere: the after-record cannot be judged as compare judges it.
+  CliRun alone =
+      run_gpuqual(fmt::format("diff {} {} --baselines-dir {}", before, after, (dir_ / "none").string()));
+  EXPECT_EQ(alone.code, 2) << alone.out << alone.err;
+  EXPECT_NE(alone.last_line().find("the after-record alone INCONCLUSIVE (no baseline "), std::string::npos)
+      << alone.last_line();
+  EXPECT_NE(alone.out.find("the after-record cannot be judged as compare judges it"), std::string::npos)
+      << alone.out;
 }
 
 TEST_F(Cli, BaselineBuildThenGate) {
@@ -158,26 +215,26 @@ TEST_F(Cli, DiffAndGateReportsPassTheFormatChecker) {
     FAIL() << "python3 with jsonschema and prometheus_client is needed (scripts/install-deps.sh installs them)";
   }
   Jitter jitter{std::mt19937_64(3)};
-  const std::string before = write("in/before.json", node_record(jitter, 2));
+  const std::string before = write_before("in/before.json", node_record(jitter, 2));
   RunRecord after = node_record(jitter, 2, [](int g, int m) { return g == 0 && m == 2 ? 0.9 : 1.0; });
   after.node.driver_version = "580.65.06";
-  write("in/after.json", after);
+  write_after("in/after.json", after);
   for (int i = 0; i < 4; ++i) write(fmt::format("pool/node-{}.json", i), flat_node_record(jitter, fmt::format("node-{}", i)));
   write("pool/node-4.json", flat_node_record(jitter, "node-4", [](int, int m) { return m == 0 ? 0.9 : 1.0; }));
   const fs::path out = dir_ / "reports";
   fs::create_directories(out);
-  const std::string yaml = (dir_ / "h200-sxm-141gb.yaml").string();
-  ASSERT_EQ(run_gpuqual(fmt::format("baseline build {} -o {}", (dir_ / "pool").string(), yaml)).code, 0);
+  const std::string yaml = baseline_file();
   const std::string broken = (dir_ / "broken.json").string();
   std::ofstream(broken) << "{\"schema\": \"gpuqual.run/v1\", \"run_id\": ";
   auto reports = [&](const std::string& name) {
     return fmt::format("--format json --junit {0}/{1}.junit.xml --prometheus {0}/{1}.prom --markdown {0}/{1}.md", out.string(), name);
   };
   for (const auto& [name, args] : std::vector<std::pair<std::string, std::string>>{
-           {"diff", fmt::format("diff {} {}", before, (dir_ / "in/after.json").string())},
+           {"diff", fmt::format("diff {} {} --baseline {}", before, (dir_ / "in/after.json").string(), yaml)},
            {"gate", fmt::format("gate {} --baseline {}", (dir_ / "pool").string(), yaml)},
            // A pool with an unreadable record: its error node is valid in every format too.
-           {"gate-unreadable", fmt::format("gate {} {} --baseline {}", (dir_ / "pool").string(), broken, yaml)}}) {
+           {"gate-unreadable",
+            fmt::format("gate {} {} --baseline {}", (dir_ / "pool").string(), broken, yaml)}}) {
     CliRun r = run_gpuqual(fmt::format("{} {}", args, reports(name)));
     EXPECT_EQ(r.code, 1) << r.out;
     std::ofstream(out / (name + ".json")) << r.out.substr(0, r.out.rfind('\n', r.out.size() - 2) + 1);

@@ -1,0 +1,35 @@
+#include "runner/diff_inputs.hpp"
+
+#include <cstdio>
+
+#include "runner/compare_baseline.hpp"
+
+namespace gpuqual {
+
+DiffBaselines load_diff_baselines(const std::string& spec, const std::string& baselines_dir_flag,
+                                  const std::string& slug) {
+  DiffBaselines b;
+  if (spec.empty() || spec == "auto") {
+    b.after = find_class_baseline(baselines_dir_flag, slug, b.missing);
+  } else {
+    b.after = std::make_unique<Baseline>(load_baseline(spec));
+  }
+  if (!b.after) return b;
+  require_baseline_class(*b.after, slug);
+  b.lend_tolerances = !spec.empty() && b.after->kind == BaselineKind::measured;
+  if (!spec.empty() && b.after->kind == BaselineKind::floor) {
+    std::fprintf(stderr,
+                 "gpuqual: note: %s is datasheet floors: it judges the after-record, but lends no per-metric "
+                 "tolerances (every metric gets --allowed-drop)\n",
+                 b.after->origin.c_str());
+  }
+  return b;
+}
+
+void apply_diff_baselines(const DiffBaselines& b, DiffOptions& o) {
+  o.after_baseline = b.after.get();
+  o.after_baseline_missing = b.missing;
+  o.tolerances = b.lend_tolerances ? b.after.get() : nullptr;
+}
+
+}  // namespace gpuqual
