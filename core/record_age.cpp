@@ -89,7 +89,8 @@ CurrentNodes parse_current_nodes(const std::string& text, const std::string& ori
     CurrentNode s = current_node(node, origin, where);
     out[s.name] = std::move(s);
   };
-  if (doc.is_object() && doc.value("kind", "") == "NodeList") {
+  // `kubectl get nodes -o json` says "kind": "List", the API server's own answer "NodeList".
+  if (doc.is_object() && doc.contains("items")) {
     const json items = doc.value("items", json::array());
     if (!items.is_array()) throw InputError(origin, "$.items", "expected a list of Nodes");
     for (std::size_t i = 0; i < items.size(); ++i) add(items[i], "$.items[" + std::to_string(i) + "]");

@@ -14,6 +14,7 @@
 #include "core/gate.hpp"
 #include "core/input_error.hpp"
 #include "core/record_io.hpp"
+#include "runner/plan_inputs.hpp"
 #include "test_diff_fixtures.hpp"
 
 using namespace gpuqual;
@@ -98,6 +99,8 @@ TEST(RecordAge, NodeFileReadsANodeOrANodeList) {
   const CurrentNodes two = parse_current_nodes(list, "nodes.json");
   EXPECT_EQ(two.size(), 2u);
   EXPECT_EQ(two.at("node-b").boot_id, "");
+  // kubectl's own list kind.
+  EXPECT_EQ(parse_current_nodes(std::string(R"({"kind": "List", "items": [)") + kNodeJson + "]}", "nodes.json").size(), 1u);
   EXPECT_THROW(parse_current_nodes(R"({"kind": "Pod", "metadata": {"name": "x"}})", "pod.json"), InputError);
   EXPECT_THROW(parse_current_nodes(R"({"kind": "Node", "metadata": {}})", "n.json"), InputError);
   EXPECT_THROW(parse_current_nodes("{", "n.json"), InputError);
@@ -295,4 +298,39 @@ TEST_F(FreshnessCli, CompareWithANodeFileRefusesARecordFromAnEarlierBoot) {
   r.node.boot_id = "6f1c9e0a-2b7d-4c38-9a51-d0e4f7b2c813";
   write("node-a.json", r);
   EXPECT_EQ(run("compare " + rec + base + " --node-file " + shell_quote(node)).code, 0);
+}
+
+TEST_F(FreshnessCli, PlanVerdictsFromRecordsHonourMaxAgeConsecutiveAndTheNodes) {
+  Jitter jitter{std::mt19937_64(45)};
+  write_baseline();
+  RunRecord r = flat_node_record(jitter, "node-a");
+  r.node.boot_id = "6f1c9e0a-2b7d-4c38-9a51-d0e4f7b2c813";
+  const std::string rec = write("node-a.json", r);
+  const std::string dir = scratch_.string();
+  EXPECT_EQ(read_verdicts({rec}, dir).at("node-a"), Outcome::pass);
+  GateOptions old;
+  old.freshness.max_age_s = 7 * 86400;
+  old.freshness.now_ms = at("2026-12-31T12:00:00Z");
+  EXPECT_EQ(read_verdicts({rec}, dir, old).at("node-a"), Outcome::inconclusive);
+  GateOptions twice;
+  twice.consecutive = 2;
+  EXPECT_EQ(read_verdicts({rec}, dir, twice).at("node-a"), Outcome::inconclusive);
+  // The Nodes as plan reads them: rebooted since the record.
+  GateOptions rebooted;
+  auto nodes = std::make_shared<CurrentNodes>();
+  (*nodes)["node-a"] = CurrentNode{"node-a", "0b8e4f2c-9d17-4a6e-8c35-71f2a9d0e4b6", "", "", ""};
+  rebooted.freshness.nodes = nodes;
+  EXPECT_EQ(read_verdicts({rec}, dir, rebooted).at("node-a"), Outcome::inconclusive);
+  (*nodes)["node-a"].boot_id = r.node.boot_id;
+  EXPECT_EQ(read_verdicts({rec}, dir, rebooted).at("node-a"), Outcome::pass);
+  // A verdict file holds neither its records' time nor their history: under --max-age it does
+  // not qualify the node; a failure still counts.
+  const CliRun compared = run("compare " + shell_quote(rec) + " --baseline " + shell_quote(dir + "/h200-sxm-141gb.yaml") +
+                              " --format json");
+  ASSERT_EQ(compared.code, 0) << compared.err;
+  const std::string verdict = (scratch_ / "verdict.json").string();
+  std::ofstream(verdict) << compared.out.substr(0, compared.out.rfind("}\n") + 2);  // less the summary line
+  EXPECT_EQ(read_verdicts({verdict}, dir).at("node-a"), Outcome::pass);
+  EXPECT_EQ(read_verdicts({verdict}, dir, old).at("node-a"), Outcome::inconclusive);
+  EXPECT_EQ(read_verdicts({verdict}, dir, twice).at("node-a"), Outcome::inconclusive);
 }
