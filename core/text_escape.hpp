@@ -46,8 +46,9 @@ std::string_view markup_entity(char c);
 // newline and tab as character references (kept in attribute values too).
 std::string escape_xml(std::string_view text);
 
-// Inline Markdown text (a table cell, a list item, the summary): the text reads as itself in any
-// CommonMark renderer and in GitHub's and GitLab's, never as markup. Every ASCII punctuation
+// Inline Markdown text (a table cell, a list item, the summary): the text reads as itself, never
+// as markup, in a CommonMark or GitHub-flavoured renderer (markdown-it-py with linkify, cmark-gfm
+// with autolink: tests/integration/test_hostile_strings.py). Every ASCII punctuation
 // character is backslash-escaped (CommonMark 0.31 section 2.4: emphasis, links, images, code,
 // HTML, headings, lists, table pipes); line breaks become blanks; a zero-width space (U+200B)
 // follows each '@' (no @mention, no e-mail autolink), the ':' of "://" and a word-initial
