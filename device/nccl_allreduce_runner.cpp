@@ -130,8 +130,7 @@ void NcclAllreduceRunner::launch_graphs() {
     if (set != cudaSuccess) return static_cast<int>(set);
     return static_cast<int>(cudaGraphLaunch(captured_.execs[k], locals_[k].stream));
   });
-  // Back on the device every guard here restores to (the launching threads had their own).
-  CUDA_CHECK(cudaSetDevice(locals_[0].gpu));
+  // Each launching thread set its own current device; this thread's is untouched.
   for (int rc : results) {
     if (rc == -1) throw std::runtime_error("launching the captured all-reduce graph threw");
     CUDA_CHECK(static_cast<cudaError_t>(rc));
