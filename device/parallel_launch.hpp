@@ -1,10 +1,12 @@
 #pragma once
-// Calls that must be made at the same time on several threads: NCCL's documentation ("Using
-// NCCL with CUDA Graphs", Requirements and Limitations) warns that with several GPUs in one
-// process "a deadlock is likely to occur with single-threaded applications: in some cases
-// cudaGraphLaunch may block, preventing the launch across all GPUs". A launch that blocks until
-// its peers' launches are made must not wait for them on the same thread. Plain C++: the CPU
-// tests hold it to that with calls that block until every other call has started.
+// Calls that must be made at the same time on several threads. NCCL's documentation ("Using
+// NCCL with CUDA Graphs", Requirements and Limitations,
+// https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/usage/cudagraph.html; docs/nccl.md)
+// warns that several GPUs per process with captured graphs can deadlock, most likely when one
+// thread launches them: cudaGraphLaunch of one GPU's graph may block, and the other GPUs' graphs
+// are then never launched. A launch that may wait for its peers' launches must not wait for them
+// on the same thread. Plain C++: the CPU tests hold it to that with calls that block until every
+// other call has started.
 #include <cstddef>
 #include <functional>
 #include <vector>
