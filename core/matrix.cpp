@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "core/gate.hpp"
+#include "core/outcome_badness.hpp"
 
 namespace gpuqual {
 
@@ -85,7 +86,7 @@ MatrixObservation observe_record(const RunRecord& record, Outcome outcome) {
   o.run_id = record.run_id;
   o.started_at = record.started_at;
   o.outcome = outcome;
-  o.gpu_uuids = record_gpu_uuids(record);
+  for (const auto& uuid : record_gpu_uuids(record)) o.gpu_keys.push_back(std::hash<std::string>{}(uuid));
   return o;
 }
 
@@ -103,38 +104,25 @@ MatrixBuilder::Id MatrixBuilder::machine_of(Id x) {
   return x;
 }
 
+MatrixBuilder::Id MatrixBuilder::gpu_identity(std::uint64_t key) {
+  auto [it, fresh] = gpu_identity_.emplace(key, static_cast<Id>(parent_.size()));
+  if (fresh) parent_.push_back(it->second);
+  return it->second;
+}
+
 void MatrixBuilder::unite(Id a, Id b) {
   a = machine_of(a);
   b = machine_of(b);
   if (a != b) parent_[std::max(a, b)] = std::min(a, b);
 }
 
-namespace {
-
-// A failure outranks an unknown, an unknown a pass: of two records of one run, the one that
-// says less is never the one believed.
-int badness(Outcome o) {
-  switch (o) {
-    case Outcome::fail:
-      return 3;
-    case Outcome::inconclusive:
-      return 2;
-    case Outcome::warn:
-      return 1;
-    case Outcome::pass:
-      return 0;
-  }
-  return 2;
-}
-
-}  // namespace
-
 // Of two records with one run id: the complete one (an interrupted snapshot must not hide the
 // final record), then the worse outcome, then a fixed order of what the matrix shows, so the
 // choice never depends on which file was read first.
 bool MatrixBuilder::replaces(const Event& c, const Event& h) const {
   if (c.complete != h.complete) return c.complete;
-  if (badness(c.outcome) != badness(h.outcome)) return badness(c.outcome) > badness(h.outcome);
+  const int cb = outcome_badness(c.outcome), hb = outcome_badness(h.outcome);
+  if (cb != hb) return cb > hb;
   auto images = [&](const Event& e) {
     std::vector<std::string_view> out;
     for (Id i : e.images) out.push_back(images_.names[i]);
@@ -164,13 +152,14 @@ void MatrixBuilder::add(MatrixObservation o) {
   e.row = rit->second;
   e.name = names_(o.node);
   // One machine: every record whose GPU UUIDs overlap, whatever its node name.
-  e.identity = identities_(o.gpu_uuids.empty() ? "node\x1f" + o.node : "gpu\x1f" + o.gpu_uuids.front());
-  for (const auto& u : o.gpu_uuids) {
-    const Id id = identities_("gpu\x1f" + u);
-    while (parent_.size() < identities_.names.size()) parent_.push_back(static_cast<Id>(parent_.size()));
-    unite(e.identity, id);
+  if (o.gpu_keys.empty()) {
+    auto [it, fresh] = node_identity_.emplace(e.name, static_cast<Id>(parent_.size()));
+    if (fresh) parent_.push_back(it->second);
+    e.identity = it->second;
+  } else {
+    e.identity = gpu_identity(o.gpu_keys.front());
+    for (std::uint64_t k : o.gpu_keys) unite(e.identity, gpu_identity(k));
   }
-  while (parent_.size() < identities_.names.size()) parent_.push_back(static_cast<Id>(parent_.size()));
   e.started_ms = parse_rfc3339_ms(o.started_at);
   e.started_at = std::move(o.started_at);
   e.outcome = o.outcome;

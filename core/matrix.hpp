@@ -80,7 +80,7 @@ struct MatrixObservation {
   std::string started_at;
   Outcome outcome = Outcome::inconclusive;
   bool complete = true;                // the record's `complete`
-  std::vector<std::string> gpu_uuids;  // distinct, non-empty: the machine's identity
+  std::vector<std::uint64_t> gpu_keys;  // hashes of its distinct GPU UUIDs: the machine's identity
 };
 MatrixObservation observe_record(const RunRecord& record, Outcome outcome);
 
@@ -127,8 +127,13 @@ class MatrixBuilder {
   std::size_t unreadable_ = 0;
   std::unordered_map<std::string, Id> row_index_;
   std::vector<Acc> rows_;
-  Interned names_, images_, identities_;
-  std::vector<Id> parent_;                                  // union-find over identities_
+  Interned names_, images_;
+  // Union-find over identities: a GPU (by UUID hash) or, for a record without GPUs, a node name.
+  // Hashes, not the UUIDs: 8 GPUs x 100,000 records of strings would double the build's memory.
+  std::unordered_map<std::uint64_t, Id> gpu_identity_;
+  std::unordered_map<Id, Id> node_identity_;  // node name → identity
+  std::vector<Id> parent_;
+  Id gpu_identity(std::uint64_t key);
   std::unordered_map<std::string, std::size_t> run_index_;  // run_id → its event
   std::vector<Event> events_;
 };

@@ -6,23 +6,11 @@
 #include <limits>
 #include <map>
 
+#include "core/outcome_badness.hpp"
+
 namespace gpuqual {
 
 namespace {
-
-int outcome_badness(Outcome o) {
-  switch (o) {
-    case Outcome::fail:
-      return 3;
-    case Outcome::inconclusive:
-      return 2;
-    case Outcome::warn:
-      return 1;
-    case Outcome::pass:
-      return 0;
-  }
-  return 2;
-}
 
 bool passing(Outcome o, bool strict) { return o == Outcome::pass || (o == Outcome::warn && !strict); }
 
