@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "core/gate_summary.hpp"
+#include "core/hardware_class.hpp"
 #include "core/noise_model.hpp"
 #include "core/record_history.hpp"
 #include "core/stats.hpp"
@@ -186,9 +187,12 @@ NodeSummary summarize_node(const RunRecord& r, const Baseline* b, const GateOpti
   s.complete = r.complete;
   s.gpu_keys.reserve(r.gpus.size());
   for (const auto& g : r.gpus) {
-    if (!g.uuid.empty()) s.gpu_keys.push_back(std::hash<std::string>{}(g.uuid));
+    // A GPU the inventory could not name ("unread:<bus id>") is no identity across records.
+    if (g.uuid.empty() || is_unread_gpu_uuid(g.uuid)) continue;
+    s.gpu_keys.push_back(std::hash<std::string>{}(g.uuid));
   }
   s.hardware_class = r.hardware_class.slug;
+  if (auto note = class_override_note(r)) s.class_note = s.node + ": " + *note;
   CompareOptions co;
   co.strict = options.strict;
   co.expect_gpus = options.expect_gpus;
@@ -387,6 +391,9 @@ Verdict GatePool::finish() {
   std::vector<std::string> fails, unjudged, warns, notes = duplicates_;
   notes.insert(notes.end(), notes_.begin(), notes_.end());
   notes.insert(notes.end(), machine_notes.begin(), machine_notes.end());
+  for (const auto& n : nodes_) {
+    if (!n.class_note.empty()) notes.push_back(n.class_note);
+  }
   // The pool, class by class.
   for (const auto& cls : classes) {
     const Baseline* b = class_baselines_[cls];

@@ -64,6 +64,7 @@ struct NodeSummary {
   bool complete = true;                 // record.complete: of two files of one run, the complete one wins
   std::vector<std::uint64_t> gpu_keys;  // hashes of the GPU UUIDs: nodes that share one are one machine
   std::string hardware_class;
+  std::string class_note;                // class_override_note: the pool says it (docs/hardware-class.md)
   Verdict verdict;                       // the compare verdict, trimmed (see trim_node_verdict)
   // One value per metric of the class baseline (same order as Baseline::metrics): the median over
   // the node's GPUs of each GPU's median, or the node-scope median. NaN: not measured.

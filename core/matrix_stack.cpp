@@ -6,6 +6,7 @@
 #include <array>
 #include <string_view>
 
+#include "core/hardware_class.hpp"
 #include "core/target.hpp"
 
 namespace gpuqual {
@@ -41,7 +42,7 @@ bool is_matrix_component(std::string_view name) {
 std::vector<std::string> record_gpu_uuids(const RunRecord& record) {
   std::vector<std::string> out;
   for (const auto& g : record.gpus) {
-    if (!g.uuid.empty()) out.push_back(g.uuid);
+    if (!g.uuid.empty() && !is_unread_gpu_uuid(g.uuid)) out.push_back(g.uuid);  // "unread:": no identity
   }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());

@@ -8,6 +8,7 @@
 
 #include "core/compare.hpp"
 #include "core/diff.hpp"
+#include "core/gate.hpp"
 #include "core/gate_record_reader.hpp"
 #include "core/hardware_class.hpp"
 #include "core/health_severity.hpp"
@@ -197,6 +198,23 @@ TEST(GpuIdentity, AnOverrideIsShownInCompareAndDiffAndDoesNotPassH100AsH200Silen
   RunRecord derived = judged(1);
   derived.checks = {gemm(1)};
   EXPECT_FALSE(has_reason(compare_record(derived, &b, {}), "is an override"));
+}
+
+TEST(GpuIdentity, GateSaysWhichNodesHaveAnOverriddenClassAndNoUnreadUuidIsAMachine) {
+  RunRecord r = h100_record(1);
+  r.checks = {gemm(1)};
+  r.hardware_class.slug = "h200-sxm-141gb";
+  r.hardware_class.overridden = true;
+  const Baseline b = h200_baseline();
+  GatePool pool(GateOptions{});
+  pool.add(summarize_node(r, &b, GateOptions{}, "r.json", 0), &b);
+  const Verdict v = pool.finish();
+  EXPECT_TRUE(
+      has_reason(v, "node-a: class h200-sxm-141gb is an override (--class); its GPUs give h100-sxm-80gb"))
+      << reasons_of(v);
+  // Two machines can both have a GPU the inventory could not name at one bus id.
+  r.gpus[0].uuid = unread_gpu_uuid(r.gpus[0]);
+  EXPECT_TRUE(summarize_node(r, &b, GateOptions{}, "r.json", 0).gpu_keys.empty());
 }
 
 // --- rule 4: not-applicable codes ---------------------------------------------------------------

@@ -132,7 +132,7 @@ TEST_F(JudgedRun, ASkipIsInconclusiveUnlessNotApplicableOrOptional) {
   r = gpuqual({"run", "--suite", path("na.yaml"), "--class", "test-class", "--baseline", b, "--output", "r.json"});
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_EQ(check(record(), "test_skip").reason_code, "single_gpu");
-  EXPECT_THAT(r.out, HasSubstr("single_gpu is not a code of the check test_skip"));
+  EXPECT_THAT(r.out, HasSubstr("(not accepted as not applicable: single_gpu"));
 
   write_suite("opt", pass + "  - check: test_skip\n    budget_s: 1\n    timeout_s: 10\n    optional: true\n");
   r = gpuqual({"run", "--suite", path("opt.yaml"), "--class", "test-class", "--baseline", b, "--output", "r.json"});
