@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <map>
 #include <memory>
 
 #include "core/atomic_file.hpp"
@@ -40,7 +41,18 @@ int run_build(const BuildArgs& a) {
   const std::vector<std::string> paths = expand_record_paths(a.records);
   BaselineBuilder builder(o);
   StreamingRecordReader reader;
-  for (const auto& p : paths) builder.add(reader.read(p), p);
+  // One run given twice (the same file, a copy) would count twice in every median: exit 3.
+  std::map<std::string, std::string> file_of_run;
+  for (const auto& p : paths) {
+    const RunRecord r = reader.read(p);
+    if (auto [it, fresh] = file_of_run.emplace(r.run_id, p); !fresh && !r.run_id.empty()) {
+      throw InputError(p, "$.run_id",
+                       fmt::format("the same run as {} (run_id {}, started {}): a run given twice would count "
+                                   "twice in the baseline",
+                                   it->second, r.run_id, r.started_at));
+    }
+    builder.add(r, p);
+  }
   BaselineBuildResult res = builder.finish();
 
   for (const auto& e : res.excluded) print_line(stdout, fmt::format("left out: {} ({}): {}", e.path, e.node, e.reason));

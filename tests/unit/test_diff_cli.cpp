@@ -206,6 +206,22 @@ TEST_F(Cli, BaselineBuildThenGate) {
   EXPECT_EQ(run_gpuqual("baseline build").code, 3);
 }
 
+// baseline build takes several records: one run given twice (the same file, or a copy) would
+// count twice in every median, so it is refused (exit 3) before anything is built.
+TEST_F(Cli, BaselineBuildRefusesTheSameRunTwice) {
+  Jitter jitter{std::mt19937_64(5)};
+  const std::string one = write("in/node-0.json", flat_node_record(jitter, "node-0"));
+  write("in/node-1.json", flat_node_record(jitter, "node-1"));
+  fs::copy_file(one, dir_ / "copy.json");
+  const std::string out = (dir_ / "b.yaml").string();
+  for (const std::string& twice : {one, (dir_ / "copy.json").string()}) {
+    const CliRun r = run_gpuqual(fmt::format("baseline build {} {} -o {}", (dir_ / "in").string(), twice, out));
+    EXPECT_EQ(r.code, 3) << r.out << r.err;
+    EXPECT_NE(r.err.find("the same run as " + one + " (run_id run-node-0"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(out));
+  }
+}
+
 // diff and gate verdicts in every file format, read by the same checker as the golden reports
 // (tests/integration/check_report_formats.py: the verdict JSON Schema, ElementTree for JUnit,
 // the Prometheus text parser).
