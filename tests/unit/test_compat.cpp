@@ -198,10 +198,16 @@ TEST(CompatRules, WhichRuleDecides) {
   EXPECT_EQ(d.status, Status::warn);
   EXPECT_EQ(d.rule, CompatRule::forward_compat);
 
-  // A release newer than the table: the driver's own CUDA version decides.
-  d = judge_cuda_on_driver(t, v("13.1"), host("590.10.01", "13.1"), false);
+  // A release newer than the table (13.3: its minimum is not read from NVIDIA's table yet): the
+  // driver's own CUDA version decides.
+  d = judge_cuda_on_driver(t, v("13.3"), host("610.43.02", "13.3"), false);
   EXPECT_EQ(d.rule, CompatRule::driver_reports_cuda);
   EXPECT_EQ(d.status, Status::pass);
+  // 13.1 is in the table (590.44.01): an earlier driver runs it by minor-version compatibility only.
+  d = judge_cuda_on_driver(t, v("13.1"), host("580.95.05", "13.0"), false);
+  EXPECT_EQ(d.rule, CompatRule::minor_version);
+  EXPECT_EQ(d.status, Status::warn);
+  EXPECT_EQ(d.minimum_driver, "590.44.01");
   d = judge_cuda_on_driver(t, v("14.0"), host("590.10.01", nullptr), false);
   EXPECT_EQ(d.status, Status::error);
   EXPECT_EQ(d.rule, CompatRule::unknown_release);
