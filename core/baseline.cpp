@@ -112,6 +112,33 @@ FindingLimit limit_from_json(const json& j, const std::string& file, const std::
   return f;
 }
 
+// `gpu_count: N` (the GPUs a node of the class has) or `gpu_count: node` (the node's own sources
+// say: labels, capacity, the PCI bus; docs/baselines.md, "What a class must measure").
+void read_gpu_count(JsonObject& o, const json& root, Baseline& b) {
+  if (root.is_object() && root.contains("gpu_count") && root["gpu_count"].is_string()) {
+    const std::string text = o.str("gpu_count");
+    if (text != "node") {
+      o.fail("gpu_count", fmt::format("\"{}\" is not a GPU count (expected 1..1024, or node)", text));
+    }
+    b.gpu_count_from_node = true;
+    return;
+  }
+  if (auto n = o.opt_integer("gpu_count", 1, 1024)) b.gpu_count = static_cast<int>(*n);
+}
+
+CheckExpectation check_from_json(const json& j, const std::string& file, const std::string& path) {
+  JsonObject c(j, file, path);
+  CheckExpectation e;
+  e.optional = c.opt_boolean("optional").value_or(false);
+  e.required = c.opt_boolean("required").value_or(false);
+  e.every_gpu = c.opt_boolean("every_gpu").value_or(false);
+  // A skip the baseline forgives cannot also be one it requires.
+  if (e.optional && e.required) c.fail("required", "a check cannot be both optional and required");
+  if (e.every_gpu && !e.required) c.fail("every_gpu", "every_gpu needs required: true");
+  c.finish();
+  return e;
+}
+
 Baseline baseline_from_json(const json& root, const std::string& file) {
   JsonObject o(root, file, "$");
   Baseline b;
@@ -120,7 +147,7 @@ Baseline baseline_from_json(const json& root, const std::string& file) {
   if (!is_slug(b.hardware_class) || b.hardware_class == "unknown") {
     o.fail("hardware_class", fmt::format("\"{}\" is not a hardware class slug (lowercase letters, digits, '-')", b.hardware_class));
   }
-  if (auto n = o.opt_integer("gpu_count", 1, 1024)) b.gpu_count = static_cast<int>(*n);
+  read_gpu_count(o, root, b);
   const std::string kind = o.str_or("kind", "measured");
   if (kind == "floor") {
     b.kind = BaselineKind::floor;
@@ -150,9 +177,7 @@ Baseline baseline_from_json(const json& root, const std::string& file) {
   }
   if (const json* checks = o.opt_object("checks")) {
     for (auto it = checks->begin(); it != checks->end(); ++it) {
-      JsonObject c(*it, file, o.child_path("checks") + "." + it.key());
-      b.checks[it.key()].optional = c.opt_boolean("optional").value_or(false);
-      c.finish();
+      b.checks[it.key()] = check_from_json(*it, file, o.child_path("checks") + "." + it.key());
     }
   }
   o.finish();

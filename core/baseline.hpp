@@ -34,8 +34,14 @@ struct FindingLimit {
 };
 
 // What the baseline says about a check as a whole (the `checks:` map, keyed by check name).
+// `required` and `every_gpu` say what a class must measure (docs/baselines.md, "What a class must
+// measure"): the floors and built baselines require health, gemm, hbm and pcie on every GPU.
 struct CheckExpectation {
   bool optional = false;                 // a skip of this check does not make the verdict inconclusive
+  bool required = false;                 // the record must hold it, not skipped: else inconclusive
+  // On every GPU of the record: a metric of this check judged against the baseline (when the
+  // baseline names metrics of the check), else a status of the check for that GPU.
+  bool every_gpu = false;
 };
 
 struct Provenance {
@@ -59,8 +65,12 @@ struct Baseline {
   std::string hardware_class;            // slug, e.g. h200-sxm-141gb
   BaselineKind kind = BaselineKind::measured;  // YAML `kind:`, default measured
   // The GPUs a node of this class has: fewer in a record is `gpu.missing` (fail); node-scope
-  // metrics (NCCL) hold for this count.
+  // metrics (NCCL) hold for this count. One source of the expected count among several
+  // (core/expected_gpus.hpp): the largest wins.
   std::optional<int> gpu_count;
+  // `gpu_count: node`: the class has no one count (an H200 node has 4 or 8); the node's own
+  // sources say it, and none at all is inconclusive. Written by the floors; absent means the same.
+  bool gpu_count_from_node = false;
   Provenance provenance;
   std::vector<MetricExpectation> metrics;
   std::vector<FindingLimit> finding_limits;
@@ -70,6 +80,10 @@ struct Baseline {
   bool check_optional(const std::string& check) const {
     auto it = checks.find(check);
     return it != checks.end() && it->second.optional;
+  }
+  bool check_required(const std::string& check) const {
+    auto it = checks.find(check);
+    return it != checks.end() && it->second.required;
   }
 };
 

@@ -3,14 +3,20 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <ctime>
 #include <set>
 
+#include "core/expected_gpus.hpp"
 #include "core/gate.hpp"
+#include "core/health_severity.hpp"
 #include "core/input_error.hpp"
+#include "core/record_lookup.hpp"
+#include "core/skip_reason.hpp"
 #include "core/stats.hpp"
+#include "core/suite_requirements.hpp"
 
 namespace gpuqual {
 
@@ -34,7 +40,10 @@ std::string unhealthy(const RunRecord& r, const std::vector<FindingLimit>& limit
   for (const auto& c : r.checks) {
     for (const auto& f : c.findings) {
       const std::string where = f.gpu ? fmt::format("gpu {}", *f.gpu) : "node";
-      if (f.severity == Severity::fail) return fmt::format("finding {} on {}: {}", f.code, where, f.detail);
+      // The severity gpuqual's tables give, never lower (docs/health.md, "Severities at judging time").
+      if (with_table_severity(judging_severity_table(), f).severity == Severity::fail) {
+        return fmt::format("finding {} on {}: {}", f.code, where, f.detail);
+      }
       for (const auto& l : limits) {
         if (l.status == Status::fail && limit_matches(l, f.code) && (!l.max_value || f.value.value_or(1) > *l.max_value)) {
           return fmt::format("finding {} on {} beyond the hard limit: {}", f.code, where, f.detail);
@@ -46,6 +55,49 @@ std::string unhealthy(const RunRecord& r, const std::vector<FindingLimit>& limit
     if (c.status == Status::fail) return fmt::format("check {} failed: {}", c.name, c.reason);
     for (const auto& g : c.per_gpu) {
       if (g.status == Status::fail) return fmt::format("check {} failed on gpu {}: {}", c.name, g.gpu, g.reason);
+    }
+  }
+  return "";
+}
+
+// The checks every baseline gpuqual builds or ships requires on every GPU (docs/baselines.md,
+// "What a class must measure").
+constexpr std::array<const char*, 4> kCoreChecks{"health", "gemm", "hbm", "pcie"};
+
+// The check reported each GPU of the record: a per-GPU status or a measured metric for it.
+bool reports_every_gpu(const RunRecord& r, const CheckResult& c) {
+  return std::all_of(r.gpus.begin(), r.gpus.end(), [&](const GpuInfo& g) {
+    const bool status =
+        std::any_of(c.per_gpu.begin(), c.per_gpu.end(), [&](const auto& s) { return s.gpu == g.index; });
+    return status || std::any_of(c.metrics.begin(), c.metrics.end(),
+                                 [&](const Metric& m) { return m.gpu == g.index && m.n() > 0; });
+  });
+}
+
+// Why the record alone is partial (fewer GPUs than its node has, a check it should hold missing
+// or not measured); empty when it is whole. Compared with the other records in finish().
+std::string partial(const RunRecord& r) {
+  if (auto expected = expected_gpu_count(r, nullptr, std::nullopt)) {
+    if (auto why = subset_of_node_reason(r, *expected)) return *why;
+    if (auto row = missing_gpus_row(r, *expected)) return row->reason;
+  }
+  std::vector<std::pair<std::string, std::string>> wanted;  // (check, who wants it)
+  for (const char* c : kCoreChecks) wanted.emplace_back(c, "a built baseline");
+  if (auto suite = suite_requirement(r.suite)) {
+    for (const auto& c : suite->checks) wanted.emplace_back(c, "suite " + suite->suite);
+  }
+  for (const auto& [name, who] : wanted) {
+    if (!find_check(r, name)) return fmt::format("no check {}, which {} requires", name, who);
+  }
+  for (const auto& c : r.checks) {
+    if (c.status == Status::error) return fmt::format("check {} errored: {}", c.name, c.reason);
+    if (c.status == Status::skip && !skip_is_acceptable(r, c, std::nullopt, c.reason_code, false)) {
+      return fmt::format("check {} skipped: {}", c.name, c.reason);
+    }
+  }
+  for (const char* name : kCoreChecks) {
+    if (!reports_every_gpu(r, *find_check(r, name))) {
+      return fmt::format("check {} did not report every one of the record's {} GPUs", name, r.gpus.size());
     }
   }
   return "";
@@ -97,10 +149,17 @@ void BaselineBuilder::add(const RunRecord& r, const std::string& path) {
     excluded_.push_back({path, node, why});
     return;
   }
+  if (std::string why = partial(r); !why.empty()) {
+    excluded_.push_back({path, node, "partial: " + why});
+    return;
+  }
   ClassData& d = classes_[slug];
-  d.included.push_back(path);
-  remember(d.nodes, node);
-  d.gpu_counts.push_back(r.hardware_class.gpu_count);
+  RecordValues rv{path, node, r.started_at, static_cast<int>(r.gpus.size()), {}, {}, {}, {}};
+  for (const auto& c : r.checks) {
+    if (c.status == Status::skip && !skip_is_acceptable(r, c, std::nullopt, c.reason_code, false)) continue;
+    rv.checks.push_back(c.name);
+    if (reports_every_gpu(r, c)) rv.every_gpu.push_back(c.name);
+  }
   const NodeFacts& n = r.node;
   for (const auto& [key, value] : std::vector<std::pair<const char*, std::string>>{
            {"driver", n.driver_version},
@@ -112,23 +171,10 @@ void BaselineBuilder::add(const RunRecord& r, const std::string& path) {
            {"os", n.os},
            {"container_runtimes", fmt::format("{}", fmt::join(n.container_runtimes, ", "))},
            {"gpuqual", r.tool.version}}) {
-    if (!value.empty()) remember(d.stack[key], value);
+    if (!value.empty()) rv.stack.emplace_back(key, value);
   }
-  const auto ms = parse_rfc3339_ms(r.started_at);
-  if (ms && (!d.first_ms || *ms < *d.first_ms)) {
-    d.first_ms = ms;
-    d.first_started = r.started_at;
-  }
-  if (ms && (!d.last_ms || *ms > *d.last_ms)) {
-    d.last_ms = ms;
-    d.last_started = r.started_at;
-  }
-  std::set<std::string> in_this_run;
   for (std::size_t ci = 0; ci < r.checks.size(); ++ci) {
     const CheckResult& c = r.checks[ci];
-    if (c.status == Status::error) {
-      notes_.push_back(fmt::format("{}: check {} errored ({}); its metrics are not in the baseline from this run", path, c.name, c.reason));
-    }
     for (std::size_t mi = 0; mi < c.metrics.size(); ++mi) {
       const Metric& m = c.metrics[mi];
       if (m.n() == 0 && m.median == 0) continue;  // nothing measured
@@ -146,10 +192,85 @@ void BaselineBuilder::add(const RunRecord& r, const std::string& path) {
                          fmt::format("{} is in {} ({} is better) here but in {} ({} is better) in {}", m.name, m.unit,
                                      to_string(m.direction), mv.unit, to_string(mv.direction), mv.first_path));
       }
-      mv.by_node[node].push_back(m.median);
-      if (in_this_run.insert(key).second) ++mv.runs;
+      rv.values.emplace_back(key, m.median);
     }
   }
+  d.records.push_back(std::move(rv));
+}
+
+// Records with fewer GPUs than the class's most, or without a check most records have, are
+// partial: left out, so that one of them never drops gpu_count or makes a check optional.
+void BaselineBuilder::leave_out_partial(ClassData& d, std::vector<ExcludedRecord>& excluded) const {
+  int most = 0;
+  for (const auto& rv : d.records) most = std::max(most, rv.gpus);
+  std::map<std::string, std::size_t> having;
+  for (const auto& rv : d.records) {
+    for (const auto& c : rv.checks) ++having[c];
+  }
+  const std::size_t total = d.records.size();
+  std::vector<RecordValues> kept;
+  for (auto& rv : d.records) {
+    std::string why;
+    if (rv.gpus < most) why = fmt::format("partial: {} GPUs, where other records of the class have {}", rv.gpus, most);
+    for (const auto& [check, n] : having) {
+      const bool has = std::find(rv.checks.begin(), rv.checks.end(), check) != rv.checks.end();
+      if (why.empty() && !has && 2 * n > total) {
+        why = fmt::format("partial: no check {}, which {} of the {} records have", check, n, total);
+      }
+    }
+    if (why.empty()) {
+      kept.push_back(std::move(rv));
+    } else {
+      excluded.push_back({rv.path, rv.node, why});
+    }
+  }
+  d.records = std::move(kept);
+}
+
+void BaselineBuilder::take_record(ClassData& d, const RecordValues& rv) const {
+  d.included.push_back(rv.path);
+  remember(d.nodes, rv.node);
+  for (const auto& [key, value] : rv.stack) remember(d.stack[key], value);
+  const auto ms = parse_rfc3339_ms(rv.started_at);
+  if (ms && (!d.first_ms || *ms < *d.first_ms)) {
+    d.first_ms = ms;
+    d.first_started = rv.started_at;
+  }
+  if (ms && (!d.last_ms || *ms > *d.last_ms)) {
+    d.last_ms = ms;
+    d.last_started = rv.started_at;
+  }
+  std::set<std::string> in_this_run;
+  for (const auto& [key, median] : rv.values) {
+    MetricValues& mv = d.metrics.at(key);
+    mv.by_node[rv.node].push_back(median);
+    if (in_this_run.insert(key).second) ++mv.runs;
+  }
+}
+
+// Every check all included records measured is required; on every GPU when each record's check
+// reported each GPU (the core checks always, as partial() made sure).
+void BaselineBuilder::require_checks(const ClassData& d, Baseline& b) {
+  auto all_have = [&](const std::string& check, auto member) {
+    return std::all_of(d.records.begin(), d.records.end(), [&](const RecordValues& rv) {
+      const auto& list = rv.*member;
+      return std::find(list.begin(), list.end(), check) != list.end();
+    });
+  };
+  for (const auto& check : d.records.front().checks) {
+    if (!all_have(check, &RecordValues::checks)) continue;
+    CheckExpectation& e = b.checks[check];
+    e.required = true;
+    e.every_gpu = all_have(check, &RecordValues::every_gpu);
+  }
+}
+
+void BaselineBuilder::fill_provenance(const ClassData& d, Provenance& p) {
+  p.runs = static_cast<int>(d.included.size());
+  p.nodes = d.nodes;
+  std::sort(p.nodes.begin(), p.nodes.end());
+  for (const auto& [key, values] : d.stack) p.stack[key] = fmt::format("{}", fmt::join(values, ", "));
+  if (d.first_ms) p.date_range = fmt::format("{}..{}", d.first_started, d.last_started);
 }
 
 BaselineBuildResult BaselineBuilder::finish() {
@@ -158,7 +279,7 @@ BaselineBuildResult BaselineBuilder::finish() {
   out.notes = std::move(notes_);
   if (classes_.size() > 1) {
     std::vector<std::string> seen;
-    for (const auto& [slug, d] : classes_) seen.push_back(fmt::format("{} ({} records)", slug, d.included.size()));
+    for (const auto& [slug, d] : classes_) seen.push_back(fmt::format("{} ({} records)", slug, d.records.size()));
     throw InputError("", "", fmt::format("the records are of several hardware classes: {}; choose one with --class", fmt::join(seen, ", ")));
   }
   Baseline& b = out.baseline;
@@ -171,19 +292,14 @@ BaselineBuildResult BaselineBuilder::finish() {
   // capture bindings before C++20's P1091 landed there).
   const std::string& slug = classes_.begin()->first;
   ClassData& d = classes_.begin()->second;
+  leave_out_partial(d, out.excluded);
+  for (const auto& rv : d.records) take_record(d, rv);
+  if (d.records.empty()) return out;
   b.hardware_class = slug;
+  require_checks(d, b);
   out.included = d.included;
-  b.provenance.runs = static_cast<int>(d.included.size());
-  b.provenance.nodes = d.nodes;
-  std::sort(b.provenance.nodes.begin(), b.provenance.nodes.end());
-  for (const auto& [key, values] : d.stack) b.provenance.stack[key] = fmt::format("{}", fmt::join(values, ", "));
-  if (d.first_ms) b.provenance.date_range = fmt::format("{}..{}", d.first_started, d.last_started);
-  const bool one_count = std::all_of(d.gpu_counts.begin(), d.gpu_counts.end(), [&](int c) { return c == d.gpu_counts.front(); });
-  if (one_count) {
-    b.gpu_count = d.gpu_counts.front();
-  } else {
-    out.notes.push_back("the runs have different GPU counts: gpu_count is left out, so node-scope metrics hold for any count");
-  }
+  fill_provenance(d, b.provenance);
+  b.gpu_count = d.records.front().gpus;  // every included record has the class's count
   if (d.nodes.size() < 3) {
     out.notes.push_back(fmt::format("only {} node{}: the spread (MAD) says little about other nodes of the class; "
                                     "build from more nodes before gating a fleet on it",
@@ -191,6 +307,7 @@ BaselineBuildResult BaselineBuilder::finish() {
   }
   for (const auto& key : d.metric_order) {
     const MetricValues& mv = d.metrics.at(key);
+    if (mv.runs == 0) continue;  // measured only by records left out as partial
     std::vector<double> node_medians, all;
     std::vector<std::pair<std::string, double>> per_node;
     for (const auto& [node, values] : mv.by_node) {

@@ -4,7 +4,13 @@
 // expectation down.
 //
 // Left out, and listed: records that did not complete, with a failed check, with a fail-severity
-// finding or one beyond the baseline's hard limits (kDefaultFindingLimits), of another class.
+// finding or one beyond the baseline's hard limits (kDefaultFindingLimits), of another class;
+// and partial records (docs/baselines.md): fewer GPUs than the node's own sources or the other
+// records of the class, a check of health/gemm/hbm/pcie or of the record's suite missing,
+// skipped or errored, a core check that reported nothing for one of the GPUs, a check most
+// records have. A partial record never weakens the baseline: gpu_count is the class's count and
+// every check all included records measured is `required` (health, gemm, hbm, pcie always, on
+// every GPU).
 // Per metric (name, per-GPU or node scope):
 //   expected   median over nodes of each node's median (over its runs and GPUs), 5 digits
 //   noise_cv   1.4826 * MAD of every GPU-level value (one per run and GPU), over expected
@@ -64,16 +70,29 @@ class BaselineBuilder {
     std::size_t runs = 0;                            // runs that measured it
     std::map<std::string, std::vector<double>> by_node;  // node → GPU-level medians, all runs
   };
+  // What one record that passed add() contributes; finish() leaves out the partial ones first.
+  struct RecordValues {
+    std::string path, node, started_at;
+    int gpus = 0;
+    std::vector<std::string> checks;                      // measured: pass, warn or an acceptable skip
+    std::vector<std::string> every_gpu;                   // of those, the ones that reported each GPU
+    std::vector<std::pair<std::string, std::string>> stack;  // (key, version)
+    std::vector<std::pair<std::string, double>> values;   // (metric key, GPU-level median)
+  };
   struct ClassData {
+    std::vector<RecordValues> records;
     std::vector<std::string> included;
     std::map<std::string, MetricValues> metrics;     // key: name + (per GPU ? "" : " (node)")
     std::vector<std::string> metric_order;           // first-seen order, for a stable file
     std::map<std::string, std::vector<std::string>> stack;  // key → versions seen, in order
     std::vector<std::string> nodes;
-    std::vector<int> gpu_counts;
     std::string first_started, last_started;
     std::optional<std::int64_t> first_ms, last_ms;
   };
+  void leave_out_partial(ClassData& d, std::vector<ExcludedRecord>& excluded) const;
+  void take_record(ClassData& d, const RecordValues& rv) const;
+  static void require_checks(const ClassData& d, Baseline& b);
+  static void fill_provenance(const ClassData& d, Provenance& p);
   BaselineBuildOptions options_;
   std::map<std::string, ClassData> classes_;
   std::vector<ExcludedRecord> excluded_;

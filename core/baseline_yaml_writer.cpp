@@ -58,6 +58,17 @@ void emit_limit(YAML::Emitter& out, const FindingLimit& f) {
   out << YAML::EndMap;
 }
 
+// What the baseline says of one check; only the keys that are set.
+void emit_check(YAML::Emitter& out, const std::string& name, const CheckExpectation& c) {
+  out << YAML::Key << name << YAML::Value << YAML::BeginMap;
+  if (c.optional) out << YAML::Key << "optional" << YAML::Value << "true";
+  if (c.required) out << YAML::Key << "required" << YAML::Value << "true";
+  if (c.every_gpu) out << YAML::Key << "every_gpu" << YAML::Value << "true";
+  if (!c.optional && !c.required) out << YAML::Key << "optional" << YAML::Value << "false";
+  out << YAML::EndMap;
+  if (c.every_gpu) out << YAML::Comment("in every record, judged on every GPU");
+}
+
 void emit_provenance(YAML::Emitter& out, const Provenance& p) {
   out << YAML::Key << "provenance" << YAML::Value << YAML::BeginMap;
   str(out, "source", p.source);
@@ -90,7 +101,10 @@ std::string baseline_to_yaml(const Baseline& b) {
   if (b.kind == BaselineKind::floor) out << YAML::Key << "kind" << YAML::Value << "floor";
   if (b.gpu_count) {
     out << YAML::Key << "gpu_count" << YAML::Value << std::to_string(*b.gpu_count);
-    out << YAML::Comment("node-scope metrics (NCCL) hold for this many GPUs");
+    out << YAML::Comment("the GPUs a node of the class has (fewer: gpu.missing); node-scope metrics hold for it");
+  } else if (b.gpu_count_from_node) {
+    out << YAML::Key << "gpu_count" << YAML::Value << "node";
+    out << YAML::Comment("the node's own labels, capacity and PCI bus say how many GPUs it has");
   }
   emit_provenance(out, b.provenance);
   out << YAML::Key << "metrics" << YAML::Value << YAML::BeginSeq;
@@ -101,10 +115,7 @@ std::string baseline_to_yaml(const Baseline& b) {
   out << YAML::EndSeq;
   if (!b.checks.empty()) {
     out << YAML::Key << "checks" << YAML::Value << YAML::BeginMap;
-    for (const auto& [name, c] : b.checks) {
-      out << YAML::Key << name << YAML::Value << YAML::BeginMap << YAML::Key << "optional" << YAML::Value
-          << (c.optional ? "true" : "false") << YAML::EndMap;
-    }
+    for (const auto& [name, c] : b.checks) emit_check(out, name, c);
     out << YAML::EndMap;
   }
   out << YAML::EndMap;

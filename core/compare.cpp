@@ -11,6 +11,7 @@
 
 #include "core/check_rows.hpp"
 #include "core/inventory_findings.hpp"
+#include "core/compare_requirements.hpp"
 #include "core/compare_rules.hpp"
 #include "core/expected_gpus.hpp"
 #include "core/hardware_class.hpp"
@@ -27,17 +28,6 @@ const MetricExpectation* find_expectation(const Baseline* b, const std::string& 
     if (e.name == name) return &e;
   }
   return nullptr;
-}
-
-// The check that should have produced a missing metric: the one that produced it on another
-// GPU, else the check named by the metric's first component ("hbm" for hbm.triad.gbps).
-std::string producing_check(const RunRecord& r, const std::string& metric) {
-  for (const auto& c : r.checks) {
-    for (const auto& m : c.metrics) {
-      if (m.name == metric) return c.name;
-    }
-  }
-  return metric.substr(0, metric.find('.'));
 }
 
 std::string missing_reason(const RunRecord& r, const std::string& check, const std::optional<int>& gpu, bool required) {
@@ -167,14 +157,27 @@ void add_check_rows(const RunRecord& r, const Baseline* b, Verdict& v) {
   }
 }
 
-// Fewer GPUs than the node should have: a fail no benchmark of the remaining GPUs can show.
-void add_gpu_count_rows(const RunRecord& r, const Baseline* b, const CompareOptions& options, Verdict& v) {
-  const auto expected = expected_gpu_count(r, b, options.expect_gpus);
-  if (!expected) return;
+// Fewer GPUs than the node should have: a fail no benchmark of the remaining GPUs can show. A
+// count no source gives, or a run given a subset of the node's GPUs, cannot vouch for the whole
+// node: inconclusive (docs/compare.md, "What earns a PASS"). Returns those reasons.
+std::vector<std::string> add_gpu_count_rows(const RunRecord& r, const Baseline* b, const CompareOptions& o, Verdict& v) {
+  const auto expected = expected_gpu_count(r, b, o.expect_gpus, o.before_gpu_count);
+  std::optional<std::string> unknown;
+  if (!expected) {
+    unknown = "the node's GPU count is unknown (no --expect-gpus, no gpu_count in the baseline, no nvidia.com/gpu "
+              "label or capacity, no PCI bus reading): whether every GPU was judged cannot be told";
+  } else {
+    unknown = subset_of_node_reason(r, *expected);
+  }
+  if (unknown) {
+    v.checks.push_back(CheckRow{"gpus", std::nullopt, Status::error, *unknown, 0, false});
+    return {"gpus: " + *unknown};
+  }
   if (auto row = missing_gpus_row(r, *expected)) {
     v.checks.push_back(CheckRow{"gpus", std::nullopt, Status::fail, row->reason, 0, false});
     v.findings.push_back(std::move(*row));
   }
+  return {};
 }
 
 }  // namespace
@@ -223,8 +226,11 @@ bool nothing_measured(const RunRecord& r) {
 void decide(const RunRecord& r, const Baseline* b, const CompareOptions& options, Verdict& v,
             std::vector<std::string> unjudged) {
   std::vector<std::string> fails, warns;
-  if (!b) unjudged.push_back(fmt::format("no baseline for class {}", r.hardware_class.slug));
-  if (nothing_measured(r)) unjudged.push_back("nothing was measured (no metric and no passing check)");
+  // The most basic reasons first: nothing to judge against, nothing measured.
+  std::vector<std::string> basic;
+  if (!b) basic.push_back(fmt::format("no baseline for class {}", r.hardware_class.slug));
+  if (nothing_measured(r)) basic.push_back("nothing was measured (no metric and no passing check)");
+  unjudged.insert(unjudged.begin(), basic.begin(), basic.end());
   // The reason lists take only fail, error and warn rows: the text is made for those alone (a
   // gate formats it for every row of 10,000 records otherwise).
   auto list_for = [&](Status s) -> std::vector<std::string>* {
@@ -282,9 +288,11 @@ Verdict compare_record(const RunRecord& r, const Baseline* b, const CompareOptio
   add_metric_rows(r, b, v);
   add_finding_rows(r, b, v);
   add_check_rows(r, b, v);
-  add_gpu_count_rows(r, b, options, v);
-  std::vector<std::string> unjudged;
-  if (options.target) unjudged = add_target_rows(r, *options.target, v);
+  std::vector<std::string> unjudged = add_gpu_count_rows(r, b, options, v);
+  for (auto& why : add_requirement_rows(r, b, v)) unjudged.push_back(std::move(why));
+  if (options.target) {
+    for (auto& why : add_target_rows(r, *options.target, v)) unjudged.push_back(std::move(why));
+  }
   roll_up_gpus(r, b, v);
   decide(r, b, options, v, std::move(unjudged));
   v.summary = compare_summary(v, b != nullptr);

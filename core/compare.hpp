@@ -13,11 +13,13 @@ namespace gpuqual {
 
 struct CompareOptions {
   bool strict = false;               // warn counts as fail
-  std::optional<int> expect_gpus{};  // --expect-gpus: overrides the baseline's gpu_count and the labels
+  std::optional<int> expect_gpus{};  // --expect-gpus: one source of the expected count (the largest wins)
   const Target* target = nullptr;    // --target: the stack the node must be on (core/target.hpp)
   // Verdict::stack for the reports' stack labels; gate's per-node verdicts leave it out (the
   // components of 100,000 nodes would be most of the pool's memory and time; records keep them).
   bool with_stack = true;
+  // The GPUs of the before-record when diff judges the after-record (core/expected_gpus.hpp).
+  std::optional<int> before_gpu_count{};
 };
 
 // The `stack.off_target` rows of a judged record (check "stack"): the findings, a check row for

@@ -8,40 +8,78 @@
 #include <string_view>
 #include <vector>
 
+#include "core/gpu_presence.hpp"
+
 namespace gpuqual {
 
 namespace {
 
-// A label value that is a plain decimal count in 1..1024, else nothing (labels are free text).
-std::optional<int> label_count(const std::map<std::string, std::string>& labels, const char* key) {
-  auto it = labels.find(key);
-  if (it == labels.end()) return std::nullopt;
-  const std::string& text = it->second;
+// A plain decimal count in 1..1024, else nothing (labels and capacities are free text).
+std::optional<int> count_text(const std::string& text) {
   int v = 0;
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || v < 1 || v > 1024) return std::nullopt;
   return v;
 }
 
+std::optional<int> label_count(const std::map<std::string, std::string>& labels, const char* key) {
+  auto it = labels.find(key);
+  return it == labels.end() ? std::nullopt : count_text(it->second);
+}
+
+// Keeps the largest count; on a tie the first source given (the flag, then the baseline, ...).
+void take(std::optional<ExpectedGpus>& best, std::optional<int> n, const std::string& source) {
+  if (n && (!best || *n > best->count)) best = ExpectedGpus{*n, source};
+}
+
+// The NVIDIA GPUs on the bus that belong to this node's driver: bound to nvidia, or to nothing
+// (a GPU that failed to bind is still the node's). One bound to vfio-pci was handed to a VM.
+std::optional<int> pci_count(const NodeFacts& n) {
+  if (!n.pci_gpus) return std::nullopt;
+  int count = 0;
+  for (const auto& p : *n.pci_gpus) {
+    if (p.driver.empty() || p.driver == "nvidia") ++count;
+  }
+  return count > 0 ? std::optional<int>(count) : std::nullopt;
+}
+
 }  // namespace
 
 std::optional<ExpectedGpus> expected_gpu_count(const std::map<std::string, std::string>& labels, const Baseline* b,
                                                std::optional<int> flag) {
-  if (flag) return ExpectedGpus{*flag, "--expect-gpus"};
-  if (b && b->gpu_count) return ExpectedGpus{*b->gpu_count, fmt::format("the baseline's gpu_count ({})", b->origin)};
+  std::optional<ExpectedGpus> best;
+  take(best, flag, "--expect-gpus");
+  if (b) take(best, b->gpu_count, fmt::format("the baseline's gpu_count ({})", b->origin));
   for (const char* key : {"nvidia.com/gpu.count", "nvidia.com/gpu"}) {
-    if (auto n = label_count(labels, key)) return ExpectedGpus{*n, fmt::format("the node's label {}", key)};
+    take(best, label_count(labels, key), fmt::format("the node's label {}", key));
   }
-  return std::nullopt;
+  return best;
 }
 
-std::optional<ExpectedGpus> expected_gpu_count(const RunRecord& r, const Baseline* b, std::optional<int> flag) {
-  return expected_gpu_count(r.node.k8s_labels, b, flag);
+std::optional<ExpectedGpus> expected_gpu_count(const RunRecord& r, const Baseline* b, std::optional<int> flag,
+                                               std::optional<int> before_record_gpus) {
+  std::optional<ExpectedGpus> best = expected_gpu_count(r.node.k8s_labels, b, flag);
+  if (r.node.stack && r.node.stack->k8s_gpu_capacity.value) {
+    take(best, count_text(*r.node.stack->k8s_gpu_capacity.value), "the Node's capacity nvidia.com/gpu");
+  }
+  take(best, pci_count(r.node), "the NVIDIA GPUs on the PCI bus");
+  if (before_record_gpus && *before_record_gpus > 0) {
+    take(best, before_record_gpus, "the before-record's GPUs");
+  }
+  return best;
+}
+
+std::optional<std::string> subset_of_node_reason(const RunRecord& r, const ExpectedGpus& expected) {
+  const int have = static_cast<int>(r.gpus.size());
+  if (have >= expected.count || !visible_devices_subset(r.node)) return std::nullopt;
+  return fmt::format("{} of the node's {} GPUs judged ({}; expected by {}): a verdict on those GPUs, "
+                     "not on the node",
+                     have, expected.count, r.node.visible_devices, expected.source);
 }
 
 std::optional<FindingRow> missing_gpus_row(const RunRecord& r, const ExpectedGpus& expected) {
   const int have = static_cast<int>(r.gpus.size());
-  if (have >= expected.count) return std::nullopt;
+  if (have >= expected.count || visible_devices_subset(r.node)) return std::nullopt;
   const int missing = expected.count - have;
   FindingRow row;
   row.check = "gpus";

@@ -11,20 +11,20 @@ namespace gpuqual {
 
 namespace {
 
-// A subset was handed to the process unless the variable says "all" (the container toolkit's
-// spelling for every GPU).
-bool restricted(const NodeFacts& n) {
-  if (n.visible_devices.empty()) return false;
-  const auto eq = n.visible_devices.find('=');
-  return eq == std::string::npos || n.visible_devices.substr(eq + 1) != "all";
-}
-
 std::string who(const PciGpu& p) {
   return fmt::format("NVIDIA GPU at {} (device {}, class {})", p.bus_id,
                      p.device_id.empty() ? "?" : p.device_id, p.pci_class);
 }
 
 }  // namespace
+
+// A subset was handed to the process unless the variable says "all" (the container toolkit's
+// spelling for every GPU).
+bool visible_devices_subset(const NodeFacts& n) {
+  if (n.visible_devices.empty()) return false;
+  const auto eq = n.visible_devices.find('=');
+  return eq == std::string::npos || n.visible_devices.substr(eq + 1) != "all";
+}
 
 std::vector<Finding> gpu_presence_findings(const RunRecord& r) {
   std::vector<Finding> out;
@@ -56,7 +56,7 @@ std::vector<Finding> gpu_presence_findings(const RunRecord& r) {
     }
   }
   if (unseen_on_nvidia.empty()) return out;
-  if (restricted(r.node)) {
+  if (visible_devices_subset(r.node)) {
     std::string ids;
     for (const PciGpu* p : unseen_on_nvidia) ids += (ids.empty() ? "" : ", ") + p->bus_id;
     out.push_back(Finding{"gpu.outside_allocation", Severity::info, std::nullopt,

@@ -18,4 +18,8 @@ namespace gpuqual {
 
 std::vector<Finding> gpu_presence_findings(const RunRecord& record);
 
+// node.visible_devices names a subset of the node's GPUs (anything but "all"): the process was
+// given some of them, so the record cannot speak for the whole node (docs/compare.md).
+bool visible_devices_subset(const NodeFacts& node);
+
 }  // namespace gpuqual

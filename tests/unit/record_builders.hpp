@@ -77,8 +77,10 @@ inline RunRecord make_record(int gpus = 1) {
   r.started_at = "2026-11-30T12:00:00Z";
   r.ended_at = "2026-11-30T12:03:00Z";
   r.complete = true;
-  r.argv = {"gpuqual", "run", "--suite", "canary"};
-  r.suite = "canary";
+  // A suite gpuqual does not ship: a record built here requires no check beyond its baseline's
+  // (core/suite_requirements.hpp); the node's label says how many GPUs it has (expected_gpus.hpp).
+  r.argv = {"gpuqual", "run", "--suite", "synthetic"};
+  r.suite = "synthetic";
   r.node.hostname = "node-a";
   r.node.kernel = "6.1.0";
   r.node.os = "Debian GNU/Linux 12 (bookworm)";
@@ -90,6 +92,7 @@ inline RunRecord make_record(int gpus = 1) {
   r.hardware_class.product = "NVIDIA-H200";
   r.hardware_class.memory_mib = 143771;
   for (int i = 0; i < gpus; ++i) r.gpus.push_back(make_gpu(i));
+  if (gpus > 0) r.node.k8s_labels["nvidia.com/gpu.count"] = std::to_string(gpus);
   return r;
 }
 

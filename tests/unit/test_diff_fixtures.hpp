@@ -92,6 +92,20 @@ inline RunRecord flat_node_record(Jitter& jitter, const std::string& host) {
   return flat_node_record(jitter, host, [](int, int) { return 1.0; });
 }
 
+// `r` with the other checks a built baseline requires (docs/baselines.md): health with a status
+// for every GPU, and PCIe host-to-device on every GPU.
+inline RunRecord with_health_and_pcie(RunRecord r, Jitter& jitter) {
+  CheckResult health = check("health", Status::pass);
+  CheckResult pcie = check("pcie", Status::pass);
+  for (const auto& g : r.gpus) {
+    health.per_gpu.push_back(GpuCheckStatus{g.index, Status::pass, "", ""});
+    pcie.metrics.push_back(make_metric("pcie.h2d.gbps", "GB/s", jitter(55), g.index));
+  }
+  r.checks.push_back(health);
+  r.checks.push_back(pcie);
+  return r;
+}
+
 // The baseline those nodes are judged against: 5 % tolerance on every metric.
 inline Baseline class_baseline(const std::string& slug = "h200-sxm-141gb", double level = 1000.0) {
   Baseline b;
