@@ -19,6 +19,7 @@
 #include "core/hardware_class.hpp"
 #include "core/health_severity.hpp"
 #include "core/inventory_findings.hpp"
+#include "core/outcome_badness.hpp"
 #include "core/record_lookup.hpp"
 #include "core/skip_reason.hpp"
 #include "core/stats.hpp"
@@ -394,6 +395,7 @@ class Differ {
     }
     CompareOptions co;
     co.with_stack = false;                                        // --target: add_target judged it already
+    co.before_gpu_count = static_cast<int>(before_.gpus.size());  // a source of the node's GPU count
     alone_ = compare_record(after_, options_.after_baseline, co);
     if (options_.after_baseline->kind == BaselineKind::floor) notes_.push_back(kFloorNote);
     if (alone_->outcome == Outcome::pass) return;
@@ -412,11 +414,6 @@ class Differ {
     return text;
   }
 
-  // How bad an outcome is: pass < warn < inconclusive < fail.
-  static int rank(Outcome o) {
-    return o == Outcome::fail ? 3 : o == Outcome::inconclusive ? 2 : o == Outcome::warn ? 1 : 0;
-  }
-
   // The worse of diff's own verdict and compare's of the after-record: compare's reasons decide
   // when it is worse; else the verdict notes it.
   void merge_after_alone() {
@@ -425,7 +422,7 @@ class Differ {
                         : !unjudged_.empty() ? Outcome::inconclusive
                         : !warns_.empty()    ? Outcome::warn
                                              : Outcome::pass;
-    if (rank(alone_->outcome) <= rank(own)) {
+    if (outcome_badness(alone_->outcome) <= outcome_badness(own)) {
       notes_.push_back(
           fmt::format("the after-record alone: {} {}", to_string(alone_->outcome), alone_text()));
       return;
