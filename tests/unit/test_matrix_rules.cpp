@@ -5,9 +5,13 @@
 
 #include "core/input_error.hpp"
 #include "core/matrix_check.hpp"
+#include "rule_outcome_text.hpp"
 
 namespace gpuqual {
 namespace {
+
+using testing::all;
+using testing::mentions;
 
 const PlatformRules& shipped() {
   static const PlatformRules r = load_platform_rules(std::string(GPUQUAL_SOURCE_DIR) + "/baselines");
@@ -18,20 +22,6 @@ std::map<std::string, ComponentRule> target(std::initializer_list<std::pair<cons
   std::map<std::string, ComponentRule> t;
   for (const auto& [n, v] : exact) t[n] = ComponentRule{TargetMatch::exact, v};
   return t;
-}
-
-bool mentions(const std::vector<std::string>& lines, const std::string& text) {
-  for (const auto& l : lines) {
-    if (l.find(text) != std::string::npos) return true;
-  }
-  return false;
-}
-
-std::string all(const RuleOutcome& o) {
-  std::string s;
-  for (const auto& b : o.broken) s += "BROKEN " + b + "\n";
-  for (const auto& n : o.notes) s += "NOTE " + n + "\n";
-  return s;
 }
 
 TEST(MatrixRuleTables, ShippedTablesLoadWithTheirSources) {

@@ -8,29 +8,19 @@
 #include "core/health_severity.hpp"
 #include "core/input_error.hpp"
 #include "core/matrix_check.hpp"
+#include "rule_outcome_text.hpp"
 
 namespace gpuqual {
 namespace {
+
+using testing::all;
+using testing::mentions;
 
 const std::string kBaselines = std::string(GPUQUAL_SOURCE_DIR) + "/baselines";
 
 const PlatformRules& shipped_rules() {
   static const PlatformRules r = load_platform_rules(kBaselines);
   return r;
-}
-
-std::string all(const RuleOutcome& o) {
-  std::string s;
-  for (const auto& b : o.broken) s += "BROKEN " + b + "\n";
-  for (const auto& n : o.notes) s += "NOTE " + n + "\n";
-  return s;
-}
-
-bool mentions(const std::vector<std::string>& lines, const std::string& text) {
-  for (const auto& l : lines) {
-    if (l.find(text) != std::string::npos) return true;
-  }
-  return false;
 }
 
 RuleOutcome check_driver(const std::string& driver, const std::string& cc, const std::string& product,
