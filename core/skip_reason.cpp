@@ -63,7 +63,7 @@ std::optional<Cc> compute_capability(const std::string& text) {
 // The compute capability each GEMM precision needs (tensor cores: FP16 Volta 7.0, INT8 Turing
 // 7.5, TF32 and BF16 Ampere 8.0, FP8 e4m3 Ada/Hopper 8.9; FP64/FP32 run everywhere), from
 // NVIDIA's CUDA GPU Compute Capability table and the architecture whitepapers. Anything from
-// 8.9 on has them all.
+// 8.9 on has them all. The GEMM check skips a precision by the same rows (gemm_precision_need).
 struct PrecisionNeed {
   std::string_view name;
   Cc need;
@@ -147,11 +147,12 @@ std::optional<std::string> unless_precisions_lacking(const RunRecord& r, const C
   for (const auto& [key, value] : c.attributes) {
     if (!key.starts_with("gemm.") || !key.ends_with(".skipped") || key.size() <= 13) continue;
     const std::string_view name = std::string_view(key).substr(5, key.size() - 13);
-    auto need = std::find_if(kPrecisionNeeds.begin(), kPrecisionNeeds.end(),
-                             [&](const auto& p) { return p.name == name; });
-    if (need == kPrecisionNeeds.end())
-      return fmt::format("{}, but gpuqual does not know the precision {}", code, name);
-    if (auto why = unless_older_than(r, gpu, code, need->need, fmt::format("it has {}", name))) return why;
+    const auto need = gemm_precision_need(name);
+    if (!need) return fmt::format("{}, but gpuqual does not know the precision {}", code, name);
+    if (auto why =
+            unless_older_than(r, gpu, code, Cc{need->first, need->second}, fmt::format("it has {}", name))) {
+      return why;
+    }
   }
   return std::nullopt;
 }
@@ -171,6 +172,13 @@ std::optional<std::string> unless_no_hca(const RunRecord& r, const CheckResult& 
 }  // namespace
 
 std::span<const NotApplicableCode> not_applicable_codes() { return kCodes; }
+
+std::optional<std::pair<int, int>> gemm_precision_need(std::string_view name) {
+  auto it = std::find_if(kPrecisionNeeds.begin(), kPrecisionNeeds.end(),
+                         [&](const auto& p) { return p.name == name; });
+  if (it == kPrecisionNeeds.end()) return std::nullopt;
+  return std::pair{it->need.major, it->need.minor};
+}
 
 bool is_not_applicable_code(std::string_view code) {
   return std::any_of(kCodes.begin(), kCodes.end(),

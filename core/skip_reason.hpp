@@ -14,6 +14,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "core/record.hpp"
 
@@ -34,6 +35,11 @@ bool is_not_applicable_code(std::string_view code);
 // says it lacks. nullopt: the code holds. An unknown code is never accepted.
 std::optional<std::string> not_applicable_refusal(const RunRecord& r, const CheckResult& check,
                                                   std::string_view code, const std::optional<int>& gpu);
+
+// The compute capability (major, minor) the GEMM precision `name` ("fp8") needs: {0, 0} for FP64
+// and FP32, nullopt for a name gpuqual does not run. The GEMM check skips by it as well
+// (device/gemm_precision.cpp), so the run and the judging of precision_unsupported agree.
+std::optional<std::pair<int, int>> gemm_precision_need(std::string_view name);
 
 // The skip is allowed in a passing verdict: a not-applicable code that holds (above), or a check
 // the suite (`optional: true`, recorded on the check) or the baseline marks optional.

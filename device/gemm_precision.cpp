@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <utility>
+
+#include "core/skip_reason.hpp"
 
 namespace gpuqual {
 
@@ -47,24 +50,21 @@ std::optional<ComputeCapability> parse_compute_capability(std::string_view text)
 }
 
 std::optional<std::string> gemm_skip_reason(GemmPrecision p, ComputeCapability cc) {
-  struct Need {
-    int major, minor;
-    const char* what;
-  };
-  Need need{0, 0, ""};
+  const char* what = "";
   switch (p) {
     case GemmPrecision::fp64:
     case GemmPrecision::fp32: return std::nullopt;
-    case GemmPrecision::fp16: need = {7, 0, "FP16 tensor cores"}; break;
-    case GemmPrecision::int8: need = {7, 5, "INT8 tensor cores (IMMA)"}; break;
-    case GemmPrecision::tf32: need = {8, 0, "TF32 tensor cores"}; break;
-    case GemmPrecision::bf16: need = {8, 0, "BF16 tensor cores"}; break;
-    case GemmPrecision::fp8: need = {8, 9, "FP8 (e4m3) tensor cores"}; break;
+    case GemmPrecision::fp16: what = "FP16 tensor cores"; break;
+    case GemmPrecision::int8: what = "INT8 tensor cores (IMMA)"; break;
+    case GemmPrecision::tf32: what = "TF32 tensor cores"; break;
+    case GemmPrecision::bf16: what = "BF16 tensor cores"; break;
+    case GemmPrecision::fp8: what = "FP8 (e4m3) tensor cores"; break;
   }
-  if (cc.major > need.major || (cc.major == need.major && cc.minor >= need.minor)) return std::nullopt;
-  return std::string(need.what) + " need compute capability " + std::to_string(need.major) + "." +
-         std::to_string(need.minor) + " or newer; this GPU is " + std::to_string(cc.major) + "." +
-         std::to_string(cc.minor);
+  // One table for the check and for judging its precision_unsupported skips (core/skip_reason.hpp).
+  const auto [major, minor] = gemm_precision_need(to_string(p)).value_or(std::pair{0, 0});
+  if (std::pair{cc.major, cc.minor} >= std::pair{major, minor}) return std::nullopt;
+  return fmt::format("{} need compute capability {}.{} or newer; this GPU is {}.{}", what, major, minor, cc.major,
+                     cc.minor);
 }
 
 double gemm_flops(std::uint64_t m, std::uint64_t n, std::uint64_t k) {
