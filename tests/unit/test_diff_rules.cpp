@@ -76,6 +76,25 @@ TEST(DiffRules, AHalvedMedianFailsWithThreeSamples) {
   EXPECT_EQ(v.outcome, Outcome::fail) << v.metrics[0].reason;
 }
 
+TEST(DiffRules, NoisyRunsThatDidNotMoveRarelyFailAsFar) {
+  // 3 and 5 samples a side at 5 % CV, nothing changed: the noise term keeps "far" for real drops
+  // (at most 1 in 100 pairs; the interval's own rule is not counted here).
+  std::mt19937_64 rng(77);
+  std::normal_distribution<double> sample(100.0, 5.0);
+  int far = 0;
+  const int pairs = 1000;
+  for (int i = 0; i < pairs; ++i) {
+    const int n = i % 2 ? 3 : 5;
+    std::vector<double> b, a;
+    for (int k = 0; k < n; ++k) b.push_back(sample(rng));
+    for (int k = 0; k < n; ++k) a.push_back(sample(rng));
+    auto [before, after] = pcie_pair(b, a);
+    const Verdict v = diff_records(before, after, DiffOptions{});
+    far += v.metrics[0].reason.find("far beyond") != std::string::npos;
+  }
+  EXPECT_LE(far, pairs / 100) << far << " of " << pairs;
+}
+
 TEST(DiffRules, TheFarLimitGrowsWithTheClassNoise) {
   // A class whose runs scatter 20 % run to run: half speed in 4 of 5 samples is not "far" (2 % +
   // 4 x 20 %), so it stays a warning.
