@@ -193,6 +193,7 @@ TEST(RecordAge, GateLeavesAnOldRecordsNodeInconclusive) {
   ASSERT_EQ(v.nodes.size(), 3u);
   EXPECT_EQ(v.nodes.front().hostname, "node-1");  // the one that did not qualify first
   EXPECT_EQ(v.nodes.front().outcome, Outcome::inconclusive);
+  ASSERT_FALSE(v.nodes.front().reasons.empty());
   EXPECT_EQ(v.nodes.front().reasons.front().rfind("last qualified 31 d ago", 0), 0u)
       << v.nodes.front().reasons.front();
 }
