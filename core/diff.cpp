@@ -540,32 +540,55 @@ std::size_t missing_gpus(const Verdict& v) {
 // "gpuqual diff: FAIL node-a h200-sxm-141gb: 1 of 40 metrics regressed (gemm.bf16.tflops gpu 3
 // -5.1% < -2.0%), 1 GPU missing, 1 failing finding (ecc.uncorrected_volatile gpu 2); 3 stack
 // changes (driver: 550.90.07 → 570.133.20, ...)"
-std::string diff_summary(const Verdict& v) {
-  std::vector<std::string> parts;
-  std::size_t judged = 0, failed = 0, warned = 0, unjudged = 0;
+// "2 failing findings (ecc.uncorrected_volatile gpu 2)": how many fail, and the first.
+void add_findings_part(const Verdict& v, std::vector<std::string>& parts) {
+  std::size_t bad_findings = 0;
+  const FindingRow* first = nullptr;
+  for (const auto& f : v.findings) {
+    if (f.status == Status::fail && !bad_findings++) first = &f;
+  }
+  if (first) {
+    parts.push_back(fmt::format("{} failing finding{} ({} {})", bad_findings, bad_findings == 1 ? "" : "s",
+                                first->finding.code, scope(first->finding.gpu)));
+  }
+}
+
+// The metric rows counted for the summary, with the worst regression (or unconfirmed move).
+struct MetricTally {
+  std::size_t judged = 0, failed = 0, warned = 0, unjudged = 0, lost = 0;
   const MetricRow* worst = nullptr;
+};
+
+MetricTally tally_metrics(const Verdict& v) {
+  MetricTally t;
   double worst_drop = -1e300;
-  std::size_t lost = 0;
   for (const auto& m : v.metrics) {
     if (m.status == Status::error) {
-      ++unjudged;
+      ++t.unjudged;
       continue;
     }
     if (!m.observed) {  // measured before, not after: not a regression, a loss
-      lost += m.status == Status::fail;
+      t.lost += m.status == Status::fail;
       continue;
     }
-    ++judged;
-    failed += m.status == Status::fail;
-    warned += m.status == Status::warn;
+    ++t.judged;
+    t.failed += m.status == Status::fail;
+    t.warned += m.status == Status::warn;
     if ((m.status == Status::fail || m.status == Status::warn) && m.delta_pct) {
       const double drop = m.direction == Direction::higher ? -*m.delta_pct : *m.delta_pct;
       if (drop > worst_drop) {
         worst_drop = drop;
-        worst = &m;
+        t.worst = &m;
       }
     }
   }
+  return t;
+}
+
+std::string diff_summary(const Verdict& v) {
+  std::vector<std::string> parts;
+  const MetricTally t = tally_metrics(v);
+  const auto [judged, failed, warned, unjudged, lost, worst] = t;
   const auto described = [](const MetricRow& m) {
     const int digits = distinct_precision(std::abs(*m.delta_pct), m.allowed_drop_pct);
     return fmt::format("{} {} {:+.{}f}% {} {}{:.{}f}%", m.metric, scope(m.gpu), *m.delta_pct, digits,
@@ -593,15 +616,7 @@ std::string diff_summary(const Verdict& v) {
   add_alone_part(v, parts);
   const std::size_t missing = missing_gpus(v);
   if (missing) parts.push_back(fmt::format("{} GPU{} missing", missing, missing == 1 ? "" : "s"));
-  std::size_t bad_findings = 0;
-  const FindingRow* first = nullptr;
-  for (const auto& f : v.findings) {
-    if (f.status == Status::fail && !bad_findings++) first = &f;
-  }
-  if (first) {
-    parts.push_back(fmt::format("{} failing finding{} ({} {})", bad_findings, bad_findings == 1 ? "" : "s",
-                                first->finding.code, scope(first->finding.gpu)));
-  }
+  add_findings_part(v, parts);
   const std::size_t n = v.stack_changes.size();
   const std::string stack = n == 0 ? "stack unchanged"
                                    : fmt::format("{} stack change{} ({}{})", n, n == 1 ? "" : "s",
