@@ -235,9 +235,8 @@ int run_nccl_multinode(const NcclCommandOptions& o) {
   record.suite = "nccl-multinode";
   record.node = plan.inventory.node;
   record.hardware_class = plan.inventory.hardware_class;
-  for (const auto& r : reports) {
-    if (r.gpu_info) record.gpus.push_back(*r.gpu_info);
-  }
+  record.gpus = multinode_record_gpus(reports);
+  record.hardware_class.gpu_count = static_cast<int>(record.gpus.size());  // every rank's GPU
   record.checks.push_back(std::move(check));
   return write_and_judge_nccl_record(record, plan.output, plan.baseline.get(), o);
 }

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "core/hardware_class.hpp"
 #include "core/record_json.hpp"
 #include "device/nccl_allreduce_result.hpp"
 
@@ -148,6 +149,19 @@ CheckResult multinode_check_result(const std::vector<NcclRankReport>& reports,
         r.gpu >= 0 ? fmt::format("{} gpu {}", r.host, r.gpu) : fmt::format("{} (no GPU)", r.host);
   }
   return result;
+}
+
+std::vector<GpuInfo> multinode_record_gpus(const std::vector<NcclRankReport>& reports) {
+  std::vector<GpuInfo> gpus;
+  const std::string home = reports.empty() ? std::string() : reports.front().host;
+  for (const auto& r : reports) {
+    if (!r.gpu_info) continue;
+    GpuInfo g = *r.gpu_info;
+    if (r.host != home && !g.pci_bus_id.empty()) g.pci_bus_id = r.host + "/" + g.pci_bus_id;
+    if (g.uuid.empty()) g.uuid = unread_gpu_uuid(g);
+    gpus.push_back(std::move(g));
+  }
+  return gpus;
 }
 
 std::string host_layout(const std::vector<std::string>& host_of_rank) {

@@ -36,6 +36,12 @@ CheckResult multinode_check_result(const std::vector<NcclRankReport>& reports,
                                    const AllreduceBenchOutcome* agreed,
                                    const std::map<std::string, std::string>& attributes);
 
+// The record's GPUs: each rank's, in rank order (index = the rank). They sit on several hosts, so
+// the bus id of a GPU on another host than rank 0's is qualified by its host
+// ("node-b/0000:19:00.0": one slot of two machines is not one card counted twice), and a GPU
+// without a UUID is named by its slot (docs/hardware-class.md, "Identity").
+std::vector<GpuInfo> multinode_record_gpus(const std::vector<NcclRankReport>& reports);
+
 // Hosts in rank order with their rank counts: "node-a:8,node-b:8".
 std::string host_layout(const std::vector<std::string>& host_of_rank);
 // "2x8" when every host has the same number of ranks, "" otherwise.

@@ -1,6 +1,7 @@
 // Issue 31, rules 3 and 4: a record names each GPU once and states the class its GPUs give; a
 // not-applicable skip code counts only from its own check and when the inventory agrees; and a
 // finding's severity is never below what gpuqual's shipped tables give it.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -17,6 +18,7 @@
 #include "core/record_json.hpp"
 #include "core/skip_reason.hpp"
 #include "record_builders.hpp"
+#include "runner/multinode/nccl_rank_report.hpp"
 
 using namespace gpuqual;
 using namespace gpuqual::testing;
@@ -150,6 +152,28 @@ TEST(GpuIdentity, AGpuTheInventoryCouldNotNameIsNamedByItsSlot) {
   EXPECT_EQ(r.gpus[1].uuid, "unread:gpu1");
   EXPECT_TRUE(is_unread_gpu_uuid(r.gpus[1].uuid));
   EXPECT_FALSE(is_unread_gpu_uuid(make_gpu(0).uuid));
+  EXPECT_EQ(read_both(r), "(accepted)");
+}
+
+TEST(GpuIdentity, AMultiNodeRecordNamesEachHostsSlotsApart) {
+  // Two hosts, one GPU each, in the same slot; rank 2's GPU could not be scanned.
+  std::vector<NcclRankReport> reports(3);
+  for (int rank = 0; rank < 3; ++rank) {
+    reports[rank].rank = rank;
+    reports[rank].host = rank == 0 ? "node-a" : "node-b";
+    reports[rank].gpu_info = make_gpu(0);
+    reports[rank].gpu_info->index = rank;
+    reports[rank].gpu_info->uuid = fmt::format("GPU-{}", rank);
+  }
+  reports[2].gpu_info->uuid.clear();
+  reports[2].gpu_info->pci_bus_id = "0000:20:00.0";
+  RunRecord r = judged(1);
+  r.gpus = multinode_record_gpus(reports);
+  r.hardware_class.gpu_count = static_cast<int>(r.gpus.size());
+  ASSERT_EQ(r.gpus.size(), 3u);
+  EXPECT_EQ(r.gpus[0].pci_bus_id, "00000000:10:00.0");
+  EXPECT_EQ(r.gpus[1].pci_bus_id, "node-b/00000000:10:00.0");
+  EXPECT_EQ(r.gpus[2].uuid, "unread:node-b/0000:20:00.0");
   EXPECT_EQ(read_both(r), "(accepted)");
 }
 
