@@ -125,4 +125,10 @@ inline Baseline class_baseline(const std::string& slug = "h200-sxm-141gb", doubl
   return b;
 }
 
+// The same with the nodes' GPU count (8), so a node of flat_node_record passes whole.
+inline Baseline counted(Baseline b) {
+  b.gpu_count = 8;
+  return b;
+}
+
 }  // namespace gpuqual::testing

@@ -17,12 +17,6 @@ using namespace gpuqual::testing;
 
 namespace {
 
-// The fixtures' nodes have 8 GPUs; a baseline that says so lets them pass whole.
-Baseline counted(Baseline b) {
-  b.gpu_count = 8;
-  return b;
-}
-
 std::string host(int i) { return "node-0" + std::to_string(i); }
 
 Verdict gate(const std::vector<RunRecord>& records, const Baseline& b, const GateOptions& o = {}) {
@@ -71,6 +65,24 @@ RunRecord run_of(Jitter& jitter, const std::string& boot, double uptime, const s
   return r;
 }
 
+struct Run {
+  const char* boot;
+  double uptime;
+  const char* started;
+  bool pass;
+};
+
+// node-00 and node-02 (one healthy record each), then node-01's `runs`, named run-1, run-2, ...
+std::vector<RunRecord> pool_with(Jitter& jitter, const std::vector<Run>& runs) {
+  auto records = three_nodes(jitter);
+  records.erase(records.begin() + 1);
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const Run& r = runs[i];
+    records.push_back(run_of(jitter, r.boot, r.uptime, r.started, r.pass, "run-" + std::to_string(i + 1)));
+  }
+  return records;
+}
+
 GateOptions with_current_boot(const std::string& node, const std::string& boot) {
   GateOptions o;
   auto nodes = std::make_shared<CurrentNodes>();
@@ -88,11 +100,9 @@ GateOptions with_current_boot(const std::string& node, const std::string& boot) 
 TEST(GateHistory, AnOldPassNeverHidesANewerFailAfterAClockReset) {
   Jitter jitter{std::mt19937_64(31)};
   const Baseline b = counted(class_baseline());
-  auto records = three_nodes(jitter);
-  records.erase(records.begin() + 1);
   // The failing run came after a reboot that reset the clock: its started_at is years older.
-  records.push_back(run_of(jitter, "boot-old", 5000, "2026-11-30T12:00:00Z", true, "run-1"));
-  records.push_back(run_of(jitter, "boot-new", 60, "2020-01-01T00:01:00Z", false, "run-2"));
+  auto records = pool_with(jitter, {{"boot-old", 5000, "2026-11-30T12:00:00Z", true},
+                                    {"boot-new", 60, "2020-01-01T00:01:00Z", false}});
   const Verdict v = gate(records, b);
   EXPECT_EQ(v.outcome, Outcome::fail) << v.summary;
   EXPECT_TRUE(has_reason(v, "node node-01: which of its records is the newest cannot be told (2 boots"))
@@ -113,11 +123,9 @@ TEST(GateHistory, AnOldPassNeverHidesANewerFailAfterAClockReset) {
 TEST(GateHistory, WithinABootUptimeOrdersTheRunsNotTheClock) {
   Jitter jitter{std::mt19937_64(32)};
   const Baseline b = counted(class_baseline());
-  auto records = three_nodes(jitter);
-  records.erase(records.begin() + 1);
   // NTP stepped the clock back between the runs: uptime still says which came later.
-  records.push_back(run_of(jitter, "boot-1", 100, "2026-11-30T12:00:00Z", true, "run-1"));
-  records.push_back(run_of(jitter, "boot-1", 200, "2026-11-29T12:00:00Z", false, "run-2"));
+  auto records = pool_with(jitter, {{"boot-1", 100, "2026-11-30T12:00:00Z", true},
+                                    {"boot-1", 200, "2026-11-29T12:00:00Z", false}});
   EXPECT_EQ(gate(records, b).outcome, Outcome::fail);
   records[3].node.uptime_s = 50;  // the fail came first
   const Verdict v = gate(records, b);
@@ -127,10 +135,8 @@ TEST(GateHistory, WithinABootUptimeOrdersTheRunsNotTheClock) {
 TEST(GateHistory, RecordsWithoutABootIdAreNotOrderedByTheirClock) {
   Jitter jitter{std::mt19937_64(33)};
   const Baseline b = counted(class_baseline());
-  auto records = three_nodes(jitter);
-  records.erase(records.begin() + 1);
-  records.push_back(run_of(jitter, "", 100, "2026-11-30T12:00:00Z", true, "run-1"));
-  records.push_back(run_of(jitter, "", 200, "2026-11-29T12:00:00Z", false, "run-2"));
+  auto records =
+      pool_with(jitter, {{"", 100, "2026-11-30T12:00:00Z", true}, {"", 200, "2026-11-29T12:00:00Z", false}});
   EXPECT_EQ(gate(records, b).outcome, Outcome::fail);
 }
 
@@ -169,12 +175,10 @@ TEST(GateHistory, OneMachineUnderTwoNamesCountsOnce) {
 TEST(GateHistory, ConsecutivePassesSinceTheLastFailure) {
   Jitter jitter{std::mt19937_64(35)};
   const Baseline b = counted(class_baseline());
-  auto records = three_nodes(jitter);
-  records.erase(records.begin() + 1);
-  records.push_back(run_of(jitter, "boot-1", 100, "2026-11-30T10:00:00Z", false, "run-1"));
-  records.push_back(run_of(jitter, "boot-1", 200, "2026-11-30T11:00:00Z", false, "run-2"));
-  records.push_back(run_of(jitter, "boot-1", 300, "2026-11-30T12:00:00Z", true, "run-3"));
-  records.push_back(run_of(jitter, "boot-1", 400, "2026-11-30T13:00:00Z", true, "run-4"));
+  auto records = pool_with(jitter, {{"boot-1", 100, "2026-11-30T10:00:00Z", false},
+                                    {"boot-1", 200, "2026-11-30T11:00:00Z", false},
+                                    {"boot-1", 300, "2026-11-30T12:00:00Z", true},
+                                    {"boot-1", 400, "2026-11-30T13:00:00Z", true}});
   GateOptions o;
   o.consecutive = 2;
   EXPECT_EQ(node_verdict(gate(records, b, o), host(1))->outcome, Outcome::pass);
@@ -199,11 +203,9 @@ TEST(GateHistory, ConsecutivePassesSinceTheLastFailure) {
 TEST(GateHistory, AlternatingRunsAreFlaky) {
   Jitter jitter{std::mt19937_64(36)};
   const Baseline b = counted(class_baseline());
-  auto records = three_nodes(jitter);
-  records.erase(records.begin() + 1);
-  records.push_back(run_of(jitter, "boot-1", 100, "2026-11-30T10:00:00Z", true, "run-1"));
-  records.push_back(run_of(jitter, "boot-1", 200, "2026-11-30T11:00:00Z", false, "run-2"));
-  records.push_back(run_of(jitter, "boot-1", 300, "2026-11-30T12:00:00Z", true, "run-3"));
+  auto records = pool_with(jitter, {{"boot-1", 100, "2026-11-30T10:00:00Z", true},
+                                    {"boot-1", 200, "2026-11-30T11:00:00Z", false},
+                                    {"boot-1", 300, "2026-11-30T12:00:00Z", true}});
   const Verdict v = gate(records, b);
   EXPECT_EQ(v.outcome, Outcome::warn) << v.summary;
   EXPECT_NE(v.summary.find("; flaky: node-01"), std::string::npos) << v.summary;

@@ -22,12 +22,6 @@ using namespace gpuqual::testing;
 
 namespace {
 
-// The fixtures' nodes have 8 GPUs; a baseline that says so lets them pass whole.
-Baseline counted(Baseline b) {
-  b.gpu_count = 8;
-  return b;
-}
-
 constexpr std::int64_t kDay = 86400 * 1000;
 
 std::int64_t at(const char* rfc3339) { return *parse_rfc3339_ms(rfc3339); }
@@ -100,7 +94,10 @@ TEST(RecordAge, NodeFileReadsANodeOrANodeList) {
   EXPECT_EQ(two.size(), 2u);
   EXPECT_EQ(two.at("node-b").boot_id, "");
   // kubectl's own list kind.
-  EXPECT_EQ(parse_current_nodes(std::string(R"({"kind": "List", "items": [)") + kNodeJson + "]}", "nodes.json").size(), 1u);
+  EXPECT_EQ(
+      parse_current_nodes(std::string(R"({"kind": "List", "items": [)") + kNodeJson + "]}", "nodes.json")
+          .size(),
+      1u);
   EXPECT_THROW(parse_current_nodes(R"({"kind": "Pod", "metadata": {"name": "x"}})", "pod.json"), InputError);
   EXPECT_THROW(parse_current_nodes(R"({"kind": "Node", "metadata": {}})", "n.json"), InputError);
   EXPECT_THROW(parse_current_nodes("{", "n.json"), InputError);
@@ -326,8 +323,8 @@ TEST_F(FreshnessCli, PlanVerdictsFromRecordsHonourMaxAgeConsecutiveAndTheNodes) 
   EXPECT_EQ(read_verdicts({rec}, dir, rebooted).at("node-a"), Outcome::pass);
   // A verdict file holds neither its records' time nor their history: under --max-age it does
   // not qualify the node; a failure still counts.
-  const CliRun compared = run("compare " + shell_quote(rec) + " --baseline " + shell_quote(dir + "/h200-sxm-141gb.yaml") +
-                              " --format json");
+  const CliRun compared = run("compare " + shell_quote(rec) + " --baseline " +
+                              shell_quote(dir + "/h200-sxm-141gb.yaml") + " --format json");
   ASSERT_EQ(compared.code, 0) << compared.err;
   const std::string verdict = (scratch_ / "verdict.json").string();
   std::ofstream(verdict) << compared.out.substr(0, compared.out.rfind("}\n") + 2);  // less the summary line
