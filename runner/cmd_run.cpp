@@ -190,7 +190,7 @@ int run_run(const RunArgs& a) {
   settings.gpu_unavailable_reason = inv.gpu_unavailable_reason;
   settings.grace_s = a.grace_s;
   // The count `health` judges NVML's against: the one compare will judge the record with
-  // (--expect-gpus, else the baseline's gpu_count, else the node's labels; core/expected_gpus.hpp).
+  // (the largest of --expect-gpus, the baseline's gpu_count and the node's labels; core/expected_gpus.hpp).
   if (auto n = expected_gpu_count(inv.node.k8s_labels, baseline.get(), expect_gpus_value(a.expect_gpus))) {
     settings.expect_gpus = n->count;
   }
