@@ -149,7 +149,11 @@ TEST_F(Cli, DiffRefusesTheSameRunTwiceAndSwappedRecords) {
 
 TEST_F(Cli, BaselineBuildThenGate) {
   Jitter jitter{std::mt19937_64(2)};
-  for (int i = 0; i < 6; ++i) write(fmt::format("healthy/node-{}.json", i), flat_node_record(jitter, fmt::format("node-{}", i)));
+  // Whole records: a built baseline requires health, gemm, hbm and pcie (docs/baselines.md).
+  for (int i = 0; i < 6; ++i) {
+    write(fmt::format("healthy/node-{}.json", i),
+          with_health_and_pcie(flat_node_record(jitter, fmt::format("node-{}", i)), jitter));
+  }
   const std::string baseline = (dir_ / "h200-sxm-141gb.yaml").string();
   CliRun built = run_gpuqual(fmt::format("baseline build {} --output {}", (dir_ / "healthy").string(), baseline));
   EXPECT_EQ(built.code, 0) << built.out;
@@ -157,8 +161,14 @@ TEST_F(Cli, BaselineBuildThenGate) {
   ASSERT_TRUE(fs::exists(baseline));
 
   // The pool: the six healthy nodes and one slow one, judged against the new baseline.
-  for (int i = 0; i < 6; ++i) write(fmt::format("pool/node-{}.json", i), flat_node_record(jitter, fmt::format("node-{}", i)));
-  write("pool/node-6.json", flat_node_record(jitter, "node-6", [](int g, int m) { return g == 2 && m == 1 ? 0.9 : 1.0; }));
+  for (int i = 0; i < 6; ++i) {
+    write(fmt::format("pool/node-{}.json", i),
+          with_health_and_pcie(flat_node_record(jitter, fmt::format("node-{}", i)), jitter));
+  }
+  write("pool/node-6.json",
+        with_health_and_pcie(
+            flat_node_record(jitter, "node-6", [](int g, int m) { return g == 2 && m == 1 ? 0.9 : 1.0; }),
+            jitter));
   const std::string pool = (dir_ / "pool").string();
   CliRun gate = run_gpuqual(fmt::format("gate {} --baseline {}", pool, baseline));
   EXPECT_EQ(gate.code, 1) << gate.out;
@@ -171,12 +181,13 @@ TEST_F(Cli, BaselineBuildThenGate) {
   EXPECT_EQ(gate.out.find("\nCHECK "), std::string::npos) << gate.out;
   EXPECT_EQ(gate.last_line().rfind("gpuqual gate: FAIL 7 nodes (h200-sxm-141gb): 1 failed (node-6), 6 passed", 0), 0u)
       << gate.last_line();
-  // JUnit: one testcase per node and per pool metric, the failed node as the one failure.
+  // JUnit: one testcase per node and per pool metric (6), the failed node as the one failure.
   const std::string junit = (dir_ / "gate.xml").string();
   EXPECT_EQ(run_gpuqual(fmt::format("gate {} --baseline {} --junit {}", pool, baseline, junit)).code, 1);
   std::stringstream xml;
   xml << std::ifstream(junit).rdbuf();
-  EXPECT_NE(xml.str().find("<testsuites name=\"gpuqual\" tests=\"12\" failures=\"1\" errors=\"0\""), std::string::npos)
+  EXPECT_NE(xml.str().find("<testsuites name=\"gpuqual\" tests=\"13\" failures=\"1\" errors=\"0\""),
+            std::string::npos)
       << xml.str();
   EXPECT_NE(xml.str().find("<testcase classname=\"gpuqual.node-6\" name=\"node-6 node\""), std::string::npos) << xml.str();
   EXPECT_EQ(run_gpuqual(fmt::format("gate {} --baseline {} --max-failed 1", pool, baseline)).code, 0);
