@@ -97,6 +97,15 @@ std::string reasons_of(const Verdict& v) {
   return out;
 }
 
+// One H100 run with `--class h200-sxm-141gb`.
+RunRecord h100_judged_as_h200() {
+  RunRecord r = h100_record(1);
+  r.checks = {gemm(1)};
+  r.hardware_class.slug = "h200-sxm-141gb";
+  r.hardware_class.overridden = true;
+  return r;
+}
+
 bool has_reason(const Verdict& v, const std::string& part) {
   for (const auto& r : v.reasons) {
     if (r.find(part) != std::string::npos) return true;
@@ -206,10 +215,7 @@ TEST(GpuIdentity, TheClassIsTheOneItsGpusGiveUnlessOverridden) {
 }
 
 TEST(GpuIdentity, AnOverrideIsShownInCompareAndDiffAndDoesNotPassH100AsH200Silently) {
-  RunRecord r = h100_record(1);
-  r.checks = {gemm(1)};
-  r.hardware_class.slug = "h200-sxm-141gb";
-  r.hardware_class.overridden = true;
+  const RunRecord r = h100_judged_as_h200();
   const Baseline b = h200_baseline();
   const Verdict v = compare_record(r, &b, {});
   EXPECT_TRUE(has_reason(v, "class h200-sxm-141gb is an override (--class); its GPUs give h100-sxm-80gb"))
@@ -225,10 +231,7 @@ TEST(GpuIdentity, AnOverrideIsShownInCompareAndDiffAndDoesNotPassH100AsH200Silen
 }
 
 TEST(GpuIdentity, GateSaysWhichNodesHaveAnOverriddenClassAndNoUnreadUuidIsAMachine) {
-  RunRecord r = h100_record(1);
-  r.checks = {gemm(1)};
-  r.hardware_class.slug = "h200-sxm-141gb";
-  r.hardware_class.overridden = true;
+  RunRecord r = h100_judged_as_h200();
   const Baseline b = h200_baseline();
   GatePool pool(GateOptions{});
   pool.add(summarize_node(r, &b, GateOptions{}, "r.json", 0), &b);
