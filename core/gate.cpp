@@ -260,6 +260,7 @@ void GatePool::resolve_history(std::size_t index, std::vector<NodeSummary>& more
     return s->started_at.empty() ? std::string("?") : s->started_at;
   };
   if (all.size() > 1) {
+    ignored_records_ += all.size() - 1;
     std::vector<std::string> others;
     for (std::size_t i = 0; i < all.size(); ++i) {
       if (i != h.counted) others.push_back(fmt::format("{} (started {})", all[i]->path, started(all[i])));
@@ -274,8 +275,7 @@ void GatePool::resolve_history(std::size_t index, std::vector<NodeSummary>& more
         newest.push_back(fmt::format("{} ({})", all[i]->path, to_string(all[i]->verdict.outcome)));
       const std::string why = fmt::format(
           "node {}: which of its records is the newest cannot be told ({} boots; a boot id does not order "
-          "boots, and a reboot "
-          "can reset the clock that started_at comes from): the worst of {} counts",
+          "boots, and a reboot can reset the clock that started_at comes from): the worst of {} counts",
           name, h.boots, fmt::join(newest, ", "));
       duplicates_.push_back(why + fmt::format(": {} over {}", counted.path, names(others)));
       counted.verdict.reasons.push_back(why);
@@ -527,7 +527,7 @@ Verdict GatePool::finish() {
   decide_outcome(v, fails, unjudged, warns, notes, options_.strict);
   v.nodes.reserve(nodes_.size());
   for (auto& n : nodes_) v.nodes.push_back(std::move(n.verdict));
-  v.summary = gate_summary(v, GateCounts{failed.size(), inconclusive.size(), warned.size(), passed.size(), duplicates_.size(), budget,
+  v.summary = gate_summary(v, GateCounts{failed.size(), inconclusive.size(), warned.size(), passed.size(), ignored_records_, budget,
                                          unreadable.size()});
   // The machines and the flaky nodes, by name, after the counts (docs/gate.md).
   for (const auto& line : shared_machines) v.summary += "; " + line;

@@ -117,6 +117,7 @@ class GatePool {
   std::map<std::size_t, std::vector<NodeSummary>> more_;  // a node's other records, by index in nodes_
   std::vector<std::string> notes_;
   std::vector<std::string> flaky_;
+  std::size_t ignored_records_ = 0;  // records of a node that did not count (its older runs)
   std::map<std::string, std::size_t> by_identity_;
   std::map<std::string, const Baseline*> class_baselines_;
   std::vector<std::string> duplicates_;

@@ -185,6 +185,7 @@ TEST(GateHistory, ConsecutivePassesSinceTheLastFailure) {
   o.consecutive = 3;
   const Verdict v = gate(records, b, o);
   EXPECT_EQ(v.outcome, Outcome::inconclusive) << v.summary;
+  EXPECT_NE(v.summary.find("; 3 duplicate records ignored"), std::string::npos) << v.summary;
   const Verdict* n = node_verdict(v, host(1));
   ASSERT_NE(n, nullptr);
   EXPECT_EQ(n->outcome, Outcome::inconclusive);
