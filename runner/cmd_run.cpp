@@ -259,10 +259,14 @@ void add_run_command(CLI::App& app, CommandAction& selected) {
                   "Where suite names are looked up (default: $GPUQUAL_SUITES_DIR, the installed share/gpuqual/suites, "
                   "or the source tree's suites/)")
       ->type_name("DIR");
-  cmd->add_option("--only", args->only, "Run only these checks of the suite (comma-separated or repeated)")
+  cmd->add_option("--only", args->only,
+                  "Run only these checks of the suite (comma-separated or repeated); a check the suite requires "
+                  "left out makes the verdict inconclusive")
       ->delimiter(',')
       ->type_name("CHECK");
-  cmd->add_option("--skip", args->skip, "Leave these checks of the suite out (comma-separated or repeated)")
+  cmd->add_option("--skip", args->skip,
+                  "Leave these checks of the suite out (comma-separated or repeated); a check the suite "
+                  "requires left out makes the verdict inconclusive")
       ->delimiter(',')
       ->type_name("CHECK");
   cmd->add_option("--gpus", args->gpus, "GPU indices to measure, e.g. 0,2 (default: all)")->type_name("LIST");
