@@ -87,7 +87,13 @@ std::optional<int> count_of(const std::string& text) {
 // the class, the node's labels and Kubernetes capacity (each when the record has it).
 std::vector<std::pair<std::string, int>> node_gpu_counts(const RunRecord& r) {
   std::vector<std::pair<std::string, int>> out{{"the record's GPU list", static_cast<int>(r.gpus.size())}};
-  if (r.node.pci_gpus) out.emplace_back("the PCI bus", static_cast<int>(r.node.pci_gpus->size()));
+  if (r.node.pci_gpus) {
+    // A GPU bound to another driver (vfio-pci: handed to a VM) is not this node's to use, as for
+    // the expected GPU count (docs/compare.md, "What earns a PASS").
+    const auto ours = std::count_if(r.node.pci_gpus->begin(), r.node.pci_gpus->end(),
+                                    [](const PciGpu& p) { return p.driver.empty() || p.driver == "nvidia"; });
+    out.emplace_back("the PCI bus", static_cast<int>(ours));
+  }
   out.emplace_back("hardware_class.gpu_count", r.hardware_class.gpu_count);
   for (const char* key : {"nvidia.com/gpu.count", "nvidia.com/gpu"}) {
     auto it = r.node.k8s_labels.find(key);
@@ -190,7 +196,7 @@ std::optional<std::string> not_applicable_refusal(const RunRecord& r, const Chec
   auto it =
       std::find_if(kCodes.begin(), kCodes.end(), [&](const NotApplicableCode& c) { return c.code == code; });
   if (it == kCodes.end()) return fmt::format("\"{}\" is not a not-applicable code", code);
-  if (std::find(it->checks.begin(), it->checks.end(), check.name) == it->checks.end()) {
+  if (check.name.empty() || std::find(it->checks.begin(), it->checks.end(), check.name) == it->checks.end()) {
     return fmt::format("{} is not a code of the check {}", code, check.name);
   }
   if (code == "single_gpu") return unless_node_has(r, code, 1);

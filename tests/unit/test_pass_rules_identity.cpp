@@ -265,6 +265,8 @@ TEST(NotApplicableCode, SingleGpuCountsOnlyFromP2pOrNcclOnANodeWithOneGpuBySourc
                                           {"0000:11:00.0", "0x2335", "0x030200", "nvidia"}};
   EXPECT_EQ(not_applicable_refusal(bus, p2p, "single_gpu", std::nullopt),
             "single_gpu, but the PCI bus says 2 GPUs");
+  bus.node.pci_gpus->back().driver = "vfio-pci";  // handed to a VM: not this node's
+  EXPECT_FALSE(not_applicable_refusal(bus, p2p, "single_gpu", std::nullopt));
   RunRecord labelled = one;
   labelled.node.k8s_labels["nvidia.com/gpu.count"] = "8";
   EXPECT_EQ(not_applicable_refusal(labelled, p2p, "single_gpu", std::nullopt),
@@ -382,6 +384,8 @@ TEST(NotApplicableCode, NoGpuOnlyFromTheXidWatchOnANodeWithoutGpus) {
 
 TEST(NotApplicableCode, NotConfiguredOnlyFromStorageOrNetwork) {
   const RunRecord r = make_record(1);
+  EXPECT_TRUE(
+      not_applicable_refusal(r, unmeasurable("", Status::skip, "x"), "single_gpu", 0));  // "" pads the table
   for (const char* name : {"storage", "network"}) {
     EXPECT_FALSE(not_applicable_refusal(r, unmeasurable(name, Status::skip, "nothing configured"),
                                         "not_configured", 0));
