@@ -13,6 +13,7 @@
 #include "core/text_escape.hpp"
 #include "runner/command.hpp"
 #include "runner/diff_inputs.hpp"
+#include "runner/freshness_options.hpp"
 #include "runner/reporters/report_options.hpp"
 #include "runner/target_option.hpp"
 
@@ -28,6 +29,7 @@ struct DiffArgs {
   std::string baseline;  // empty: the class's baseline judges the after-record, no per-metric tolerances
   std::string baselines_dir;
   std::string target;
+  std::string max_age;  // --max-age: the after-record's (runner/freshness_options.hpp)
   ReportOptions report;
 };
 
@@ -46,7 +48,11 @@ int run_diff(const DiffArgs& a) {
   apply_diff_baselines(baselines, o);
   const std::unique_ptr<Target> target = load_target_flag(a.target);
   o.target = target.get();
-  return emit_reports(diff_records(before, after, o), a.report);
+  const Freshness freshness = freshness_from(FreshnessFlags{a.max_age, ""});
+  Verdict v = diff_records(before, after, o);
+  // An after-record older than --max-age does not qualify the node now (core/record_age.hpp).
+  withhold_qualification(v, freshness_problems(after, after.node.hostname, freshness));
+  return emit_reports(v, a.report);
 }
 
 CLI::Validator percent_validator() {
@@ -88,6 +94,7 @@ void add_diff_command(CLI::App& app, CommandAction& selected) {
   cmd->add_option("--baselines-dir", args->baselines_dir, "Where the class's baseline is looked for")
       ->type_name("DIR");
   add_target_option(cmd, args->target);
+  add_max_age_option(cmd, args->max_age);
   add_report_options(cmd, args->report);
   cmd->callback([args, &selected] { selected = [args] { return run_diff(*args); }; });
 }
