@@ -314,3 +314,22 @@ TEST_F(GateFiles, OneRunInTwoFilesIsOneRunAndTheCompleteOneCounts) {
   EXPECT_TRUE(noted) << v.summary;
   EXPECT_EQ(v.nodes.size(), 3u);
 }
+
+TEST(GateHistory, AWithheldRunIsNotAPassingOneForConsecutive) {
+  Jitter jitter{std::mt19937_64(39)};
+  const Baseline b = counted(class_baseline());
+  auto records = pool_with(
+      jitter, {{"boot-1", 100, "2026-11-20T10:00:00Z", true}, {"boot-1", 200, "2026-11-30T10:00:00Z", true}});
+  records[2].ended_at = records[2].started_at;
+  records[3].ended_at = records[3].started_at;
+  GateOptions o;
+  o.consecutive = 2;
+  EXPECT_EQ(node_verdict(gate(records, b, o), host(1))->outcome, Outcome::pass);
+  // The first pass is older than --max-age: one pass within the age, not two.
+  o.freshness.max_age_s = 7 * 86400;
+  o.freshness.now_ms = *parse_rfc3339_ms("2026-12-01T10:00:00Z");
+  const Verdict v = gate(records, b, o);
+  const Verdict* n = node_verdict(v, host(1));
+  ASSERT_NE(n, nullptr);
+  EXPECT_EQ(n->outcome, Outcome::inconclusive) << n->summary;
+}
