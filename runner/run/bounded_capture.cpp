@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "core/text_escape.hpp"
+
 namespace gpuqual {
 
 BoundedCapture::BoundedCapture(std::size_t head_bytes, std::size_t tail_bytes)
@@ -50,33 +52,15 @@ std::string BoundedCapture::tail(std::size_t max_bytes) const {
 std::string printable_text(std::string_view s) {
   std::string out;
   out.reserve(s.size());
-  std::size_t i = 0;
-  while (i < s.size()) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
-      out.push_back((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f ? '?' : static_cast<char>(c));
-      ++i;
-      continue;
-    }
-    int extra = (c & 0xE0) == 0xC0 ? 1 : (c & 0xF0) == 0xE0 ? 2 : (c & 0xF8) == 0xF0 ? 3 : -1;
-    bool ok = extra > 0 && i + extra < s.size();
-    if (ok) {
-      unsigned cp = c & (0x3F >> extra);
-      for (int k = 1; k <= extra && ok; ++k) {
-        const auto cc = static_cast<unsigned char>(s[i + k]);
-        if ((cc & 0xC0) != 0x80) ok = false;
-        cp = (cp << 6) | (cc & 0x3F);
-      }
-      const unsigned min = extra == 1 ? 0x80 : extra == 2 ? 0x800 : 0x10000;
-      if (ok && (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))) ok = false;
-    }
-    if (!ok) {
+  for (std::size_t i = 0; i < s.size();) {
+    char32_t cp = 0;
+    const std::size_t n = utf8_sequence(s, i, cp);  // core/text_escape.hpp: 0 when not UTF-8
+    if (n == 0 || (cp < 0x20 && cp != '\n' && cp != '\t') || cp == 0x7f) {
       out.push_back('?');
-      ++i;
-      continue;
+    } else {
+      out.append(s.substr(i, n));
     }
-    out.append(s.substr(i, extra + 1));
-    i += extra + 1;
+    i += n == 0 ? 1 : n;
   }
   return out;
 }
