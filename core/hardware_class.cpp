@@ -208,6 +208,23 @@ namespace {
 
 constexpr const char* kTwice = "one card counted twice";
 
+// normalize_pci_bus_id's "dddd:bb:dd.f" without its sscanf for the form every writer uses
+// (NVML's 8-digit or sysfs' 4-digit domain, then "bb:dd.f"): the readers key every GPU of every
+// record (gate reads 100,000; docs/performance.md).
+std::string slot_key(const std::string& id) {
+  const auto colon = id.find(':');
+  const bool usual = colon != std::string::npos && colon > 0 && colon <= 8 && id.size() == colon + 8 &&
+                     id[colon + 3] == ':' && id[colon + 6] == '.' &&
+                     std::all_of(id.begin() + static_cast<std::ptrdiff_t>(colon) + 1, id.end(), [](char c) {
+                       return std::isxdigit(static_cast<unsigned char>(c)) || c == ':' || c == '.';
+                     });
+  unsigned domain = 0;
+  if (!usual || std::from_chars(id.data(), id.data() + colon, domain, 16).ptr != id.data() + colon) {
+    return normalize_pci_bus_id(id);
+  }
+  return fmt::format("{:04x}:{}", domain, to_lower(std::string_view(id).substr(colon + 1)));
+}
+
 std::optional<GpuIdentityProblem> duplicate_gpu_problem(const std::vector<GpuInfo>& gpus) {
   std::vector<std::string> uuids, buses;
   uuids.reserve(gpus.size());
@@ -229,7 +246,7 @@ std::optional<GpuIdentityProblem> duplicate_gpu_problem(const std::vector<GpuInf
     }
     // An empty bus id was not read (the UUID still names the card); "0000:19:00.0" and
     // "00000000:19:00.0" are one slot.
-    buses.push_back(g.pci_bus_id.empty() ? std::string() : normalize_pci_bus_id(g.pci_bus_id));
+    buses.push_back(g.pci_bus_id.empty() ? std::string() : slot_key(g.pci_bus_id));
     if (buses.back().empty()) continue;
     for (std::size_t k = 0; k + 1 < buses.size(); ++k) {
       if (buses[k] == buses.back()) {

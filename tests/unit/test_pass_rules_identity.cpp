@@ -138,6 +138,10 @@ TEST(GpuIdentity, OneCardCountedTwiceIsRefusedByBothReaders) {
   same_bus.gpus[1].pci_bus_id = "0000:10:00.0";  // GPU 0's 00000000:10:00.0 in sysfs spelling
   EXPECT_TRUE(
       refused_with(same_bus, "$.gpus[1].pci_bus_id: duplicate PCI bus id 0000:10:00.0 (GPU 0 has it too)"));
+  same_bus.gpus[1].pci_bus_id = "10:00.0";  // no domain: domain 0
+  EXPECT_TRUE(refused_with(same_bus, "$.gpus[1].pci_bus_id: duplicate PCI bus id 10:00.0"));
+  same_bus.gpus[1].pci_bus_id = "00000001:10:00.0";  // another PCI domain: another slot
+  EXPECT_EQ(read_both(same_bus), "(accepted)");
   RunRecord same_uuid = make_record(2);
   same_uuid.gpus[1].uuid = "gpu-00000000-0000-0000-0000-000000000000";  // GPU 0's, in lower case
   EXPECT_TRUE(refused_with(same_uuid, "$.gpus[1].uuid: duplicate GPU UUID"));
