@@ -34,13 +34,15 @@ void take(std::optional<ExpectedGpus>& best, std::optional<int> n, const std::st
 
 // The NVIDIA GPUs on the bus that belong to this node's driver: bound to nvidia, or to nothing
 // (a GPU that failed to bind is still the node's). One bound to vfio-pci was handed to a VM.
-std::optional<int> pci_count(const NodeFacts& n) {
-  if (!n.pci_gpus) return std::nullopt;
+// None on the bus says the node has none only when the record lists none either: a vGPU guest's
+// GPUs are not on its bus (device/pci_gpus.hpp), so there an empty bus says nothing.
+std::optional<int> pci_count(const RunRecord& r) {
+  if (!r.node.pci_gpus) return std::nullopt;
   int count = 0;
-  for (const auto& p : *n.pci_gpus) {
+  for (const auto& p : *r.node.pci_gpus) {
     if (p.driver.empty() || p.driver == "nvidia") ++count;
   }
-  return count > 0 ? std::optional<int>(count) : std::nullopt;
+  return count > 0 || r.gpus.empty() ? std::optional<int>(count) : std::nullopt;
 }
 
 }  // namespace
@@ -62,7 +64,7 @@ std::optional<ExpectedGpus> expected_gpu_count(const RunRecord& r, const Baselin
   if (r.node.stack && r.node.stack->k8s_gpu_capacity.value) {
     take(best, count_text(*r.node.stack->k8s_gpu_capacity.value), "the Node's capacity nvidia.com/gpu");
   }
-  take(best, pci_count(r.node), "the NVIDIA GPUs on the PCI bus");
+  take(best, pci_count(r), "the NVIDIA GPUs on the PCI bus");
   if (before_record_gpus && *before_record_gpus > 0) {
     take(best, before_record_gpus, "the before-record's GPUs");
   }

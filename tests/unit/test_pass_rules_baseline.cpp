@@ -272,6 +272,19 @@ TEST(PassRulesGpuCount, NoSourceAtAllIsInconclusive) {
   EXPECT_EQ(compare_record(r, &f, {}).outcome, Outcome::inconclusive);
 }
 
+// A bus read without NVIDIA GPUs says the node has none only when the record lists none either
+// (a vGPU guest's GPUs are not on its bus).
+TEST(PassRulesGpuCount, AnEmptyBusCountsOnlyForARecordWithoutGpus) {
+  RunRecord none = make_record(0);
+  none.node.pci_gpus = std::vector<PciGpu>{};
+  ASSERT_TRUE(expected_gpu_count(none, nullptr, std::nullopt));
+  EXPECT_EQ(expected_gpu_count(none, nullptr, std::nullopt)->count, 0);
+  RunRecord guest = make_record(1);
+  guest.node.k8s_labels.clear();
+  guest.node.pci_gpus = std::vector<PciGpu>{};
+  EXPECT_FALSE(expected_gpu_count(guest, nullptr, std::nullopt));
+}
+
 TEST(PassRulesGpuCount, TwoOfEightGpusGivenToTheRunAreNeverANodePass) {
   const Baseline b = measured();
   RunRecord r = whole_node(2);
