@@ -31,7 +31,8 @@ void require(std::vector<Required>& out, const std::string& check, const std::st
 
 // The baseline's `required: true` checks, then the suite's own entries (those the suite does not
 // mark optional and the baseline does not forgive), then health, which reads every GPU's
-// counters and Xids: a health check in the record must vouch for every GPU (issue 31).
+// counters and Xids: a health check in the record must vouch for every GPU (docs/compare.md,
+// "What earns a PASS").
 std::vector<Required> required_checks(const RunRecord& r, const Baseline* b) {
   std::vector<Required> out;
   if (b) {
