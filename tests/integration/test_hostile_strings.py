@@ -329,6 +329,20 @@ def main():
         if code == 3:
             c.fail("gate over unreadable records and a healthy one", f"exit 3: {se!r}")
         c.terminal("gate with unreadable records", so, se, code)
+        # A file name that is not UTF-8 names its unreadable node in every format, JSON included.
+        odd = os.path.join(os.fsencode(work), b"unreadable-\xff\x1b.json")
+        with open(odd, "wb") as f:
+            f.write(b"{")
+        xml, prom = os.path.join(work, "odd.xml"), os.path.join(work, "odd.prom")
+        code, so, se = run(g, "gate", os.fsdecode(odd), healthy, "--baseline", baseline, "--format", "json",
+                           "--junit", xml, "--prometheus", prom)
+        c.text_clean("gate over a file name that is not UTF-8, stderr", se)
+        try:
+            json.loads(so.decode("utf-8").rsplit("\n", 2)[0])
+        except ValueError as e:
+            c.fail("gate --format json over a file name that is not UTF-8", f"exit {code}, {e}: {se[-300:]!r}")
+        c.junit("gate JUnit over a file name that is not UTF-8", xml)
+        c.prometheus("gate Prometheus over a file name that is not UTF-8", prom)
         # inventory prints the node's own Kubernetes labels (the Downward API file, Go-quoted values).
         labels = os.path.join(work, "labels")
         with open(labels, "w", encoding="utf-8") as f:
