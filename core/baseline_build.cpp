@@ -299,7 +299,8 @@ BaselineBuildResult BaselineBuilder::finish() {
   require_checks(d, b);
   out.included = d.included;
   fill_provenance(d, b.provenance);
-  b.gpu_count = d.records.front().gpus;  // every included record has the class's count
+  // Every included record has the class's count; none (a class without GPUs) is no count.
+  if (d.records.front().gpus > 0) b.gpu_count = d.records.front().gpus;
   if (d.nodes.size() < 3) {
     out.notes.push_back(fmt::format("only {} node{}: the spread (MAD) says little about other nodes of the class; "
                                     "build from more nodes before gating a fleet on it",
