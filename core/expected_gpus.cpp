@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <charconv>
 #include <string>
 #include <string_view>
@@ -60,8 +61,13 @@ std::optional<ExpectedGpus> expected_gpu_count(const std::map<std::string, std::
 
 std::optional<ExpectedGpus> expected_gpu_count(const RunRecord& r, const Baseline* b, std::optional<int> flag,
                                                std::optional<int> before_record_gpus) {
-  std::optional<ExpectedGpus> best = expected_gpu_count(r.node.k8s_labels, b, flag);
-  if (r.node.stack && r.node.stack->k8s_gpu_capacity.value) {
+  // With MIG on, the labels and the capacity count MIG devices (GPU Feature Discovery's single
+  // strategy), not the GPUs the record lists: the bus, the baseline and the flag still count.
+  const bool mig =
+      std::any_of(r.gpus.begin(), r.gpus.end(), [](const GpuInfo& g) { return g.mig_enabled == true; });
+  static const std::map<std::string, std::string> kNoLabels;
+  std::optional<ExpectedGpus> best = expected_gpu_count(mig ? kNoLabels : r.node.k8s_labels, b, flag);
+  if (!mig && r.node.stack && r.node.stack->k8s_gpu_capacity.value) {
     take(best, count_text(*r.node.stack->k8s_gpu_capacity.value), "the Node's capacity nvidia.com/gpu");
   }
   take(best, pci_count(r), "the NVIDIA GPUs on the PCI bus");

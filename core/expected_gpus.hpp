@@ -6,7 +6,8 @@
 // (GPU Feature Discovery's nvidia.com/gpu.count, an nvidia.com/gpu capacity entry); the Node's
 // nvidia.com/gpu capacity (node.stack); the NVIDIA GPUs on the PCI bus bound to the nvidia driver
 // or to none (node.pci_gpus; one handed to a VM is not the node's); the before-record's GPUs
-// (diff). No source may lower another: a label of 8 and a baseline of 2 expect 8. No source at
+// (diff). With MIG on, the labels and capacity count MIG devices, not GPUs, and are left out.
+// No source may lower another: a label of 8 and a baseline of 2 expect 8. No source at
 // all: the node's completeness is unknown (nullopt), which compare judges inconclusive.
 #include <map>
 #include <optional>

@@ -285,6 +285,21 @@ TEST(PassRulesGpuCount, AnEmptyBusCountsOnlyForARecordWithoutGpus) {
   EXPECT_FALSE(expected_gpu_count(guest, nullptr, std::nullopt));
 }
 
+// Under GPU Feature Discovery's single MIG strategy the labels and the capacity count MIG devices.
+TEST(PassRulesGpuCount, WithMigOnTheLabelsDoNotCountGpusButTheBusDoes) {
+  RunRecord r = make_record(2);
+  r.node.k8s_labels["nvidia.com/gpu.count"] = "14";
+  r.node.stack = StackInventory{};
+  r.node.stack->k8s_gpu_capacity = StackFact::read("14");
+  EXPECT_EQ(expected_gpu_count(r, nullptr, std::nullopt)->count, 14);
+  for (auto& g : r.gpus) g.mig_enabled = true;
+  EXPECT_FALSE(expected_gpu_count(r, nullptr, std::nullopt));
+  r.node.pci_gpus =
+      std::vector<PciGpu>{PciGpu{"0000:10:00.0", "", "", "nvidia"}, PciGpu{"0000:11:00.0", "", "", "nvidia"},
+                          PciGpu{"0000:12:00.0", "", "", "nvidia"}};
+  EXPECT_EQ(expected_gpu_count(r, nullptr, std::nullopt)->count, 3);
+}
+
 TEST(PassRulesGpuCount, TwoOfEightGpusGivenToTheRunAreNeverANodePass) {
   const Baseline b = measured();
   RunRecord r = whole_node(2);
