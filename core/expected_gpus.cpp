@@ -61,8 +61,10 @@ std::optional<ExpectedGpus> expected_gpu_count(const std::map<std::string, std::
 
 std::optional<ExpectedGpus> expected_gpu_count(const RunRecord& r, const Baseline* b, std::optional<int> flag,
                                                std::optional<int> before_record_gpus) {
-  // With MIG on, the labels and the capacity count MIG devices (GPU Feature Discovery's single
-  // strategy), not the GPUs the record lists: the bus, the baseline and the flag still count.
+  // With MIG on, the labels and the capacity count MIG devices, not the GPUs the record lists
+  // (nvidia.com/gpu.count is "the number of MIG devices" under the single strategy: GPU Feature
+  // Discovery, NVIDIA/k8s-device-plugin docs/gpu-feature-discovery/README.md). The bus, the
+  // baseline and the flag still count GPUs.
   const bool mig =
       std::any_of(r.gpus.begin(), r.gpus.end(), [](const GpuInfo& g) { return g.mig_enabled == true; });
   static const std::map<std::string, std::string> kNoLabels;
