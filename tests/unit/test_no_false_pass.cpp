@@ -220,13 +220,15 @@ TEST(ExpectedGpus, FewerGpusThanTheBaselineSaysFailsWithGpuMissing) {
       << finding(w, "gpu.missing")->reason;
 }
 
-TEST(ExpectedGpus, TheFlagComesFirstThenTheBaselineThenTheLabels) {
+// The largest source wins (docs/compare.md, "What earns a PASS"): the flag, the baseline, the labels.
+TEST(ExpectedGpus, TheLargestOfTheFlagTheBaselineAndTheLabelsWins) {
   const Baseline two = baseline_with({}, 2);
   RunRecord r = record_with(2, {gemm_check({771, 771})});
   EXPECT_EQ(expected_gpu_count(r, &two, 4)->source, "--expect-gpus");
   EXPECT_EQ(expected_gpu_count(r, &two, std::nullopt)->count, 2);
   r.node.k8s_labels["nvidia.com/gpu.count"] = "8";
   EXPECT_EQ(expected_gpu_count(r, nullptr, std::nullopt)->count, 8);
+  EXPECT_EQ(expected_gpu_count(r, &two, 4)->count, 8);  // neither the baseline nor the flag lowers the label
   EXPECT_EQ(expected_gpu_count(r, nullptr, std::nullopt)->source, "the node's label nvidia.com/gpu.count");
   r.node.k8s_labels.erase("nvidia.com/gpu.count");
   r.node.k8s_labels["nvidia.com/gpu"] = "4";  // a capacity entry
