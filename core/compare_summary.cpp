@@ -9,6 +9,7 @@
 
 #include "core/compare_rules.hpp"
 #include "core/text_case.hpp"
+#include "core/text_width.hpp"
 
 namespace gpuqual {
 
@@ -99,11 +100,47 @@ std::string checks_part(const Verdict& v) {
   return fmt::format("{} of {} not passed ({})", bad.size(), plural(v.checks.size(), "check result", "check results"), what);
 }
 
+// The parenthesized details at the top level of `line`: (position of '(', of its ')').
+std::vector<std::pair<std::size_t, std::size_t>> top_level_groups(std::string_view line) {
+  std::vector<std::pair<std::size_t, std::size_t>> out;
+  std::size_t depth = 0, open = 0;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    if (line[i] == '(' && depth++ == 0) open = i;
+    if (line[i] == ')' && depth > 0 && --depth == 0) out.emplace_back(open, i);
+  }
+  return out;
+}
+
 }  // namespace
+
+std::string fit_summary(std::string line, std::size_t width) {
+  constexpr std::size_t kKeptDetail = 24;  // a detail shorter than this says nothing: it goes
+  while (display_width(line) > width) {
+    const auto groups = top_level_groups(line);
+    if (groups.empty()) break;
+    const auto widest = *std::max_element(groups.begin(), groups.end(), [](const auto& a, const auto& b) {
+      return a.second - a.first < b.second - b.first;
+    });
+    const auto [open, close] = widest;
+    const std::size_t excess = display_width(line) - width;
+    const std::string_view detail = std::string_view(line).substr(open + 1, close - open - 1);
+    const std::size_t detail_width = display_width(detail);
+    if (detail_width >= excess + kKeptDetail) {
+      line = line.substr(0, open + 1) + shorten_to_width(detail, detail_width - excess) + line.substr(close);
+    } else {
+      const std::size_t from = open > 0 && line[open - 1] == ' ' ? open - 1 : open;
+      line.erase(from, close + 1 - from);
+    }
+  }
+  // What is left is the verdict and its counts: never cut, even when wider (a long hostname).
+  return line;
+}
 
 std::string compare_summary(const Verdict& v, bool had_baseline) {
   std::vector<std::string> parts;
-  if (!had_baseline) parts.push_back(fmt::format("no baseline for class {}", v.hardware_class));
+  // The class is named at the head of the line already: said twice, a GPU-less node's summary
+  // would not fit a terminal line (docs/output-formats.md, "Width").
+  if (!had_baseline) parts.push_back("no baseline");
   if (had_baseline) parts.push_back(metrics_part(v));
   parts.push_back(findings_part(v));
   if (std::find(v.reasons.begin(), v.reasons.end(), kFloorNote) != v.reasons.end()) {

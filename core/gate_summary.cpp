@@ -11,6 +11,7 @@
 #include "core/gate.hpp"
 #include "core/text_case.hpp"
 #include "core/text_escape.hpp"
+#include "core/text_table.hpp"
 
 namespace gpuqual {
 
@@ -84,7 +85,7 @@ std::string gate_summary(const Verdict& v, const GateCounts& c) {
   return one_line(line);
 }
 
-std::string render_pool_table(const Verdict& v, std::size_t max_passing) {
+std::string render_pool_table(const Verdict& v, std::size_t max_passing, std::size_t width, const SharedCauses* causes) {
   using Row = std::vector<std::string>;
   std::vector<Row> rows;
   std::size_t passing = 0, hidden = 0;
@@ -98,29 +99,14 @@ std::string render_pool_table(const Verdict& v, std::size_t max_passing) {
       if (worst.size() < 3) worst.push_back(short_metric(m));
     }
     std::string note = worst.empty() ? "-" : fmt::format("{}", fmt::join(worst, ", "));
-    if (n.outcome == Outcome::inconclusive && !n.reasons.empty()) note = n.reasons.front();
+    if (n.outcome == Outcome::inconclusive && !n.reasons.empty()) note = causes ? causes->refer(n.reasons.front()) : n.reasons.front();
     const bool unreadable = n.checks.size() == 1 && n.checks.front().check == kUnreadableRecordCheck && n.run_id.empty();
     rows.push_back({n.hostname.empty() ? "(no hostname)" : one_line(n.hostname), one_line(n.hardware_class),
                     unreadable ? std::string("error") : std::string(to_string(n.outcome)),
                     one_line(note), one_line(n.run_id)});
   }
-  const Row header{"NODE", "CLASS", "VERDICT", "WORST METRICS", "RUN"};
-  std::vector<std::size_t> width(header.size(), 0);
-  for (const Row* r : {&header}) {
-    for (std::size_t i = 0; i < r->size(); ++i) width[i] = std::max(width[i], (*r)[i].size());
-  }
-  for (const auto& r : rows) {
-    for (std::size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], r[i].size());
-  }
   std::string out;
-  auto line = [&](const Row& r) {
-    std::string l;
-    for (std::size_t i = 0; i < r.size(); ++i) l += i + 1 < r.size() ? fmt::format("{:<{}}  ", r[i], width[i]) : r[i];
-    while (!l.empty() && l.back() == ' ') l.pop_back();
-    out += l + "\n";
-  };
-  line(header);
-  for (const auto& r : rows) line(r);
+  layout_table(out, {"NODE", "CLASS", "VERDICT", "WORST METRICS", "RUN"}, rows, width, {3});
   if (hidden) out += fmt::format("... and {} more passing node{}\n", hidden, hidden == 1 ? "" : "s");
   return out;
 }

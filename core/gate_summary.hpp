@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <string>
 
+#include "core/common_cause.hpp"
+#include "core/text_table.hpp"
 #include "core/verdict.hpp"
 
 namespace gpuqual {
@@ -20,8 +22,11 @@ struct GateCounts {
 std::string gate_summary(const Verdict& gate, const GateCounts& counts);
 
 // Pool table: one line per node (NODE, CLASS, VERDICT, WORST METRICS, RUN), nodes that did not
-// pass first. At most `max_passing` passing nodes are listed; the rest are counted.
-std::string render_pool_table(const Verdict& gate, std::size_t max_passing = 20);
+// pass first. At most `max_passing` passing nodes are listed; the rest are counted. No line is
+// wider than `width` (core/text_table.hpp); an inconclusive node's reason names the `causes`
+// said above the table by their first clause.
+std::string render_pool_table(const Verdict& gate, std::size_t max_passing = 20, std::size_t width = kNoWidthLimit,
+                              const SharedCauses* causes = nullptr);
 
 // "gemm.bf16.tflops gpu 3 -7.1%" for a judged row, "hbm.triad.gbps gpu 1 missing" otherwise.
 std::string short_metric(const MetricRow& row);

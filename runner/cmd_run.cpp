@@ -27,6 +27,8 @@
 #include "core/record_json.hpp"
 #include "core/record_io.hpp"
 #include "core/text_escape.hpp"
+#include "core/text_table.hpp"
+#include "core/text_width.hpp"
 #include "core/utc_time.hpp"
 #include "core/version.hpp"
 #include "device/inventory.hpp"
@@ -37,6 +39,7 @@
 #include "runner/expect_gpus_option.hpp"
 #include "runner/target_option.hpp"
 #include "runner/reporters/report_options.hpp"
+#include "runner/run/next_steps.hpp"
 #include "runner/run/orphan_reaper.hpp"
 #include "runner/run/output_lock.hpp"
 #include "runner/run/progress.hpp"
@@ -215,7 +218,7 @@ int run_run(const RunArgs& a) {
 
   const RunnerOutcome ran = run_checks(checks, journal, display, stop, settings);
   const CheckResult xids = monitor.stop(xid_table);
-  display.info(fmt::format("{}: {}: {}", xids.name, to_string(xids.status), xids.reason));
+  display.result(fmt::format("{}: {}", xids.name, to_string(xids.status)), xids.reason);
   journal.finish(xid_index, xids);
   journal.close(!ran.interrupted && !ran.deadline_hit, utc_now_rfc3339());
   fs::remove_all(settings.work_dir, ec);
@@ -232,7 +235,15 @@ int run_run(const RunArgs& a) {
     std::printf("%s\n", escape_controls(interrupted_summary(done, ran.stop_cause, ran.finished, checks.size(), output), false).c_str());
     return kExitInconclusive;
   }
+  // What the user can do next, and where the record is: the last lines before the summary.
+  const NextStepsContext next{suite, a.suite, suites_without_gpu(suites_dir(a.suites_dir)), output, !streamed};
   if (!judge) {
+    if (nothing_ran_on_a_gpu(done, inv.gpu_unavailable_reason)) {
+      const std::size_t width = output_width(STDOUT_FILENO);
+      for (const auto& line : next_steps(done, inv.gpu_unavailable_reason, next)) {
+        std::fputs((wrap_lines(terminal_line(line), width) + "\n").c_str(), stdout);
+      }
+    }
     std::printf("%s\n", escape_controls(unjudged_summary(done, output), false).c_str());
     return unjudged_exit_code(done);
   }
@@ -241,10 +252,9 @@ int run_run(const RunArgs& a) {
   // device or a pipe that reads back nothing).
   const RunRecord as_written = record_from_json(parse_json_text(record_to_text(done), output), output);
   const Verdict verdict = compare_record(as_written, baseline.get(), CompareOptions{a.report.strict, expect_gpus_value(a.expect_gpus), target.get()});
-  // Where the record went, on stdout too (a Job log shows stdout); not in --format json, whose
-  // stdout is one JSON document and the summary line.
-  if (a.report.format == "table") std::printf("record: %s\n", escape_controls(output, false).c_str());
-  return emit_reports(verdict, a.report);
+  // Where the record went, on stdout too (a Job log shows stdout), after the table; not in
+  // --format json, whose stdout is one JSON document and the summary line.
+  return emit_reports(verdict, a.report, next_steps(done, inv.gpu_unavailable_reason, next));
 }
 
 }  // namespace

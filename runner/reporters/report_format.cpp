@@ -7,6 +7,7 @@
 
 #include "core/text_case.hpp"
 #include "core/text_escape.hpp"
+#include "core/text_table.hpp"
 
 namespace gpuqual::report {
 
@@ -22,29 +23,15 @@ std::string allowed(const MetricRow& row) {
   return fmt::format("{}{:.1f}%", row.direction == Direction::higher ? "-" : "+", row.allowed_drop_pct);
 }
 
-void aligned_table(std::string& out, const Row& header, const std::vector<Row>& cells) {
+void aligned_table(std::string& out, const Row& header, const std::vector<Row>& cells, std::size_t width,
+                   const std::vector<std::size_t>& text_columns) {
   // Each cell one line with its controls shown (core/text_escape.hpp), measured as shown: a name
-  // cannot forge a line.
+  // cannot forge a line. This is the one place table cells are sanitized.
   std::vector<Row> rows = cells;
   for (auto& r : rows) {
     for (auto& c : r) c = terminal_line(c);
   }
-  std::vector<std::size_t> width(header.size(), 0);
-  auto measure = [&](const Row& r) {
-    for (std::size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], r[i].size());
-  };
-  measure(header);
-  for (const auto& r : rows) measure(r);
-  auto line = [&](const Row& r) {
-    std::string l;
-    for (std::size_t i = 0; i < r.size(); ++i) {
-      l += i + 1 < r.size() ? fmt::format("{:<{}}  ", r[i], width[i]) : r[i];
-    }
-    while (!l.empty() && l.back() == ' ') l.pop_back();
-    out += l + "\n";
-  };
-  line(header);
-  for (const auto& r : rows) line(r);
+  layout_table(out, header, rows, width, text_columns);
 }
 
 std::string md_cell(std::string_view s) {

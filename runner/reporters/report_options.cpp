@@ -2,12 +2,16 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <exception>
 
 #include "core/atomic_file.hpp"
 #include "core/input_error.hpp"
 #include "core/text_escape.hpp"
+#include "core/text_table.hpp"
+#include "core/text_width.hpp"
 #include "runner/reporters/reporters.hpp"
 
 namespace gpuqual {
@@ -42,15 +46,23 @@ void write_report(const std::string& path, const std::string& text) {
 
 }  // namespace
 
-int emit_reports(const Verdict& v, const ReportOptions& o) {
+int emit_reports(const Verdict& v, const ReportOptions& o, const std::vector<std::string>& notes) {
   // Files first: if one cannot be written, stdout carries no verdict that a caller might trust.
   // Rendered only when asked for: a 10,000-node gate verdict is hundreds of MB as Prometheus text.
   if (!o.junit.empty()) write_report(o.junit, render_junit(v));
   if (!o.prometheus.empty()) write_report(o.prometheus, render_prometheus(v));
   if (!o.markdown.empty()) write_report(o.markdown, render_markdown(v));
-  const std::string body = o.format == "json" ? render_json(v) : render_table(v);
-  std::fputs(body.c_str(), stdout);
-  print_line(stdout, v.summary);  // one line, its controls shown (core/text_escape.hpp)
+  // The table and the summary line fit the terminal, or 100 columns in a log
+  // (docs/output-formats.md, "Width").
+  const std::size_t width = output_width(STDOUT_FILENO);
+  if (o.format == "json") {
+    std::fputs(render_json(v).c_str(), stdout);
+  } else {
+    std::fputs(render_table(v, width).c_str(), stdout);
+    for (const auto& n : notes) std::fputs((wrap_lines(terminal_line(n), width) + "\n").c_str(), stdout);
+  }
+  // One line, its controls shown (core/text_escape.hpp), the same in both formats.
+  std::fputs((summary_line(v, width) + "\n").c_str(), stdout);
   std::fflush(stdout);
   if (o.strict && v.outcome == Outcome::warn) return exit_code_for(v.outcome, true);
   return v.exit_code;

@@ -1,13 +1,20 @@
 #pragma once
 // The renderers of one Verdict, one output format per file. Each returns the whole document as
 // text (report_options.cpp decides where it goes), so golden tests can compare them exactly.
+#include <cstddef>
 #include <string>
 
+#include "core/text_width.hpp"
 #include "core/verdict.hpp"
 
 namespace gpuqual {
 
-std::string render_table(const Verdict& verdict);       // console: aligned columns, then reasons
+// Console: the shared causes, aligned columns, then reasons; no line wider than `width` columns.
+std::string render_table(const Verdict& verdict, std::size_t width = kDefaultOutputWidth);
+// The last line on stdout, in the table and the JSON format alike: the verdict's summary as one
+// line, its details shortened when it is wider than `width` (fit_summary,
+// core/compare_summary.hpp). The JSON document's "summary" and the files keep it whole.
+std::string summary_line(const Verdict& verdict, std::size_t width);
 std::string render_json(const Verdict& verdict);        // gpuqual.verdict/v1
 std::string render_junit(const Verdict& verdict);       // JUnit XML: one testcase per check × GPU
 std::string render_prometheus(const Verdict& verdict);  // node-exporter textfile format

@@ -1,14 +1,15 @@
 #include "runner/run/progress.hpp"
 
 #include <fmt/format.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
+#include "core/common_cause.hpp"
 #include "core/text_escape.hpp"
+#include "core/text_width.hpp"
 #include "core/utc_time.hpp"
 #include "suites/suite_duration.hpp"
 
@@ -17,16 +18,20 @@ namespace gpuqual {
 namespace {
 constexpr double kHeartbeatS = 60;
 
+// The live line is redrawn in place, so what counts is the terminal's own width (a line one
+// column too wide wraps and every redraw then leaves a line behind); $COLUMNS when it cannot say.
 std::size_t terminal_width(std::FILE* out) {
-  winsize ws{};
-  if (ioctl(fileno(out), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20) return ws.ws_col;
-  return 100;
+  const int fd = fileno(out);
+  return terminal_columns(fd).value_or(output_width(fd));
 }
 
 std::string clock_text(double s) {
   const auto t = static_cast<long long>(std::max(0.0, s));
   return t >= 3600 ? fmt::format("{}:{:02}:{:02}", t / 3600, (t / 60) % 60, t % 60)
                    : fmt::format("{}:{:02}", t / 60, t % 60);
+}
+std::string finished_head(std::size_t index, std::size_t total, const CheckResult& r) {
+  return fmt::format("[{}/{}] {}: {} ({})", index + 1, total, r.name, to_string(r.status), format_duration(r.duration_s));
 }
 }  // namespace
 
@@ -53,15 +58,15 @@ std::string format_live_line(const CheckStart& s, double elapsed_s, const std::s
   std::string line = fmt::format("[{}/{}] {}  GPUs {}  {}/{}  ETA {}", s.index + 1, s.total, s.check, s.gpus,
                                  clock_text(elapsed_s), clock_text(s.budget_s), format_duration(eta_s(s, elapsed_s)));
   if (!message.empty()) line += "  " + message;
-  if (line.size() > width - 1) line.resize(width - 1);  // never wrap: a wrapped line cannot be redrawn
-  return line;
+  // Shown as it will be (escapes are wider than what they stand for), then cut to the display
+  // columns: never wrap, a wrapped line cannot be redrawn; the last column stays free.
+  const std::string shown = terminal_line(line);
+  return std::string(prefix_of_width(shown, width > 1 ? width - 1 : 1));
 }
 
 std::string format_finished_line(std::size_t index, std::size_t total, const CheckResult& r) {
-  std::string line = fmt::format("[{}/{}] {}: {} ({})", index + 1, total, r.name, to_string(r.status),
-                                 format_duration(r.duration_s));
-  if (!r.reason.empty()) line += ": " + r.reason;
-  return line;
+  const std::string head = finished_head(index, total, r);
+  return r.reason.empty() ? head : head + ": " + r.reason;
 }
 
 bool stderr_is_live_terminal() {
@@ -96,7 +101,17 @@ void ProgressDisplay::emit(const std::string& raw) {
 }
 
 void ProgressDisplay::info(const std::string& line) {
-  if (verbosity_ != Verbosity::quiet) emit(line);
+  if (verbosity_ == Verbosity::quiet) return;
+  emit(line);
+  said_.push_back(line);
+}
+
+void ProgressDisplay::result(const std::string& head, const std::string& reason) {
+  if (verbosity_ == Verbosity::quiet) return;
+  // A cause said in full on an earlier line is named by its first clause (docs/run.md,
+  // "Progress"): without a driver, ten checks end with the same words.
+  emit(reason.empty() ? head : head + ": " + refer_to_earlier(reason, said_));
+  said_.push_back(reason);
 }
 
 void ProgressDisplay::detail(const std::string& line) {
@@ -124,7 +139,7 @@ void ProgressDisplay::check_progress(const std::string& message) {
 void ProgressDisplay::tick(double elapsed_s) {
   if (!current_ || verbosity_ == Verbosity::quiet) return;
   if (live_) {
-    const std::string shown = escape_controls(format_live_line(*current_, elapsed_s, last_message_, terminal_width(out_)), false);
+    const std::string shown = format_live_line(*current_, elapsed_s, last_message_, terminal_width(out_));
     std::fprintf(out_, "\r\033[K%s", shown.c_str());
     std::fflush(out_);
     live_shown_ = true;
@@ -139,7 +154,7 @@ void ProgressDisplay::tick(double elapsed_s) {
 
 void ProgressDisplay::check_finished(std::size_t index, std::size_t total, const CheckResult& result) {
   current_.reset();
-  info(format_finished_line(index, total, result));
+  this->result(finished_head(index, total, result), result.reason);
 }
 
 }  // namespace gpuqual

@@ -31,6 +31,7 @@ struct CheckStart {
 std::string format_gpu_list(const std::vector<int>& gpus);
 // Seconds left in the run, counting the current check's remaining budget (never below 0).
 double eta_s(const CheckStart& s, double elapsed_s);
+// The live line, controls shown as escapes, at most width - 1 display columns.
 std::string format_live_line(const CheckStart& s, double elapsed_s, const std::string& message, std::size_t width);
 std::string format_finished_line(std::size_t index, std::size_t total, const CheckResult& r);
 
@@ -42,6 +43,9 @@ class ProgressDisplay {
   Verbosity verbosity() const { return verbosity_; }
 
   void info(const std::string& line);     // normal and verbose
+  // "<head>: <reason>" (normal and verbose), a cause that an earlier line said in full named by
+  // its first clause and "(above)" (core/common_cause.hpp).
+  void result(const std::string& head, const std::string& reason);
   void detail(const std::string& line);   // verbose only
   void warning(const std::string& line);  // always
   void check_started(const CheckStart& start);
@@ -60,6 +64,7 @@ class ProgressDisplay {
   std::optional<CheckStart> current_;
   std::string last_message_;
   double last_heartbeat_s_ = 0;
+  std::vector<std::string> said_;  // every info line and reason, in full: what a later one may refer to
 };
 
 // Whether stderr is a terminal that can redraw a line (not "dumb").

@@ -76,14 +76,14 @@ TEST_F(CliCompare, MissingMetricAndErroredCheckExit2) {
 TEST_F(CliCompare, UnknownClassExits2WithTheReason) {
   const CliRun r = gpuqual("compare " + record("synthetic-unknown-class") + test_baselines());
   EXPECT_EQ(r.code, 2) << r.out << r.err;
-  EXPECT_EQ(r.last_line(), "gpuqual: INCONCLUSIVE node-x unknown: no baseline for class unknown, 1 finding");
+  EXPECT_EQ(r.last_line(), "gpuqual: INCONCLUSIVE node-x unknown: no baseline, 1 finding");
 }
 
 TEST_F(CliCompare, ClassWithoutABaselineFileExits2) {
   const CliRun r = gpuqual("compare " + record("synthetic-healthy") + " --baselines-dir " + quote(scratch_.string()));
   EXPECT_EQ(r.code, 2) << r.out << r.err;
   EXPECT_NE(r.err.find("no baseline"), std::string::npos) << r.err;
-  EXPECT_EQ(r.last_line().rfind("gpuqual: INCONCLUSIVE node-a h200-sxm-141gb: no baseline for class h200-sxm-141gb", 0), 0u);
+  EXPECT_EQ(r.last_line().rfind("gpuqual: INCONCLUSIVE node-a h200-sxm-141gb: no baseline,", 0), 0u);
 }
 
 TEST_F(CliCompare, BaselinesDirFromTheEnvironment) {

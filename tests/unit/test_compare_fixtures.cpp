@@ -83,7 +83,7 @@ TEST(CompareFixtures, UnknownClass) {
   EXPECT_EQ(v.outcome, Outcome::inconclusive);
   EXPECT_EQ(v.exit_code, 2);
   EXPECT_EQ(v.reasons.at(0), "no baseline for class unknown");
-  EXPECT_EQ(v.summary, "gpuqual: INCONCLUSIVE node-x unknown: no baseline for class unknown, 1 finding");
+  EXPECT_EQ(v.summary, "gpuqual: INCONCLUSIVE node-x unknown: no baseline, 1 finding");
 }
 
 TEST(CompareFixtures, WarnAndStrict) {

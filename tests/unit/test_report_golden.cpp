@@ -23,7 +23,7 @@ struct Format {
 };
 
 const Format kFormats[] = {
-    {"table.txt", render_table}, {"json", render_json}, {"junit.xml", render_junit},
+    {"table.txt", [](const Verdict& v) { return render_table(v); }}, {"json", render_json}, {"junit.xml", render_junit},
     {"prom", render_prometheus}, {"md", render_markdown},
 };
 
