@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include <yaml-cpp/yaml.h>
+
 #include "core/health_rules.hpp"
 #include "core/health_severity.hpp"
 #include "core/health_snapshot_json.hpp"
@@ -185,18 +187,50 @@ TEST(XidRules, ApplicationXidDuringOwnKernelIsEscalated) {
   EXPECT_NE(f.at(0).detail.find("during gpuqual check gemm"), std::string::npos);
 }
 
+// Every severity the fixture sets is one the shipped tables do not give, so each assertion on a
+// severity below fails when the overrides are ignored (a fixture that repeats the shipped table,
+// as Xid 109: fail once did, checks nothing). Read from the file, so a later table change that
+// catches up with an override is caught here too.
+TEST(SeverityTables, OverrideFixtureChangesWhatTheShippedTablesGive) {
+  const YAML::Node doc = YAML::LoadFile(std::string(GPUQUAL_TEST_DATA) + "/health/fleet-overrides.yaml");
+  int overridden = 0;
+  for (const auto& f : doc["findings"]) {
+    const auto code = f.first.as<std::string>();
+    EXPECT_NE(to_string(shipped().finding(code).severity), f.second["severity"].as<std::string>()) << code;
+    ++overridden;
+  }
+  for (const auto& x : doc["xids"]) {
+    const int code = x.first.as<int>();
+    EXPECT_NE(to_string(shipped().xid(code).severity), x.second["severity"].as<std::string>()) << code;
+    ++overridden;
+  }
+  EXPECT_EQ(overridden, 4);
+}
+
 TEST(SeverityTables, OperatorOverridesReplaceOnlyTheGivenFields) {
   SeverityTable t = shipped();
   load_severity_overrides(t, std::string(GPUQUAL_TEST_DATA) + "/health/fleet-overrides.yaml");
   EXPECT_EQ(t.finding("pcie.link_downgraded").severity, Severity::warn);
   EXPECT_NE(t.finding("pcie.link_downgraded").action.find("fleet A"), std::string::npos);
-  EXPECT_FALSE(t.finding("pcie.link_downgraded").meaning.empty());  // kept from the shipped table
-  EXPECT_EQ(t.xid(109).severity, Severity::fail);
+  EXPECT_EQ(t.finding("pcie.link_downgraded").meaning, shipped().finding("pcie.link_downgraded").meaning);
+  // Xid 109 lowered (shipped: fail), only its severity: the rest is the shipped row's.
+  EXPECT_EQ(t.xid(109).severity, Severity::warn);
   EXPECT_EQ(t.xid(109).mnemonic, "ROBUST_CHANNEL_CTXSW_TIMEOUT_ERROR");
-  EXPECT_EQ(t.xid(200).severity, Severity::fail);
+  EXPECT_EQ(t.xid(109).action, shipped().xid(109).action);
+  // Xid 92 raised (shipped: warn) with the fleet's action; its meaning kept.
+  EXPECT_EQ(t.xid(92).severity, Severity::fail);
+  EXPECT_NE(t.xid(92).action.find("fleet A"), std::string::npos);
+  EXPECT_EQ(t.xid(92).meaning, shipped().xid(92).meaning);
+  EXPECT_EQ(t.xid(200).severity, Severity::fail);  // a new code (shipped: unknown, warn)
   EXPECT_EQ(t.origins.size(), 3u);
-  auto ev = evaluate_health(fixture("link-downgraded"), nullptr, {}, t);
-  EXPECT_EQ(ev.status, Status::warn);
+  // The findings made with the table carry the overridden severities.
+  const std::vector<XidEvent> events{{109, 0, "GPU-a", "2026-11-30T12:00:00Z", ""},
+                                     {92, 1, "GPU-b", "2026-11-30T12:00:01Z", ""}};
+  for (const Finding& f : xid_findings(events, t))
+    EXPECT_EQ(f.severity, f.code == "xid.109" ? Severity::warn : Severity::fail) << f.code;
+  EXPECT_EQ(xid_findings(events, t).size(), 2u);
+  EXPECT_EQ(evaluate_health(fixture("link-downgraded"), nullptr, {}, t).status, Status::warn);
+  EXPECT_EQ(judge("link-downgraded").status, Status::fail);  // the shipped table alone
 }
 
 TEST(SeverityTables, BadOverridesAreInputErrors) {
