@@ -44,28 +44,30 @@ void BM_GateInProcess(benchmark::State& state) {
 BENCHMARK(BM_GateInProcess)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_GateProcess(benchmark::State& state) {
-  long peak = 0;
+  ProcessTally tally;
   for (auto _ : state) {
     const ProcessRun r = run_process({gpuqual_binary(), "gate", records().records_dir(), "--baseline", records().baseline_path()});
     if (r.exit_code != 0) guard_failed(state, "gpuqual gate exited " + std::to_string(r.exit_code));
     state.SetIterationTime(r.wall_s);
-    peak = std::max(peak, r.max_rss_kib);
+    tally.add(r);
   }
+  state.counters["cpu_s"] = tally.mean_cpu_s();
   state.counters["records"] = static_cast<double>(records().paths().size());
-  state.counters["peak_rss_MiB"] = static_cast<double>(peak) / 1024.0;
+  state.counters["peak_rss_MiB"] = tally.peak_mib();
 }
 BENCHMARK(BM_GateProcess)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(3);
 
 void BM_CompareProcess(benchmark::State& state) {
-  long peak = 0;
+  ProcessTally tally;
   for (auto _ : state) {
     const ProcessRun r =
         run_process({gpuqual_binary(), "compare", records().paths().front(), "--baseline", records().baseline_path()});
     if (r.exit_code != 0) guard_failed(state, "gpuqual compare exited " + std::to_string(r.exit_code));
     state.SetIterationTime(r.wall_s);
-    peak = std::max(peak, r.max_rss_kib);
+    tally.add(r);
   }
-  state.counters["peak_rss_MiB"] = static_cast<double>(peak) / 1024.0;
+  state.counters["cpu_s"] = tally.mean_cpu_s();
+  state.counters["peak_rss_MiB"] = tally.peak_mib();
 }
 BENCHMARK(BM_CompareProcess)->UseManualTime()->Unit(benchmark::kMillisecond);
 

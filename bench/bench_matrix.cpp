@@ -103,16 +103,17 @@ BENCHMARK(BM_MatrixBuildInProcess)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond
 
 void BM_MatrixBuildProcess(benchmark::State& state) {
   const std::string out = fleet().dir() + "/matrix.yaml";
-  long peak = 0;
+  ProcessTally tally;
   for (auto _ : state) {
     const ProcessRun r = run_process({gpuqual_binary(), "matrix", "build", fleet().dir() + "/records", "--baselines-dir",
                                       fleet().dir(), "-o", out});
     if (r.exit_code != 0) guard_failed(state, "gpuqual matrix build exited " + std::to_string(r.exit_code));
     state.SetIterationTime(r.wall_s);
-    peak = std::max(peak, r.max_rss_kib);
+    tally.add(r);
   }
+  state.counters["cpu_s"] = tally.mean_cpu_s();
   state.counters["records"] = static_cast<double>(fleet().paths().size());
-  state.counters["peak_rss_MiB"] = static_cast<double>(peak) / 1024.0;
+  state.counters["peak_rss_MiB"] = tally.peak_mib();
 }
 BENCHMARK(BM_MatrixBuildProcess)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(2);
 

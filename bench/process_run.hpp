@@ -1,11 +1,13 @@
 #pragma once
 // Running the real gpuqual binary from a benchmark: fork/exec with stdout and stderr to
-// /dev/null; wait4 gives the child's own wall time and peak RSS (what a pipeline step costs).
+// /dev/null; wait4 gives the child's own wall time, CPU time and peak RSS (what a pipeline step
+// costs; the CPU time tells the work from the wait on a loaded machine).
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <string>
@@ -22,8 +24,23 @@ inline std::string gpuqual_binary() {
 
 struct ProcessRun {
   double wall_s = 0;
+  double cpu_s = 0;  // user + system
   long max_rss_kib = 0;
   int exit_code = -1;
+};
+
+// What the timed runs of one benchmark cost: the peak RSS of any, the mean CPU time.
+struct ProcessTally {
+  long peak_kib = 0;
+  double cpu_s = 0;
+  int runs = 0;
+  void add(const ProcessRun& r) {
+    peak_kib = std::max(peak_kib, r.max_rss_kib);
+    cpu_s += r.cpu_s;
+    ++runs;
+  }
+  double peak_mib() const { return static_cast<double>(peak_kib) / 1024.0; }
+  double mean_cpu_s() const { return runs > 0 ? cpu_s / runs : 0.0; }
 };
 
 inline ProcessRun run_process(const std::vector<std::string>& argv) {
@@ -44,6 +61,8 @@ inline ProcessRun run_process(const std::vector<std::string>& argv) {
   rusage ru{};
   if (pid < 0 || wait4(pid, &status, 0, &ru) != pid) return r;
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  r.cpu_s = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+            static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
   r.max_rss_kib = ru.ru_maxrss;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
