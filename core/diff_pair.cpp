@@ -45,18 +45,28 @@ void require_before_after(const std::string& before_path, const RunRecord& befor
                     "record from before the change and one from after it",
                     before_path, shown(before.run_id), shown(before.started_at), shown(after.started_at)));
   }
-  // The before-run ended when its record says; a record without an end time ended no earlier
-  // than it started.
-  const std::string& before_end = before.ended_at.empty() ? before.started_at : before.ended_at;
+  // The before-run ended when its record says; a record without a readable end time ended no
+  // earlier than it started.
+  const bool end_read = parse_rfc3339_ms(before.ended_at).has_value();
+  const std::string& before_end = end_read ? before.ended_at : before.started_at;
   const auto end_ms = parse_rfc3339_ms(before_end);
   const auto start_ms = parse_rfc3339_ms(after.started_at);
-  if (end_ms && start_ms && *start_ms < *end_ms) {
+  // A pair that cannot be put in order is never judged: swapped arguments with an unreadable
+  // time would pass a regression as an improvement (docs/diff.md, "Records that belong together").
+  if (!end_ms || !start_ms) {
+    const bool after_unread = !start_ms;
+    throw InputError(after_unread ? after_path : before_path, "$.started_at",
+                     fmt::format("{} is not an RFC 3339 time: the before-run and the after-run cannot be "
+                                 "put in order (before {} {}, after started {})",
+                                 shown(after_unread ? after.started_at : before.started_at), before_path,
+                                 shown(before_end), shown(after.started_at)));
+  }
+  if (*start_ms < *end_ms) {
     throw InputError(
         after_path, "$.started_at",
         fmt::format("the after-run started {}, before the before-run {} {} {}: the arguments are "
                     "swapped or the runs overlap (give BEFORE first, then AFTER)",
-                    after.started_at, before_path, before.ended_at.empty() ? "started" : "ended",
-                    before_end));
+                    after.started_at, before_path, end_read ? "ended" : "started", before_end));
   }
 }
 
