@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <optional>
 #include <set>
 #include <string>
@@ -50,8 +51,15 @@ std::vector<CheckRow> check_rows(const RunRecord& r, const CheckResult& c, const
   for (const auto& f : v.findings) {
     if (f.check == c.name) touch(f.finding.gpu);
   }
+  // The check's own skip when each of its GPUs has a status and none skipped (the writers roll a
+  // check's status up from its GPUs', so only an edited record has one) is a row of its own: the
+  // verdict takes a skip only from a row, never from the record's statuses as it takes fail,
+  // error and warn (docs/compare.md, "What earns a PASS": no check failed, errored or skipped).
+  const bool own_skip = c.status == Status::skip && !c.per_gpu.empty() &&
+                        std::none_of(c.per_gpu.begin(), c.per_gpu.end(),
+                                     [](const auto& g) { return g.status == Status::skip; });
   std::vector<std::optional<int>> scopes;
-  if (gpus.empty() || node) scopes.emplace_back(std::nullopt);
+  if (gpus.empty() || node || own_skip) scopes.emplace_back(std::nullopt);
   for (int g : gpus) scopes.emplace_back(g);
 
   std::vector<CheckRow> rows;

@@ -2,13 +2,17 @@
 // without the rule it names.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 
+#include "core/compare.hpp"
+#include "core/diff.hpp"
 #include "core/diff_pair.hpp"
 #include "core/input_error.hpp"
 #include "core/record_io.hpp"
 #include "record_builders.hpp"
+#include "test_diff_fixtures.hpp"
 
 using namespace gpuqual;
 using namespace gpuqual::testing;
@@ -73,6 +77,30 @@ TEST_F(ReviewDiffOrder, ABeforeWithoutAnyReadableTimeIsRefused) {
 TEST_F(ReviewDiffOrder, AnUnreadableEndTimeOfABeforeInOrderIsAccepted) {
   before_.ended_at = "2026-13-40T99:00:00Z";
   EXPECT_EQ(refusal(before_, after_), "");
+}
+
+// A check whose own status is skip while each of its GPUs passed (an edited record: the writers
+// roll a check's status up from its GPUs') never passes: compare's rows, and so diff's
+// after-record, gate's nodes and matrix's runs, take the check's own skip.
+TEST(ReviewOwnSkip, ASkippedCheckWhoseGpusPassedIsNotAPass) {
+  RunRecord r = make_record(1);
+  CheckResult gemm = check("gemm", Status::pass);
+  gemm.per_gpu = {{0, Status::pass, "", ""}};
+  gemm.metrics = {make_metric("gemm.bf16.tflops", "TFLOP/s", {990, 1000, 1010})};
+  r.checks = {gemm};
+  Baseline b = class_baseline();
+  b.metrics.resize(1);  // gemm.bf16.tflops alone
+  ASSERT_EQ(compare_record(r, &b, CompareOptions{}).outcome, Outcome::pass);
+  r.checks[0].status = Status::skip;
+  r.checks[0].reason = "not run";
+  const Verdict v = compare_record(r, &b, CompareOptions{});
+  EXPECT_EQ(v.outcome, Outcome::inconclusive);
+  EXPECT_TRUE(std::any_of(v.reasons.begin(), v.reasons.end(), [](const std::string& s) {
+    return s.find("gemm skipped: not run") != std::string::npos;
+  }));
+  // A not-applicable code the record does not bear out (one GPU is not "no GPU") decides the same.
+  r.checks[0].reason_code = "no_gpu";
+  EXPECT_NE(compare_record(r, &b, CompareOptions{}).outcome, Outcome::pass);
 }
 
 }  // namespace
