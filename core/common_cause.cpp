@@ -61,7 +61,8 @@ std::vector<Span> cause_spans(std::string_view reason) {
     for (; e < stop; ++e) {
       const char c = reason[e];
       if (c == ')' && depth == 0) break;
-      if (depth == 0 && e + 1 < reason.size() && ((c == ';' && reason[e + 1] == ' ') || (c == ' ' && reason[e + 1] == '('))) {
+      if (depth == 0 && e + 1 < reason.size() &&
+          ((c == ';' && reason[e + 1] == ' ') || (c == ' ' && reason[e + 1] == '('))) {
         ends.push_back(e);
       }
       depth += c == '(' ? 1 : c == ')' ? -1 : 0;
@@ -75,23 +76,27 @@ std::vector<Span> cause_spans(std::string_view reason) {
 }
 
 std::string replace_span(std::string_view reason, Span s, std::string_view ref) {
-  return fmt::format("{}{} {}{}", reason.substr(0, s.start), cause_label(text_of(reason, s)), ref, reason.substr(s.end));
+  return fmt::format("{}{} {}{}", reason.substr(0, s.start), cause_label(text_of(reason, s)), ref,
+                     reason.substr(s.end));
 }
 
 struct Tally {
   std::size_t rows = 0;
+  std::size_t times = 0;  // occurrences: a reason can say a cause twice
   std::size_t last_row = static_cast<std::size_t>(-1);
   std::size_t first_row = 0;
 };
 
 // The cause that the most reasons hold (the root: "timed out" under each "metric missing (check
-// timed out)" and each "timed out"), the longest of those (all of the words they share), the
-// one shown first; empty when no cause is in two of them.
-std::string_view best_cause(const std::vector<std::vector<Span>>& spans, const std::vector<std::string>& reasons) {
+// timed out)" and each "timed out"), then the one said most often, then the longest (all of the
+// words they share), then the one shown first; empty when no cause is in two of them.
+std::string_view best_cause(const std::vector<std::vector<Span>>& spans,
+                            const std::vector<std::string>& reasons) {
   std::unordered_map<std::string_view, Tally> tally;
   for (std::size_t i = 0; i < spans.size(); ++i) {
     for (const Span& s : spans[i]) {
       Tally& t = tally[text_of(reasons[i], s)];
+      ++t.times;
       if (t.last_row == i) continue;  // one reason counts once
       if (t.rows == 0) t.first_row = i;
       ++t.rows;
@@ -102,7 +107,8 @@ std::string_view best_cause(const std::vector<std::vector<Span>>& spans, const s
   Tally best_tally;
   for (const auto& [cause, t] : tally) {
     if (t.rows < 2) continue;
-    const bool better = t.rows != best_tally.rows ? t.rows > best_tally.rows
+    const bool better = t.rows != best_tally.rows     ? t.rows > best_tally.rows
+                        : t.times != best_tally.times ? t.times > best_tally.times
                         : cause.size() != best.size() ? cause.size() > best.size()
                                                       : t.first_row < best_tally.first_row;
     if (better) {
@@ -119,7 +125,8 @@ std::size_t take_cause(std::vector<std::vector<Span>>& spans, const std::vector<
                        std::string_view cause) {
   std::size_t first = reasons.size();
   for (std::size_t i = 0; i < spans.size(); ++i) {
-    const auto hit = std::find_if(spans[i].begin(), spans[i].end(), [&](Span s) { return text_of(reasons[i], s) == cause; });
+    const auto hit = std::find_if(spans[i].begin(), spans[i].end(),
+                                  [&](Span s) { return text_of(reasons[i], s) == cause; });
     if (hit == spans[i].end()) continue;
     first = std::min(first, i);
     const Span taken = *hit;
@@ -132,7 +139,8 @@ std::size_t take_cause(std::vector<std::vector<Span>>& spans, const std::vector<
 
 std::string cause_label(std::string_view cause) {
   const std::size_t clause = std::min(cause.find(": "), cause.find(" ("));
-  const std::string_view first = clause == std::string_view::npos || clause == 0 ? cause : cause.substr(0, clause);
+  const std::string_view first =
+      clause == std::string_view::npos || clause == 0 ? cause : cause.substr(0, clause);
   return shorten_to_width(first, kLabelColumns);
 }
 
@@ -155,7 +163,7 @@ SharedCauses find_shared_causes(const std::vector<std::string>& reasons) {
 
 std::string SharedCauses::refer(std::string_view reason) const {
   std::string out(reason);
-  for (std::size_t replaced = 0; replaced < causes_.size(); ++replaced) {
+  for (std::size_t replaced = 0; replaced < kMaxClauseStarts; ++replaced) {
     bool again = false;
     for (const Span& s : cause_spans(out)) {
       const auto it = std::find(causes_.begin(), causes_.end(), text_of(out, s));

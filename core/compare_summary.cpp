@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <optional>
 #include <vector>
 
 #include "core/compare_rules.hpp"
@@ -15,7 +16,9 @@ namespace gpuqual {
 
 namespace {
 
-std::string plural(std::size_t n, const char* one, const char* many) { return fmt::format("{} {}", n, n == 1 ? one : many); }
+std::string plural(std::size_t n, const char* one, const char* many) {
+  return fmt::format("{} {}", n, n == 1 ? one : many);
+}
 
 // "gemm.bf16.tflops gpu 3 -7.1% < -5.0%" for a judged row, "hbm.triad.gbps gpu 1: <reason>" otherwise.
 std::string describe(const MetricRow& m) {
@@ -63,12 +66,12 @@ std::string findings_part(const Verdict& v) {
   }
   const std::size_t n = v.findings.size();
   if (first_fail) {
-    return fmt::format("{} of {} failed ({} {})", fails, plural(n, "finding", "findings"), first_fail->finding.code,
-                       scope_name(first_fail->finding.gpu));
+    return fmt::format("{} of {} failed ({} {})", fails, plural(n, "finding", "findings"),
+                       first_fail->finding.code, scope_name(first_fail->finding.gpu));
   }
   if (first_warn) {
-    return fmt::format("{} of {} warned ({} {})", warns, plural(n, "finding", "findings"), first_warn->finding.code,
-                       scope_name(first_warn->finding.gpu));
+    return fmt::format("{} of {} warned ({} {})", warns, plural(n, "finding", "findings"),
+                       first_warn->finding.code, scope_name(first_warn->finding.gpu));
   }
   return plural(n, "finding", "findings");
 }
@@ -80,24 +83,28 @@ std::string checks_part(const Verdict& v) {
   std::vector<const CheckRow*> bad;
   const CheckRow* unexplained = nullptr;
   for (const auto& c : v.checks) {
-    const bool decides = c.status == Status::fail || c.status == Status::error || (c.status == Status::skip && !c.skip_accepted);
+    const bool decides = c.status == Status::fail || c.status == Status::error ||
+                         (c.status == Status::skip && !c.skip_accepted);
     if (!decides) continue;
     bad.push_back(&c);
-    const bool explained =
-        std::any_of(v.metrics.begin(), v.metrics.end(),
-                    [&](const MetricRow& m) { return m.check == c.check && m.gpu == c.gpu && m.status == c.status; }) ||
-        std::any_of(v.findings.begin(), v.findings.end(), [&](const FindingRow& f) {
-          return f.check == c.check && f.finding.gpu == c.gpu && f.status == c.status;
-        });
+    const bool explained = std::any_of(v.metrics.begin(), v.metrics.end(),
+                                       [&](const MetricRow& m) {
+                                         return m.check == c.check && m.gpu == c.gpu && m.status == c.status;
+                                       }) ||
+                           std::any_of(v.findings.begin(), v.findings.end(), [&](const FindingRow& f) {
+                             return f.check == c.check && f.finding.gpu == c.gpu && f.status == c.status;
+                           });
     if (!explained && !unexplained) unexplained = &c;
   }
   // Every bad row explained by a metric or finding row: the metrics and findings parts say it.
   if (!unexplained) return "";
   const CheckRow& c = *unexplained;
-  const std::string what = c.status == Status::skip
-                               ? fmt::format("{}{} skipped: {}", c.check, c.gpu ? " " + scope_name(c.gpu) : "", c.reason)
-                               : fmt::format("{} {} {}: {}", c.check, scope_name(c.gpu), to_string(c.status), c.reason);
-  return fmt::format("{} of {} not passed ({})", bad.size(), plural(v.checks.size(), "check result", "check results"), what);
+  const std::string what =
+      c.status == Status::skip
+          ? fmt::format("{}{} skipped: {}", c.check, c.gpu ? " " + scope_name(c.gpu) : "", c.reason)
+          : fmt::format("{} {} {}: {}", c.check, scope_name(c.gpu), to_string(c.status), c.reason);
+  return fmt::format("{} of {} not passed ({})", bad.size(),
+                     plural(v.checks.size(), "check result", "check results"), what);
 }
 
 // The parenthesized details at the top level of `line`: (position of '(', of its ')').
@@ -113,26 +120,20 @@ std::vector<std::pair<std::size_t, std::size_t>> top_level_groups(std::string_vi
 
 }  // namespace
 
-std::string fit_summary(std::string line, std::size_t width) {
-  constexpr std::size_t kKeptDetail = 24;  // a detail shorter than this says nothing: it goes
+std::string fit_summary(std::string line, std::size_t width, const SharedCauses& causes) {
   while (display_width(line) > width) {
-    const auto groups = top_level_groups(line);
-    if (groups.empty()) break;
-    const auto widest = *std::max_element(groups.begin(), groups.end(), [](const auto& a, const auto& b) {
-      return a.second - a.first < b.second - b.first;
-    });
-    const auto [open, close] = widest;
-    const std::size_t excess = display_width(line) - width;
-    const std::string_view detail = std::string_view(line).substr(open + 1, close - open - 1);
-    const std::size_t detail_width = display_width(detail);
-    if (detail_width >= excess + kKeptDetail) {
-      line = line.substr(0, open + 1) + shorten_to_width(detail, detail_width - excess) + line.substr(close);
-    } else {
-      const std::size_t from = open > 0 && line[open - 1] == ' ' ? open - 1 : open;
-      line.erase(from, close + 1 - from);
+    // The widest detail that holds a cause the table says above it (and JSON holds whole).
+    std::optional<std::pair<std::size_t, std::size_t>> widest;
+    for (const auto& g : top_level_groups(line)) {
+      const std::string_view detail = std::string_view(line).substr(g.first, g.second - g.first + 1);
+      if (causes.refer(detail) == detail) continue;  // says no shared cause: it stays
+      if (!widest || g.second - g.first > widest->second - widest->first) widest = g;
     }
+    if (!widest) break;
+    const std::size_t from =
+        widest->first > 0 && line[widest->first - 1] == ' ' ? widest->first - 1 : widest->first;
+    line.erase(from, widest->second + 1 - from);
   }
-  // What is left is the verdict and its counts: never cut, even when wider (a long hostname).
   return line;
 }
 
@@ -157,14 +158,17 @@ std::string compare_summary(const Verdict& v, bool had_baseline) {
     }
   }
   if (v.strict && v.outcome == Outcome::fail) {
-    const bool only_warnings = std::none_of(v.metrics.begin(), v.metrics.end(), [](auto& m) { return m.status == Status::fail; }) &&
-                               std::none_of(v.findings.begin(), v.findings.end(), [](auto& f) { return f.status == Status::fail; }) &&
-                               std::none_of(v.checks.begin(), v.checks.end(), [](auto& c) { return c.status == Status::fail; });
+    const bool only_warnings =
+        std::none_of(v.metrics.begin(), v.metrics.end(), [](auto& m) { return m.status == Status::fail; }) &&
+        std::none_of(v.findings.begin(), v.findings.end(),
+                     [](auto& f) { return f.status == Status::fail; }) &&
+        std::none_of(v.checks.begin(), v.checks.end(), [](auto& c) { return c.status == Status::fail; });
     if (only_warnings) parts.push_back("warnings fail with --strict");
   }
-  std::string line = fmt::format("gpuqual: {} {} {}: {}", to_upper(to_string(v.outcome)),
-                                 v.hostname.empty() ? "(no hostname)" : v.hostname,
-                                 v.hardware_class.empty() ? "unknown" : v.hardware_class, fmt::join(parts, ", "));
+  std::string line =
+      fmt::format("gpuqual: {} {} {}: {}", to_upper(to_string(v.outcome)),
+                  v.hostname.empty() ? "(no hostname)" : v.hostname,
+                  v.hardware_class.empty() ? "unknown" : v.hardware_class, fmt::join(parts, ", "));
   for (char& c : line) {
     if (c == '\n' || c == '\r') c = ' ';
   }

@@ -85,7 +85,8 @@ std::string gate_summary(const Verdict& v, const GateCounts& c) {
   return one_line(line);
 }
 
-std::string render_pool_table(const Verdict& v, std::size_t max_passing, std::size_t width, const SharedCauses* causes) {
+std::string render_pool_table(const Verdict& v, std::size_t max_passing, std::size_t width,
+                              const SharedCauses* causes) {
   using Row = std::vector<std::string>;
   std::vector<Row> rows;
   std::size_t passing = 0, hidden = 0;
@@ -99,11 +100,13 @@ std::string render_pool_table(const Verdict& v, std::size_t max_passing, std::si
       if (worst.size() < 3) worst.push_back(short_metric(m));
     }
     std::string note = worst.empty() ? "-" : fmt::format("{}", fmt::join(worst, ", "));
-    if (n.outcome == Outcome::inconclusive && !n.reasons.empty()) note = causes ? causes->refer(n.reasons.front()) : n.reasons.front();
-    const bool unreadable = n.checks.size() == 1 && n.checks.front().check == kUnreadableRecordCheck && n.run_id.empty();
+    if (n.outcome == Outcome::inconclusive && !n.reasons.empty())
+      note = causes ? causes->refer(n.reasons.front()) : n.reasons.front();
+    const bool unreadable =
+        n.checks.size() == 1 && n.checks.front().check == kUnreadableRecordCheck && n.run_id.empty();
     rows.push_back({n.hostname.empty() ? "(no hostname)" : one_line(n.hostname), one_line(n.hardware_class),
-                    unreadable ? std::string("error") : std::string(to_string(n.outcome)),
-                    one_line(note), one_line(n.run_id)});
+                    unreadable ? std::string("error") : std::string(to_string(n.outcome)), one_line(note),
+                    one_line(n.run_id)});
   }
   std::string out;
   layout_table(out, {"NODE", "CLASS", "VERDICT", "WORST METRICS", "RUN"}, rows, width, {3});

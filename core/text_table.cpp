@@ -19,7 +19,8 @@ void shrink(std::vector<std::size_t>& widths, const std::vector<std::size_t>& na
   while (excess > 0) {
     std::size_t widest = widths.size();
     for (std::size_t c : columns) {
-      if (widths[c] > std::min(floor, natural[c]) && (widest == widths.size() || widths[c] > widths[widest])) widest = c;
+      if (widths[c] > std::min(floor, natural[c]) && (widest == widths.size() || widths[c] > widths[widest]))
+        widest = c;
     }
     if (widest == widths.size()) return;
     --widths[widest];
@@ -30,7 +31,8 @@ void shrink(std::vector<std::size_t>& widths, const std::vector<std::size_t>& na
 std::vector<std::size_t> natural_widths(const TableRow& header, const std::vector<TableRow>& rows) {
   std::vector<std::size_t> natural(header.size(), 0);
   auto measure = [&](const TableRow& r) {
-    for (std::size_t i = 0; i < r.size() && i < natural.size(); ++i) natural[i] = std::max(natural[i], display_width(r[i]));
+    for (std::size_t i = 0; i < r.size() && i < natural.size(); ++i)
+      natural[i] = std::max(natural[i], display_width(r[i]));
   };
   measure(header);
   for (const auto& r : rows) measure(r);
@@ -49,7 +51,8 @@ std::vector<std::size_t> column_widths(const std::vector<std::size_t>& natural, 
   for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
   std::vector<std::size_t> text, others;
   for (std::size_t i : all) {
-    (std::find(text_columns.begin(), text_columns.end(), i) == text_columns.end() ? others : text).push_back(i);
+    (std::find(text_columns.begin(), text_columns.end(), i) == text_columns.end() ? others : text)
+        .push_back(i);
   }
   // Text columns first, down to 20 columns, then to 14 (a name broken across lines reads worse
   // than a sentence); then names down to 12; then text down to 10; then every column down to 6
@@ -76,61 +79,81 @@ std::vector<std::string> cell_lines(const std::string& cell, std::size_t width, 
   return lines;
 }
 
-}  // namespace
-
-void layout_table(std::string& out, const TableRow& header, const std::vector<TableRow>& rows, std::size_t width,
-                  const std::vector<std::size_t>& text_columns) {
-  if (header.empty()) return;
-  const std::vector<std::size_t> natural = natural_widths(header, rows);
-  std::vector<std::size_t> widths = column_widths(natural, width, text_columns);
-  // Text columns at the end that would be squeezed narrower than a phrase go under their row,
-  // each cell on lines of its own ("    note: ..."), and the rest of the table gets the width.
+// The columns that stay in the table: all, or, when a text column would be squeezed narrower
+// than a phrase, the others (the text then goes under each row, at the full width).
+std::vector<std::size_t> kept_columns(const std::vector<std::size_t>& natural,
+                                      const std::vector<std::size_t>& widths,
+                                      const std::vector<std::size_t>& text_columns) {
   const auto is_text = [&](std::size_t i) {
     return std::find(text_columns.begin(), text_columns.end(), i) != text_columns.end();
   };
   const bool squeezed = std::any_of(text_columns.begin(), text_columns.end(), [&](std::size_t i) {
     return i < widths.size() && widths[i] < natural[i] && widths[i] < kMinTextColumn;
   });
-  std::size_t kept = header.size();
-  if (squeezed) {
-    while (kept > 1 && is_text(kept - 1)) --kept;
+  std::vector<std::size_t> kept;
+  for (std::size_t i = 0; i < natural.size(); ++i) {
+    if (!squeezed || !is_text(i)) kept.push_back(i);
   }
-  if (kept < header.size()) {
-    widths = column_widths(std::vector<std::size_t>(natural.begin(), natural.begin() + static_cast<std::ptrdiff_t>(kept)),
-                           width, text_columns);
+  if (kept.empty()) {  // nothing but text: it stays a table
+    for (std::size_t i = 0; i < natural.size(); ++i) kept.push_back(i);
   }
-  auto emit_below = [&](const TableRow& r) {
-    for (std::size_t j = kept; j < header.size() && j < r.size(); ++j) {
-      if (r[j].empty()) continue;
-      std::string label = header[j];
-      std::transform(label.begin(), label.end(), label.begin(), [](unsigned char c) { return std::tolower(c); });
-      const std::vector<std::string> lines = wrap_to_width(label + ": " + r[j], width - 4, width - 6);
-      for (std::size_t k = 0; k < lines.size(); ++k) out += std::string(k == 0 ? 4 : 6, ' ') + lines[k] + "\n";
+  return kept;
+}
+
+// One row's lines: its kept cells side by side, each wrapped to its column.
+void emit_row(std::string& out, const TableRow& r, const std::vector<std::size_t>& kept,
+              const std::vector<std::size_t>& widths) {
+  std::vector<std::vector<std::string>> cells(kept.size());
+  std::size_t height = 1;
+  for (std::size_t i = 0; i < kept.size(); ++i) {
+    // The first column's continuation lines start 2 columns in: a wrapped record string never
+    // starts a line of its own, such as a forged "gpuqual: PASS".
+    cells[i] = cell_lines(kept[i] < r.size() ? r[kept[i]] : std::string(), widths[i], i == 0 ? 2 : 0);
+    height = std::max(height, cells[i].size());
+  }
+  for (std::size_t k = 0; k < height; ++k) {
+    std::string line;
+    for (std::size_t i = 0; i < kept.size(); ++i) {
+      const std::string& text = k < cells[i].size() ? cells[i][k] : std::string();
+      line += text;
+      if (i + 1 < kept.size()) line.append(widths[i] - std::min(widths[i], display_width(text)) + 2, ' ');
     }
-  };
-  auto emit = [&](const TableRow& r) {
-    std::vector<std::vector<std::string>> cells(widths.size());
-    std::size_t height = 1;
-    for (std::size_t i = 0; i < widths.size(); ++i) {
-      cells[i] = cell_lines(i < r.size() ? r[i] : std::string(), widths[i], i == 0 ? 2 : 0);
-      height = std::max(height, cells[i].size());
-    }
-    for (std::size_t k = 0; k < height; ++k) {
-      std::string line;
-      for (std::size_t i = 0; i < widths.size(); ++i) {
-        const std::string& text = k < cells[i].size() ? cells[i][k] : std::string();
-        line += text;
-        if (i + 1 < widths.size()) line.append(widths[i] - std::min(widths[i], display_width(text)) + 2, ' ');
-      }
-      while (!line.empty() && line.back() == ' ') line.pop_back();
-      out += line;
-      out += '\n';
-    }
-  };
-  emit(header);
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line;
+    out += '\n';
+  }
+}
+
+// The cells of the columns that went under the row: "    note: <text>", wrapped to the width.
+void emit_below(std::string& out, const TableRow& header, const TableRow& r,
+                const std::vector<std::size_t>& kept, std::size_t width) {
+  for (std::size_t j = 0; j < header.size() && j < r.size(); ++j) {
+    if (r[j].empty() || std::find(kept.begin(), kept.end(), j) != kept.end()) continue;
+    std::string label = header[j];
+    std::transform(label.begin(), label.end(), label.begin(),
+                   [](unsigned char c) { return std::tolower(c); });
+    const std::vector<std::string> lines = wrap_to_width(label + ": " + r[j], width - 4, width - 6);
+    for (std::size_t k = 0; k < lines.size(); ++k) out += std::string(k == 0 ? 4 : 6, ' ') + lines[k] + "\n";
+  }
+}
+
+}  // namespace
+
+void layout_table(std::string& out, const TableRow& header, const std::vector<TableRow>& rows,
+                  std::size_t width, const std::vector<std::size_t>& text_columns) {
+  if (header.empty()) return;
+  const std::vector<std::size_t> natural = natural_widths(header, rows);
+  std::vector<std::size_t> widths = column_widths(natural, width, text_columns);
+  const std::vector<std::size_t> kept = kept_columns(natural, widths, text_columns);
+  if (kept.size() < header.size()) {
+    std::vector<std::size_t> kept_natural;
+    for (std::size_t i : kept) kept_natural.push_back(natural[i]);
+    widths = column_widths(kept_natural, width, {});
+  }
+  emit_row(out, header, kept, widths);
   for (const auto& r : rows) {
-    emit(r);
-    emit_below(r);
+    emit_row(out, r, kept, widths);
+    emit_below(out, header, r, kept, width);
   }
 }
 

@@ -1,9 +1,9 @@
 #pragma once
 // Console tables and lines that fit the output's width (docs/output-formats.md, "Width"): columns
 // two spaces apart; when the natural widths do not fit, the text columns are wrapped first, then
-// the widest of the others; text columns at the end that would be narrower than 30 columns go
-// under their row ("    note: ..."). A cell is never cut, except one longer than kMaxCellLines
-// lines, whose last line then says where the whole text is.
+// the widest of the others; when a text column would be narrower than 30 columns, the text
+// columns go under their row instead ("    note: ..."). A cell is never cut, except one longer than
+// kMaxCellLines lines, whose last line then says where the whole text is.
 #include <cstddef>
 #include <limits>
 #include <string>
@@ -23,8 +23,8 @@ inline constexpr std::string_view kCutNote = "… (cut: in full in --format json
 // Appends the table to `out`: the header, then one or more lines per row, each at most `width`
 // display columns, without trailing blanks. `text_columns` (indices) wrap before the others.
 // Cells are shown as given: the caller makes them one line (core/text_escape.hpp).
-void layout_table(std::string& out, const TableRow& header, const std::vector<TableRow>& rows, std::size_t width,
-                  const std::vector<std::size_t>& text_columns);
+void layout_table(std::string& out, const TableRow& header, const std::vector<TableRow>& rows,
+                  std::size_t width, const std::vector<std::size_t>& text_columns);
 
 // Every line of `text` wrapped to `width` columns; a continuation line is indented 4 columns
 // more than the line it continues ("  - a reason" goes on at column 6).

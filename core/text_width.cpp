@@ -32,7 +32,9 @@ Glyph glyph_at(std::string_view s, std::size_t i, bool have_locale) {
   if (lead < 0x80) return {};
   if (!have_locale) {
     Glyph g;
-    while (i + g.bytes < s.size() && g.bytes < 4 && (static_cast<unsigned char>(s[i + g.bytes]) & 0xC0) == 0x80) ++g.bytes;
+    while (i + g.bytes < s.size() && g.bytes < 4 &&
+           (static_cast<unsigned char>(s[i + g.bytes]) & 0xC0) == 0x80)
+      ++g.bytes;
     return g;
   }
   std::mbstate_t state{};
@@ -60,7 +62,8 @@ class UseUtf8 {
 };
 
 // Bytes of the longest prefix of at most `width` columns, and the columns it takes.
-std::size_t prefix_bytes(std::string_view text, std::size_t width, const UseUtf8& utf8, std::size_t* columns) {
+std::size_t prefix_bytes(std::string_view text, std::size_t width, const UseUtf8& utf8,
+                         std::size_t* columns) {
   std::size_t i = 0, cols = 0;
   while (i < text.size()) {
     const Glyph g = glyph_at(text, i, utf8.ok());
@@ -90,7 +93,8 @@ std::string_view prefix_of_width(std::string_view text, std::size_t width) {
   return text.substr(0, prefix_bytes(text, width, utf8, nullptr));
 }
 
-std::vector<std::string> wrap_to_width(std::string_view text, std::size_t first_width, std::size_t rest_width) {
+std::vector<std::string> wrap_to_width(std::string_view text, std::size_t first_width,
+                                       std::size_t rest_width) {
   const UseUtf8 utf8;
   if (rest_width == 0) rest_width = first_width;
   std::vector<std::string> lines;

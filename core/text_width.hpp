@@ -27,7 +27,8 @@ std::string_view prefix_of_width(std::string_view text, std::size_t width);
 // `text` in lines of at most `first_width` columns for the first and `rest_width` (0: the same)
 // for the others: broken at blanks, a word longer than a line split where it reaches the width.
 // Blanks collapse to one between words and go at a break; "" is one empty line.
-std::vector<std::string> wrap_to_width(std::string_view text, std::size_t first_width, std::size_t rest_width = 0);
+std::vector<std::string> wrap_to_width(std::string_view text, std::size_t first_width,
+                                       std::size_t rest_width = 0);
 
 // `text` if it fits in `width` columns, else its longest prefix that fits with "…" after it.
 std::string shorten_to_width(std::string_view text, std::size_t width);

@@ -28,6 +28,7 @@ test_pkgs=(
   shellcheck
   debootstrap  # the bare userland the device bundle is started in (ctest -L bundle)
   e2fsprogs util-linux  # the storage tests' loop-mounted ext4 (mkfs.ext4, losetup), fsfreeze, setpriv
+  tmux  # a real terminal for the live progress line (RunTty.LiveLineFitsARealTerminal)
 )
 
 pkgs=("${build_pkgs[@]}")

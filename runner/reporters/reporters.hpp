@@ -12,8 +12,9 @@ namespace gpuqual {
 // Console: the shared causes, aligned columns, then reasons; no line wider than `width` columns.
 std::string render_table(const Verdict& verdict, std::size_t width = kDefaultOutputWidth);
 // The last line on stdout, in the table and the JSON format alike: the verdict's summary as one
-// line, its details shortened when it is wider than `width` (fit_summary,
-// core/compare_summary.hpp). The JSON document's "summary" and the files keep it whole.
+// line; when it is wider than `width`, without the details that repeat a cause the table says
+// once (fit_summary, core/compare_summary.hpp). The JSON document's "summary" and the files keep
+// it whole.
 std::string summary_line(const Verdict& verdict, std::size_t width);
 std::string render_json(const Verdict& verdict);        // gpuqual.verdict/v1
 std::string render_junit(const Verdict& verdict);       // JUnit XML: one testcase per check × GPU

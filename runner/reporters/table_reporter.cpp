@@ -50,12 +50,15 @@ std::vector<std::string> shown_reasons(const Verdict& v) {
 
 std::string head(const Verdict& v) {
   const bool gate = v.kind == "gate";
-  std::string out = gate ? fmt::format("gpuqual gate: {} node{} ({})\n", v.nodes.size(), v.nodes.size() == 1 ? "" : "s",
-                                       v.hardware_class.empty() ? "no class" : one_line(v.hardware_class))
-                         : fmt::format("gpuqual {}: {} ({}), run {}\n", v.kind, v.hostname.empty() ? "(no hostname)" : one_line(v.hostname),
-                                       v.hardware_class.empty() ? "unknown class" : one_line(v.hardware_class),
-                                       v.run_id.empty() ? "-" : one_line(v.run_id));
-  out += fmt::format("driver {}, CUDA {}, baseline {}\n", v.driver_version.empty() ? "-" : one_line(v.driver_version),
+  std::string out =
+      gate ? fmt::format("gpuqual gate: {} node{} ({})\n", v.nodes.size(), v.nodes.size() == 1 ? "" : "s",
+                         v.hardware_class.empty() ? "no class" : one_line(v.hardware_class))
+           : fmt::format("gpuqual {}: {} ({}), run {}\n", v.kind,
+                         v.hostname.empty() ? "(no hostname)" : one_line(v.hostname),
+                         v.hardware_class.empty() ? "unknown class" : one_line(v.hardware_class),
+                         v.run_id.empty() ? "-" : one_line(v.run_id));
+  out += fmt::format("driver {}, CUDA {}, baseline {}\n",
+                     v.driver_version.empty() ? "-" : one_line(v.driver_version),
                      v.cuda_driver_version.empty() ? "-" : one_line(v.cuda_driver_version),
                      v.baseline.empty() ? "none" : one_line(v.baseline));
   return out;
@@ -64,13 +67,15 @@ std::string head(const Verdict& v) {
 void metric_table(std::string& out, const Verdict& v, const SharedCauses& causes, std::size_t width) {
   std::vector<Row> rows;
   for (const auto& m : v.metrics) {
-    rows.push_back({one_line(m.metric), report::gpu(m.gpu), report::value(m.expected), report::value(m.observed),
-                    one_line(m.unit), report::delta(m.delta_pct), report::allowed(m), std::string(to_string(m.status)),
+    rows.push_back({one_line(m.metric), report::gpu(m.gpu), report::value(m.expected),
+                    report::value(m.observed), one_line(m.unit), report::delta(m.delta_pct),
+                    report::allowed(m), std::string(to_string(m.status)),
                     m.status == Status::pass ? "" : one_line(causes.refer(m.reason))});
   }
   out += "\n";
-  report::aligned_table(out, {"METRIC", "GPU", "EXPECTED", "OBSERVED", "UNIT", "DELTA", "ALLOWED", "STATUS", "NOTE"}, rows,
-                        width, {8});
+  report::aligned_table(
+      out, {"METRIC", "GPU", "EXPECTED", "OBSERVED", "UNIT", "DELTA", "ALLOWED", "STATUS", "NOTE"}, rows,
+      width, {8});
 }
 
 void finding_table(std::string& out, const Verdict& v, const SharedCauses& causes, std::size_t width) {
@@ -86,7 +91,8 @@ void finding_table(std::string& out, const Verdict& v, const SharedCauses& cause
 void check_table(std::string& out, const Verdict& v, const SharedCauses& causes, std::size_t width) {
   std::vector<Row> rows;
   for (const auto& c : v.checks) {
-    rows.push_back({one_line(c.check), report::gpu(c.gpu), std::string(to_string(c.status)), one_line(causes.refer(c.reason))});
+    rows.push_back({one_line(c.check), report::gpu(c.gpu), std::string(to_string(c.status)),
+                    one_line(causes.refer(c.reason))});
   }
   out += "\n";
   report::aligned_table(out, {"CHECK", "GPU", "STATUS", "REASON"}, rows, width, {3});
@@ -114,7 +120,8 @@ std::string render_table(const Verdict& v, std::size_t width) {
   if (!v.checks.empty() && !gate) check_table(out, v, causes, width);
   if (!v.per_gpu.empty()) {
     std::vector<Row> rows;
-    for (const auto& [gpu, status] : v.per_gpu) rows.push_back({std::to_string(gpu), std::string(to_string(status))});
+    for (const auto& [gpu, status] : v.per_gpu)
+      rows.push_back({std::to_string(gpu), std::string(to_string(status))});
     out += "\n";
     report::aligned_table(out, {"GPU", "STATUS"}, rows, width);
   }
@@ -127,6 +134,10 @@ std::string render_table(const Verdict& v, std::size_t width) {
   return wrap_lines(escape_controls(out), width);
 }
 
-std::string summary_line(const Verdict& v, std::size_t width) { return fit_summary(terminal_line(v.summary), width); }
+std::string summary_line(const Verdict& v, std::size_t width) {
+  const std::string whole = terminal_line(v.summary);
+  if (display_width(whole) <= width) return whole;
+  return fit_summary(whole, width, find_shared_causes(shown_reasons(v)));
+}
 
 }  // namespace gpuqual

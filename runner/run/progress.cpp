@@ -9,6 +9,7 @@
 
 #include "core/common_cause.hpp"
 #include "core/text_escape.hpp"
+#include "core/text_table.hpp"
 #include "core/text_width.hpp"
 #include "core/utc_time.hpp"
 #include "suites/suite_duration.hpp"
@@ -31,7 +32,8 @@ std::string clock_text(double s) {
                    : fmt::format("{}:{:02}", t / 60, t % 60);
 }
 std::string finished_head(std::size_t index, std::size_t total, const CheckResult& r) {
-  return fmt::format("[{}/{}] {}: {} ({})", index + 1, total, r.name, to_string(r.status), format_duration(r.duration_s));
+  return fmt::format("[{}/{}] {}: {} ({})", index + 1, total, r.name, to_string(r.status),
+                     format_duration(r.duration_s));
 }
 }  // namespace
 
@@ -54,9 +56,11 @@ double eta_s(const CheckStart& s, double elapsed_s) {
   return std::max(0.0, s.budget_s - elapsed_s) + s.later_budget_s;
 }
 
-std::string format_live_line(const CheckStart& s, double elapsed_s, const std::string& message, std::size_t width) {
-  std::string line = fmt::format("[{}/{}] {}  GPUs {}  {}/{}  ETA {}", s.index + 1, s.total, s.check, s.gpus,
-                                 clock_text(elapsed_s), clock_text(s.budget_s), format_duration(eta_s(s, elapsed_s)));
+std::string format_live_line(const CheckStart& s, double elapsed_s, const std::string& message,
+                             std::size_t width) {
+  std::string line =
+      fmt::format("[{}/{}] {}  GPUs {}  {}/{}  ETA {}", s.index + 1, s.total, s.check, s.gpus,
+                  clock_text(elapsed_s), clock_text(s.budget_s), format_duration(eta_s(s, elapsed_s)));
   if (!message.empty()) line += "  " + message;
   // Shown as it will be (escapes are wider than what they stand for), then cut to the display
   // columns: never wrap, a wrapped line cannot be redrawn; the last column stays free.
@@ -92,7 +96,8 @@ void ProgressDisplay::emit(const std::string& raw) {
   clear_live();
   const std::string line = escape_controls(raw, /*keep_newlines=*/false);  // node strings, check output
   if (tty_) {
-    std::fprintf(out_, "%s\n", line.c_str());
+    // A person reads this terminal: a long line wraps at a word, indented under its start.
+    std::fprintf(out_, "%s\n", wrap_lines(line, terminal_width(out_)).c_str());
   } else {
     // Job logs interleave many pods: every line says when, and that it is gpuqual.
     std::fprintf(out_, "%s gpuqual: %s\n", utc_now_rfc3339().c_str(), line.c_str());
@@ -125,15 +130,17 @@ void ProgressDisplay::check_started(const CheckStart& start) {
   last_message_.clear();
   last_heartbeat_s_ = 0;
   if (!live_) {
-    info(fmt::format("[{}/{}] {}: started (GPUs {}, budget {}, timeout {})", start.index + 1, start.total, start.check,
-                     start.gpus, format_duration(start.budget_s), format_duration(start.timeout_s)));
+    info(fmt::format("[{}/{}] {}: started (GPUs {}, budget {}, timeout {})", start.index + 1, start.total,
+                     start.check, start.gpus, format_duration(start.budget_s),
+                     format_duration(start.timeout_s)));
   }
   tick(0);
 }
 
 void ProgressDisplay::check_progress(const std::string& message) {
   last_message_ = message;
-  if (current_) detail(fmt::format("[{}/{}] {}: {}", current_->index + 1, current_->total, current_->check, message));
+  if (current_)
+    detail(fmt::format("[{}/{}] {}: {}", current_->index + 1, current_->total, current_->check, message));
 }
 
 void ProgressDisplay::tick(double elapsed_s) {
@@ -146,7 +153,8 @@ void ProgressDisplay::tick(double elapsed_s) {
   } else if (elapsed_s - last_heartbeat_s_ >= kHeartbeatS) {
     last_heartbeat_s_ = elapsed_s;
     std::string line = fmt::format("[{}/{}] {}: running for {}, ETA {}", current_->index + 1, current_->total,
-                                   current_->check, format_duration(elapsed_s), format_duration(eta_s(*current_, elapsed_s)));
+                                   current_->check, format_duration(elapsed_s),
+                                   format_duration(eta_s(*current_, elapsed_s)));
     if (!last_message_.empty()) line += " (" + last_message_ + ")";
     emit(line);
   }

@@ -18,10 +18,10 @@ namespace gpuqual {
 enum class Verbosity { quiet, normal, verbose };
 
 struct CheckStart {
-  std::size_t index = 0;   // 0-based
+  std::size_t index = 0;  // 0-based
   std::size_t total = 0;
   std::string check;
-  std::string gpus;        // "0-7", "none"
+  std::string gpus;  // "0-7", "none"
   double budget_s = 0;
   double timeout_s = 0;
   double later_budget_s = 0;  // sum of the budgets of the checks after this one (for the ETA)
@@ -32,7 +32,8 @@ std::string format_gpu_list(const std::vector<int>& gpus);
 // Seconds left in the run, counting the current check's remaining budget (never below 0).
 double eta_s(const CheckStart& s, double elapsed_s);
 // The live line, controls shown as escapes, at most width - 1 display columns.
-std::string format_live_line(const CheckStart& s, double elapsed_s, const std::string& message, std::size_t width);
+std::string format_live_line(const CheckStart& s, double elapsed_s, const std::string& message,
+                             std::size_t width);
 std::string format_finished_line(std::size_t index, std::size_t total, const CheckResult& r);
 
 class ProgressDisplay {
@@ -42,7 +43,7 @@ class ProgressDisplay {
   bool live() const { return live_; }
   Verbosity verbosity() const { return verbosity_; }
 
-  void info(const std::string& line);     // normal and verbose
+  void info(const std::string& line);  // normal and verbose
   // "<head>: <reason>" (normal and verbose), a cause that an earlier line said in full named by
   // its first clause and "(above)" (core/common_cause.hpp).
   void result(const std::string& head, const std::string& reason);

@@ -85,13 +85,15 @@ class ContextCheck : public Check {
   }
 };
 
+// params: messages (3), text ("step": the message is "<text> i/n"), pause_s between them (0.02).
 class ProgressCheck : public Check {
  public:
   CheckResult run(const CheckContext& ctx) override {
     const int n = static_cast<int>(param(ctx, "messages", 3));
+    const std::string text = ctx.params.contains("text") ? ctx.params.at("text").get<std::string>() : "step";
     for (int i = 1; i <= n; ++i) {
-      if (ctx.progress) ctx.progress(fmt::format("step {}/{}", i, n));
-      sleep_s(0.02);
+      if (ctx.progress) ctx.progress(fmt::format("{} {}/{}", text, i, n));
+      sleep_s(param(ctx, "pause_s", 0.02));
     }
     return result(Status::pass, "");
   }
@@ -123,7 +125,7 @@ GPUQUAL_REGISTER_TEST_CHECK(SkipCheck, "test_skip", "skips with a reason");
 GPUQUAL_REGISTER_TEST_CHECK(WarnCheck, "test_warn", "warns");
 GPUQUAL_REGISTER_TEST_CHECK(ThrowCheck, "test_throw", "throws an exception");
 GPUQUAL_REGISTER_TEST_CHECK(ContextCheck, "test_context", "echoes its CheckContext into attributes");
-GPUQUAL_REGISTER_TEST_CHECK(ProgressCheck, "test_progress", "sends progress messages");
+GPUQUAL_REGISTER_TEST_CHECK(ProgressCheck, "test_progress", "sends progress messages (params: messages, text, pause_s)");
 GPUQUAL_REGISTER_TEST_CHECK(SleepCheck, "test_sleep", "sleeps (params: seconds), ends early on a stop request");
 
 }  // namespace gpuqual::testbin

@@ -21,16 +21,20 @@ TEST(SharedCauses, TheSameReasonOfManyRowsIsSaidOnce) {
   ASSERT_THAT(c.causes(), ElementsAre(kCuda));
   EXPECT_EQ(c.refer(kCuda), "CUDA runtime cannot use a GPU (above)");
   EXPECT_EQ(c.refer("planted failure"), "planted failure");
-  EXPECT_THAT(c.header(), ElementsAre("cause shared by several rows below (they say \"(above)\"):", "  " + kCuda));
+  EXPECT_THAT(c.header(),
+              ElementsAre("cause shared by several rows below (they say \"(above)\"):", "  " + kCuda));
 }
 
 TEST(SharedCauses, FoundBehindEachChecksOwnPrefixAndInsideParentheses) {
   // Not hard-coded text: any cause the checks put after what they could not do.
-  const std::string cause = "fabric manager not running: nvidia-fabricmanager.service is inactive (systemctl)";
-  const SharedCauses c = find_shared_causes({"gemm: cannot start: " + cause, "check hbm gpu 0 error: " + cause,
-                                             "p2p.bw missing (check p2p error: " + cause + ")", "unrelated"});
+  const std::string cause =
+      "fabric manager not running: nvidia-fabricmanager.service is inactive (systemctl)";
+  const SharedCauses c =
+      find_shared_causes({"gemm: cannot start: " + cause, "check hbm gpu 0 error: " + cause,
+                          "p2p.bw missing (check p2p error: " + cause + ")", "unrelated"});
   ASSERT_THAT(c.causes(), ElementsAre(cause));
-  EXPECT_EQ(c.refer("gemm: cannot start: " + cause), "gemm: cannot start: fabric manager not running (above)");
+  EXPECT_EQ(c.refer("gemm: cannot start: " + cause),
+            "gemm: cannot start: fabric manager not running (above)");
   EXPECT_EQ(c.refer("p2p.bw missing (check p2p error: " + cause + ")"),
             "p2p.bw missing (check p2p error: fabric manager not running (above))");
   // The summary line or a row the search did not see is shortened the same way.
@@ -38,8 +42,9 @@ TEST(SharedCauses, FoundBehindEachChecksOwnPrefixAndInsideParentheses) {
 }
 
 TEST(SharedCauses, SeveralCausesAreNumberedAndARowCanHoldTwo) {
-  const SharedCauses c = find_shared_causes({"gemm: " + kCuda, "hbm: " + kCuda, "health: NVML unavailable: " + kNvml,
-                                             "xid: NVML unavailable: " + kNvml, "both: " + kCuda + "; NVML unavailable: " + kNvml});
+  const SharedCauses c = find_shared_causes(
+      {"gemm: " + kCuda, "hbm: " + kCuda, "health: NVML unavailable: " + kNvml,
+       "xid: NVML unavailable: " + kNvml, "both: " + kCuda + "; NVML unavailable: " + kNvml});
   ASSERT_EQ(c.causes().size(), 2u);
   EXPECT_EQ(c.causes()[0], kCuda);  // in the order the rows show them
   EXPECT_EQ(c.causes()[1], "NVML unavailable: " + kNvml);
@@ -51,12 +56,14 @@ TEST(SharedCauses, SeveralCausesAreNumberedAndARowCanHoldTwo) {
 }
 
 TEST(SharedCauses, ShortOrSingleCausesStayInTheirRows) {
-  EXPECT_TRUE(find_shared_causes({"timed out", "timed out", "timed out"}).empty());  // shorter than a line's worth
-  EXPECT_TRUE(find_shared_causes({kCuda}).empty());                                   // one row: nothing to share
+  EXPECT_TRUE(
+      find_shared_causes({"timed out", "timed out", "timed out"}).empty());  // shorter than a line's worth
+  EXPECT_TRUE(find_shared_causes({kCuda}).empty());                          // one row: nothing to share
   EXPECT_TRUE(find_shared_causes({}).empty());
   // Two rows that share only a common tail ("No such file or directory") do not get a header
   // line for it: it is shorter than kMinSharedCauseLength.
-  EXPECT_TRUE(find_shared_causes({"a: /x: No such file or directory", "b: /y: No such file or directory"}).empty());
+  EXPECT_TRUE(
+      find_shared_causes({"a: /x: No such file or directory", "b: /y: No such file or directory"}).empty());
 }
 
 TEST(SharedCauses, ALongerCauseWinsOverItsCommonTail) {
@@ -70,7 +77,8 @@ TEST(SharedCauses, ALongerCauseWinsOverItsCommonTail) {
 
 TEST(SharedCauses, ProgressLinesReferToWhatAnEarlierLineSaid) {
   const std::vector<std::string> said{"GPUs unavailable: CUDA runtime: x; NVML: " + kNvml};
-  EXPECT_EQ(refer_to_earlier("NVML unavailable: " + kNvml, said), "NVML unavailable: libnvidia-ml.so.1 not loadable (above)");
+  EXPECT_EQ(refer_to_earlier("NVML unavailable: " + kNvml, said),
+            "NVML unavailable: libnvidia-ml.so.1 not loadable (above)");
   EXPECT_EQ(refer_to_earlier(kCuda, said), kCuda);  // not said yet: in full
   EXPECT_EQ(refer_to_earlier(kCuda, {kCuda}), "CUDA runtime cannot use a GPU (above)");
 }
@@ -78,7 +86,8 @@ TEST(SharedCauses, ProgressLinesReferToWhatAnEarlierLineSaid) {
 TEST(SharedCauses, LabelIsTheFirstClause) {
   EXPECT_EQ(cause_label(kCuda), "CUDA runtime cannot use a GPU");
   EXPECT_EQ(cause_label(kNvml), "libnvidia-ml.so.1 not loadable");
-  EXPECT_EQ(cause_label("a cause without a clause break that goes on for a long while"), "a cause without a clause break that goe\u2026");
+  EXPECT_EQ(cause_label("a cause without a clause break that goes on for a long while"),
+            "a cause without a clause break that goe\u2026");
 }
 
 }  // namespace

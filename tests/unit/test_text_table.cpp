@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "core/common_cause.hpp"
 #include "core/compare_summary.hpp"
 #include "core/text_table.hpp"
 #include "core/text_width.hpp"
@@ -37,18 +38,35 @@ std::string words(const std::string& text) {
 }
 
 const std::string kLong =
-    "check compat skip: gpuqual's CUDA runtime 13.0: no NVIDIA driver found: CUDA 13.0 cannot be judged (it needs "
-    "driver >= 580.65.06) (NVML: libnvidia-ml.so.1 not loadable (no NVIDIA driver on this node?): libnvidia-ml.so.1: "
+    "check compat skip: gpuqual's CUDA runtime 13.0: no NVIDIA driver found: CUDA 13.0 cannot be judged (it "
+    "needs "
+    "driver >= 580.65.06) (NVML: libnvidia-ml.so.1 not loadable (no NVIDIA driver on this node?): "
+    "libnvidia-ml.so.1: "
     "cannot open shared object file: No such file or directory)";
 
 TEST(TextTable, FitsItsNaturalWidthOnOneLineEach) {
   std::string out;
-  layout_table(out, {"CHECK", "STATUS", "REASON"}, {{"gemm", "pass", ""}, {"health", "skip", "no NVML"}}, 100, {2});
+  layout_table(out, {"CHECK", "STATUS", "REASON"}, {{"gemm", "pass", ""}, {"health", "skip", "no NVML"}}, 100,
+               {2});
   EXPECT_EQ(out, "CHECK   STATUS  REASON\ngemm    pass\nhealth  skip    no NVML\n");
 }
 
+TEST(TextTable, ATextColumnTooNarrowForAPhraseGoesUnderItsRow) {
+  std::string out;
+  layout_table(out, {"CHECK", "GPU", "STATUS", "REASON"},
+               {{"compat", "node", "skip", kLong}, {"gemm", "0", "pass", ""}}, 40, {3});
+  EXPECT_LE(widest(out), 40u) << out;
+  const auto lines = lines_of(out);
+  EXPECT_EQ(lines[0], "CHECK   GPU   STATUS");
+  EXPECT_EQ(lines[1], "compat  node  skip");
+  EXPECT_EQ(lines[2].rfind("    reason: check compat skip:", 0), 0u) << out;
+  EXPECT_EQ(lines.back(), "gemm    0     pass");  // an empty cell adds no line
+  EXPECT_EQ(words(out).find(words("reason: " + kLong)), words("CHECK GPU STATUS compat node skip ").size())
+      << out;
+}
+
 TEST(TextTable, WrapsTheTextColumnToTheWidthAndKeepsEveryWord) {
-  for (std::size_t width : {40u, 60u, 80u, 100u}) {
+  for (std::size_t width : {60u, 80u, 100u}) {
     std::string out;
     layout_table(out, {"CHECK", "GPU", "STATUS", "REASON"}, {{"compat", "node", "skip", kLong}}, width, {3});
     EXPECT_LE(widest(out), width) << out;
@@ -88,8 +106,10 @@ TEST(TextTable, ColumnsOtherThanTextShrinkWhenTheyMust) {
 
 TEST(TextTable, WideCharactersAreMeasuredInColumns) {
   std::string out;
-  const std::string cjk = "\u65e5\u672c\u8a9e\u306e\u7406\u7531\u304c\u3053\u3053\u306b\u3042\u308a\u307e\u3059";
-  layout_table(out, {"CHECK", "REASON"}, {{"\u30c1\u30a7\u30c3\u30af", cjk + " " + cjk + " " + cjk}}, 40, {1});
+  const std::string cjk =
+      "\u65e5\u672c\u8a9e\u306e\u7406\u7531\u304c\u3053\u3053\u306b\u3042\u308a\u307e\u3059";
+  layout_table(out, {"CHECK", "REASON"}, {{"\u30c1\u30a7\u30c3\u30af", cjk + " " + cjk + " " + cjk}}, 40,
+               {1});
   EXPECT_LE(widest(out), 40u) << out;
   // The second column starts at the same display column on every line.
   EXPECT_EQ(lines_of(out)[0], "CHECK     REASON");
@@ -118,16 +138,20 @@ TEST(WrapLines, ContinuationLinesAreIndentedUnderTheirLine) {
   EXPECT_EQ(wrap_lines("fits\n", 60), "fits\n");
 }
 
-TEST(FitSummary, ShortensTheWidestDetailThenDropsIt) {
-  const std::string head = "gpuqual: INCONCLUSIVE node-a unknown: no baseline, 1 finding, 9 of 12 check results not passed";
-  const std::string line = head + " (health skipped: NVML unavailable: libnvidia-ml.so.1 not loadable (no NVIDIA driver?))";
-  EXPECT_EQ(fit_summary(line, 500), line);
-  const std::string fitted = fit_summary(line, 130);
-  EXPECT_LE(display_width(fitted), 130u);
-  EXPECT_EQ(fitted.rfind(head + " (health skipped: NVML", 0), 0u) << fitted;
-  EXPECT_THAT(fitted, ::testing::EndsWith("\u2026)"));
-  EXPECT_EQ(fit_summary(line, 100), head);  // too little of the detail would be left: it goes
-  EXPECT_EQ(fit_summary(line, 40), head);   // the verdict and its counts are never cut
+TEST(FitSummary, DropsOnlyTheDetailsThatRepeatASharedCause) {
+  const std::string cause =
+      "libnvidia-ml.so.1 not loadable (no NVIDIA driver?): cannot open shared object file";
+  const SharedCauses causes = find_shared_causes({"health: " + cause, "xid: " + cause});
+  const std::string head =
+      "gpuqual: INCONCLUSIVE node-a unknown: no baseline, 1 finding, 9 of 12 check results not passed";
+  const std::string line = head + " (health skipped: NVML unavailable: " + cause + ")";
+  EXPECT_EQ(fit_summary(line, 500, causes), line);          // it fits: whole
+  EXPECT_EQ(fit_summary(line, 100, causes), head);          // the table says the cause once
+  EXPECT_EQ(fit_summary(line, 100, SharedCauses{}), line);  // a detail said nowhere else stays
+  // Another detail stays even when the line is still too wide; the counts are never cut.
+  const std::string failed =
+      "gpuqual: FAIL node-a h200: 1 of 8 metrics failed (gemm.bf16.tflops gpu 1 -7.1% < -5.0%)";
+  EXPECT_EQ(fit_summary(failed + ", 1 finding (x: " + cause + ")", 60, causes), failed + ", 1 finding");
 }
 
 }  // namespace

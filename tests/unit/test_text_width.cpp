@@ -11,17 +11,17 @@ namespace {
 
 TEST(DisplayWidth, CountsColumnsNotBytes) {
   EXPECT_EQ(display_width("gemm"), 4u);
-  EXPECT_EQ(display_width("Grüße"), 5u);             // 7 bytes
-  EXPECT_EQ(display_width("\u65e5\u672c"), 4u);      // two wide CJK characters, 6 bytes
-  EXPECT_EQ(display_width("e\u0301"), 1u);           // a combining accent takes no column
-  EXPECT_EQ(display_width("\xff\xfe"), 2u);          // not UTF-8: a column a byte
+  EXPECT_EQ(display_width("Grüße"), 5u);         // 7 bytes
+  EXPECT_EQ(display_width("\u65e5\u672c"), 4u);  // two wide CJK characters, 6 bytes
+  EXPECT_EQ(display_width("e\u0301"), 1u);       // a combining accent takes no column
+  EXPECT_EQ(display_width("\xff\xfe"), 2u);      // not UTF-8: a column a byte
   EXPECT_EQ(display_width("\u2026"), 1u);
 }
 
 TEST(DisplayWidth, PrefixStopsAtACodePointThatWouldNotFit) {
   EXPECT_EQ(prefix_of_width("ab\u65e5c", 3), "ab");  // the wide one would take columns 3-4
   EXPECT_EQ(prefix_of_width("ab\u65e5c", 4), "ab\u65e5");
-  EXPECT_EQ(prefix_of_width("Grüße", 3), "Grü");      // never half a code point
+  EXPECT_EQ(prefix_of_width("Grüße", 3), "Grü");  // never half a code point
 }
 
 TEST(DisplayWidth, WrapsAtBlanksAndSplitsAWordLongerThanALine) {
@@ -31,7 +31,8 @@ TEST(DisplayWidth, WrapsAtBlanksAndSplitsAWordLongerThanALine) {
   EXPECT_THAT(wrap_to_width("a  b", 10), ::testing::ElementsAre("a b"));
   // A narrower width for the lines after the first.
   EXPECT_THAT(wrap_to_width("aa bb cc dd", 5, 2), ::testing::ElementsAre("aa bb", "cc", "dd"));
-  for (const auto& line : wrap_to_width("\u65e5\u672c\u8a9e\u306e\u6587\u7ae0 x", 5)) EXPECT_LE(display_width(line), 5u) << line;
+  for (const auto& line : wrap_to_width("\u65e5\u672c\u8a9e\u306e\u6587\u7ae0 x", 5))
+    EXPECT_LE(display_width(line), 5u) << line;
 }
 
 TEST(DisplayWidth, ShortenEndsWithAnEllipsisOnlyWhenCut) {
