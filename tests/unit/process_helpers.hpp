@@ -118,6 +118,17 @@ inline std::string last_line(const std::string& text) {
   return nl == std::string::npos ? t : t.substr(nl + 1);
 }
 
+// Every run of blanks and line breaks as one blank: a phrase the table wrapped to the width
+// (docs/output-formats.md, "Width") is still found.
+inline std::string blanks_as_one(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    const bool blank = c == ' ' || c == '\n';
+    if (!(blank && !out.empty() && out.back() == ' ')) out += blank ? ' ' : c;
+  }
+  return out;
+}
+
 // True while `pid` exists (a zombie counts: it has not been reaped).
 inline bool process_exists(pid_t pid) { return kill(pid, 0) == 0 || errno != ESRCH; }
 

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "cli_helpers.hpp"
+#include "process_helpers.hpp"
 
 namespace fs = std::filesystem;
 using gpuqual::testing::run_cli;
@@ -19,17 +20,6 @@ using gpuqual::testing::shell_quote;
 namespace {
 
 const std::string kData = GPUQUAL_TEST_DATA;
-
-// The table wraps long reasons to the width (docs/output-formats.md, "Width"): a phrase is looked
-// for with every run of blanks and line breaks read as one blank.
-std::string one_line_text(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    const bool blank = c == ' ' || c == '\n';
-    if (!(blank && !out.empty() && out.back() == ' ')) out += blank ? ' ' : c;
-  }
-  return out;
-}
 
 // File → a piece of the problem text every reader must name.
 const std::map<std::string, std::string> kBadRecords = {
@@ -125,7 +115,8 @@ TEST_F(BadRecordFiles, GateJudgesThePoolAroundABadRecordAndNamesIt) {
                            scratch_, "GPUQUAL_BASELINES_DIR=");
     EXPECT_EQ(r.code, 2) << file << "\n" << r.out << r.err;
     EXPECT_NE(r.out.find(path), std::string::npos) << file << "\n" << r.out;
-    EXPECT_NE(one_line_text(r.out).find(problem), std::string::npos) << file << "\n" << r.out;  // the table wraps
+    // The table wraps long reasons to the width.
+    EXPECT_NE(gpuqual::testing::blanks_as_one(r.out).find(problem), std::string::npos) << file << "\n" << r.out;
     EXPECT_NE(r.last_line().find("1 unreadable"), std::string::npos) << r.last_line();
   }
 }
@@ -141,7 +132,7 @@ TEST_F(BadRecordFiles, GateNamesTheBadRecordWithLineAndColumnInEveryFormat) {
                              shell_quote(prom.string()),
                          scratch_, "GPUQUAL_BASELINES_DIR=");
   EXPECT_EQ(r.code, 2) << r.out << r.err;
-  EXPECT_NE(one_line_text(r.out).find(where), std::string::npos) << r.out;
+  EXPECT_NE(gpuqual::testing::blanks_as_one(r.out).find(where), std::string::npos) << r.out;
   const auto json = run_cli("gate " + good + " " + shell_quote(bad) + " --baseline " +
                                 shell_quote(kData + "/baselines/h200-sxm-141gb.yaml") + " --max-failed 1 --format json",
                             scratch_, "GPUQUAL_BASELINES_DIR=");

@@ -27,17 +27,6 @@ std::vector<std::string> lines_of(const std::string& text) {
   return out;
 }
 
-// Blanks and line breaks as one blank: a wrapped line still says what it says.
-std::string flat(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    const bool blank = c == ' ' || c == '\n';
-    if (blank && !out.empty() && out.back() == ' ') continue;
-    out += blank ? ' ' : c;
-  }
-  return out;
-}
-
 std::size_t count(const std::string& text, const std::string& what) {
   std::size_t n = 0;
   for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
@@ -62,14 +51,14 @@ TEST_F(RunOutputWidth, AGpuLessCanarySaysTheCauseOnceAndFitsOneHundredColumns) {
   const std::vector<std::string> out = lines_of(r.out);
   ASSERT_GE(out.size(), 3u);
   for (const auto& l : out) EXPECT_LE(display_width(l), 100u) << l;
-  const std::string all = flat(r.out + "\n" + r.err);
+  const std::string all = blanks_as_one(r.out + "\n" + r.err);
   // Each reason that several checks share (the CUDA runtime's, NVML's) was printed once per check
   // and again in the summary: now at most once per stream and once more in a progress line.
   std::map<std::string, int> shared;
   for (const auto& c : rec.checks) ++shared[c.reason];
   for (const auto& [reason, checks] : shared) {
     if (checks < 2 || reason.size() < 30) continue;
-    EXPECT_LE(count(all, flat(reason)), 3u) << reason << "\n" << r.out << r.err;
+    EXPECT_LE(count(all, blanks_as_one(reason)), 3u) << reason << "\n" << r.out << r.err;
   }
   // The driver's root cause in the words this machine gives it (a driver-less Debian 12 VM).
   for (const char* cause :
@@ -79,7 +68,7 @@ TEST_F(RunOutputWidth, AGpuLessCanarySaysTheCauseOnceAndFitsOneHundredColumns) {
   }
   // What next, where the record is, and the summary last.
   EXPECT_THAT(r.out, HasSubstr("\nnext: no GPU was usable on this node"));
-  EXPECT_THAT(flat(r.out), HasSubstr("gpuqual run --suite canary --only storage,network"));
+  EXPECT_THAT(blanks_as_one(r.out), HasSubstr("gpuqual run --suite canary --only storage,network"));
   EXPECT_THAT(out[out.size() - 2], StartsWith("record: r.json (judge it again: gpuqual compare r.json)"));
   EXPECT_THAT(out.back(), StartsWith("gpuqual: INCONCLUSIVE"));
   // Every reason stays whole in the record and in --format json.
