@@ -89,7 +89,7 @@ struct Tally {
 
 // The cause that the most reasons hold (the root: "timed out" under each "metric missing (check
 // timed out)" and each "timed out"), then the one said most often, then the longest (all of the
-// words they share), then the one shown first; empty when no cause is in two of them.
+// words they share), then the one shown first; empty when no cause is in kMinSharedRows of them.
 std::string_view best_cause(const std::vector<std::vector<Span>>& spans,
                             const std::vector<std::string>& reasons) {
   std::unordered_map<std::string_view, Tally> tally;
@@ -106,7 +106,7 @@ std::string_view best_cause(const std::vector<std::vector<Span>>& spans,
   std::string_view best;
   Tally best_tally;
   for (const auto& [cause, t] : tally) {
-    if (t.rows < 2) continue;
+    if (t.rows < kMinSharedRows) continue;
     const bool better = t.rows != best_tally.rows     ? t.rows > best_tally.rows
                         : t.times != best_tally.times ? t.times > best_tally.times
                         : cause.size() != best.size() ? cause.size() > best.size()

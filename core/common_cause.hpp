@@ -20,6 +20,9 @@ namespace gpuqual {
 
 // A cause shorter than this is not worth a line of its own ("timed out", "NVML unavailable").
 inline constexpr std::size_t kMinSharedCauseLength = 30;
+// Rows that must hold a cause for it to be said once: two are often one failure said twice (a
+// metric row and its check's row), which reads better in place.
+inline constexpr std::size_t kMinSharedRows = 3;
 
 class SharedCauses {
  public:
@@ -39,7 +42,7 @@ class SharedCauses {
   std::vector<std::string> causes_;
 };
 
-// The causes held by at least two of `reasons` (each at least kMinSharedCauseLength long, and
+// The causes held by at least kMinSharedRows of `reasons` (each at least kMinSharedCauseLength long, and
 // longer than its label). Picked greedily: the cause the most reasons hold, the longest of those;
 // then the next among what is left of the reasons, at most nine.
 SharedCauses find_shared_causes(const std::vector<std::string>& reasons);

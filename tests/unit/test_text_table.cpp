@@ -141,7 +141,7 @@ TEST(WrapLines, ContinuationLinesAreIndentedUnderTheirLine) {
 TEST(FitSummary, DropsOnlyTheDetailsThatRepeatASharedCause) {
   const std::string cause =
       "libnvidia-ml.so.1 not loadable (no NVIDIA driver?): cannot open shared object file";
-  const SharedCauses causes = find_shared_causes({"health: " + cause, "xid: " + cause});
+  const SharedCauses causes = find_shared_causes({"health: " + cause, "xid: " + cause, "compat: " + cause});
   const std::string head =
       "gpuqual: INCONCLUSIVE node-a unknown: no baseline, 1 finding, 9 of 12 check results not passed";
   const std::string line = head + " (health skipped: NVML unavailable: " + cause + ")";
