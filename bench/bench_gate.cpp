@@ -1,11 +1,13 @@
-// gate over a pool of record files, in process and as the real `gpuqual gate` (wall time and
-// peak memory of the whole process), and `gpuqual compare` of one record as a whole process.
+// gate over a pool of record files, in process and as the real `gpuqual gate` (wall time, CPU
+// time and peak memory of the whole process), and `gpuqual compare` of one record as a whole
+// process.
 // Records are generated in a temporary directory on first use and removed at exit:
 //   GPUQUAL_BENCH_RECORDS          pool size (default 10000)
 //   GPUQUAL_BENCH_METRICS_PER_GPU  metrics per GPU, 20 samples each (default 5)
-//   GPUQUAL_BENCH_GPUS             GPUs per node (default 8; 2 is the 7.9 KB canary record of
-//                                  issue 17's measurement)
-// Every node has its own name (k8s_node_name), so gate judges each record: none is a duplicate.
+//   GPUQUAL_BENCH_GPUS             GPUs per node (default 8; 2 for issue 17's 2-GPU nodes: a
+//                                  13 KB record with every canary check)
+// Every node has its own name (k8s_node_name) and GPU UUIDs, so gate judges each record as its
+// own machine: none is a duplicate.
 //   GPUQUAL_BENCH_GPUQUAL          the gpuqual binary to time (default: the one built with it)
 // Budgets (issue 3, measured in docs/performance.md): gate over 10,000 records <= 2 s wall and
 // <= 1 GB peak on 2 cores; compare of one record <= 50 ms for the whole process.
