@@ -38,7 +38,7 @@ struct ReportArgs {
   std::string baselines_dir;
   std::string before;
   std::vector<std::string> gate;
-  GatePoolFlags pool;  // with --gate: the pool rules, as on `gpuqual gate`
+  GatePoolFlags pool;           // with --gate: the pool rules, as on `gpuqual gate`
   std::string pool_flag_given;  // the first of those flags on the command line, if any
   std::string html;
   std::string matrix;  // --matrix: the compatibility matrix section (docs/matrix.md)
@@ -173,7 +173,8 @@ void add_report_command(CLI::App& app, CommandAction& selected) {
   cmd->add_option("--html", args->html, "Where to write the HTML report (atomically)")
       ->type_name("FILE")
       ->required();
-  cmd->add_option("--matrix", args->matrix, "Add the compatibility matrix (gpuqual matrix build) as a section")
+  cmd->add_option("--matrix", args->matrix,
+                  "Add the compatibility matrix (gpuqual matrix build) as a section")
       ->type_name("FILE");
   cmd->add_flag("--strict", args->strict, "Warnings count as failures (exit 1)");
   cmd->callback([args, baseline, pool_options, &selected] {
