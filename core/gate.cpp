@@ -189,7 +189,7 @@ NodeSummary summarize_node(const RunRecord& r, const Baseline* b, const GateOpti
   for (const auto& g : r.gpus) {
     // A GPU the inventory could not name ("unread:<bus id>") is no identity across records.
     if (g.uuid.empty() || is_unread_gpu_uuid(g.uuid)) continue;
-    s.gpu_keys.push_back(std::hash<std::string>{}(g.uuid));
+    s.gpu_keys.push_back(std::hash<std::string>{}(gpu_uuid_key(g.uuid)));
   }
   s.hardware_class = r.hardware_class.slug;
   if (auto note = class_override_note(r)) s.class_note = s.node + ": " + *note;

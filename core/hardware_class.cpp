@@ -232,12 +232,12 @@ std::optional<GpuIdentityProblem> duplicate_gpu_problem(const std::vector<GpuInf
   for (std::size_t i = 0; i < gpus.size(); ++i) {
     const GpuInfo& g = gpus[i];
     auto field = [&](const char* name) { return fmt::format("$.gpus[{}].{}", i, name); };
-    if (g.uuid.empty()) {
+    uuids.push_back(gpu_uuid_key(g.uuid));
+    if (uuids.back().empty()) {
       return GpuIdentityProblem{
           field("uuid"),
           fmt::format("GPU {} has no UUID: a GPU the record cannot name may be {}", g.index, kTwice)};
     }
-    uuids.push_back(to_lower(g.uuid));
     for (std::size_t k = 0; k + 1 < uuids.size(); ++k) {
       if (uuids[k] == uuids.back()) {
         return GpuIdentityProblem{field("uuid"), fmt::format("duplicate GPU UUID {} (GPU {} has it too): {}",
@@ -290,6 +290,15 @@ std::string unread_gpu_uuid(const GpuInfo& g) {
 }
 
 bool is_unread_gpu_uuid(std::string_view uuid) { return uuid.starts_with("unread:"); }
+
+std::string gpu_uuid_key(std::string_view uuid) {
+  constexpr std::string_view kBlank = " \t\r\n\v\f";
+  const auto first = uuid.find_first_not_of(kBlank);
+  if (first == std::string_view::npos) return {};
+  std::string key = to_lower(uuid.substr(first, uuid.find_last_not_of(kBlank) - first + 1));
+  if (key.starts_with("gpu-")) key.erase(0, 4);
+  return key;
+}
 
 std::optional<std::string> class_override_note(const RunRecord& r) {
   if (!r.hardware_class.overridden) return std::nullopt;

@@ -48,6 +48,12 @@ std::optional<GpuIdentityProblem> gpu_identity_problem(const HardwareClass& stat
 std::string unread_gpu_uuid(const GpuInfo& gpu);
 bool is_unread_gpu_uuid(std::string_view uuid);
 
+// One card's UUID however a record spells it (docs/hardware-class.md, identity): case, blanks
+// around it and NVML's "GPU-" prefix do not make another card. Duplicates within a record, and
+// one machine under several names across records (gate, matrix), are told by it; empty when
+// nothing names the card.
+std::string gpu_uuid_key(std::string_view uuid);
+
 // The note every verdict of a record with an overridden class carries ("class h200-sxm-141gb
 // is an override (--class); its GPUs give h100-sxm-80gb"), so no summary hides it; nullopt when
 // the class was derived.

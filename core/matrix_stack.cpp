@@ -42,7 +42,8 @@ bool is_matrix_component(std::string_view name) {
 std::vector<std::string> record_gpu_uuids(const RunRecord& record) {
   std::vector<std::string> out;
   for (const auto& g : record.gpus) {
-    if (!g.uuid.empty() && !is_unread_gpu_uuid(g.uuid)) out.push_back(g.uuid);  // "unread:": no identity
+    // "unread:" is no identity; the key is the card's however the record spells it.
+    if (!g.uuid.empty() && !is_unread_gpu_uuid(g.uuid)) out.push_back(gpu_uuid_key(g.uuid));
   }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());

@@ -1,15 +1,21 @@
 // Cases an adversarial review found passing where they must not (issue 31): each test fails
 // without the rule it names.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
+#include <random>
 #include <string>
 
 #include "core/compare.hpp"
 #include "core/diff.hpp"
 #include "core/diff_pair.hpp"
+#include "core/gate.hpp"
+#include "core/hardware_class.hpp"
 #include "core/input_error.hpp"
+#include "core/matrix.hpp"
 #include "core/record_io.hpp"
 #include "record_builders.hpp"
 #include "test_diff_fixtures.hpp"
@@ -101,6 +107,59 @@ TEST(ReviewOwnSkip, ASkippedCheckWhoseGpusPassedIsNotAPass) {
   // A not-applicable code the record does not bear out (one GPU is not "no GPU") decides the same.
   r.checks[0].reason_code = "no_gpu";
   EXPECT_NE(compare_record(r, &b, CompareOptions{}).outcome, Outcome::pass);
+}
+
+// One card is one card however its UUID is spelt (docs/hardware-class.md, "Identity"): case,
+// blanks and NVML's "GPU-" prefix.
+std::string upper(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+TEST(ReviewGpuIdentity, OneUuidSpeltTwoWaysIsOneCardCountedTwice) {
+  RunRecord r = make_record(2);
+  r.gpus[0].uuid = "GPU-3f9c2a71-5d4e-8b06-c1a2-7e94d0b5a618";
+  for (const std::string& spelt : {r.gpus[0].uuid + " ", " " + upper(r.gpus[0].uuid),
+                                   std::string("3f9c2a71-5d4e-8b06-c1a2-7e94d0b5a618")}) {
+    r.gpus[1].uuid = spelt;
+    const auto problem = gpu_identity_problem(r.hardware_class, r.gpus);
+    ASSERT_TRUE(problem) << spelt;
+    EXPECT_NE(problem->problem.find("duplicate GPU UUID"), std::string::npos) << problem->problem;
+  }
+  r.gpus[1].uuid = " \t ";
+  const auto blank = gpu_identity_problem(r.hardware_class, r.gpus);
+  ASSERT_TRUE(blank);
+  EXPECT_NE(blank->problem.find("GPU 1 has no UUID"), std::string::npos) << blank->problem;
+  r.gpus[1].uuid = "GPU-8a0d6e52-13b7-4f2c-9e8a-b4c61f07d3e9";
+  EXPECT_FALSE(gpu_identity_problem(r.hardware_class, r.gpus));
+}
+
+TEST(ReviewGpuIdentity, OneMachineWhoseUuidsDifferInCaseCountsOnceInGateAndMatrix) {
+  Jitter jitter{std::mt19937_64(7)};
+  const Baseline b = counted(class_baseline());
+  RunRecord a = flat_node_record(jitter, "node-a");
+  for (std::size_t i = 0; i < a.gpus.size(); ++i)
+    a.gpus[i].uuid = fmt::format("GPU-abcdef{:02}-aaaa-bbbb-cccc-ddddeeeeffff", i);
+  RunRecord pod = a;
+  pod.node.hostname = "pod-7";
+  pod.run_id = "run-pod-7";
+  pod.started_at = "2026-11-30T13:00:00Z";
+  pod.ended_at = "2026-11-30T13:03:00Z";
+  for (auto& g : pod.gpus) g.uuid = upper(g.uuid);
+  GateOptions o;
+  o.expect_nodes = 2;
+  GatePool pool(o);
+  pool.add(summarize_node(a, &b, o, "a.json", 0), &b);
+  pool.add(summarize_node(pod, &b, o, "pod.json", 1), &b);
+  const Verdict v = pool.finish();
+  EXPECT_EQ(v.outcome, Outcome::inconclusive) << v.summary;
+
+  MatrixBuilder m(2);
+  m.add(observe_record(a, Outcome::pass));
+  m.add(observe_record(pod, Outcome::pass));
+  const Matrix built = m.finish();
+  ASSERT_EQ(built.rows.size(), 1u);
+  EXPECT_EQ(built.rows[0].state, MatrixState::unqualified) << built.rows[0].why;
 }
 
 }  // namespace
