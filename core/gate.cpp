@@ -181,6 +181,7 @@ NodeSummary summarize_node(const RunRecord& r, const Baseline* b, const GateOpti
   s.path = std::move(path);
   s.started_at = r.started_at;
   s.started_ms = parse_rfc3339_ms(r.started_at);
+  s.ended_ms = parse_rfc3339_ms(r.ended_at);
   s.order = order;
   s.boot_id = r.node.boot_id;
   s.uptime_s = r.node.uptime_s;
@@ -247,7 +248,8 @@ void GatePool::resolve_history(std::size_t index, std::vector<NodeSummary>& more
   std::vector<RunPoint> runs;
   runs.reserve(all.size());
   for (const NodeSummary* s : all)
-    runs.push_back(RunPoint{s->boot_id, s->uptime_s, s->started_ms, s->order, s->verdict.outcome});
+    runs.push_back(
+        RunPoint{s->boot_id, s->uptime_s, s->started_ms, s->order, s->verdict.outcome, s->ended_ms});
   std::string current;
   if (options_.freshness.nodes) {
     auto n = options_.freshness.nodes->find(nodes_[index].node);

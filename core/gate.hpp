@@ -58,6 +58,7 @@ struct NodeSummary {
   std::string path;                      // the record file
   std::string started_at;
   std::optional<std::int64_t> started_ms;  // parsed started_at, for "newest counts"
+  std::optional<std::int64_t> ended_ms;    // parsed ended_at: runs that overlap are one run
   std::size_t order = 0;                 // position on the command line (ties: later wins)
   std::string boot_id;                   // record.node: where the run sits in the node's history
   std::optional<double> uptime_s;

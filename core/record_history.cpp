@@ -32,6 +32,14 @@ std::vector<std::size_t> sorted_chain(const std::vector<RunPoint>& runs, std::ve
   return chain;
 }
 
+// One machine cannot run two runs at once: runs whose [started_at, ended_at] overlap are one.
+bool overlap(const RunPoint& a, const RunPoint& b) {
+  if (!a.started_ms || !b.started_ms) return false;
+  const std::int64_t a_end = std::max(*a.started_ms, a.ended_ms.value_or(*a.started_ms));
+  const std::int64_t b_end = std::max(*b.started_ms, b.ended_ms.value_or(*b.started_ms));
+  return *a.started_ms <= b_end && *b.started_ms <= a_end;
+}
+
 // Passing ↔ failing switches along one chain, ignoring inconclusive runs.
 std::size_t switches(const std::vector<RunPoint>& runs, const std::vector<std::size_t>& chain, bool strict,
                      std::vector<Outcome>& pattern) {
@@ -107,15 +115,21 @@ RunHistory judge_history(const std::vector<RunPoint>& runs, const std::string& c
       if (!passing(runs[chains[c][p]].outcome, strict)) last_bad[c] = p;
     }
   }
+  std::vector<std::size_t> passes;
   for (std::size_t c = 0; c < chains.size(); ++c) {
     for (std::size_t p = 0; p < chains[c].size(); ++p) {
       bool follows_all = !last_bad[c] || *last_bad[c] < p;
       for (std::size_t o = 0; o < chains.size() && follows_all; ++o) {
         if (o != c && last_bad[o]) follows_all = current && c == *current;
       }
-      h.passes_in_a_row += follows_all;
+      const std::size_t i = chains[c][p];
+      if (follows_all && std::none_of(passes.begin(), passes.end(),
+                                      [&](std::size_t k) { return overlap(runs[i], runs[k]); })) {
+        passes.push_back(i);
+      }
     }
   }
+  h.passes_in_a_row = passes.size();
   for (const auto& c : chains) {
     std::vector<Outcome> pattern;
     if (switches(runs, c, strict, pattern) >= 2 && !h.flaky) {

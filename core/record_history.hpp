@@ -32,6 +32,7 @@ struct RunPoint {
   std::optional<std::int64_t> started_ms;  // started_at, Unix ms
   std::size_t order = 0;                   // argument position: the last tiebreak
   Outcome outcome = Outcome::inconclusive;
+  std::optional<std::int64_t> ended_ms;  // ended_at, Unix ms (else the run ended as it started)
 };
 
 enum class RunOrder { before, after, unknown };
@@ -49,7 +50,9 @@ struct RunHistory {
   std::size_t counted = 0;  // the run whose verdict counts: the worst of `newest`
   bool order_known = true;  // newest.size() == 1
   // Runs that provably follow every non-passing run (pass, or warn without strict). With the
-  // order known this is the number of passes in a row since the last non-passing run.
+  // order known this is the number of passes in a row since the last non-passing run. Two runs
+  // whose times overlap (one started before the other ended: a copy of one run under another
+  // run_id) are one machine's one run and count once.
   std::size_t passes_in_a_row = 0;
   // The runs switch between passing and failing at least twice in an order the records prove
   // (pass, fail, pass): the outcomes of that chain, oldest first, in `pattern`.

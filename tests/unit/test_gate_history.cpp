@@ -223,7 +223,7 @@ TEST(GateHistory, AlternatingRunsAreFlaky) {
 
 TEST(GateHistory, JudgeHistoryOnItsOwn) {
   auto run = [](std::string boot, double up, std::size_t order, Outcome o) {
-    return RunPoint{std::move(boot), up, std::nullopt, order, o};
+    return RunPoint{std::move(boot), up, std::nullopt, order, o, std::nullopt};
   };
   EXPECT_EQ(run_order(run("a", 1, 0, Outcome::pass), run("a", 2, 1, Outcome::pass), ""), RunOrder::before);
   EXPECT_EQ(run_order(run("a", 1, 0, Outcome::pass), run("b", 2, 1, Outcome::pass), ""), RunOrder::unknown);

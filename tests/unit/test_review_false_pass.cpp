@@ -16,6 +16,7 @@
 #include "core/hardware_class.hpp"
 #include "core/input_error.hpp"
 #include "core/matrix.hpp"
+#include "core/record_history.hpp"
 #include "core/record_io.hpp"
 #include "record_builders.hpp"
 #include "test_diff_fixtures.hpp"
@@ -160,6 +161,29 @@ TEST(ReviewGpuIdentity, OneMachineWhoseUuidsDifferInCaseCountsOnceInGateAndMatri
   const Matrix built = m.finish();
   ASSERT_EQ(built.rows.size(), 1u);
   EXPECT_EQ(built.rows[0].state, MatrixState::unqualified) << built.rows[0].why;
+}
+
+// --consecutive (docs/gate.md): one run copied under another run_id, or two runs of one machine
+// at once, is one run, never two passes in a row.
+TEST(ReviewConsecutive, RunsWhoseTimesOverlapCountOnce) {
+  auto run = [](const std::string& boot, std::int64_t start_s, std::int64_t end_s, std::size_t order) {
+    return RunPoint{boot, std::nullopt, start_s * 1000, order, Outcome::pass, end_s * 1000};
+  };
+  EXPECT_EQ(judge_history({run("", 0, 180, 0), run("", 0, 180, 1)}, "", false).passes_in_a_row, 1u);
+  EXPECT_EQ(judge_history({run("b", 0, 180, 0), run("b", 60, 240, 1)}, "", false).passes_in_a_row, 1u);
+  EXPECT_EQ(judge_history({run("b", 0, 180, 0), run("b", 181, 360, 1)}, "", false).passes_in_a_row, 2u);
+
+  Jitter jitter{std::mt19937_64(11)};
+  const Baseline b = counted(class_baseline());
+  RunRecord first = flat_node_record(jitter, "node-a");
+  RunRecord copy = first;
+  copy.run_id = "run-copy";
+  GateOptions o;
+  o.consecutive = 2;
+  GatePool pool(o);
+  pool.add(summarize_node(first, &b, o, "first.json", 0), &b);
+  pool.add(summarize_node(copy, &b, o, "copy.json", 1), &b);
+  EXPECT_EQ(pool.finish().outcome, Outcome::inconclusive);
 }
 
 }  // namespace
