@@ -358,3 +358,29 @@ TEST_F(DiffPair, AnAfterThatStartedBeforeTheBeforeEndedIsRefused) {
   after_.started_at = "2026-11-30T11:59:00Z";
   EXPECT_NE(refusal(write("b.json", before_), before_, write("a.json", after_), after_), "");
 }
+
+// A pair whose order cannot be told from its times is refused, never judged as if it were in
+// order: swapped arguments with an unreadable end time would pass a regression.
+TEST_F(DiffPair, SwappedArgumentsWithAnUnreadableEndTimeAreRefused) {
+  RunRecord newer = after_, older = before_;
+  newer.ended_at = "soon";  // its start still orders it
+  const std::string why = refusal(write("b.json", newer), newer, write("a.json", older), older);
+  EXPECT_NE(why.find("the arguments are swapped"), std::string::npos) << why;
+  EXPECT_NE(why.find("started 2026-12-01T09:00:00Z"), std::string::npos) << why;
+}
+
+TEST_F(DiffPair, APairWithoutReadableTimesIsRefused) {
+  after_.started_at = "yesterday";
+  std::string why = refusal(write("b.json", before_), before_, write("a.json", after_), after_);
+  EXPECT_NE(why.find("yesterday is not an RFC 3339 time"), std::string::npos) << why;
+  EXPECT_NE(why.find("cannot be put in order"), std::string::npos) << why;
+  after_.started_at = "2026-12-01T09:00:00Z";
+  before_.started_at = "x";
+  before_.ended_at = "";
+  why = refusal(write("b.json", before_), before_, write("a.json", after_), after_);
+  EXPECT_NE(why.find("cannot be put in order"), std::string::npos) << why;
+  // An unreadable end of a before-run in order: its start orders it.
+  before_.started_at = "2026-11-30T12:00:00Z";
+  before_.ended_at = "2026-13-40T99:00:00Z";
+  EXPECT_EQ(refusal(write("b.json", before_), before_, write("a.json", after_), after_), "");
+}
