@@ -33,20 +33,21 @@ void take(std::optional<ExpectedGpus>& best, std::optional<int> n, const std::st
   if (n && (!best || *n > best->count)) best = ExpectedGpus{*n, source};
 }
 
-// The NVIDIA GPUs on the bus that belong to this node's driver: bound to nvidia, or to nothing
-// (a GPU that failed to bind is still the node's). One bound to vfio-pci was handed to a VM.
+// The NVIDIA GPUs on the bus that are this node's (pci_gpu_is_the_nodes).
 // None on the bus says the node has none only when the record lists none either: a vGPU guest's
 // GPUs are not on its bus (device/pci_gpus.hpp), so there an empty bus says nothing.
 std::optional<int> pci_count(const RunRecord& r) {
   if (!r.node.pci_gpus) return std::nullopt;
   int count = 0;
   for (const auto& p : *r.node.pci_gpus) {
-    if (p.driver.empty() || p.driver == "nvidia") ++count;
+    if (pci_gpu_is_the_nodes(p)) ++count;
   }
   return count > 0 || r.gpus.empty() ? std::optional<int>(count) : std::nullopt;
 }
 
 }  // namespace
+
+bool pci_gpu_is_the_nodes(const PciGpu& gpu) { return gpu.driver != "vfio-pci" && gpu.driver != "pci-stub"; }
 
 std::optional<ExpectedGpus> expected_gpu_count(const std::map<std::string, std::string>& labels, const Baseline* b,
                                                std::optional<int> flag) {

@@ -24,6 +24,11 @@ struct ExpectedGpus {
   std::string source;  // "--expect-gpus", "the baseline's gpu_count", "label nvidia.com/gpu.count"
 };
 
+// Whether a GPU on the PCI bus is this node's to use: bound to the NVIDIA driver, to none (it
+// failed to bind) or to another host driver (nouveau: the node's GPU, unusable until fixed). One
+// bound to a passthrough driver (vfio-pci, pci-stub) was handed to a VM and is not the node's.
+bool pci_gpu_is_the_nodes(const PciGpu& gpu);
+
 std::optional<ExpectedGpus> expected_gpu_count(const RunRecord& record, const Baseline* baseline,
                                                std::optional<int> expect_gpus_flag,
                                                std::optional<int> before_record_gpus = std::nullopt);

@@ -7,6 +7,8 @@
 #include <charconv>
 #include <vector>
 
+#include "core/expected_gpus.hpp"
+
 namespace gpuqual {
 
 namespace {
@@ -88,10 +90,9 @@ std::optional<int> count_of(const std::string& text) {
 std::vector<std::pair<std::string, int>> node_gpu_counts(const RunRecord& r) {
   std::vector<std::pair<std::string, int>> out{{"the record's GPU list", static_cast<int>(r.gpus.size())}};
   if (r.node.pci_gpus) {
-    // A GPU bound to another driver (vfio-pci: handed to a VM) is not this node's to use, as for
-    // the expected GPU count (docs/compare.md, "What earns a PASS").
-    const auto ours = std::count_if(r.node.pci_gpus->begin(), r.node.pci_gpus->end(),
-                                    [](const PciGpu& p) { return p.driver.empty() || p.driver == "nvidia"; });
+    // A GPU handed to a VM is not this node's, as for the expected GPU count (docs/compare.md,
+    // "What earns a PASS").
+    const auto ours = std::count_if(r.node.pci_gpus->begin(), r.node.pci_gpus->end(), pci_gpu_is_the_nodes);
     out.emplace_back("the PCI bus", static_cast<int>(ours));
   }
   out.emplace_back("hardware_class.gpu_count", r.hardware_class.gpu_count);

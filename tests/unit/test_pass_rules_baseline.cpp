@@ -250,6 +250,21 @@ TEST(PassRulesGpuCount, TheLargestSourceWinsAndNoneLowersAnother) {
   EXPECT_EQ(expected_gpu_count(r, &two, 9, 7)->count, 9);
 }
 
+// A GPU bound to another host driver (nouveau) is still the node's, unusable: a node that runs on
+// one of its two GPUs because the other fell to nouveau is missing a GPU, not a one-GPU node.
+TEST(PassRulesGpuCount, AGpuBoundToAnotherHostDriverIsTheNodesAndMissing) {
+  const Baseline b = measured();
+  RunRecord r = whole_node(1);
+  r.node.k8s_labels.clear();
+  r.node.pci_gpus = std::vector<PciGpu>{PciGpu{"0000:19:00.0", "", "", "nvidia"},
+                                        PciGpu{"0000:3b:00.0", "", "", "nouveau"}};
+  EXPECT_EQ(expected_gpu_count(r, &b, std::nullopt)->count, 2);
+  const Verdict v = compare_record(r, &b, {});
+  EXPECT_EQ(v.outcome, Outcome::fail) << reasons(v);
+  r.node.pci_gpus->back().driver = "pci-stub";  // held for passthrough: a VM's
+  EXPECT_EQ(expected_gpu_count(r, &b, std::nullopt)->count, 1);
+}
+
 TEST(PassRulesGpuCount, TheBeforeRecordsCountFailsAnAfterRecordThatLostAGpu) {
   const Baseline b = measured();
   RunRecord r = whole_node(2);
