@@ -443,3 +443,21 @@ TEST(TableSeverity, AnXid79MarkedWarnStillFailsCompareAndDiff) {
   const Verdict warned = compare_record(unknown, &b, {});
   EXPECT_EQ(warned.outcome, Outcome::warn) << reasons_of(warned);
 }
+
+// The measuring checks' wrong-result codes are in the table too: a record that rates a GEMM's
+// wrong result `info` (and its check `pass`) still fails; so does every such code.
+TEST(TableSeverity, AWrongResultWrittenAsInfoStillFails) {
+  const SeverityTable& t = judging_severity_table();
+  for (const char* code : {"gemm.wrong_result", "hbm.wrong_result", "pcie.corrupt_copy", "p2p.corrupt_copy",
+                           "nccl.wrong_result", "memtest.bit_errors", "burnin.wrong_result",
+                           "burnin.wrong_first_product"}) {
+    EXPECT_EQ(table_severity(t, code), Severity::fail) << code;
+  }
+  RunRecord r = judged(1);
+  CheckResult g = gemm(1);
+  g.findings.push_back(Finding{"gemm.wrong_result", Severity::info, 0, "3 elements differ", "", 3.0});
+  r.checks = {g};
+  const Baseline b = h200_baseline();
+  const Verdict v = compare_record(r, &b, {});
+  EXPECT_EQ(v.outcome, Outcome::fail) << reasons_of(v);
+}
