@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/compare_rules.hpp"
+#include "core/hardware_class.hpp"
 #include "core/text_case.hpp"
 #include "core/text_width.hpp"
 
@@ -147,6 +148,7 @@ std::string compare_summary(const Verdict& v, bool had_baseline) {
   if (std::find(v.reasons.begin(), v.reasons.end(), kFloorNote) != v.reasons.end()) {
     parts.push_back("against datasheet floors (catches broken, not slow)");
   }
+  if (class_overrides_noted(v.reasons)) parts.push_back("class is an override (--class)");
   if (v.outcome != Outcome::pass && v.outcome != Outcome::warn) {
     const bool nothing_measured = !v.reasons.empty() && v.reasons.front().starts_with("nothing was measured");
     if (std::string c = checks_part(v); !c.empty()) {

@@ -617,6 +617,7 @@ std::string diff_summary(const Verdict& v) {
   const std::size_t missing = missing_gpus(v);
   if (missing) parts.push_back(fmt::format("{} GPU{} missing", missing, missing == 1 ? "" : "s"));
   add_findings_part(v, parts);
+  if (class_overrides_noted(v.reasons)) parts.push_back("class is an override (--class)");
   const std::size_t n = v.stack_changes.size();
   const std::string stack = n == 0 ? "stack unchanged"
                                    : fmt::format("{} stack change{} ({}{})", n, n == 1 ? "" : "s",

@@ -9,6 +9,7 @@
 
 #include "core/compare_rules.hpp"
 #include "core/gate.hpp"
+#include "core/hardware_class.hpp"
 #include "core/text_case.hpp"
 #include "core/text_escape.hpp"
 #include "core/text_table.hpp"
@@ -80,6 +81,9 @@ std::string gate_summary(const Verdict& v, const GateCounts& c) {
       line += "; " + r.substr(0, r.find(" (give --target"));
       break;
     }
+  }
+  if (const std::size_t n = class_overrides_noted(v.reasons)) {
+    line += fmt::format("; {} node{} judged as an override class (--class)", n, n == 1 ? "" : "s");
   }
   if (c.duplicates) line += fmt::format("; {} duplicate record{} ignored", c.duplicates, c.duplicates == 1 ? "" : "s");
   return one_line(line);

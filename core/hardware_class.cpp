@@ -300,10 +300,19 @@ std::string gpu_uuid_key(std::string_view uuid) {
   return key;
 }
 
+namespace {
+constexpr std::string_view kOverrideMark = " is an override (--class); its GPUs give ";
+}  // namespace
+
 std::optional<std::string> class_override_note(const RunRecord& r) {
   if (!r.hardware_class.overridden) return std::nullopt;
-  return fmt::format("class {} is an override (--class); its GPUs give {}", r.hardware_class.slug,
-                     derive_hardware_class(r.gpus).slug);
+  return fmt::format("class {}{}{}", r.hardware_class.slug, kOverrideMark, derive_hardware_class(r.gpus).slug);
+}
+
+std::size_t class_overrides_noted(const std::vector<std::string>& reasons) {
+  return static_cast<std::size_t>(std::count_if(reasons.begin(), reasons.end(), [](const std::string& why) {
+    return why.find(kOverrideMark) != std::string::npos;
+  }));
 }
 
 std::map<std::string, std::string> gfd_labels(const HardwareClass& hw) {

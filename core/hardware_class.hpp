@@ -58,6 +58,9 @@ std::string gpu_uuid_key(std::string_view uuid);
 // is an override (--class); its GPUs give h100-sxm-80gb"), so no summary hides it; nullopt when
 // the class was derived.
 std::optional<std::string> class_override_note(const RunRecord& record);
+// How many of a verdict's reasons are class_override_note's: every summary says an override
+// (compare, diff and gate; docs/hardware-class.md).
+std::size_t class_overrides_noted(const std::vector<std::string>& reasons);
 
 // The GFD labels a node of this class carries (nvidia.com/gpu.product/.memory/.count).
 std::map<std::string, std::string> gfd_labels(const HardwareClass& hw);

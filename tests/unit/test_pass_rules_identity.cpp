@@ -232,6 +232,10 @@ TEST(GpuIdentity, AnOverrideIsShownInCompareAndDiffAndDoesNotPassH100AsH200Silen
   RunRecord derived = judged(1);
   derived.checks = {gemm(1)};
   EXPECT_FALSE(has_reason(compare_record(derived, &b, {}), "is an override"));
+  // The one-line summaries say it too: the last line of a Job log must not hide it.
+  EXPECT_NE(v.summary.find("class is an override (--class)"), std::string::npos) << v.summary;
+  EXPECT_NE(d.summary.find("class is an override (--class)"), std::string::npos) << d.summary;
+  EXPECT_EQ(compare_record(derived, &b, {}).summary.find("override"), std::string::npos);
 }
 
 TEST(GpuIdentity, GateSaysWhichNodesHaveAnOverriddenClassAndNoUnreadUuidIsAMachine) {
@@ -243,6 +247,7 @@ TEST(GpuIdentity, GateSaysWhichNodesHaveAnOverriddenClassAndNoUnreadUuidIsAMachi
   EXPECT_TRUE(
       has_reason(v, "node-a: class h200-sxm-141gb is an override (--class); its GPUs give h100-sxm-80gb"))
       << reasons_of(v);
+  EXPECT_NE(v.summary.find("; 1 node judged as an override class (--class)"), std::string::npos) << v.summary;
   // Two machines can both have a GPU the inventory could not name at one bus id.
   r.gpus[0].uuid = unread_gpu_uuid(r.gpus[0]);
   EXPECT_TRUE(summarize_node(r, &b, GateOptions{}, "r.json", 0).gpu_keys.empty());
