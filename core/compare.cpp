@@ -163,19 +163,25 @@ void add_check_rows(const RunRecord& r, const Baseline* b, Verdict& v) {
 std::vector<std::string> add_gpu_count_rows(const RunRecord& r, const Baseline* b, const CompareOptions& o, Verdict& v) {
   const auto expected = expected_gpu_count(r, b, o.expect_gpus, o.before_gpu_count);
   std::optional<std::string> unknown;
-  if (!expected) {
-    unknown = "the node's GPU count is unknown (no --expect-gpus, no gpu_count in the baseline, no nvidia.com/gpu "
-              "label or capacity, no PCI bus reading): whether every GPU was judged cannot be told";
-  } else {
-    unknown = subset_of_node_reason(r, *expected);
+  if (expected) unknown = subset_of_node_reason(r, *expected);
+  if (!unknown && expected) {
+    if (auto row = missing_gpus_row(r, *expected)) {
+      v.checks.push_back(CheckRow{"gpus", std::nullopt, Status::fail, row->reason, 0, false});
+      v.findings.push_back(std::move(*row));
+      return {};
+    }
+  }
+  // diff's before-record can show a GPU lost, never vouch that none was: it may have lost the
+  // same GPU. Without another source the count is as unknown as compare of the after alone.
+  if (!unknown && !expected_gpu_count(r, b, o.expect_gpus, std::nullopt)) {
+    unknown = fmt::format("the node's GPU count is unknown (no --expect-gpus, no gpu_count in the baseline, no "
+                          "nvidia.com/gpu label or capacity, no PCI bus reading{}): whether every GPU was judged "
+                          "cannot be told",
+                          o.before_gpu_count ? "; the before-record may have lost the same GPUs" : "");
   }
   if (unknown) {
     v.checks.push_back(CheckRow{"gpus", std::nullopt, Status::error, *unknown, 0, false});
     return {"gpus: " + *unknown};
-  }
-  if (auto row = missing_gpus_row(r, *expected)) {
-    v.checks.push_back(CheckRow{"gpus", std::nullopt, Status::fail, row->reason, 0, false});
-    v.findings.push_back(std::move(*row));
   }
   return {};
 }

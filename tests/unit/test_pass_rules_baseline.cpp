@@ -12,6 +12,7 @@
 #include "core/baseline.hpp"
 #include "core/baseline_build.hpp"
 #include "core/compare.hpp"
+#include "core/diff.hpp"
 #include "core/expected_gpus.hpp"
 #include "core/input_error.hpp"
 #include "core/suite_requirements.hpp"
@@ -273,6 +274,29 @@ TEST(PassRulesGpuCount, TheBeforeRecordsCountFailsAnAfterRecordThatLostAGpu) {
   const Verdict v = compare_record(r, &b, o);
   EXPECT_EQ(v.outcome, Outcome::fail) << reasons(v);
   EXPECT_TRUE(has_reason(v, "expected by the before-record's GPUs")) << reasons(v);
+}
+
+// The review's case: a GPU lost before and after, and nothing else gives the count. compare of
+// either record is inconclusive; so is the after judged with the before's count, and so is diff.
+TEST(PassRulesGpuCount, TheBeforeRecordAloneDoesNotVouchForTheCount) {
+  const Baseline b = measured();
+  RunRecord after = whole_node(1);
+  after.node.pci_gpus.reset();
+  CompareOptions o;
+  o.before_gpu_count = 1;
+  const Verdict v = compare_record(after, &b, o);
+  EXPECT_EQ(v.outcome, Outcome::inconclusive) << reasons(v);
+  EXPECT_TRUE(has_reason(v, "the before-record may have lost the same GPUs")) << reasons(v);
+  // A before-record with more GPUs still shows the loss: a fail, not a question.
+  o.before_gpu_count = 2;
+  EXPECT_EQ(compare_record(after, &b, o).outcome, Outcome::fail);
+  RunRecord before = after;
+  before.run_id = "before";
+  before.started_at = "2026-01-01T00:00:00Z";
+  before.ended_at = "2026-01-01T00:10:00Z";
+  DiffOptions d;
+  d.after_baseline = &b;
+  EXPECT_NE(diff_records(before, after, d).outcome, Outcome::pass);
 }
 
 TEST(PassRulesGpuCount, NoSourceAtAllIsInconclusive) {
