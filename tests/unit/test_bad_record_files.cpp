@@ -142,7 +142,9 @@ TEST_F(BadRecordFiles, GateNamesTheBadRecordWithLineAndColumnInEveryFormat) {
   // The Markdown report writes record text backslash-escaped (gpuqual::escape_markdown): what it
   // renders is the path and the place.
   const std::pair<fs::path, bool> reports[] = {{junit, false}, {md, true}};
-  for (const auto& [f, markdown] : reports) {
+  for (const auto& report : reports) {
+    const fs::path& f = report.first;
+    const bool markdown = report.second;  // not a structured binding: clang < 16 cannot capture one (P1091)
     const std::string text = gpuqual::testing::read_text(f);
     const auto as_written = [&](const std::string& s) { return markdown ? gpuqual::escape_markdown(s) : s; };
     EXPECT_NE(text.find(as_written(bad)), std::string::npos) << f << "\n" << text;
