@@ -30,6 +30,28 @@ std::string short_metric(const MetricRow& m) {
   return fmt::format("{} {} {}", m.metric, scope(m.gpu), m.status == Status::error ? "not judged" : to_string(m.status));
 }
 
+namespace {
+
+// What the pool as a whole says after the counts: mixed versions, overridden classes, records
+// that did not count.
+std::string pool_notes(const Verdict& v, const GateCounts& c) {
+  std::string out;
+  // A pool on two stacks is inconclusive for that alone: say so (core/gate.hpp).
+  for (const auto& r : v.reasons) {
+    if (r.find("versions mixed in the pool") != std::string::npos) {
+      out += "; " + r.substr(0, r.find(" (give --target"));
+      break;
+    }
+  }
+  if (const std::size_t n = class_overrides_noted(v.reasons)) {
+    out += fmt::format("; {} node{} judged as an override class (--class)", n, n == 1 ? "" : "s");
+  }
+  if (c.duplicates) out += fmt::format("; {} duplicate record{} ignored", c.duplicates, c.duplicates == 1 ? "" : "s");
+  return out;
+}
+
+}  // namespace
+
 std::string gate_summary(const Verdict& v, const GateCounts& c) {
   const std::size_t total = c.failed + c.inconclusive + c.warned + c.passed + c.unreadable;
   std::vector<std::string> nodes;
@@ -75,18 +97,7 @@ std::string gate_summary(const Verdict& v, const GateCounts& c) {
   }
   std::string line = fmt::format("gpuqual gate: {} {} node{} ({}): {}; {}", to_upper(to_string(v.outcome)), total, total == 1 ? "" : "s",
                                  v.hardware_class.empty() ? "no class" : v.hardware_class, fmt::join(nodes, ", "), pool);
-  // A pool on two stacks is inconclusive for that alone: say so (core/gate.hpp).
-  for (const auto& r : v.reasons) {
-    if (r.find("versions mixed in the pool") != std::string::npos) {
-      line += "; " + r.substr(0, r.find(" (give --target"));
-      break;
-    }
-  }
-  if (const std::size_t n = class_overrides_noted(v.reasons)) {
-    line += fmt::format("; {} node{} judged as an override class (--class)", n, n == 1 ? "" : "s");
-  }
-  if (c.duplicates) line += fmt::format("; {} duplicate record{} ignored", c.duplicates, c.duplicates == 1 ? "" : "s");
-  return one_line(line);
+  return one_line(line + pool_notes(v, c));
 }
 
 std::string render_pool_table(const Verdict& v, std::size_t max_passing, std::size_t width,
