@@ -16,7 +16,7 @@
 #include "bench/bench_guard.hpp"
 #include "bench/process_run.hpp"
 #include "bench/synthetic_records.hpp"
-#include "core/gate_stream.hpp"
+#include "core/judge/gate_stream.hpp"
 
 namespace {
 

@@ -17,7 +17,7 @@
 #include "bench/bench_guard.hpp"
 #include "bench/process_run.hpp"
 #include "bench/synthetic_records.hpp"
-#include "core/matrix_stream.hpp"
+#include "core/fleet/matrix_stream.hpp"
 
 namespace {
 

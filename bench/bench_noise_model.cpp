@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "bench/bench_guard.hpp"
-#include "core/noise_model.hpp"
-#include "core/stats.hpp"
+#include "core/verdict/noise_model.hpp"
+#include "core/base/stats.hpp"
 
 namespace {
 

@@ -10,11 +10,11 @@
 #include "bench/bench_guard.hpp"
 #include "bench/synthetic_cluster.hpp"
 #include "bench/synthetic_records.hpp"
-#include "core/json_input.hpp"
-#include "core/plan.hpp"
-#include "core/plan_cluster_json.hpp"
-#include "core/plan_policy.hpp"
-#include "core/simdjson_fields.hpp"
+#include "core/base/json_input.hpp"
+#include "core/fleet/plan.hpp"
+#include "core/fleet/plan_cluster_json.hpp"
+#include "core/fleet/plan_policy.hpp"
+#include "core/base/simdjson_fields.hpp"
 
 namespace {
 

@@ -6,12 +6,12 @@
 
 #include "bench/bench_guard.hpp"
 #include "bench/synthetic_records.hpp"
-#include "core/compare.hpp"
-#include "core/diff.hpp"
-#include "core/gate.hpp"
-#include "core/gate_record_reader.hpp"
-#include "core/json_input.hpp"
-#include "core/record_json.hpp"
+#include "core/judge/compare.hpp"
+#include "core/judge/diff.hpp"
+#include "core/judge/gate.hpp"
+#include "core/record/record_reader.hpp"
+#include "core/base/json_input.hpp"
+#include "core/record/record_json.hpp"
 
 namespace {
 

@@ -15,11 +15,11 @@
 #include <string>
 #include <vector>
 
-#include "core/atomic_file.hpp"
-#include "core/baseline.hpp"
-#include "core/metric_summary.hpp"
-#include "core/record.hpp"
-#include "core/record_io.hpp"
+#include "core/base/atomic_file.hpp"
+#include "core/baseline/baseline.hpp"
+#include "core/record/metric_summary.hpp"
+#include "core/record/record.hpp"
+#include "core/record/record_io.hpp"
 
 namespace gpuqual::bench {
 

@@ -7,8 +7,8 @@
 #include <functional>
 #include <string>
 
-#include "core/burnin_logic.hpp"
-#include "core/telemetry_summary.hpp"
+#include "core/rules/burnin_logic.hpp"
+#include "core/rules/telemetry_summary.hpp"
 #include "device/gemm_precision.hpp"
 #include "device/measure_params.hpp"
 #include "device/gemm_verify.hpp"

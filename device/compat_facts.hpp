@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "core/cuda_compat.hpp"
-#include "core/cuda_compat_require.hpp"
+#include "core/compat/cuda_compat.hpp"
+#include "core/compat/cuda_compat_require.hpp"
 
 namespace gpuqual {
 

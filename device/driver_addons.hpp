@@ -5,7 +5,7 @@
 // Each reader takes the roots it reads so tests point them at fake trees.
 #include <string>
 
-#include "core/stack_inventory.hpp"
+#include "core/record/stack_inventory.hpp"
 
 namespace gpuqual {
 

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/fabric_snapshot.hpp"
+#include "core/rules/fabric_snapshot.hpp"
 
 namespace gpuqual {
 

@@ -4,7 +4,7 @@
 // the stack readers (platform_firmware, nic_firmware, driver_addons) turn a file into a fact.
 #include <string>
 
-#include "core/stack_inventory.hpp"
+#include "core/record/stack_inventory.hpp"
 
 namespace gpuqual {
 

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <utility>
 
-#include "core/skip_reason.hpp"
+#include "core/record/skip_reason.hpp"
 
 namespace gpuqual {
 
@@ -60,7 +60,7 @@ std::optional<std::string> gemm_skip_reason(GemmPrecision p, ComputeCapability c
     case GemmPrecision::bf16: what = "BF16 tensor cores"; break;
     case GemmPrecision::fp8: what = "FP8 (e4m3) tensor cores"; break;
   }
-  // One table for the check and for judging its precision_unsupported skips (core/skip_reason.hpp).
+  // One table for the check and for judging its precision_unsupported skips (core/record/skip_reason.hpp).
   const auto [major, minor] = gemm_precision_need(to_string(p)).value_or(std::pair{0, 0});
   if (std::pair{cc.major, cc.minor} >= std::pair{major, minor}) return std::nullopt;
   return fmt::format("{} need compute capability {}.{} or newer; this GPU is {}.{}", what, major, minor, cc.major,

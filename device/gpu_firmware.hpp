@@ -3,7 +3,7 @@
 // version, the InfoROM OEM / ECC / power object versions and the GSP firmware version.
 #include <vector>
 
-#include "core/record.hpp"
+#include "core/record/record.hpp"
 
 namespace gpuqual {
 

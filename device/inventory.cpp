@@ -2,8 +2,8 @@
 
 #include <cstdlib>
 
-#include "core/hardware_class.hpp"
-#include "core/input_error.hpp"
+#include "core/record/hardware_class.hpp"
+#include "core/base/input_error.hpp"
 #include "device/container_runtimes.hpp"
 #include "device/cuda_gpus.hpp"
 #include "device/host_facts.hpp"

@@ -4,8 +4,8 @@
 #include <filesystem>
 #include <sstream>
 
-#include "core/input_error.hpp"
-#include "core/json_input.hpp"
+#include "core/base/input_error.hpp"
+#include "core/base/json_input.hpp"
 
 namespace gpuqual {
 

@@ -2,8 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/input_error.hpp"
-#include "core/json_input.hpp"
+#include "core/base/input_error.hpp"
+#include "core/base/json_input.hpp"
 
 namespace gpuqual {
 

@@ -6,7 +6,7 @@
 // without RBAC, so the node-labels init container fetches it (read-only, its own node).
 #include <string>
 
-#include "core/stack_inventory.hpp"
+#include "core/record/stack_inventory.hpp"
 
 namespace gpuqual {
 

@@ -16,7 +16,7 @@ struct StackVersions {
   std::string cuda_runtime_version;  // "13.0"
   std::string cublas_version;        // "13.0.2"
   std::string nccl_version;          // "2.28.3"
-  // Each source of the driver version on its own, for core/driver_consistency.hpp; "" when not read.
+  // Each source of the driver version on its own, for core/rules/driver_consistency.hpp; "" when not read.
   std::string kernel_module_version;     // /proc/driver/nvidia/version
   std::string nvml_driver_version;       // nvmlSystemGetDriverVersion
   std::string nvml_cuda_driver_version;  // nvmlSystemGetCudaDriverVersion_v2

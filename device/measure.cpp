@@ -7,8 +7,8 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "core/metric_summary.hpp"
-#include "core/stats.hpp"
+#include "core/record/metric_summary.hpp"
+#include "core/base/stats.hpp"
 
 namespace gpuqual {
 

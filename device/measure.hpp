@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "core/record.hpp"
+#include "core/record/record.hpp"
 
 namespace gpuqual {
 

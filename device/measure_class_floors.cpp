@@ -2,7 +2,7 @@
 
 #include <array>
 
-#include "core/hardware_class.hpp"
+#include "core/record/hardware_class.hpp"
 
 namespace gpuqual {
 namespace {

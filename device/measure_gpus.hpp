@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/record.hpp"
+#include "core/record/record.hpp"
 
 namespace gpuqual {
 
@@ -43,7 +43,7 @@ struct GpuOutcome {
   std::vector<Metric> metrics;
   std::vector<Finding> findings;
   std::map<std::string, std::string> attributes;
-  std::string reason_code;         // with a skip: its not-applicable code (core/skip_reason.hpp)
+  std::string reason_code;         // with a skip: its not-applicable code (core/record/skip_reason.hpp)
   void add(Status s, std::string note);  // status = worse_of(status, s); note kept when non-empty
 };
 
@@ -70,6 +70,6 @@ bool is_sticky_cuda_error(int cuda_status);
 void run_gpu_steps(std::size_t count, const std::function<void(std::size_t step)>& step,
                    const std::function<void(std::size_t step, const std::string& what, std::size_t remaining)>& on_error);
 
-// unmeasurable(name, status, reason), for a check that cannot measure, is in core/record.hpp.
+// unmeasurable(name, status, reason), for a check that cannot measure, is in core/record/record.hpp.
 
 }  // namespace gpuqual

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "core/json_fields.hpp"
+#include "core/base/json_fields.hpp"
 #include "device/measure.hpp"
 
 namespace gpuqual {

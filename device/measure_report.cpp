@@ -2,7 +2,7 @@
 
 #include <sstream>
 
-#include "core/stats.hpp"
+#include "core/base/stats.hpp"
 
 namespace gpuqual {
 

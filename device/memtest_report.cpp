@@ -1,6 +1,6 @@
 #include "device/memtest_report.hpp"
 
-#include "core/metric_summary.hpp"
+#include "core/record/metric_summary.hpp"
 
 namespace gpuqual {
 

@@ -6,7 +6,7 @@
 #include <exception>
 #include <memory>
 
-#include "core/metric_summary.hpp"
+#include "core/record/metric_summary.hpp"
 #include "device/cuda_error.hpp"
 #include "device/measure.hpp"
 #include "device/nccl_allreduce_runner.hpp"

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "core/record.hpp"
+#include "core/record/record.hpp"
 #include "device/nccl_allreduce_params.hpp"
 #include "device/nccl_rank_sync.hpp"
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <set>
 
-#include "core/json_fields.hpp"
+#include "core/base/json_fields.hpp"
 
 namespace gpuqual {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/stack_inventory.hpp"
+#include "core/record/stack_inventory.hpp"
 
 namespace gpuqual {
 

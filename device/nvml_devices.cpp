@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
-#include "core/diff_gpu_match.hpp"  // normalize_pci_bus_id: CUDA and NVML write the domain differently
-#include "core/text_case.hpp"
+#include "core/record/gpu_match.hpp"  // normalize_pci_bus_id: CUDA and NVML write the domain differently
+#include "core/base/text_case.hpp"
 #include "device/nvml_library.hpp"
 
 namespace gpuqual {

@@ -1,7 +1,7 @@
 #include "device/nvml_snapshot.hpp"
 
-#include "core/health_sampling.hpp"
-#include "core/utc_time.hpp"
+#include "core/rules/health_sampling.hpp"
+#include "core/base/utc_time.hpp"
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
@@ -184,7 +184,7 @@ void sample_one(const NvmlApi& api, nvmlDevice_t h, GpuHealthReading& g) {
   unsigned v = 0;
   const std::optional<int> temp = read_gpu_temperature_c(api, h);
   if (temp) g.temperature_c = std::max(g.temperature_c.value_or(*temp), *temp);
-  // The highest link seen while sampling (core/health_sampling.hpp: idle links train down).
+  // The highest link seen while sampling (core/rules/health_sampling.hpp: idle links train down).
   std::optional<int> gen, width;
   if (api.nvmlDeviceGetCurrPcieLinkGeneration && api.nvmlDeviceGetCurrPcieLinkGeneration(h, &v) == NVML_SUCCESS) {
     gen = static_cast<int>(v);

@@ -1,13 +1,13 @@
 #pragma once
-// Reads a HealthSnapshot (core/health_snapshot.hpp) from NVML: counters, modes and limits once,
+// Reads a HealthSnapshot (core/rules/health_snapshot.hpp) from NVML: counters, modes and limits once,
 // and the fast-changing readings (clock event reasons, temperature, current PCIe link) on each
 // sample() call, accumulated (union of reasons, hottest temperature, highest link seen).
 // A reading NVML does not give is left empty and named in `unread` with NVML's message.
 #include <string>
 #include <vector>
 
-#include "core/health_snapshot.hpp"
-#include "core/record.hpp"
+#include "core/rules/health_snapshot.hpp"
+#include "core/record/record.hpp"
 #include "device/nvml_devices.hpp"
 
 namespace gpuqual {

@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "kernels/copy_pattern.cuh"
-#include "core/text_case.hpp"
+#include "core/base/text_case.hpp"
 
 namespace gpuqual {
 

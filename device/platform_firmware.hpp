@@ -4,7 +4,7 @@
 // serial numbers next to them are root-only and not read).
 #include <string>
 
-#include "core/stack_inventory.hpp"
+#include "core/record/stack_inventory.hpp"
 
 namespace gpuqual {
 

@@ -5,11 +5,11 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 
-#include "core/atomic_file.hpp"
-#include "core/fabric_rules.hpp"
-#include "core/health_rules.hpp"
-#include "core/health_snapshot_json.hpp"
-#include "core/utc_time.hpp"
+#include "core/base/atomic_file.hpp"
+#include "core/rules/fabric_rules.hpp"
+#include "core/rules/health_rules.hpp"
+#include "core/rules/health_snapshot_json.hpp"
+#include "core/base/utc_time.hpp"
 #include "device/fabric_sysfs.hpp"
 #include "device/nvml_snapshot.hpp"
 

@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "core/health_severity.hpp"
-#include "core/record.hpp"
+#include "core/rules/health_severity.hpp"
+#include "core/record/record.hpp"
 #include "device/xid_monitor.hpp"
 
 namespace gpuqual {

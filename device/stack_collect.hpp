@@ -1,12 +1,12 @@
 #pragma once
-// Collects the StackInventory of this node (core/stack_inventory.hpp) from its readers, all
+// Collects the StackInventory of this node (core/record/stack_inventory.hpp) from its readers, all
 // without privileges. The roots are parameters so a test runs the whole collection on a fake
 // tree; the defaults are the real paths.
 #include <map>
 #include <string>
 #include <vector>
 
-#include "core/record.hpp"
+#include "core/record/record.hpp"
 
 namespace gpuqual {
 

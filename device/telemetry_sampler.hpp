@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/telemetry_summary.hpp"
+#include "core/rules/telemetry_summary.hpp"
 #include "device/nvml_library.hpp"
 
 namespace gpuqual {

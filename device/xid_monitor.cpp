@@ -1,5 +1,5 @@
 #include "device/xid_monitor.hpp"
-#include "core/utc_time.hpp"
+#include "core/base/utc_time.hpp"
 
 namespace gpuqual {
 

@@ -11,8 +11,8 @@
 #include <thread>
 #include <vector>
 
-#include "core/health_snapshot.hpp"
-#include "core/record.hpp"
+#include "core/rules/health_snapshot.hpp"
+#include "core/record/record.hpp"
 #include "device/nvml_library.hpp"
 #include "device/nvml_snapshot.hpp"
 

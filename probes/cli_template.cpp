@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "core/json_fields.hpp"
+#include "core/base/json_fields.hpp"
 
 namespace gpuqual::probes {
 

@@ -1,17 +1,17 @@
 #pragma once
 // The pre-start check of a container image against the host driver: the image's CUDA_VERSION
 // and NVIDIA_REQUIRE_* variables (Config.Env, read without running it) judged with the
-// compatibility rules of the `compat` preflight (core/cuda_compat_image.hpp), so an image that
+// compatibility rules of the `compat` preflight (core/compat/cuda_compat_image.hpp), so an image that
 // needs a newer driver fails early, with the reason, instead of failing later inside the
 // process (under CDI the NVIDIA Container Toolkit does not check the requirement at all).
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "core/cuda_compat.hpp"
-#include "core/cuda_compat_require.hpp"
-#include "core/record.hpp"
-#include "core/status.hpp"
+#include "core/compat/cuda_compat.hpp"
+#include "core/compat/cuda_compat_require.hpp"
+#include "core/record/record.hpp"
+#include "core/record/status.hpp"
 
 namespace gpuqual::probes {
 

@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "core/metric_summary.hpp"
-#include "core/units.hpp"
+#include "core/record/metric_summary.hpp"
+#include "core/base/units.hpp"
 
 namespace gpuqual::probes {
 

@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/record.hpp"
+#include "core/record/record.hpp"
 
 namespace gpuqual::probes {
 

@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "core/json_fields.hpp"
-#include "core/metric_summary.hpp"
+#include "core/base/json_fields.hpp"
+#include "core/record/metric_summary.hpp"
 #include "probes/names.hpp"
 #include "probes/net_resolve.hpp"
 #include "probes/site_config.hpp"

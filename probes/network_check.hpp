@@ -22,7 +22,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "core/record.hpp"
+#include "core/record/record.hpp"
 #include "probes/net_attempt.hpp"
 
 namespace gpuqual::probes {

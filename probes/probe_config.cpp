@@ -8,9 +8,9 @@
 #include <regex>
 #include <set>
 
-#include "core/input_error.hpp"
-#include "core/json_fields.hpp"
-#include "core/metric_summary.hpp"
+#include "core/base/input_error.hpp"
+#include "core/base/json_fields.hpp"
+#include "core/record/metric_summary.hpp"
 #include "probes/cli_runtime.hpp"
 #include "probes/container_owner.hpp"
 #include "probes/docker_api_runtime.hpp"

@@ -28,7 +28,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "core/record.hpp"
+#include "core/record/record.hpp"
 #include "probes/cli_template.hpp"
 #include "probes/container_runtime.hpp"
 #include "probes/probe_run.hpp"

@@ -7,14 +7,14 @@
 #include <chrono>
 #include <memory>
 
-#include "core/elapsed.hpp"
+#include "core/base/elapsed.hpp"
 #include "probes/container_janitor.hpp"
 #include "probes/container_owner.hpp"
 #include "probes/image_digest.hpp"
 #include "probes/metric_lines.hpp"
 #include "probes/names.hpp"
 #include "probes/self_probe.hpp"
-#include "core/text_case.hpp"
+#include "core/base/text_case.hpp"
 
 namespace gpuqual::probes {
 

@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "core/record.hpp"
-#include "core/status.hpp"
+#include "core/record/record.hpp"
+#include "core/record/status.hpp"
 #include "probes/container_runtime.hpp"
 #include "probes/image_compat.hpp"
 

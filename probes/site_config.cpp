@@ -5,9 +5,9 @@
 
 #include <cerrno>
 
-#include "core/baseline_yaml_tree.hpp"
-#include "core/input_error.hpp"
-#include "core/json_input.hpp"
+#include "core/base/yaml_tree.hpp"
+#include "core/base/input_error.hpp"
+#include "core/base/json_input.hpp"
 
 namespace gpuqual::probes {
 

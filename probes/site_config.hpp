@@ -17,8 +17,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/json_fields.hpp"
-#include "core/record.hpp"
+#include "core/base/json_fields.hpp"
+#include "core/record/record.hpp"
 
 namespace gpuqual::probes {
 

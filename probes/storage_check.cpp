@@ -7,9 +7,9 @@
 #include <random>
 #include <set>
 
-#include "core/json_fields.hpp"
-#include "core/metric_summary.hpp"
-#include "core/stats.hpp"
+#include "core/base/json_fields.hpp"
+#include "core/record/metric_summary.hpp"
+#include "core/base/stats.hpp"
 #include "probes/names.hpp"
 #include "probes/site_config.hpp"
 #include "probes/storage_files.hpp"

@@ -24,7 +24,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "core/record.hpp"
+#include "core/record/record.hpp"
 #include "probes/storage_io.hpp"
 
 namespace gpuqual::probes {

@@ -13,7 +13,7 @@
 #include <cstring>
 #include <memory>
 
-#include "core/elapsed.hpp"
+#include "core/base/elapsed.hpp"
 #include "probes/mount_info.hpp"
 #include "probes/storage_files.hpp"
 

@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
-#include "core/json_fields.hpp"
-#include "core/metric_summary.hpp"
+#include "core/base/json_fields.hpp"
+#include "core/record/metric_summary.hpp"
 #include "probes/http_client.hpp"
 #include "probes/prometheus_text.hpp"
 

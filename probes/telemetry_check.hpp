@@ -18,7 +18,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "core/record.hpp"
+#include "core/record/record.hpp"
 #include "probes/telemetry_eval.hpp"
 
 namespace gpuqual::probes {

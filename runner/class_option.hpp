@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "core/hardware_class.hpp"
+#include "core/record/hardware_class.hpp"
 
 namespace gpuqual {
 

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "core/exit_code.hpp"
-#include "core/input_error.hpp"
-#include "core/text_escape.hpp"
-#include "core/version.hpp"
+#include "core/base/exit_code.hpp"
+#include "core/base/input_error.hpp"
+#include "core/base/text_escape.hpp"
+#include "core/base/version.hpp"
 #include "runner/command.hpp"
 #include "runner/help_format.hpp"
 
@@ -123,7 +123,7 @@ int cli_main(int argc, char** argv) {
   try {
     return selected();
   } catch (const InputError& e) {
-    // Every command's exit-3 message, escaped once for all (core/text_escape.hpp: terminal_line).
+    // Every command's exit-3 message, escaped once for all (core/base/text_escape.hpp: terminal_line).
     print_line(stderr, fmt::format("gpuqual: error: {}", e.what()));
     return kExitUsage;
   } catch (const std::exception& e) {

@@ -1,6 +1,6 @@
 // `gpuqual baseline build RECORD... --output FILE [--class CLASS]`: a baseline from healthy run
 // records (docs/baselines.md; the statistics are in
-// core/baseline_build.hpp). After writing, the new baseline is loaded back from its own text and
+// core/fleet/baseline_build.hpp). After writing, the new baseline is loaded back from its own text and
 // every record it came from is judged against it, so a reviewer sees which nodes it would fail.
 #include <fmt/format.h>
 
@@ -8,16 +8,16 @@
 #include <map>
 #include <memory>
 
-#include "core/atomic_file.hpp"
-#include "core/baseline.hpp"
-#include "core/baseline_build.hpp"
-#include "core/compare.hpp"
-#include "core/exit_code.hpp"
-#include "core/gate_record_reader.hpp"
-#include "core/gate_stream.hpp"
-#include "core/input_error.hpp"
-#include "core/noise_model_options.hpp"
-#include "core/text_escape.hpp"
+#include "core/base/atomic_file.hpp"
+#include "core/baseline/baseline.hpp"
+#include "core/fleet/baseline_build.hpp"
+#include "core/judge/compare.hpp"
+#include "core/base/exit_code.hpp"
+#include "core/record/record_reader.hpp"
+#include "core/judge/gate_stream.hpp"
+#include "core/base/input_error.hpp"
+#include "core/verdict/noise_model_options.hpp"
+#include "core/base/text_escape.hpp"
 #include "runner/class_option.hpp"
 #include "runner/command.hpp"
 

@@ -2,9 +2,9 @@
 // its hardware class (docs/compare.md).
 #include <memory>
 
-#include "core/baseline.hpp"
-#include "core/compare.hpp"
-#include "core/record_io.hpp"
+#include "core/baseline/baseline.hpp"
+#include "core/judge/compare.hpp"
+#include "core/record/record_io.hpp"
 #include "runner/class_option.hpp"
 #include "runner/command.hpp"
 #include "runner/compare_baseline.hpp"

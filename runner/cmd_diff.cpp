@@ -1,16 +1,16 @@
 // `gpuqual diff BEFORE AFTER`: did this node get worse across an upgrade? (docs/diff.md;
-// the decision rules are in core/diff.hpp, the statistics in
-// core/noise_model.hpp.)
+// the decision rules are in core/judge/diff.hpp, the statistics in
+// core/verdict/noise_model.hpp.)
 #include <fmt/format.h>
 
 #include <memory>
 
-#include "core/baseline.hpp"
-#include "core/diff.hpp"
-#include "core/diff_pair.hpp"
-#include "core/noise_model_options.hpp"
-#include "core/record_io.hpp"
-#include "core/text_escape.hpp"
+#include "core/baseline/baseline.hpp"
+#include "core/judge/diff.hpp"
+#include "core/judge/diff_pair.hpp"
+#include "core/verdict/noise_model_options.hpp"
+#include "core/record/record_io.hpp"
+#include "core/base/text_escape.hpp"
 #include "runner/command.hpp"
 #include "runner/diff_inputs.hpp"
 #include "runner/freshness_options.hpp"
@@ -50,7 +50,7 @@ int run_diff(const DiffArgs& a) {
   o.target = target.get();
   const Freshness freshness = freshness_from(FreshnessFlags{a.max_age, ""});
   Verdict v = diff_records(before, after, o);
-  // An after-record older than --max-age does not qualify the node now (core/record_age.hpp).
+  // An after-record older than --max-age does not qualify the node now (core/verdict/record_age.hpp).
   withhold_qualification(v, freshness_problems(after, after.node.hostname, freshness));
   return emit_reports(v, a.report);
 }

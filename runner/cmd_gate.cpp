@@ -1,5 +1,5 @@
 // `gpuqual gate RECORD... --baseline auto|FILE`: may the rollout widen past the canary pool?
-// (docs/gate.md; the pool rules are in core/gate.hpp.)
+// (docs/gate.md; the pool rules are in core/judge/gate.hpp.)
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -7,10 +7,10 @@
 #include <cstdlib>
 #include <memory>
 
-#include "core/gate.hpp"
-#include "core/gate_stream.hpp"
-#include "core/input_error.hpp"
-#include "core/noise_model_options.hpp"
+#include "core/judge/gate.hpp"
+#include "core/judge/gate_stream.hpp"
+#include "core/base/input_error.hpp"
+#include "core/verdict/noise_model_options.hpp"
 #include "runner/command.hpp"
 #include "runner/expect_gpus_option.hpp"
 #include "runner/target_option.hpp"
@@ -47,7 +47,7 @@ int run_gate(const GateArgs& a) {
   } else {
     source = std::make_unique<FixedBaselines>(FixedBaselines::from_files(a.baselines));
   }
-  // The table format shows the pool table (core/gate_summary.hpp) above the pool rows.
+  // The table format shows the pool table (core/judge/gate_summary.hpp) above the pool rows.
   return emit_reports(gate_records(paths, *source, o, a.jobs), a.report);
 }
 

@@ -10,9 +10,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "core/exit_code.hpp"
-#include "core/record_json.hpp"
-#include "core/text_escape.hpp"
+#include "core/base/exit_code.hpp"
+#include "core/record/record_json.hpp"
+#include "core/base/text_escape.hpp"
 #include "device/inventory.hpp"
 #include "runner/class_option.hpp"
 #include "runner/command.hpp"
@@ -52,7 +52,7 @@ std::string opt_bool(const std::optional<bool>& v) { return v ? (*v ? "on" : "of
 
 void print_table(const Inventory& inv) {
   const NodeFacts& n = inv.node;
-  // Node strings (labels, names, versions) one line each, controls shown (core/text_escape.hpp).
+  // Node strings (labels, names, versions) one line each, controls shown (core/base/text_escape.hpp).
   auto row = [](const char* key, const std::string& value) {
     fmt::print("  {:<22} {}\n", key, terminal_line(value));
   };
@@ -114,7 +114,7 @@ void print_table(const Inventory& inv) {
     }
   }
   if (!inv.gpu_unavailable_reason.empty()) fmt::print("  CUDA cannot use GPUs: {}\n", inv.gpu_unavailable_reason);
-  // The whole stack as diff, Prometheus and matrix name it (core/stack_inventory.hpp).
+  // The whole stack as diff, Prometheus and matrix name it (core/record/stack_inventory.hpp).
   RunRecord r;
   r.node = inv.node;
   r.gpus = inv.gpus;

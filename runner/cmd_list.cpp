@@ -5,8 +5,8 @@
 #include <filesystem>
 #include <memory>
 
-#include "core/exit_code.hpp"
-#include "core/input_error.hpp"
+#include "core/base/exit_code.hpp"
+#include "core/base/input_error.hpp"
 #include "runner/command.hpp"
 #include "runner/run/run_plan.hpp"
 #include "suites/check.hpp"

@@ -1,5 +1,5 @@
 // `gpuqual matrix build|check|rollback`: the known-good compatibility matrix per hardware class
-// (docs/matrix.md; the states are in core/matrix.hpp, the rules in core/matrix_check.hpp).
+// (docs/matrix.md; the states are in core/fleet/matrix.hpp, the rules in core/fleet/matrix_check.hpp).
 #include <fmt/format.h>
 
 #include <chrono>
@@ -7,17 +7,17 @@
 #include <ctime>
 #include <memory>
 
-#include "core/atomic_file.hpp"
-#include "core/baseline.hpp"
-#include "core/exit_code.hpp"
-#include "core/gate_baselines.hpp"
-#include "core/gate_stream.hpp"
-#include "core/input_error.hpp"
-#include "core/matrix_check.hpp"
-#include "core/matrix_io.hpp"
-#include "core/matrix_rollback.hpp"
-#include "core/matrix_stream.hpp"
-#include "core/text_escape.hpp"
+#include "core/base/atomic_file.hpp"
+#include "core/baseline/baseline.hpp"
+#include "core/base/exit_code.hpp"
+#include "core/baseline/class_baselines.hpp"
+#include "core/judge/gate_stream.hpp"
+#include "core/base/input_error.hpp"
+#include "core/fleet/matrix_check.hpp"
+#include "core/fleet/matrix_io.hpp"
+#include "core/fleet/matrix_rollback.hpp"
+#include "core/fleet/matrix_stream.hpp"
+#include "core/base/text_escape.hpp"
 #include "runner/class_option.hpp"
 #include "runner/command.hpp"
 #include "runner/html/html_matrix.hpp"

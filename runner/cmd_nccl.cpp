@@ -11,11 +11,11 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "core/baseline.hpp"
-#include "core/compare.hpp"
-#include "core/exit_code.hpp"
-#include "core/input_error.hpp"
-#include "core/record_io.hpp"
+#include "core/baseline/baseline.hpp"
+#include "core/judge/compare.hpp"
+#include "core/base/exit_code.hpp"
+#include "core/base/input_error.hpp"
+#include "core/record/record_io.hpp"
 #include "runner/class_option.hpp"
 #include "runner/command.hpp"
 #include "runner/multinode/nccl_multinode.hpp"

@@ -1,17 +1,17 @@
 // `gpuqual plan --nodes FILE --pods FILE --pdbs FILE --policy FILE`: rollout waves that keep
-// GPU capacity (docs/plan.md; the planner is core/plan.hpp).
+// GPU capacity (docs/plan.md; the planner is core/fleet/plan.hpp).
 #include <fmt/format.h>
 
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "core/atomic_file.hpp"
-#include "core/input_error.hpp"
-#include "core/plan.hpp"
-#include "core/plan_json.hpp"
-#include "core/plan_policy.hpp"
-#include "core/text_escape.hpp"
+#include "core/base/atomic_file.hpp"
+#include "core/base/input_error.hpp"
+#include "core/fleet/plan.hpp"
+#include "core/fleet/plan_json.hpp"
+#include "core/fleet/plan_policy.hpp"
+#include "core/base/text_escape.hpp"
 #include "runner/command.hpp"
 #include "runner/freshness_options.hpp"
 #include "runner/plan_inputs.hpp"
@@ -38,7 +38,7 @@ int run_plan(PlanArgs& a) {
   }
   const PlanPolicy policy = load_plan_policy(a.policy);
   // The Nodes as they are now also say whether a run record among --verdicts is stale (taken
-  // before the node's current boot, kubelet, kernel or driver; core/record_age.hpp).
+  // before the node's current boot, kubelet, kernel or driver; core/verdict/record_age.hpp).
   auto states = std::make_shared<CurrentNodes>();
   const Cluster cluster = read_cluster(a.cluster, a.verdicts.empty() ? nullptr : states.get());
   GateOptions judged;

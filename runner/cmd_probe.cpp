@@ -20,12 +20,12 @@
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
-#include "core/cuda_compat_version.hpp"
-#include "core/exit_code.hpp"
-#include "core/input_error.hpp"
-#include "core/json_input.hpp"
-#include "core/record_json.hpp"
-#include "core/text_case.hpp"
+#include "core/base/dotted_version.hpp"
+#include "core/base/exit_code.hpp"
+#include "core/base/input_error.hpp"
+#include "core/base/json_input.hpp"
+#include "core/record/record_json.hpp"
+#include "core/base/text_case.hpp"
 #include "device/inventory.hpp"
 #include "probes/container_owner.hpp"
 #include "probes/names.hpp"

@@ -8,18 +8,18 @@
 #include <exception>
 #include <memory>
 
-#include "core/atomic_file.hpp"
-#include "core/compare.hpp"
-#include "core/diff.hpp"
-#include "core/diff_pair.hpp"
-#include "core/gate.hpp"
-#include "core/gate_stream.hpp"
-#include "core/health_rules.hpp"
-#include "core/health_severity.hpp"
-#include "core/input_error.hpp"
-#include "core/matrix_io.hpp"
-#include "core/record_io.hpp"
-#include "core/text_escape.hpp"
+#include "core/base/atomic_file.hpp"
+#include "core/judge/compare.hpp"
+#include "core/judge/diff.hpp"
+#include "core/judge/diff_pair.hpp"
+#include "core/judge/gate.hpp"
+#include "core/judge/gate_stream.hpp"
+#include "core/rules/health_rules.hpp"
+#include "core/rules/health_severity.hpp"
+#include "core/base/input_error.hpp"
+#include "core/fleet/matrix_io.hpp"
+#include "core/record/record_io.hpp"
+#include "core/base/text_escape.hpp"
 #include "runner/command.hpp"
 #include "runner/compare_baseline.hpp"
 #include "runner/diff_inputs.hpp"
@@ -86,7 +86,7 @@ int run_gate_report(const ReportArgs& a) {
   html::ReportInput in;
   in.verdict = &verdict;
   // The heat map wants every metric of every node; the gate verdict keeps only a trimmed view.
-  // An unreadable record is a row of its own, as gate judges it (core/gate.hpp: unreadable_node):
+  // An unreadable record is a row of its own, as gate judges it (core/judge/gate.hpp: unreadable_node):
   // the rest of the pool is still shown (gate_records stops only when no record can be read).
   for (std::size_t i = 0; i < paths.size(); ++i) {
     html::PoolNode node;

@@ -15,22 +15,22 @@
 #include <memory>
 #include <random>
 
-#include "core/atomic_file.hpp"
-#include "core/baseline.hpp"
-#include "core/expected_gpus.hpp"
-#include "core/compare.hpp"
-#include "core/exit_code.hpp"
-#include "core/health_rules.hpp"
-#include "core/health_severity.hpp"
-#include "core/input_error.hpp"
-#include "core/json_input.hpp"
-#include "core/record_json.hpp"
-#include "core/record_io.hpp"
-#include "core/text_escape.hpp"
-#include "core/text_table.hpp"
-#include "core/text_width.hpp"
-#include "core/utc_time.hpp"
-#include "core/version.hpp"
+#include "core/base/atomic_file.hpp"
+#include "core/baseline/baseline.hpp"
+#include "core/verdict/expected_gpus.hpp"
+#include "core/judge/compare.hpp"
+#include "core/base/exit_code.hpp"
+#include "core/rules/health_rules.hpp"
+#include "core/rules/health_severity.hpp"
+#include "core/base/input_error.hpp"
+#include "core/base/json_input.hpp"
+#include "core/record/record_json.hpp"
+#include "core/record/record_io.hpp"
+#include "core/base/text_escape.hpp"
+#include "core/base/text_table.hpp"
+#include "core/base/text_width.hpp"
+#include "core/base/utc_time.hpp"
+#include "core/base/version.hpp"
 #include "device/inventory.hpp"
 #include "device/run_monitor.hpp"
 #include "runner/class_option.hpp"
@@ -193,7 +193,7 @@ int run_run(const RunArgs& a) {
   settings.gpu_unavailable_reason = inv.gpu_unavailable_reason;
   settings.grace_s = a.grace_s;
   // The count `health` judges NVML's against: the one compare will judge the record with
-  // (the largest of --expect-gpus, the baseline's gpu_count and the node's labels; core/expected_gpus.hpp).
+  // (the largest of --expect-gpus, the baseline's gpu_count and the node's labels; core/verdict/expected_gpus.hpp).
   if (auto n = expected_gpu_count(inv.node.k8s_labels, baseline.get(), expect_gpus_value(a.expect_gpus))) {
     settings.expect_gpus = n->count;
   }

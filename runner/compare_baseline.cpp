@@ -4,8 +4,8 @@
 
 #include <cstdio>
 
-#include "core/input_error.hpp"
-#include "core/text_escape.hpp"
+#include "core/base/input_error.hpp"
+#include "core/base/text_escape.hpp"
 
 namespace gpuqual {
 

@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "core/baseline.hpp"
+#include "core/baseline/baseline.hpp"
 
 namespace gpuqual {
 

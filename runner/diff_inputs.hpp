@@ -5,8 +5,8 @@
 #include <memory>
 #include <string>
 
-#include "core/baseline.hpp"
-#include "core/diff.hpp"
+#include "core/baseline/baseline.hpp"
+#include "core/judge/diff.hpp"
 
 namespace gpuqual {
 

@@ -1,7 +1,7 @@
 #pragma once
 // `--expect-gpus N`, the same on run, compare and gate: how many GPUs the node must have. One
 // source of the expected count among the baseline's gpu_count, the node's labels and capacity and
-// the PCI bus: the largest wins (core/expected_gpus.hpp); fewer GPUs in the record is
+// the PCI bus: the largest wins (core/verdict/expected_gpus.hpp); fewer GPUs in the record is
 // `gpu.missing` (fail).
 #include <CLI/CLI.hpp>
 

@@ -2,7 +2,7 @@
 
 #include <cstdlib>
 
-#include "core/noise_model_options.hpp"
+#include "core/verdict/noise_model_options.hpp"
 
 namespace gpuqual {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/gate.hpp"
+#include "core/judge/gate.hpp"
 #include "runner/freshness_options.hpp"
 
 namespace gpuqual {
@@ -24,7 +24,7 @@ struct GatePoolFlags {
 // Returns the options added, so a command can tell whether any was given.
 std::vector<CLI::Option*> add_gate_pool_options(CLI::App* cmd, GatePoolFlags& flags);
 
-// The validated flags as the options core/gate.hpp judges with.
+// The validated flags as the options core/judge/gate.hpp judges with.
 GateOptions gate_options_from(const GatePoolFlags& flags, bool strict);
 
 }  // namespace gpuqual

@@ -1,11 +1,11 @@
 #include <string_view>
 
-#include "core/cuda_compat_reexec.hpp"
+#include "core/compat/cuda_compat_reexec.hpp"
 #include "runner/cli.hpp"
 
 int main(int argc, char** argv) {
   // The commands that load the CUDA runtime choose their user-mode driver first: the host's, or
-  // the forward-compat one (core/cuda_compat_reexec.hpp). Judging commands never touch CUDA.
+  // the forward-compat one (core/compat/cuda_compat_reexec.hpp). Judging commands never touch CUDA.
   if (argc > 1) {
     const std::string_view cmd = argv[1];
     if (cmd == "run" || cmd == "inventory" || cmd == "nccl") gpuqual::reexec_with_forward_compat_if_eligible(argv);

@@ -8,14 +8,14 @@
 #include <iterator>
 #include <nlohmann/json.hpp>
 
-#include "core/baseline.hpp"
-#include "core/gate_baselines.hpp"
-#include "core/gate_stream.hpp"
-#include "core/input_error.hpp"
-#include "core/json_input.hpp"
-#include "core/plan_cluster_json.hpp"
-#include "core/record.hpp"
-#include "core/verdict_json.hpp"
+#include "core/baseline/baseline.hpp"
+#include "core/baseline/class_baselines.hpp"
+#include "core/judge/gate_stream.hpp"
+#include "core/base/input_error.hpp"
+#include "core/base/json_input.hpp"
+#include "core/fleet/plan_cluster_json.hpp"
+#include "core/record/record.hpp"
+#include "core/verdict/verdict_json.hpp"
 
 namespace gpuqual {
 

@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "core/gate.hpp"
-#include "core/plan_cluster.hpp"
-#include "core/plan_verdicts.hpp"
-#include "core/record_age.hpp"
+#include "core/judge/gate.hpp"
+#include "core/fleet/plan_cluster.hpp"
+#include "core/fleet/plan_verdicts.hpp"
+#include "core/verdict/record_age.hpp"
 
 namespace gpuqual {
 
@@ -20,7 +20,7 @@ struct ClusterSources {
 };
 
 // `states`, when given: each Node's boot, kubelet, kernel and driver from the same nodes
-// document, for the staleness of run records among the verdicts (core/record_age.hpp).
+// document, for the staleness of run records among the verdicts (core/verdict/record_age.hpp).
 Cluster read_cluster(const ClusterSources& sources, CurrentNodes* states = nullptr);
 
 // `paths`: verdict JSON files, run records, or directories of either (*.json inside). Run

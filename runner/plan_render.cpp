@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <unordered_map>
 
-#include "core/text_escape.hpp"
+#include "core/base/text_escape.hpp"
 #include "runner/reporters/report_format.hpp"
 
 namespace gpuqual {

@@ -1,9 +1,9 @@
 #pragma once
 // A plan for people: the console table and Markdown (a change ticket, a merge-request comment).
-// JSON is core/plan_json.hpp.
+// JSON is core/fleet/plan_json.hpp.
 #include <string>
 
-#include "core/plan.hpp"
+#include "core/fleet/plan.hpp"
 
 namespace gpuqual {
 

@@ -1,5 +1,5 @@
 #pragma once
-// The flags that feed the record's stack inventory (core/stack_inventory.hpp), the same on every
+// The flags that feed the record's stack inventory (core/record/stack_inventory.hpp), the same on every
 // command that collects an inventory (run, inventory, nccl):
 //   --node-file PATH           the Kubernetes Node object as JSON (status.nodeInfo, GPU capacity)
 //   --platform NAME=VERSION    a platform component the cluster does not expose on the node,
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "core/input_error.hpp"
+#include "core/base/input_error.hpp"
 #include "device/inventory.hpp"
 
 namespace gpuqual {

@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "core/target.hpp"
+#include "core/verdict/target.hpp"
 
 namespace gpuqual {
 

@@ -6,7 +6,7 @@
 // fixed-size summary. Findings: burnin.wrong_result and memtest.bit_errors (fail), new ECC
 // errors and Xids (fail; corrected ECC growth warns), throttling above
 // `throttle_warn_fraction` of the time (warn); no telemetry sample or the Xid watch off: warn
-// (core/burnin_logic.hpp burnin_unwatched). Stopped before `min_duration_s`: error "stopped
+// (core/rules/burnin_logic.hpp burnin_unwatched). Stopped before `min_duration_s`: error "stopped
 // after N of M minutes", keeping what was measured.
 // Parameters: duration_s, min_duration_s (default duration_s), telemetry_hz 1, memtest_every_s
 // 600 (0: none), memtest_fraction 0.9, precision auto|bf16|fp16|fp8|tf32|fp32, size 8192,
@@ -19,10 +19,10 @@
 #include <limits>
 #include <mutex>
 
-#include "core/burnin_logic.hpp"
-#include "core/input_error.hpp"
-#include "core/json_fields.hpp"
-#include "core/metric_summary.hpp"
+#include "core/rules/burnin_logic.hpp"
+#include "core/base/input_error.hpp"
+#include "core/base/json_fields.hpp"
+#include "core/record/metric_summary.hpp"
 #include "device/burnin_runner.hpp"
 #include "device/cuda_error.hpp"
 #include "device/measure_gpus.hpp"

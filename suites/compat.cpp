@@ -17,13 +17,13 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "core/cuda_compat.hpp"
-#include "core/cuda_compat_forward.hpp"
-#include "core/cuda_compat_image.hpp"
-#include "core/cuda_compat_reexec.hpp"
-#include "core/health_severity.hpp"
-#include "core/input_error.hpp"
-#include "core/json_fields.hpp"
+#include "core/compat/cuda_compat.hpp"
+#include "core/compat/cuda_compat_forward.hpp"
+#include "core/compat/cuda_compat_image.hpp"
+#include "core/compat/cuda_compat_reexec.hpp"
+#include "core/rules/health_severity.hpp"
+#include "core/base/input_error.hpp"
+#include "core/base/json_fields.hpp"
 #include "device/compat_facts.hpp"
 #include "suites/check.hpp"
 
@@ -102,7 +102,7 @@ class CompatCheck : public Check {
     }
     const bool compat_libs = has_cuda_compat_libs(p.forward_compat_dir);
     // Which user-mode driver this process measures with: the forward-compat one when gpuqual
-    // re-executed itself with it (core/cuda_compat_reexec.hpp), else the host's.
+    // re-executed itself with it (core/compat/cuda_compat_reexec.hpp), else the host's.
     if (const char* active = std::getenv(kForwardCompatActiveEnv)) {
       r.attributes["user_mode_driver"] =
           fmt::format("forward-compat {} ({})", forward_compat_libcuda_version(active), active);

@@ -8,9 +8,9 @@
 #include <cstdlib>
 #include <memory>
 
-#include "core/cuda_compat.hpp"
-#include "core/health_severity.hpp"
-#include "core/input_error.hpp"
+#include "core/compat/cuda_compat.hpp"
+#include "core/rules/health_severity.hpp"
+#include "core/base/input_error.hpp"
 #include "device/compat_facts.hpp"
 #include "probes/container_owner.hpp"
 #include "probes/names.hpp"

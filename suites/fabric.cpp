@@ -2,7 +2,7 @@
 // physical state, rate and width, link layer and firmware, the error counters before and after
 // (growth is a finding), GPUDirect RDMA readiness, and which GPU shares a PCIe switch or NUMA
 // node with which HCA (recorded). Read from sysfs without privileges; the rules are in
-// core/fabric_rules.cpp, the reading in device/fabric_sysfs.cpp.
+// core/rules/fabric_rules.cpp, the reading in device/fabric_sysfs.cpp.
 //
 // Counter window: from the run's start when the runner left <side dir>/fabric-before.json
 // (RunHealthMonitor writes it before the first check, so a suite that runs `fabric` last sees
@@ -18,9 +18,9 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "core/fabric_rules.hpp"
-#include "core/input_error.hpp"
-#include "core/pci_relation.hpp"
+#include "core/rules/fabric_rules.hpp"
+#include "core/base/input_error.hpp"
+#include "core/rules/pci_relation.hpp"
 #include "device/fabric_sysfs.hpp"
 #include "device/pci_gpus.hpp"
 #include "suites/check.hpp"
@@ -65,7 +65,7 @@ void record_topology(const FabricSnapshot& s, const FabricExpectations& expect, 
     r.attributes["topology"] = "no NVIDIA GPU on the PCI bus: nothing to relate the HCAs to";
     return;
   }
-  // Best first: the relation names in core/pci_relation.hpp, nearest to farthest.
+  // Best first: the relation names in core/rules/pci_relation.hpp, nearest to farthest.
   const std::vector<std::string_view> order{"pcie_switch", "host_bridge", "numa_node", "cross_numa", "unknown"};
   auto rank = [&](std::string_view rel) { return std::find(order.begin(), order.end(), rel) - order.begin(); };
   std::map<std::string, std::pair<std::string, std::string_view>> nearest;  // gpu bus id → (hca, relation)

@@ -7,7 +7,7 @@
 
 #include <sstream>
 
-#include "core/input_error.hpp"
+#include "core/base/input_error.hpp"
 #include "device/cuda_error.hpp"
 #include "device/gemm_runner.hpp"
 #include "device/measure_clock_probe.hpp"

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/input_error.hpp"
+#include "core/base/input_error.hpp"
 #include "device/measure_gpus.hpp"
 #include "device/measure_report.hpp"
 #include "suites/check.hpp"

@@ -5,7 +5,7 @@
 // 1 GiB)), verify_samples 1024, threads_per_block 256, and the common measurement keys.
 #include <cuda_runtime_api.h>
 
-#include "core/input_error.hpp"
+#include "core/base/input_error.hpp"
 #include "device/hbm_runner.hpp"
 #include "device/measure_clock_probe.hpp"
 #include "device/measure_gpus.hpp"

@@ -20,13 +20,13 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "core/atomic_file.hpp"
-#include "core/hardware_class.hpp"
-#include "core/health_rules.hpp"
-#include "core/health_sampling.hpp"
-#include "core/health_severity.hpp"
-#include "core/health_snapshot_json.hpp"
-#include "core/json_fields.hpp"
+#include "core/base/atomic_file.hpp"
+#include "core/record/hardware_class.hpp"
+#include "core/rules/health_rules.hpp"
+#include "core/rules/health_sampling.hpp"
+#include "core/rules/health_severity.hpp"
+#include "core/rules/health_snapshot_json.hpp"
+#include "core/base/json_fields.hpp"
 #include "device/nvml_library.hpp"
 #include "device/nvml_snapshot.hpp"
 #include "device/pcie_traffic.hpp"
@@ -128,7 +128,7 @@ class HealthCheck : public Check {
     HealthSnapshot sampled = before;
 
     // Copies on the GPUs this check covers, so the link is read while carrying traffic; sampling
-    // starts once every worker has copied (core/health_sampling.hpp).
+    // starts once every worker has copied (core/rules/health_sampling.hpp).
     PcieTraffic traffic;
     LoadedSamplingSteps steps;
     if (p.pcie_load && !ctx.gpus.empty()) {

@@ -2,16 +2,16 @@
 // thread each): walking ones/zeros, own address, moving inversions (ones/zeros and seeded
 // random), random sequence. Any bad word is `fail` with the finding memtest.bit_errors, naming
 // per pattern the first bad addresses, expected and read words and the flipped bits.
-// Coverage (core/memtest_coverage.hpp): 0 bytes or less than the target is error; less than
+// Coverage (core/rules/memtest_coverage.hpp): 0 bytes or less than the target is error; less than
 // the configured share of the GPU's total memory (another process holds some) is warn.
 // Parameters (suite YAML): fraction_of_free 0.9, passes 1, patterns [all], chunk_mib 1024,
 // max_mib 0 (no cap), seed 1.
 #include <chrono>
 #include <limits>
 
-#include "core/input_error.hpp"
-#include "core/memtest_coverage.hpp"
-#include "core/json_fields.hpp"
+#include "core/base/input_error.hpp"
+#include "core/rules/memtest_coverage.hpp"
+#include "core/base/json_fields.hpp"
 #include "device/measure_gpus.hpp"
 #include "device/measure_report.hpp"
 #include "device/memtest_report.hpp"
@@ -70,7 +70,7 @@ class Memtest : public Check {
       if (ctx.progress) ctx.progress("memtest gpu " + std::to_string(gpu) + ": started");
       const MemtestRunResult run = run_memtest(config, should_stop);
       report_memtest(out, "memtest", gpu, run);
-      // How much of the GPU was covered (core/memtest_coverage.hpp): 0 bytes or short of the
+      // How much of the GPU was covered (core/rules/memtest_coverage.hpp): 0 bytes or short of the
       // target is error; memory held by another process left untested is warn.
       const MemtestCoverage coverage = judge_memtest_coverage(
           MemtestCoverageInput{run.total_bytes, run.free_bytes, run.target_bytes, run.bytes_tested,

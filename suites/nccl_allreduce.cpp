@@ -8,7 +8,7 @@
 // 2 GPUs: `skip`. Parameters: device/nccl_allreduce_params.hpp.
 #include <nccl.h>
 
-#include "core/input_error.hpp"
+#include "core/base/input_error.hpp"
 #include "device/measure_gpus.hpp"
 #include "device/measure_report.hpp"
 #include "device/nccl_allreduce_bench.hpp"

@@ -11,7 +11,7 @@
 #include <map>
 #include <memory>
 
-#include "core/input_error.hpp"
+#include "core/base/input_error.hpp"
 #include "device/measure_gpus.hpp"
 #include "device/measure_params.hpp"
 #include "device/measure_report.hpp"

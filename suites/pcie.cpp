@@ -8,7 +8,7 @@
 
 #include <memory>
 
-#include "core/input_error.hpp"
+#include "core/base/input_error.hpp"
 #include "device/measure_clock_probe.hpp"
 #include "device/measure_gpus.hpp"
 #include "device/measure_params.hpp"

@@ -1,5 +1,5 @@
 // Suite YAML → Suite. The YAML is turned into JSON with the line of every key remembered
-// (core/baseline_yaml_tree), then read with the strict JsonObject accessors, so a suite error
+// (core/base/yaml_tree), then read with the strict JsonObject accessors, so a suite error
 // reads like every other input error: "suites/x.yaml: line 12: $.checks[2].check: problem".
 #include <fmt/format.h>
 
@@ -8,10 +8,10 @@
 #include <regex>
 #include <set>
 
-#include "core/baseline_yaml_tree.hpp"
-#include "core/input_error.hpp"
-#include "core/json_fields.hpp"
-#include "core/json_input.hpp"
+#include "core/base/yaml_tree.hpp"
+#include "core/base/input_error.hpp"
+#include "core/base/json_fields.hpp"
+#include "core/base/json_input.hpp"
 #include "suites/check.hpp"
 #include "suites/check_catalog.hpp"
 #include "suites/suite.hpp"

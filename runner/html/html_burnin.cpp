@@ -8,7 +8,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "core/telemetry_summary.hpp"
+#include "core/rules/telemetry_summary.hpp"
 #include "runner/html/html_escape.hpp"
 #include "runner/reporters/report_format.hpp"
 

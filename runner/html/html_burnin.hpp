@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/record.hpp"
+#include "core/record/record.hpp"
 
 namespace gpuqual::html {
 

@@ -8,7 +8,7 @@
 #include "runner/html/html_escape.hpp"
 #include "runner/html/html_report.hpp"
 #include "runner/reporters/report_format.hpp"
-#include "core/text_case.hpp"
+#include "core/base/text_case.hpp"
 
 namespace gpuqual::html {
 

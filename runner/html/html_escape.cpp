@@ -1,6 +1,6 @@
 #include "runner/html/html_escape.hpp"
 
-#include "core/text_escape.hpp"
+#include "core/base/text_escape.hpp"
 
 namespace gpuqual::html {
 

@@ -7,7 +7,7 @@
 
 namespace gpuqual::html {
 
-// & < > " ' → entities; the code points core/text_escape.hpp hides (controls but tab and
+// & < > " ' → entities; the code points core/base/text_escape.hpp hides (controls but tab and
 // newline, bidi controls, noncharacters) → U+FFFD; invalid UTF-8 bytes → U+FFFD (a mailed
 // report must not carry bytes a reader may mis-decode).
 std::string escape(std::string_view text);

@@ -3,7 +3,7 @@
 // state) and the self-contained page `gpuqual matrix build --html FILE` writes around it.
 #include <string>
 
-#include "core/matrix.hpp"
+#include "core/fleet/matrix.hpp"
 
 namespace gpuqual::html {
 

@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <set>
 
-#include "core/text_case.hpp"
-#include "core/version.hpp"
+#include "core/base/text_case.hpp"
+#include "core/base/version.hpp"
 #include "runner/html/html_escape.hpp"
 #include "runner/html/html_matrix.hpp"
 #include "runner/reporters/report_format.hpp"

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "core/health_severity.hpp"
-#include "core/matrix.hpp"
-#include "core/record.hpp"
-#include "core/verdict.hpp"
+#include "core/rules/health_severity.hpp"
+#include "core/fleet/matrix.hpp"
+#include "core/record/record.hpp"
+#include "core/verdict/verdict.hpp"
 #include "runner/html/html_burnin.hpp"
 
 namespace gpuqual::html {

@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "core/record.hpp"
+#include "core/record/record.hpp"
 #include "device/nccl_allreduce_params.hpp"
 #include "runner/reporters/report_options.hpp"
 

@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "core/hardware_class.hpp"
-#include "core/record_json.hpp"
+#include "core/record/hardware_class.hpp"
+#include "core/record/record_json.hpp"
 #include "device/nccl_allreduce_result.hpp"
 
 namespace gpuqual {

@@ -1,6 +1,6 @@
 #include <nlohmann/json.hpp>
 
-#include "core/verdict_json.hpp"
+#include "core/verdict/verdict_json.hpp"
 #include "runner/reporters/reporters.hpp"
 
 namespace gpuqual {

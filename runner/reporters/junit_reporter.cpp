@@ -1,13 +1,13 @@
 // JUnit XML, the format GitLab (artifacts:reports:junit) and Jenkins (junit step) read: one
 // testsuite per judged node, one testcase per check × GPU. fail → <failure>, error → <error>,
 // skip → <skipped>; warn passes with the warning in <system-out>. Every text goes through
-// escape_xml (core/text_escape.hpp): characters XML 1.0 forbids (controls, U+FFFE/U+FFFF, bytes
+// escape_xml (core/base/text_escape.hpp): characters XML 1.0 forbids (controls, U+FFFE/U+FFFF, bytes
 // that are not UTF-8) are shown as escapes, so a hostile hostname or reason cannot break the file.
 #include <fmt/format.h>
 
 #include <set>
 
-#include "core/text_escape.hpp"
+#include "core/base/text_escape.hpp"
 #include "runner/reporters/report_format.hpp"
 #include "runner/reporters/reporters.hpp"
 

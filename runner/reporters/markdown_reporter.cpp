@@ -1,10 +1,10 @@
 // Markdown for a merge-request comment, a GitHub job summary or a ticket. Every record string
-// goes through report::md_cell (escape_markdown, core/text_escape.hpp), so a '|' or a newline in
+// goes through report::md_cell (escape_markdown, core/base/text_escape.hpp), so a '|' or a newline in
 // a reason cannot break the table, and no link, image, @mention, emphasis or HTML gets through.
 #include <fmt/format.h>
 
-#include "core/text_case.hpp"
-#include "core/text_escape.hpp"
+#include "core/base/text_case.hpp"
+#include "core/base/text_escape.hpp"
 #include "runner/reporters/report_format.hpp"
 #include "runner/reporters/reporters.hpp"
 

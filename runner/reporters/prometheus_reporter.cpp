@@ -7,7 +7,7 @@
 #include <map>
 #include <set>
 
-#include "core/text_escape.hpp"
+#include "core/base/text_escape.hpp"
 #include "runner/reporters/reporters.hpp"
 
 namespace gpuqual {
@@ -16,7 +16,7 @@ namespace {
 
 // Label values: backslash, double quote and newline are escaped (exposition format spec,
 // https://prometheus.io/docs/instrumenting/exposition_formats/), after escape_controls
-// (core/text_escape.hpp): a value must be UTF-8 (node-exporter's parser rejects the whole file
+// (core/base/text_escape.hpp): a value must be UTF-8 (node-exporter's parser rejects the whole file
 // otherwise), and a control or bidi character is shown as an escape, as in every other format.
 std::string label_value(std::string_view raw) {
   std::string out;

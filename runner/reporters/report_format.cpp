@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <cctype>
 
-#include "core/text_case.hpp"
-#include "core/text_escape.hpp"
-#include "core/text_table.hpp"
+#include "core/base/text_case.hpp"
+#include "core/base/text_escape.hpp"
+#include "core/base/text_table.hpp"
 
 namespace gpuqual::report {
 
@@ -25,7 +25,7 @@ std::string allowed(const MetricRow& row) {
 
 void aligned_table(std::string& out, const Row& header, const std::vector<Row>& cells, std::size_t width,
                    const std::vector<std::size_t>& text_columns) {
-  // Each cell one line with its controls shown (core/text_escape.hpp), measured as shown: a name
+  // Each cell one line with its controls shown (core/base/text_escape.hpp), measured as shown: a name
   // cannot forge a line. This is the one place table cells are sanitized.
   std::vector<Row> rows = cells;
   for (auto& r : rows) {

@@ -6,8 +6,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/text_table.hpp"
-#include "core/verdict.hpp"
+#include "core/base/text_table.hpp"
+#include "core/verdict/verdict.hpp"
 
 namespace gpuqual::report {
 
@@ -18,11 +18,11 @@ std::string allowed(const MetricRow& row);            // "-5.0%" (higher is bett
 
 // Console tables: left-aligned columns two spaces apart, appended to `out`; the last column is
 // not padded (no trailing blanks in a Job log). No line is wider than `width` display columns:
-// the `text_columns` wrap first, then the others (core/text_table.hpp).
+// the `text_columns` wrap first, then the others (core/base/text_table.hpp).
 using Row = std::vector<std::string>;
 void aligned_table(std::string& out, const Row& header, const std::vector<Row>& rows,
                    std::size_t width = kNoWidthLimit, const std::vector<std::size_t>& text_columns = {});
-// A Markdown table cell: escape_markdown (core/text_escape.hpp: no markup, link, image or mention
+// A Markdown table cell: escape_markdown (core/base/text_escape.hpp: no markup, link, image or mention
 // gets through, line breaks as blanks); "" becomes "-".
 std::string md_cell(std::string_view s);
 

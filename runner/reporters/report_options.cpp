@@ -7,11 +7,11 @@
 #include <cstdio>
 #include <exception>
 
-#include "core/atomic_file.hpp"
-#include "core/input_error.hpp"
-#include "core/text_escape.hpp"
-#include "core/text_table.hpp"
-#include "core/text_width.hpp"
+#include "core/base/atomic_file.hpp"
+#include "core/base/input_error.hpp"
+#include "core/base/text_escape.hpp"
+#include "core/base/text_table.hpp"
+#include "core/base/text_width.hpp"
 #include "runner/reporters/reporters.hpp"
 
 namespace gpuqual {
@@ -61,7 +61,7 @@ int emit_reports(const Verdict& v, const ReportOptions& o, const std::vector<std
     std::fputs(render_table(v, width).c_str(), stdout);
     for (const auto& n : notes) std::fputs((wrap_lines(terminal_line(n), width) + "\n").c_str(), stdout);
   }
-  // One line, its controls shown (core/text_escape.hpp), the same in both formats.
+  // One line, its controls shown (core/base/text_escape.hpp), the same in both formats.
   std::fputs((summary_line(v, width) + "\n").c_str(), stdout);
   std::fflush(stdout);
   if (o.strict && v.outcome == Outcome::warn) return exit_code_for(v.outcome, true);

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "core/verdict.hpp"
+#include "core/verdict/verdict.hpp"
 
 namespace gpuqual {
 

@@ -4,8 +4,8 @@
 #include <cstddef>
 #include <string>
 
-#include "core/text_width.hpp"
-#include "core/verdict.hpp"
+#include "core/base/text_width.hpp"
+#include "core/verdict/verdict.hpp"
 
 namespace gpuqual {
 
@@ -13,7 +13,7 @@ namespace gpuqual {
 std::string render_table(const Verdict& verdict, std::size_t width = kDefaultOutputWidth);
 // The last line on stdout, in the table and the JSON format alike: the verdict's summary as one
 // line; when it is wider than `width`, without the details that repeat a cause the table says
-// once (fit_summary, core/compare_summary.hpp). The JSON document's "summary" and the files keep
+// once (fit_summary, core/judge/compare_summary.hpp). The JSON document's "summary" and the files keep
 // it whole.
 std::string summary_line(const Verdict& verdict, std::size_t width);
 std::string render_json(const Verdict& verdict);        // gpuqual.verdict/v1

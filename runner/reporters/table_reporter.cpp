@@ -7,13 +7,13 @@
 
 #include <vector>
 
-#include "core/common_cause.hpp"
-#include "core/compare_summary.hpp"
-#include "core/gate_summary.hpp"
-#include "core/text_case.hpp"
-#include "core/text_escape.hpp"
-#include "core/text_table.hpp"
-#include "core/text_width.hpp"
+#include "core/judge/common_cause.hpp"
+#include "core/judge/compare_summary.hpp"
+#include "core/judge/gate_summary.hpp"
+#include "core/base/text_case.hpp"
+#include "core/base/text_escape.hpp"
+#include "core/base/text_table.hpp"
+#include "core/base/text_width.hpp"
 #include "runner/reporters/report_format.hpp"
 #include "runner/reporters/reporters.hpp"
 
@@ -23,7 +23,7 @@ namespace {
 
 using report::Row;
 
-// Every cell and header value: one line, controls shown as escapes (core/text_escape.hpp), so a
+// Every cell and header value: one line, controls shown as escapes (core/base/text_escape.hpp), so a
 // name with a newline cannot print a forged line such as "gpuqual: PASS".
 std::string one_line(std::string_view s) { return terminal_line(s); }
 

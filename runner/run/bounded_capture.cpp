@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "core/text_escape.hpp"
+#include "core/base/text_escape.hpp"
 
 namespace gpuqual {
 
@@ -54,7 +54,7 @@ std::string printable_text(std::string_view s) {
   out.reserve(s.size());
   for (std::size_t i = 0; i < s.size();) {
     char32_t cp = 0;
-    const std::size_t n = utf8_sequence(s, i, cp);  // core/text_escape.hpp: 0 when not UTF-8
+    const std::size_t n = utf8_sequence(s, i, cp);  // core/base/text_escape.hpp: 0 when not UTF-8
     if (n == 0 || (cp < 0x20 && cp != '\n' && cp != '\t') || cp == 0x7f) {
       out.push_back('?');
     } else {

@@ -9,9 +9,9 @@
 #include <cstdio>
 #include <exception>
 
-#include "core/atomic_file.hpp"
-#include "core/input_error.hpp"
-#include "core/utc_time.hpp"
+#include "core/base/atomic_file.hpp"
+#include "core/base/input_error.hpp"
+#include "core/base/utc_time.hpp"
 #include "runner/run/check_task.hpp"
 #include "suites/check.hpp"
 

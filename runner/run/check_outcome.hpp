@@ -13,7 +13,7 @@
 #include <optional>
 #include <string>
 
-#include "core/record.hpp"
+#include "core/record/record.hpp"
 #include "runner/run/child_process.hpp"
 
 namespace gpuqual {

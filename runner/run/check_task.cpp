@@ -2,10 +2,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/input_error.hpp"
-#include "core/json_fields.hpp"
-#include "core/json_input.hpp"
-#include "core/record_json.hpp"
+#include "core/base/input_error.hpp"
+#include "core/base/json_fields.hpp"
+#include "core/base/json_input.hpp"
+#include "core/record/record_json.hpp"
 
 namespace gpuqual {
 

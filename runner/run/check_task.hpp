@@ -6,7 +6,7 @@
 // and the whole inventory, and a file survives for post-mortem when a check misbehaves.
 #include <string>
 
-#include "core/record.hpp"
+#include "core/record/record.hpp"
 #include "suites/check.hpp"
 
 namespace gpuqual {
@@ -21,7 +21,7 @@ std::string check_task_to_text(const std::string& check, const CheckContext& ctx
 // Throws InputError naming `path`.
 CheckTask read_check_task(const std::string& path);
 
-// A child's result file: JSON of one CheckResult (core/record_json). Throws InputError.
+// A child's result file: JSON of one CheckResult (core/record/record_json). Throws InputError.
 CheckResult read_check_result(const std::string& path);
 // Written by the child: invalid UTF-8 from a library message is replaced, never a throw.
 std::string check_result_to_text(const CheckResult& result);

@@ -13,7 +13,7 @@
 #include <chrono>
 #include <cstring>
 
-#include "core/elapsed.hpp"
+#include "core/base/elapsed.hpp"
 #include "runner/run/orphan_reaper.hpp"
 
 namespace gpuqual {

@@ -10,7 +10,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "core/input_error.hpp"
+#include "core/base/input_error.hpp"
 
 namespace gpuqual {
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "core/record.hpp"
+#include "core/record/record.hpp"
 
 namespace gpuqual {
 
@@ -45,7 +45,7 @@ class ProgressDisplay {
 
   void info(const std::string& line);  // normal and verbose
   // "<head>: <reason>" (normal and verbose), a cause that an earlier line said in full named by
-  // its first clause and "(above)" (core/common_cause.hpp).
+  // its first clause and "(above)" (core/judge/common_cause.hpp).
   void result(const std::string& head, const std::string& reason);
   void detail(const std::string& line);   // verbose only
   void warning(const std::string& line);  // always

@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "core/record_io.hpp"
+#include "core/record/record_io.hpp"
 
 namespace gpuqual {
 

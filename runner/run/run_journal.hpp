@@ -1,12 +1,12 @@
 #pragma once
 // The record on disk while a run is in progress. It is written before the first check with
 // every planned check as `error` "run interrupted before this check ran", and rewritten
-// atomically (core/record_io write_record: temp file, fsync, rename) when a check starts and
+// atomically (core/record/record_io write_record: temp file, fsync, rename) when a check starts and
 // when it ends. So whatever kills the run — SIGKILL, OOM killer, node reboot — the file on disk
 // is a valid record of what finished, and `complete` stays false until the run has ended.
 #include <string>
 
-#include "core/record.hpp"
+#include "core/record/record.hpp"
 
 namespace gpuqual {
 

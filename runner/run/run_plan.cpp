@@ -10,8 +10,8 @@
 #include <filesystem>
 #include <set>
 
-#include "core/data_dir.hpp"
-#include "core/input_error.hpp"
+#include "core/base/data_dir.hpp"
+#include "core/base/input_error.hpp"
 
 namespace gpuqual {
 

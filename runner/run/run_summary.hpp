@@ -4,7 +4,7 @@
 // printed last on stdout.
 #include <string>
 
-#include "core/record.hpp"
+#include "core/record/record.hpp"
 
 namespace gpuqual {
 

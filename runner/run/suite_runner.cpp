@@ -6,10 +6,10 @@
 #include <filesystem>
 #include <set>
 
-#include "core/atomic_file.hpp"
-#include "core/input_error.hpp"
-#include "core/utc_time.hpp"
-#include "core/version.hpp"
+#include "core/base/atomic_file.hpp"
+#include "core/base/input_error.hpp"
+#include "core/base/utc_time.hpp"
+#include "core/base/version.hpp"
 #include "runner/run/after_abort.hpp"
 #include "runner/run/check_outcome.hpp"
 #include "runner/run/check_task.hpp"

@@ -9,8 +9,8 @@
 #include <optional>
 #include <string>
 
-#include "core/baseline.hpp"
-#include "core/input_error.hpp"
+#include "core/baseline/baseline.hpp"
+#include "core/base/input_error.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

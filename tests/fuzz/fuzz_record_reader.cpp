@@ -4,7 +4,7 @@
 // undefined behaviour on the way. Oracles beyond "no crash":
 //  - whatever the reader accepts, the writer writes and the reader reads back unchanged;
 //  - the streaming reader of gate/baseline build (simdjson) accepts exactly what
-//    record_from_json accepts and builds the same record (core/gate_record_reader.hpp).
+//    record_from_json accepts and builds the same record (core/record/record_reader.hpp).
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -15,10 +15,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/gate_record_reader.hpp"
-#include "core/input_error.hpp"
-#include "core/json_input.hpp"
-#include "core/record_json.hpp"
+#include "core/record/record_reader.hpp"
+#include "core/base/input_error.hpp"
+#include "core/base/json_input.hpp"
+#include "core/record/record_json.hpp"
 
 namespace {
 

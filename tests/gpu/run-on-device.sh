@@ -105,7 +105,7 @@ stage_bundle() {
   for lib in "$dest"/bin/*; do patchelf --force-rpath --set-rpath '$ORIGIN/../lib' "$lib" || return 1; done
   # shellcheck disable=SC2016
   for lib in "$dest"/lib/*; do patchelf --force-rpath --set-rpath '$ORIGIN' "$lib" || return 1; done
-  # Data files where the programs look first when no flag or variable names them (core/data_dir).
+  # Data files where the programs look first when no flag or variable names them (core/base/data_dir).
   mkdir -p "$dest/share/gpuqual/suites" || return 1
   cp "$repo"/suites/*.yaml "$dest/share/gpuqual/suites/" || return 1
   cp -r "$repo/baselines" "$dest/share/gpuqual/baselines" || return 1

@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "core/health_snapshot_json.hpp"
+#include "core/rules/health_snapshot_json.hpp"
 #include "device/inventory.hpp"
 #include "device/nvml_library.hpp"
 #include "device/nvml_snapshot.hpp"

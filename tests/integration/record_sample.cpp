@@ -9,10 +9,10 @@
 #include <cstdio>
 #include <string>
 
-#include "core/input_error.hpp"
-#include "core/metric_summary.hpp"
-#include "core/record_io.hpp"
-#include "core/units.hpp"
+#include "core/base/input_error.hpp"
+#include "core/record/metric_summary.hpp"
+#include "core/record/record_io.hpp"
+#include "core/base/units.hpp"
 
 namespace {
 

@@ -39,7 +39,7 @@ from test_report_chromium import CHROMIUM_FLAGS, ExternalRefs  # noqa: E402  (wh
 from markdown_it import MarkdownIt  # scripts/install-deps.sh: markdown-it-py, linkify-it-py
 from prometheus_client.parser import text_string_to_metric_families
 
-# What no output may carry raw (core/text_escape.hpp: is_hidden_code_point), newline and tab aside.
+# What no output may carry raw (core/base/text_escape.hpp: is_hidden_code_point), newline and tab aside.
 HIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029"
                     "\ufdd0-\ufdef\ufffe\uffff\U0001fffe\U0001ffff\U0010fffe\U0010ffff]")
 VERDICT_LINE = re.compile(r"^(gpuqual( [a-z]+)?|verdict): (PASS|FAIL|WARN|INCONCLUSIVE|ERROR)\b")

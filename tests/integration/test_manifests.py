@@ -3,7 +3,7 @@
 offline: yamllint, strict Kubernetes schema validation (kubernetes-validate) of every object and
 of the kustomize output with and without the optional components, the custom resources against
 the published Argo Workflows model (hera) or their relied-on fields, the exit-code mapping
-against core/exit_code.hpp, hadolint, and the helper scripts the manifests call.
+against core/base/exit_code.hpp, hadolint, and the helper scripts the manifests call.
 
 Run: python3 tests/integration/test_manifests.py   (ctest label: manifests)
 """
@@ -353,7 +353,7 @@ class PodHardening(unittest.TestCase):
 
 
 class ExitCodeContract(unittest.TestCase):
-    """podFailurePolicy and the pipeline examples map exactly core/exit_code.hpp's codes."""
+    """podFailurePolicy and the pipeline examples map exactly core/base/exit_code.hpp's codes."""
 
     def rules_by_code(self, spec, label):
         pfp = spec.get("podFailurePolicy")

@@ -12,7 +12,7 @@
 #include <filesystem>
 #include <string>
 
-#include "core/metric_summary.hpp"
+#include "core/record/metric_summary.hpp"
 #include "test_check_support.hpp"
 
 namespace gpuqual::testbin {

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "core/metric_summary.hpp"
+#include "core/record/metric_summary.hpp"
 #include "test_check_support.hpp"
 
 namespace gpuqual::testbin {

@@ -3,8 +3,8 @@
 #include <string>
 #include <vector>
 
-#include "core/record.hpp"
-#include "core/metric_summary.hpp"
+#include "core/record/record.hpp"
+#include "core/record/metric_summary.hpp"
 
 namespace gpuqual::testing {
 
@@ -78,7 +78,7 @@ inline RunRecord make_record(int gpus = 1) {
   r.ended_at = "2026-11-30T12:03:00Z";
   r.complete = true;
   // A suite gpuqual does not ship: a record built here requires no check beyond its baseline's
-  // (core/suite_requirements.hpp); the node's label says how many GPUs it has (expected_gpus.hpp).
+  // (core/verdict/suite_requirements.hpp); the node's label says how many GPUs it has (expected_gpus.hpp).
   r.argv = {"gpuqual", "run", "--suite", "synthetic"};
   r.suite = "synthetic";
   r.node.hostname = "node-a";

@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "core/baseline.hpp"
-#include "core/compare.hpp"
-#include "core/record_io.hpp"
+#include "core/baseline/baseline.hpp"
+#include "core/judge/compare.hpp"
+#include "core/record/record_io.hpp"
 
 namespace gpuqual::testing {
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "core/matrix_check.hpp"
+#include "core/fleet/matrix_check.hpp"
 
 namespace gpuqual::testing {
 

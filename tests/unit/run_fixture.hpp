@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "core/record.hpp"
-#include "core/record_io.hpp"
+#include "core/record/record.hpp"
+#include "core/record/record_io.hpp"
 #include "process_helpers.hpp"
 
 namespace gpuqual::testing {

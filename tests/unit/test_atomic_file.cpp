@@ -1,7 +1,7 @@
-// core/atomic_file: outputs are replaced atomically only when they are (or will be) regular
+// core/base/atomic_file: outputs are replaced atomically only when they are (or will be) regular
 // files; device nodes, FIFOs and `-` are written in place; symlinks keep pointing at their
 // (replaced) target; directories are refused. Real nodes: mknod (root), mkfifo, symlink.
-#include "core/atomic_file.hpp"
+#include "core/base/atomic_file.hpp"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "cli_helpers.hpp"
-#include "core/text_escape.hpp"
+#include "core/base/text_escape.hpp"
 #include "process_helpers.hpp"
 
 namespace fs = std::filesystem;

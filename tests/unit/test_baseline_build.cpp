@@ -1,4 +1,4 @@
-#include "core/baseline_build.hpp"
+#include "core/fleet/baseline_build.hpp"
 
 #include <gtest/gtest.h>
 
@@ -6,9 +6,9 @@
 
 #include <algorithm>
 
-#include "core/baseline.hpp"
-#include "core/compare.hpp"
-#include "core/input_error.hpp"
+#include "core/baseline/baseline.hpp"
+#include "core/judge/compare.hpp"
+#include "core/base/input_error.hpp"
 #include "test_diff_fixtures.hpp"
 
 using namespace gpuqual;

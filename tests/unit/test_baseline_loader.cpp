@@ -6,8 +6,8 @@
 #include <fstream>
 #include <string>
 
-#include "core/baseline.hpp"
-#include "core/input_error.hpp"
+#include "core/baseline/baseline.hpp"
+#include "core/base/input_error.hpp"
 
 using namespace gpuqual;
 

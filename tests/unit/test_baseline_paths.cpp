@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/baseline.hpp"
+#include "core/baseline/baseline.hpp"
 
 using namespace gpuqual;
 namespace fs = std::filesystem;

@@ -1,7 +1,7 @@
 // Burn-in's plain rules: bit-exact result comparison, stop accounting, telemetry findings.
 #include <gtest/gtest.h>
 
-#include "core/burnin_logic.hpp"
+#include "core/rules/burnin_logic.hpp"
 
 namespace gpuqual {
 namespace {

@@ -2,7 +2,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "core/common_cause.hpp"
+#include "core/judge/common_cause.hpp"
 
 namespace gpuqual {
 namespace {

@@ -3,8 +3,8 @@
 
 #include <cmath>
 
-#include "core/compare.hpp"
-#include "core/compare_rules.hpp"
+#include "core/judge/compare.hpp"
+#include "core/judge/compare_rules.hpp"
 #include "record_builders.hpp"
 
 using namespace gpuqual;

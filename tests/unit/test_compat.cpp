@@ -8,11 +8,11 @@
 #include <sstream>
 #include <string>
 
-#include "core/cuda_compat.hpp"
-#include "core/cuda_compat_image.hpp"
-#include "core/cuda_compat_require.hpp"
-#include "core/cuda_compat_version.hpp"
-#include "core/input_error.hpp"
+#include "core/compat/cuda_compat.hpp"
+#include "core/compat/cuda_compat_image.hpp"
+#include "core/compat/cuda_compat_require.hpp"
+#include "core/base/dotted_version.hpp"
+#include "core/base/input_error.hpp"
 
 using namespace gpuqual;
 

@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/input_error.hpp"
+#include "core/base/input_error.hpp"
 #include "device/compat_facts.hpp"
 #include "suites/check.hpp"
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "core/diff.hpp"
+#include "core/judge/diff.hpp"
 #include "probes/metric_lines.hpp"
 #include "probes/probe_run.hpp"
 #include "record_builders.hpp"

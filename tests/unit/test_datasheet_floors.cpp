@@ -10,10 +10,10 @@
 #include <map>
 #include <set>
 
-#include "core/baseline.hpp"
-#include "core/compare.hpp"
-#include "core/gate.hpp"
-#include "core/gate_baselines.hpp"
+#include "core/baseline/baseline.hpp"
+#include "core/judge/compare.hpp"
+#include "core/judge/gate.hpp"
+#include "core/baseline/class_baselines.hpp"
 #include "device/gemm_precision.hpp"
 #include "device/hbm_plan.hpp"
 #include "device/pcie_plan.hpp"

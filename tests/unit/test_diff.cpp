@@ -1,11 +1,11 @@
-#include "core/diff.hpp"
+#include "core/judge/diff.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <random>
 
-#include "core/diff_gpu_match.hpp"
+#include "core/record/gpu_match.hpp"
 #include "test_diff_fixtures.hpp"
 
 using namespace gpuqual;

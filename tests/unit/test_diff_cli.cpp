@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "core/record_io.hpp"
+#include "core/record/record_io.hpp"
 #include "cli_helpers.hpp"
 #include "test_diff_fixtures.hpp"
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/baseline.hpp"
+#include "core/baseline/baseline.hpp"
 #include "record_builders.hpp"
 
 namespace gpuqual::testing {
@@ -78,7 +78,7 @@ RunRecord flat_node_record(Jitter& jitter, const std::string& host, Scale scale,
   r.node.hostname = host;
   r.run_id = "run-" + host;
   r.hardware_class.slug = slug;
-  // Each host its own GPUs: nodes that share a GPU UUID are one machine (core/gate.hpp).
+  // Each host its own GPUs: nodes that share a GPU UUID are one machine (core/judge/gate.hpp).
   const std::size_t h = std::hash<std::string>{}(host)&0xffffffffu;
   for (auto& g : r.gpus) {
     char uuid[64];

@@ -9,11 +9,11 @@
 #include <fstream>
 #include <random>
 
-#include "core/compare.hpp"
-#include "core/diff.hpp"
-#include "core/diff_pair.hpp"
-#include "core/input_error.hpp"
-#include "core/record_io.hpp"
+#include "core/judge/compare.hpp"
+#include "core/judge/diff.hpp"
+#include "core/judge/diff_pair.hpp"
+#include "core/base/input_error.hpp"
+#include "core/record/record_io.hpp"
 #include "test_diff_fixtures.hpp"
 
 using namespace gpuqual;

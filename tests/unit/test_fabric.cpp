@@ -8,11 +8,11 @@
 #include <thread>
 #include <nlohmann/json.hpp>
 
-#include "core/atomic_file.hpp"
-#include "core/fabric_rules.hpp"
-#include "core/input_error.hpp"
-#include "core/pci_relation.hpp"
-#include "core/skip_reason.hpp"
+#include "core/base/atomic_file.hpp"
+#include "core/rules/fabric_rules.hpp"
+#include "core/base/input_error.hpp"
+#include "core/rules/pci_relation.hpp"
+#include "core/record/skip_reason.hpp"
 #include "device/fabric_sysfs.hpp"
 #include "process_helpers.hpp"
 #include "suites/check.hpp"

@@ -1,4 +1,4 @@
-// Forward compatibility for gpuqual's own CUDA 13 runtime (core/cuda_compat_forward.hpp): the
+// Forward compatibility for gpuqual's own CUDA 13 runtime (core/compat/cuda_compat_forward.hpp): the
 // eligibility rules over the shipped branch table and product names, reading /proc/driver/nvidia,
 // and the re-exec in a real gpuqual process with a fake /proc tree and a fake compat directory
 // (it picks the directory exactly when eligible, and re-executes once).
@@ -8,9 +8,9 @@
 #include <fstream>
 
 #include "cli_helpers.hpp"
-#include "core/cuda_compat_forward.hpp"
-#include "core/cuda_compat_reexec.hpp"
-#include "core/diff.hpp"
+#include "core/compat/cuda_compat_forward.hpp"
+#include "core/compat/cuda_compat_reexec.hpp"
+#include "core/judge/diff.hpp"
 #include "record_builders.hpp"
 
 using namespace gpuqual;

@@ -1,4 +1,4 @@
-#include "core/gate.hpp"
+#include "core/judge/gate.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,10 +9,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/gate_stream.hpp"
-#include "core/gate_summary.hpp"
-#include "core/input_error.hpp"
-#include "core/record_io.hpp"
+#include "core/judge/gate_stream.hpp"
+#include "core/judge/gate_summary.hpp"
+#include "core/base/input_error.hpp"
+#include "core/record/record_io.hpp"
 #include "test_diff_fixtures.hpp"
 
 using namespace gpuqual;

@@ -5,11 +5,11 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/gate.hpp"
-#include "core/gate_stream.hpp"
-#include "core/input_error.hpp"
-#include "core/record_history.hpp"
-#include "core/record_io.hpp"
+#include "core/judge/gate.hpp"
+#include "core/judge/gate_stream.hpp"
+#include "core/base/input_error.hpp"
+#include "core/verdict/record_history.hpp"
+#include "core/record/record_io.hpp"
 #include "test_diff_fixtures.hpp"
 
 using namespace gpuqual;

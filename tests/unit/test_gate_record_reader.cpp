@@ -1,14 +1,14 @@
-#include "core/gate_record_reader.hpp"
+#include "core/record/record_reader.hpp"
 
 #include <gtest/gtest.h>
 
 #include <functional>
 #include <nlohmann/json.hpp>
 
-#include "core/input_error.hpp"
-#include "core/json_input.hpp"
-#include "core/record_io.hpp"
-#include "core/record_json.hpp"
+#include "core/base/input_error.hpp"
+#include "core/base/json_input.hpp"
+#include "core/record/record_io.hpp"
+#include "core/record/record_json.hpp"
 #include "record_builders.hpp"
 
 using namespace gpuqual;

@@ -9,10 +9,10 @@
 #include <fstream>
 
 #include "cli_helpers.hpp"
-#include "core/compare.hpp"
-#include "core/diff.hpp"
-#include "core/driver_consistency.hpp"
-#include "core/gpu_presence.hpp"
+#include "core/judge/compare.hpp"
+#include "core/judge/diff.hpp"
+#include "core/rules/driver_consistency.hpp"
+#include "core/verdict/gpu_presence.hpp"
 #include "device/host_facts.hpp"
 #include "device/library_versions.hpp"
 #include "device/nvml_devices.hpp"

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/hardware_class.hpp"
+#include "core/record/hardware_class.hpp"
 #include "record_builders.hpp"
 
 using namespace gpuqual;

@@ -10,10 +10,10 @@
 #include <chrono>
 #include <thread>
 
-#include "core/input_error.hpp"
+#include "core/base/input_error.hpp"
 #include "device/nvml_library.hpp"
-#include "core/health_rules.hpp"
-#include "core/health_severity.hpp"
+#include "core/rules/health_rules.hpp"
+#include "core/rules/health_severity.hpp"
 #include "device/pcie_traffic.hpp"
 #include "device/run_monitor.hpp"
 #include "device/xid_monitor.hpp"

@@ -1,10 +1,10 @@
-// health passes a GPU only on its core readings (core/health_core_fields.hpp): unread is error
+// health passes a GPU only on its core readings (core/rules/health_core_fields.hpp): unread is error
 // naming the field and NVML's message, a field the architecture lacks is not applicable.
 #include <gtest/gtest.h>
 
-#include "core/health_core_fields.hpp"
-#include "core/health_rules.hpp"
-#include "core/health_severity.hpp"
+#include "core/rules/health_core_fields.hpp"
+#include "core/rules/health_rules.hpp"
+#include "core/rules/health_severity.hpp"
 
 using namespace gpuqual;
 

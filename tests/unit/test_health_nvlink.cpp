@@ -3,8 +3,8 @@
 // partition with every link down (info, not fail). Built snapshots, the shipped severity table.
 #include <gtest/gtest.h>
 
-#include "core/health_rules.hpp"
-#include "core/health_severity.hpp"
+#include "core/rules/health_rules.hpp"
+#include "core/rules/health_severity.hpp"
 
 using namespace gpuqual;
 
@@ -24,7 +24,7 @@ HealthSnapshot with_links(int links, int active) {
   g.index = 0;
   g.name = "NVIDIA H200";
   g.uuid = "GPU-0";
-  // The core readings present, so only NVLink decides (core/health_core_fields.hpp).
+  // The core readings present, so only NVLink decides (core/rules/health_core_fields.hpp).
   g.compute_capability = "9.0";
   g.ecc_enabled = true;
   g.ecc_volatile_uncorrected = 0;

@@ -8,10 +8,10 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "core/health_rules.hpp"
-#include "core/health_severity.hpp"
-#include "core/health_snapshot_json.hpp"
-#include "core/input_error.hpp"
+#include "core/rules/health_rules.hpp"
+#include "core/rules/health_severity.hpp"
+#include "core/rules/health_snapshot_json.hpp"
+#include "core/base/input_error.hpp"
 
 using namespace gpuqual;
 

@@ -1,11 +1,11 @@
 // The health check's sampling order under PCIe traffic and the link it judges
-// (core/health_sampling.hpp), driven with a simulated clock and an event log.
+// (core/rules/health_sampling.hpp), driven with a simulated clock and an event log.
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "core/health_sampling.hpp"
+#include "core/rules/health_sampling.hpp"
 
 using namespace gpuqual;
 

@@ -13,12 +13,12 @@
 #include <set>
 #include <sstream>
 
-#include "core/baseline.hpp"
-#include "core/compare.hpp"
-#include "core/diff.hpp"
-#include "core/health_rules.hpp"
-#include "core/health_severity.hpp"
-#include "core/record_io.hpp"
+#include "core/baseline/baseline.hpp"
+#include "core/judge/compare.hpp"
+#include "core/judge/diff.hpp"
+#include "core/rules/health_rules.hpp"
+#include "core/rules/health_severity.hpp"
+#include "core/record/record_io.hpp"
 #include "runner/html/html_escape.hpp"
 #include "runner/html/html_report.hpp"
 #include "cli_helpers.hpp"

@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/compare.hpp"
-#include "core/record_io.hpp"
+#include "core/judge/compare.hpp"
+#include "core/record/record_io.hpp"
 #include "runner/html/html_burnin.hpp"
 #include "runner/html/html_report.hpp"
 

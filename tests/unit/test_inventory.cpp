@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "core/input_error.hpp"
+#include "core/base/input_error.hpp"
 #include "device/container_runtimes.hpp"
 #include "device/cuda_gpus.hpp"
 #include "device/host_facts.hpp"

@@ -1,13 +1,13 @@
-// The matrix model (core/matrix.hpp): row states as the issue defines them, de-duplication,
+// The matrix model (core/fleet/matrix.hpp): row states as the issue defines them, de-duplication,
 // determinism, and the gpuqual.matrix/v1 YAML/JSON round trip with strict loading.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <random>
 
-#include "core/input_error.hpp"
-#include "core/matrix.hpp"
-#include "core/matrix_io.hpp"
+#include "core/base/input_error.hpp"
+#include "core/fleet/matrix.hpp"
+#include "core/fleet/matrix_io.hpp"
 #include "record_builders.hpp"
 
 namespace gpuqual {

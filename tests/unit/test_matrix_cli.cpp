@@ -11,7 +11,7 @@
 #include <fstream>
 
 #include "cli_helpers.hpp"
-#include "core/target.hpp"
+#include "core/verdict/target.hpp"
 
 namespace gpuqual {
 namespace {

@@ -3,9 +3,9 @@
 // can never match a known-bad row that adds, say, a Kubernetes or GPU Operator version.
 #include <gtest/gtest.h>
 
-#include "core/input_error.hpp"
-#include "core/matrix_check.hpp"
-#include "core/matrix_rollback.hpp"
+#include "core/base/input_error.hpp"
+#include "core/fleet/matrix_check.hpp"
+#include "core/fleet/matrix_rollback.hpp"
 #include "record_builders.hpp"
 
 namespace gpuqual {

@@ -1,10 +1,10 @@
 // The rule tables `matrix check` judges against (baselines/driver-branches.yaml,
 // baselines/gpu-operator.yaml: strict loading, exit-3 errors with file: line) and the rules
-// themselves (core/matrix_check.hpp) on the shipped tables.
+// themselves (core/fleet/matrix_check.hpp) on the shipped tables.
 #include <gtest/gtest.h>
 
-#include "core/input_error.hpp"
-#include "core/matrix_check.hpp"
+#include "core/base/input_error.hpp"
+#include "core/fleet/matrix_check.hpp"
 #include "rule_outcome_text.hpp"
 
 namespace gpuqual {

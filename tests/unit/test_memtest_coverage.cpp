@@ -1,8 +1,8 @@
-// memtest coverage judged (core/memtest_coverage.hpp): nothing tested, short of the target, and
+// memtest coverage judged (core/rules/memtest_coverage.hpp): nothing tested, short of the target, and
 // memory held by another process left untested.
 #include <gtest/gtest.h>
 
-#include "core/memtest_coverage.hpp"
+#include "core/rules/memtest_coverage.hpp"
 
 using namespace gpuqual;
 

@@ -4,8 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/input_error.hpp"
-#include "core/units.hpp"
+#include "core/base/input_error.hpp"
+#include "core/base/units.hpp"
 #include "device/measure_timers.hpp"
 #include "device/nccl_allreduce_params.hpp"
 #include "device/nccl_allreduce_plan.hpp"

@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "core/input_error.hpp"
+#include "core/base/input_error.hpp"
 #include "probes/network_check.hpp"
 #include "process_helpers.hpp"
 

@@ -7,16 +7,16 @@
 #include <cmath>
 #include <limits>
 
-#include "core/compare.hpp"
-#include "core/compare_rules.hpp"
-#include "core/diff.hpp"
-#include "core/expected_gpus.hpp"
-#include "core/gate.hpp"
-#include "core/input_error.hpp"
-#include "core/metric_summary.hpp"
-#include "core/skip_reason.hpp"
-#include "core/target.hpp"
-#include "core/tolerance.hpp"
+#include "core/judge/compare.hpp"
+#include "core/judge/compare_rules.hpp"
+#include "core/judge/diff.hpp"
+#include "core/verdict/expected_gpus.hpp"
+#include "core/judge/gate.hpp"
+#include "core/base/input_error.hpp"
+#include "core/record/metric_summary.hpp"
+#include "core/record/skip_reason.hpp"
+#include "core/verdict/target.hpp"
+#include "core/verdict/tolerance.hpp"
 #include "record_builders.hpp"
 
 using namespace gpuqual;

@@ -1,5 +1,5 @@
-#include "core/noise_model.hpp"
-#include "core/noise_model_options.hpp"
+#include "core/verdict/noise_model.hpp"
+#include "core/verdict/noise_model_options.hpp"
 
 #include <gtest/gtest.h>
 

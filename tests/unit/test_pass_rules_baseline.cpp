@@ -9,13 +9,13 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/baseline.hpp"
-#include "core/baseline_build.hpp"
-#include "core/compare.hpp"
-#include "core/diff.hpp"
-#include "core/expected_gpus.hpp"
-#include "core/input_error.hpp"
-#include "core/suite_requirements.hpp"
+#include "core/baseline/baseline.hpp"
+#include "core/fleet/baseline_build.hpp"
+#include "core/judge/compare.hpp"
+#include "core/judge/diff.hpp"
+#include "core/verdict/expected_gpus.hpp"
+#include "core/base/input_error.hpp"
+#include "core/verdict/suite_requirements.hpp"
 #include "record_builders.hpp"
 #include "test_diff_fixtures.hpp"
 

@@ -7,16 +7,16 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 
-#include "core/compare.hpp"
-#include "core/diff.hpp"
-#include "core/gate.hpp"
-#include "core/gate_record_reader.hpp"
-#include "core/hardware_class.hpp"
-#include "core/health_severity.hpp"
-#include "core/input_error.hpp"
-#include "core/json_input.hpp"
-#include "core/record_json.hpp"
-#include "core/skip_reason.hpp"
+#include "core/judge/compare.hpp"
+#include "core/judge/diff.hpp"
+#include "core/judge/gate.hpp"
+#include "core/record/record_reader.hpp"
+#include "core/record/hardware_class.hpp"
+#include "core/rules/health_severity.hpp"
+#include "core/base/input_error.hpp"
+#include "core/base/json_input.hpp"
+#include "core/record/record_json.hpp"
+#include "core/record/skip_reason.hpp"
 #include "record_builders.hpp"
 #include "runner/multinode/nccl_rank_report.hpp"
 

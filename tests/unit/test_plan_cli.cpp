@@ -137,7 +137,7 @@ TEST_F(PlanCli, NodesFromStdinAndMarkdown) {
                          shell_quote(kEx + "nodes.json"), scratch_);
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_NE(r.out.find("| WAVE | CLASS | NODES |"), std::string::npos) << r.out;
-  // Record strings are Markdown-escaped (core/text_escape.hpp: escape_markdown).
+  // Record strings are Markdown-escaped (core/base/text_escape.hpp: escape_markdown).
   EXPECT_NE(r.out.find("| h100\\-01 | h100\\-sxm\\-80gb | deferred | training pod research\\/llama\\-ft\\-master\\-0"),
             std::string::npos)
       << r.out;

@@ -10,10 +10,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/input_error.hpp"
-#include "core/json_input.hpp"
-#include "core/plan_cluster_json.hpp"
-#include "core/plan_policy.hpp"
+#include "core/base/input_error.hpp"
+#include "core/base/json_input.hpp"
+#include "core/fleet/plan_cluster_json.hpp"
+#include "core/fleet/plan_policy.hpp"
 
 namespace gpuqual {
 namespace {

@@ -1,11 +1,11 @@
-// The planner on small clusters built by hand, one rule per test (core/plan.hpp).
+// The planner on small clusters built by hand, one rule per test (core/fleet/plan.hpp).
 #include <gtest/gtest.h>
 
 #include <map>
 #include <stdexcept>
 
-#include "core/plan.hpp"
-#include "core/plan_policy.hpp"
+#include "core/fleet/plan.hpp"
+#include "core/fleet/plan_policy.hpp"
 
 namespace gpuqual {
 namespace {

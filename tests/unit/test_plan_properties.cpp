@@ -11,10 +11,10 @@
 #include <set>
 
 #include "bench/synthetic_cluster.hpp"
-#include "core/plan.hpp"
-#include "core/plan_cluster_json.hpp"
-#include "core/plan_json.hpp"
-#include "core/plan_policy.hpp"
+#include "core/fleet/plan.hpp"
+#include "core/fleet/plan_cluster_json.hpp"
+#include "core/fleet/plan_json.hpp"
+#include "core/fleet/plan_policy.hpp"
 
 namespace gpuqual {
 namespace {
@@ -38,7 +38,7 @@ Cluster cluster_for(unsigned seed, int gpu_nodes) {
   return {nodes_from_json(s.nodes, "nodes.json"), pods_from_json(s.pods, "pods.json"), pdbs_from_json(s.pdbs, "pdbs.json")};
 }
 
-// Independent of core/plan.cpp: what a wave's drain evicts and whether a pod is held back.
+// Independent of core/fleet/plan.cpp: what a wave's drain evicts and whether a pod is held back.
 bool evicted_by_drain(const ClusterPod& p) {
   if (p.phase == "Succeeded" || p.phase == "Failed") return false;
   for (const auto& o : p.owners) {

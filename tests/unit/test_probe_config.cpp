@@ -6,9 +6,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/input_error.hpp"
+#include "core/base/input_error.hpp"
 #include "probes/container_owner.hpp"
-#include "core/cuda_compat.hpp"
+#include "core/compat/cuda_compat.hpp"
 #include "probes/image_compat.hpp"
 #include "probes/probe_config.hpp"
 #include "probes/probe_run.hpp"

@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/input_error.hpp"
+#include "core/base/input_error.hpp"
 #include "probes/cli_template.hpp"
 #include "probes/docker_api_runtime.hpp"
 #include "probes/names.hpp"

@@ -1,6 +1,6 @@
-// Whether a record still speaks for its node (core/record_age.hpp): --max-age, staleness against
+// Whether a record still speaks for its node (core/verdict/record_age.hpp): --max-age, staleness against
 // the Node object, and the commands that apply them (compare, diff, gate, plan).
-#include "core/record_age.hpp"
+#include "core/verdict/record_age.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,11 +9,11 @@
 #include <fstream>
 
 #include "cli_helpers.hpp"
-#include "core/baseline.hpp"
-#include "core/compare.hpp"
-#include "core/gate.hpp"
-#include "core/input_error.hpp"
-#include "core/record_io.hpp"
+#include "core/baseline/baseline.hpp"
+#include "core/judge/compare.hpp"
+#include "core/judge/gate.hpp"
+#include "core/base/input_error.hpp"
+#include "core/record/record_io.hpp"
 #include "runner/plan_inputs.hpp"
 #include "test_diff_fixtures.hpp"
 

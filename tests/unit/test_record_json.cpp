@@ -6,10 +6,10 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "core/input_error.hpp"
-#include "core/json_input.hpp"
-#include "core/record_io.hpp"
-#include "core/record_json.hpp"
+#include "core/base/input_error.hpp"
+#include "core/base/json_input.hpp"
+#include "core/record/record_io.hpp"
+#include "core/record/record_json.hpp"
 #include "record_builders.hpp"
 
 using namespace gpuqual;

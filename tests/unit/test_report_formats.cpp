@@ -4,9 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/input_error.hpp"
-#include "core/text_table.hpp"
-#include "core/verdict_json.hpp"
+#include "core/base/input_error.hpp"
+#include "core/base/text_table.hpp"
+#include "core/verdict/verdict_json.hpp"
 #include "report_fixtures.hpp"
 #include "runner/reporters/reporters.hpp"
 
@@ -60,7 +60,7 @@ TEST(ReportJunit, EscapesEverythingAndCountsResults) {
   EXPECT_EQ(xml.find('\x01'), std::string::npos);
   EXPECT_EQ(xml.find('\x02'), std::string::npos);
   EXPECT_NE(xml.find("hostname=\"node&quot;a\\b&#10;c&lt;&amp;&gt;&#39;|\""), std::string::npos) << xml;
-  // A control is shown as an escape (core/text_escape.hpp: escape_xml), as in every format.
+  // A control is shown as an escape (core/base/text_escape.hpp: escape_xml), as in every format.
   EXPECT_NE(xml.find("message=\"slow &amp; &quot;odd&quot; &lt;x&gt;\\x02\""), std::string::npos) << xml;
   EXPECT_NE(xml.find("tests=\"3\" failures=\"1\" errors=\"1\" skipped=\"1\" time=\"4.750\""), std::string::npos) << xml;
   EXPECT_EQ(count(xml, "<testcase "), 3);
@@ -130,7 +130,7 @@ TEST(ReportPrometheus, RepeatedSeriesAreWrittenOnce) {
 
 TEST(ReportMarkdown, EscapesTableCells) {
   const std::string md = render_markdown(hostile_verdict());
-  // Every ASCII punctuation character backslash-escaped (core/text_escape.hpp: escape_markdown).
+  // Every ASCII punctuation character backslash-escaped (core/base/text_escape.hpp: escape_markdown).
   EXPECT_NE(md.find("slow \\| \\\"really\\\" \\<b\\>\\x01\\<\\/b\\>"), std::string::npos) << md;
   EXPECT_EQ(md.find("<script>"), std::string::npos);
   EXPECT_NE(md.find("- a \\| b c \\<script\\>"), std::string::npos) << md;

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/atomic_file.hpp"
+#include "core/base/atomic_file.hpp"
 #include "report_fixtures.hpp"
 #include "runner/reporters/reporters.hpp"
 

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/record_io.hpp"
+#include "core/record/record_io.hpp"
 #include "record_builders.hpp"
 #include "runner/run/after_abort.hpp"
 #include "runner/run/bounded_capture.hpp"

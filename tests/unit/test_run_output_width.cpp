@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "core/text_width.hpp"
+#include "core/base/text_width.hpp"
 #include "run_fixture.hpp"
 #include "runner/run/next_steps.hpp"
 

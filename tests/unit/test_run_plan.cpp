@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/input_error.hpp"
+#include "core/base/input_error.hpp"
 #include "record_builders.hpp"
 #include "runner/run/run_plan.hpp"
 

@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <sstream>
 
-#include "core/text_width.hpp"
+#include "core/base/text_width.hpp"
 #include "run_fixture.hpp"
 
 namespace gpuqual::testing {

@@ -5,8 +5,8 @@
 
 #include <algorithm>
 
-#include "core/diff_stack.hpp"
-#include "core/stack_inventory.hpp"
+#include "core/judge/diff_stack.hpp"
+#include "core/record/stack_inventory.hpp"
 #include "record_builders.hpp"
 
 using namespace gpuqual;

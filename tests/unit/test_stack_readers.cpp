@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/input_error.hpp"
+#include "core/base/input_error.hpp"
 #include "device/container_toolkit.hpp"
 #include "device/driver_addons.hpp"
 #include "device/k8s_node_info.hpp"

@@ -1,4 +1,4 @@
-#include "core/stats.hpp"
+#include "core/base/stats.hpp"
 
 #include <gtest/gtest.h>
 

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/input_error.hpp"
+#include "core/base/input_error.hpp"
 #include "suites/check.hpp"
 #include "suites/check_catalog.hpp"
 #include "suites/suite.hpp"

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "core/baseline_build.hpp"
+#include "core/fleet/baseline_build.hpp"
 #include "test_diff_fixtures.hpp"
 
 using namespace gpuqual;

@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "core/input_error.hpp"
+#include "core/base/input_error.hpp"
 #include "probes/telemetry_check.hpp"
 #include "probes/telemetry_eval.hpp"
 #include "suites/check.hpp"

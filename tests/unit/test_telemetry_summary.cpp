@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "core/telemetry_summary.hpp"
+#include "core/rules/telemetry_summary.hpp"
 
 namespace gpuqual {
 namespace {

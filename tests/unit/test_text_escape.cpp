@@ -1,8 +1,8 @@
 // Control characters from records never reach the terminal or a Markdown report raw
-// (core/text_escape.hpp): unit cases, every escape over the corpus of hostile strings
+// (core/base/text_escape.hpp): unit cases, every escape over the corpus of hostile strings
 // (tests/data/hostile/strings.json; the formats' own parsers read the outputs in
 // tests/integration/test_hostile_strings.py), and an ESC in a real record's hostname through the CLI.
-#include "core/text_escape.hpp"
+#include "core/base/text_escape.hpp"
 
 #include <gtest/gtest.h>
 
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "cli_helpers.hpp"
-#include "core/input_error.hpp"
+#include "core/base/input_error.hpp"
 #include "runner/run/progress.hpp"
 
 namespace {

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
-#include "core/text_width.hpp"
+#include "core/base/text_width.hpp"
 
 namespace gpuqual {
 namespace {

@@ -1,0 +1,21 @@
+#pragma once
+// `gpuqual matrix rollback --class C`: the tested rollback path, i.e. the newest known-good row
+// of the class (by last seen), as a `gpuqual.target/v1` file for `--target` and the pipeline.
+#include <optional>
+#include <string>
+
+#include "core/fleet/matrix.hpp"
+#include "core/verdict/target.hpp"
+
+namespace gpuqual {
+
+struct Rollback {
+  const MatrixRow* row = nullptr;
+  Target target;                      // the row's stack as exact rules under classes.<C>
+  std::vector<std::string> comment;   // where it came from, what was left out
+};
+
+// nullopt when the class has no known-good row.
+std::optional<Rollback> rollback_for(const Matrix& m, const std::string& hardware_class);
+
+}  // namespace gpuqual

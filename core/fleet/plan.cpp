@@ -1,0 +1,400 @@
+#include "core/fleet/plan.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <tuple>
+#include <unordered_map>
+
+#include "core/fleet/plan_placement.hpp"
+
+namespace gpuqual {
+
+std::string_view to_string(NodeState s) {
+  switch (s) {
+    case NodeState::planned: return "planned";
+    case NodeState::done: return "done";
+    case NodeState::failed: return "failed";
+    case NodeState::excluded: return "excluded";
+    case NodeState::deferred: return "deferred";
+  }
+  return "deferred";
+}
+
+namespace {
+
+// What draining one node would do: the pods it evicts and the PDB budget they take.
+struct NodeWork {
+  std::vector<std::size_t> pods;                       // evictable pods, by namespace/name
+  std::vector<std::pair<std::size_t, int>> pdb_pods;   // PDB index → this node's pods under it
+  int used_gpus = 0;                                   // by every unfinished pod
+  int staying_gpus = 0;                                // by pods a drain leaves (DaemonSet, mirror)
+  int evicted_gpu_pods = 0;
+  bool capacity = false;                               // its GPUs count as schedulable
+  int class_id = -1;
+};
+
+std::string owner_text(const ClusterPod& p) {
+  if (p.owners.empty()) return "";
+  return fmt::format(" ({} {})", p.owners.front().kind, p.owners.front().name);
+}
+
+class Planner {
+ public:
+  Planner(const Cluster& c, const PlanPolicy& policy, const NodeOutcomes& verdicts)
+      : c_(c), policy_(policy), verdicts_(verdicts) {}
+
+  Plan run() {
+    index_nodes();
+    index_pods();
+    size_classes();
+    judge_nodes();
+    build_waves();
+    finish();
+    return std::move(plan_);
+  }
+
+ private:
+  void index_nodes() {
+    for (const ClusterNode& n : c_.nodes) {
+      if (n.gpus > 0) nodes_.push_back(n);  // a node without GPUs is no part of a GPU rollout
+    }
+    std::sort(nodes_.begin(), nodes_.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+    for (std::size_t i = 0; i < nodes_.size(); ++i) by_name_.emplace(nodes_[i].name, i);
+    work_.resize(nodes_.size());
+    reasons_.resize(nodes_.size());
+    state_.assign(nodes_.size(), NodeState::deferred);
+  }
+
+  void index_pods() {
+    std::vector<std::size_t> pdb_order(c_.pdbs.size());
+    std::iota(pdb_order.begin(), pdb_order.end(), 0);
+    std::sort(pdb_order.begin(), pdb_order.end(), [&](auto a, auto b) { return c_.pdbs[a].key() < c_.pdbs[b].key(); });
+    for (std::size_t d : pdb_order) pdbs_in_ns_[c_.pdbs[d].ns].push_back(d);
+    std::vector<std::size_t> order(c_.pods.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [&](auto a, auto b) {
+      const auto& x = c_.pods[a];
+      const auto& y = c_.pods[b];
+      return std::tie(x.ns, x.name) < std::tie(y.ns, y.name);
+    });
+    pod_pdbs_.resize(c_.pods.size());
+    for (std::size_t p : order) {
+      const ClusterPod& pod = c_.pods[p];
+      if (pod.node.empty() || pod.finished()) continue;
+      auto it = by_name_.find(pod.node);
+      if (it == by_name_.end()) continue;
+      NodeWork& w = work_[it->second];
+      w.used_gpus += pod.gpus;
+      if (pod.stays_on_drain()) {
+        w.staying_gpus += pod.gpus;
+        continue;
+      }
+      w.pods.push_back(p);
+      if (pod.gpus > 0) ++w.evicted_gpu_pods;
+      if (auto ns = pdbs_in_ns_.find(pod.ns); ns != pdbs_in_ns_.end()) {
+        for (std::size_t d : ns->second) {
+          if (c_.pdbs[d].selector.matches(pod.labels)) pod_pdbs_[p].push_back(d);
+        }
+      }
+      auto& reasons = reasons_[it->second];
+      if (pod_pdbs_[p].size() > 1) {
+        std::vector<std::string> names;
+        for (std::size_t d : pod_pdbs_[p]) names.push_back(c_.pdbs[d].key());
+        reasons.push_back(fmt::format("pod {} is covered by {} PDBs ({}): the eviction API refuses to evict it",
+                                      pod.key(), names.size(), fmt::join(names, ", ")));
+      }
+      for (std::size_t d : pod_pdbs_[p]) {
+        auto e = std::find_if(w.pdb_pods.begin(), w.pdb_pods.end(), [&](auto& x) { return x.first == d; });
+        if (e == w.pdb_pods.end()) w.pdb_pods.emplace_back(d, 1);
+        else ++e->second;
+      }
+      if (policy_.training.blocks_drain(pod)) {
+        if (policy_.training.before_drain == TrainingPolicy::BeforeDrain::done) {
+          reasons.push_back(fmt::format("training pod {}{} still running (before_drain: done)", pod.key(), owner_text(pod)));
+        } else {
+          reasons.push_back(fmt::format("training pod {}{} has no checkpoint ({}: \"true\" not set)", pod.key(),
+                                        owner_text(pod), policy_.training.checkpoint_annotation));
+        }
+      }
+    }
+  }
+
+  void size_classes() {
+    std::map<std::string, ClassCapacity> classes;
+    for (std::size_t i = 0; i < nodes_.size(); ++i) {
+      const ClusterNode& n = nodes_[i];
+      ClassCapacity& cc = classes[n.hardware_class];
+      cc.hardware_class = n.hardware_class;
+      ++cc.nodes;
+      cc.gpus += n.gpus;
+      NodeState s = NodeState::deferred;  // "to plan" until judged below
+      auto v = verdicts_.find(n.name);
+      if (policy_.exclude_nodes.count(n.name) != 0) s = NodeState::excluded;
+      else if (v != verdicts_.end() && v->second == Outcome::fail) s = NodeState::failed;
+      else if (v != verdicts_.end() && is_qualified(v->second)) s = NodeState::done;
+      state_[i] = s;
+      // Failed qualification: out of service until repaired, so no longer capacity.
+      work_[i].capacity = n.ready && !n.unschedulable && s != NodeState::failed;
+      if (work_[i].capacity) cc.schedulable += n.gpus;
+    }
+    for (auto& [name, cc] : classes) {
+      class_ids_.emplace(name, static_cast<int>(plan_.classes.size()));
+      auto p = policy_.classes.find(name);
+      if (p != policy_.classes.end()) {
+        cc.floor = p->second.floor_gpus(cc.gpus);
+        cc.floor_text = p->second.floor_text();
+        cc.unmet = cc.floor > cc.schedulable;
+        limits_.push_back(&p->second);
+      } else {
+        limits_.push_back(nullptr);
+      }
+      plan_.classes.push_back(cc);
+    }
+    for (std::size_t i = 0; i < nodes_.size(); ++i) work_[i].class_id = class_ids_.at(nodes_[i].hardware_class);
+  }
+
+  int cap_gpus(std::size_t i) const { return work_[i].capacity ? nodes_[i].gpus : 0; }
+  int budget(int cid) const { return plan_.classes[cid].schedulable - plan_.classes[cid].floor; }
+
+  // Reasons a node can never go under this policy; the ones found while indexing pods stay.
+  void judge_nodes() {
+    for (std::size_t i = 0; i < nodes_.size(); ++i) {
+      if (state_[i] != NodeState::deferred) {
+        reasons_[i].clear();  // done, failed or excluded: no wave to wait for
+        continue;
+      }
+      const int cid = work_[i].class_id;
+      const ClassCapacity& cc = plan_.classes[cid];
+      auto& r = reasons_[i];
+      if (limits_[cid] == nullptr) {
+        r.push_back(fmt::format("class {} is not in the policy (add it under classes:)", cc.hardware_class));
+      } else if (cc.unmet) {
+        r.push_back(fmt::format("the floor of {} GPUs ({}) is above the {} schedulable GPUs class {} has: the policy cannot be met",
+                                cc.floor, cc.floor_text, cc.schedulable, cc.hardware_class));
+      } else if (cap_gpus(i) > budget(cid)) {
+        r.push_back(fmt::format("capacity would fall below the floor: {} of {} schedulable {} GPUs would be left, the floor is {}",
+                                cc.schedulable - cap_gpus(i), cc.schedulable, cc.hardware_class, cc.floor));
+      }
+      for (std::string& why : pdb_overflows(i)) r.push_back(std::move(why));
+      if (r.empty()) state_[i] = NodeState::planned;  // provisional: a wave is found below
+    }
+  }
+
+  // Waves: the candidates, least disruptive first, taken in that order into each wave while
+  // the class's node and GPU limits and every PDB's budget allow. Then the wave's GPU pods are
+  // placed on the nodes that stay, and every evicted pod that found a node moves there in the
+  // model: when that node's wave comes, it is evicted again and takes its PDB's budget again.
+  void build_waves() {
+    std::vector<std::size_t> todo;
+    for (std::size_t i = 0; i < nodes_.size(); ++i) {
+      if (state_[i] == NodeState::planned) todo.push_back(i);
+    }
+    std::stable_sort(todo.begin(), todo.end(), [&](auto a, auto b) {
+      const NodeWork& x = work_[a];
+      const NodeWork& y = work_[b];
+      return std::make_tuple(x.evicted_gpu_pods, x.pods.size(), x.used_gpus) <
+             std::make_tuple(y.evicted_gpu_pods, y.pods.size(), y.used_gpus);
+    });
+    PlacementIndex index(nodes_);
+    for (std::size_t i = 0; i < nodes_.size(); ++i) {
+      // Nodes with a verdict that passed are upgraded already: evicted pods go there first.
+      if (work_[i].capacity) index.insert(i, nodes_[i].gpus - work_[i].used_gpus, state_[i] == NodeState::done);
+    }
+    std::vector<int> pdb_used(c_.pdbs.size(), 0);
+    const std::size_t nclasses = plan_.classes.size();
+    bool canary = true;
+    while (!todo.empty()) {
+      std::vector<int> out_nodes(nclasses, 0), out_gpus(nclasses, 0);
+      std::vector<std::size_t> touched, members, later;
+      for (std::size_t i : todo) {
+        if (auto why = pdb_overflows(i); !why.empty()) {  // pods moved here by earlier waves
+          state_[i] = NodeState::deferred;
+          for (std::string& r : why) reasons_[i].push_back(r + " (moved here by earlier waves)");
+          continue;
+        }
+        const int cid = work_[i].class_id;
+        const int limit = canary ? limits_[cid]->canary : limits_[cid]->max_nodes_out;
+        bool fits = out_nodes[cid] < limit && out_gpus[cid] + cap_gpus(i) <= budget(cid);
+        for (std::size_t k = 0; fits && k < work_[i].pdb_pods.size(); ++k) {
+          const auto [d, count] = work_[i].pdb_pods[k];
+          fits = pdb_used[d] + count <= c_.pdbs[d].disruptions_allowed;
+        }
+        if (!fits) {
+          later.push_back(i);
+          continue;
+        }
+        ++out_nodes[cid];
+        out_gpus[cid] += cap_gpus(i);
+        for (auto [d, count] : work_[i].pdb_pods) {
+          if (pdb_used[d] == 0) touched.push_back(d);
+          pdb_used[d] += count;
+        }
+        members.push_back(i);
+      }
+      if (members.empty()) {  // cannot happen: a candidate fits an empty wave by construction
+        for (std::size_t i : later) {
+          state_[i] = NodeState::deferred;
+          reasons_[i].push_back("fits in no wave");
+        }
+        break;
+      }
+      Wave w;
+      w.index = static_cast<int>(plan_.waves.size());
+      w.canary = canary;
+      std::sort(members.begin(), members.end());  // by name
+      for (std::size_t i : members) {
+        w.nodes.push_back(nodes_[i].name);
+        wave_of_[i] = w.index;
+      }
+      for (std::size_t cid = 0; cid < nclasses; ++cid) {
+        if (out_nodes[cid] == 0) continue;
+        const ClassCapacity& cc = plan_.classes[cid];
+        w.classes.push_back({cc.hardware_class, out_nodes[cid], out_gpus[cid], cc.schedulable - out_gpus[cid], cc.floor});
+      }
+      std::sort(touched.begin(), touched.end(), [&](auto a, auto b) { return c_.pdbs[a].key() < c_.pdbs[b].key(); });
+      for (std::size_t d : touched) {
+        w.pdbs.push_back({c_.pdbs[d].key(), pdb_used[d], c_.pdbs[d].disruptions_allowed});
+        pdb_used[d] = 0;  // the next wave starts after these pods are back: full budget again
+      }
+      drain(w, members, index);
+      plan_.waves.push_back(std::move(w));
+      todo = std::move(later);
+      canary = false;
+    }
+  }
+
+  // Every PDB this node has more of its pods under than it allows, as reasons.
+  std::vector<std::string> pdb_overflows(std::size_t i) const {
+    std::vector<std::string> out;
+    for (auto [d, count] : work_[i].pdb_pods) {
+      const ClusterPdb& pdb = c_.pdbs[d];
+      if (count > pdb.disruptions_allowed) {
+        out.push_back(fmt::format("PDB {} allows {} disruption{}; the node has {} of its pods", pdb.key(),
+                                  pdb.disruptions_allowed, pdb.disruptions_allowed == 1 ? "" : "s", count));
+      }
+    }
+    return out;
+  }
+
+  // The wave's evictions: each GPU pod placed first fit on a staying node of its class (upgraded
+  // nodes first), and moved there; the wave's nodes come back empty of what they evicted, as
+  // upgraded nodes.
+  void drain(Wave& w, const std::vector<std::size_t>& members, PlacementIndex& index) {
+    for (std::size_t i : members) index.remove(i);
+    for (std::size_t i : members) {
+      for (std::size_t p : work_[i].pods) {
+        const ClusterPod& pod = c_.pods[p];
+        PlannedEviction e;
+        e.pod = pod.key();
+        e.node = nodes_[i].name;
+        e.gpus = pod.gpus;
+        e.training = policy_.training.is_training(pod);
+        for (std::size_t d : pod_pdbs_[p]) e.pdbs.push_back(c_.pdbs[d].key());
+        if (pod.gpus > 0) {
+          const long to = index.place(pod, nodes_[i].hardware_class);
+          if (to >= 0) {
+            e.placed_on = nodes_[static_cast<std::size_t>(to)].name;
+            move_pod(p, static_cast<std::size_t>(to));
+          } else {
+            ++w.unplaced_gpu_pods;  // pending until there is room: no longer on any node
+          }
+        }
+        w.evictions.push_back(std::move(e));
+      }
+      work_[i].pods.clear();
+      work_[i].pdb_pods.clear();
+      work_[i].evicted_gpu_pods = 0;
+      work_[i].used_gpus = work_[i].staying_gpus;
+    }
+    std::sort(w.evictions.begin(), w.evictions.end(), [](auto& a, auto& b) { return a.pod < b.pod; });
+    for (std::size_t i : members) {
+      if (work_[i].capacity) index.insert(i, nodes_[i].gpus - work_[i].staying_gpus, true);
+    }
+  }
+
+  void move_pod(std::size_t p, std::size_t to) {
+    NodeWork& w = work_[to];
+    w.pods.push_back(p);
+    w.used_gpus += c_.pods[p].gpus;
+    ++w.evicted_gpu_pods;
+    for (std::size_t d : pod_pdbs_[p]) {
+      auto e = std::find_if(w.pdb_pods.begin(), w.pdb_pods.end(), [&](auto& x) { return x.first == d; });
+      if (e == w.pdb_pods.end()) w.pdb_pods.emplace_back(d, 1);
+      else ++e->second;
+    }
+  }
+
+  void finish() {
+    int deferred = 0, done = 0, failed = 0, excluded = 0, planned = 0;
+    std::string first_wait;
+    std::vector<std::string> unmet;
+    for (const ClassCapacity& cc : plan_.classes) {
+      if (cc.unmet) unmet.push_back(fmt::format("{} floor {} GPUs > {} schedulable", cc.hardware_class, cc.floor, cc.schedulable));
+    }
+    for (std::size_t i = 0; i < nodes_.size(); ++i) {
+      NodeFate f;
+      f.node = nodes_[i].name;
+      f.hardware_class = nodes_[i].hardware_class;
+      f.gpus = nodes_[i].gpus;
+      f.state = state_[i];
+      f.reasons = reasons_[i];
+      switch (f.state) {
+        case NodeState::planned:
+          f.wave = wave_of_.at(i);
+          ++planned;
+          break;
+        case NodeState::done: ++done; f.reasons = {"qualified (verdict pass)"}; break;
+        case NodeState::failed: ++failed; f.reasons = {"failed qualification: stays out, no longer capacity"}; break;
+        case NodeState::excluded: ++excluded; f.reasons = {"excluded by the policy (exclude_nodes)"}; break;
+        case NodeState::deferred:
+          ++deferred;
+          if (first_wait.empty()) first_wait = fmt::format("{}: {}", f.node, f.reasons.front());
+          break;
+      }
+      plan_.nodes.push_back(std::move(f));
+    }
+    std::string tail;
+    if (done) tail += fmt::format(", {} done", done);
+    if (failed) tail += fmt::format(", {} failed and kept out", failed);
+    if (excluded) tail += fmt::format(", {} excluded", excluded);
+    const std::string head = fmt::format("{} node{} in {} wave{}", planned, planned == 1 ? "" : "s", plan_.waves.size(),
+                                         plan_.waves.size() == 1 ? "" : "s");
+    if (!unmet.empty()) {
+      plan_.exit_code = 1;
+      plan_.summary = fmt::format("gpuqual plan: FAIL the policy cannot be met ({}); {}{}", fmt::join(unmet, "; "), head, tail);
+    } else if (deferred > 0) {
+      plan_.exit_code = 2;
+      plan_.summary = fmt::format("gpuqual plan: WAIT {} node{} must wait ({}{}); {}{}", deferred, deferred == 1 ? "" : "s",
+                                  first_wait, deferred > 1 ? ", ..." : "", head, tail);
+    } else {
+      plan_.exit_code = 0;
+      plan_.summary = fmt::format("gpuqual plan: OK {}{}", head, tail);
+    }
+  }
+
+  const Cluster& c_;
+  const PlanPolicy& policy_;
+  const NodeOutcomes& verdicts_;
+  Plan plan_;
+  std::vector<ClusterNode> nodes_;
+  std::unordered_map<std::string, std::size_t> by_name_;
+  std::unordered_map<std::string, std::vector<std::size_t>> pdbs_in_ns_;
+  std::vector<std::vector<std::size_t>> pod_pdbs_;
+  std::vector<NodeWork> work_;
+  std::vector<std::vector<std::string>> reasons_;
+  std::vector<NodeState> state_;
+  std::map<std::string, int> class_ids_;
+  std::vector<const ClassPolicy*> limits_;
+  std::unordered_map<std::size_t, int> wave_of_;
+};
+
+}  // namespace
+
+Plan make_plan(const Cluster& cluster, const PlanPolicy& policy, const NodeOutcomes& verdicts) {
+  return Planner(cluster, policy, verdicts).run();
+}
+
+}  // namespace gpuqual

@@ -1,0 +1,542 @@
+#include "core/judge/gate.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <limits>
+#include <set>
+#include <unordered_map>
+
+#include "core/judge/gate_summary.hpp"
+#include "core/record/hardware_class.hpp"
+#include "core/verdict/noise_model.hpp"
+#include "core/verdict/record_history.hpp"
+#include "core/base/stats.hpp"
+
+namespace gpuqual {
+
+namespace {
+
+constexpr std::size_t kMinPoolNodes = 3;  // below this a pool median says nothing a node did not
+constexpr std::size_t kNamesInReason = 5;
+
+Status status_of(Outcome o) {
+  switch (o) {
+    case Outcome::pass: return Status::pass;
+    case Outcome::warn: return Status::warn;
+    case Outcome::fail: return Status::fail;
+    case Outcome::inconclusive: return Status::error;
+  }
+  return Status::error;
+}
+
+int outcome_rank(Outcome o) {
+  switch (o) {
+    case Outcome::fail: return 0;
+    case Outcome::inconclusive: return 1;
+    case Outcome::warn: return 2;
+    case Outcome::pass: return 3;
+  }
+  return 1;
+}
+
+// How bad a judged row is, relative to what it may drop: > 1 is beyond the allowed drop.
+double badness(const MetricRow& m) {
+  if (!m.delta_pct) return -std::numeric_limits<double>::infinity();
+  const double drop = m.direction == Direction::higher ? -*m.delta_pct : *m.delta_pct;
+  return m.allowed_drop_pct > 0 ? drop / m.allowed_drop_pct : drop;
+}
+
+std::string names(const std::vector<std::string>& list) {
+  std::vector<std::string> shown(list.begin(), list.begin() + static_cast<std::ptrdiff_t>(std::min(list.size(), kNamesInReason)));
+  std::string out = fmt::format("{}", fmt::join(shown, ", "));
+  if (list.size() > shown.size()) out += fmt::format(" and {} more", list.size() - shown.size());
+  return out;
+}
+
+// A passing node that must not pass clean (flaky): warn, with why first.
+void warn_verdict(Verdict& v, const std::string& why) {
+  if (v.outcome != Outcome::pass) {
+    v.reasons.push_back(why);
+    return;
+  }
+  v.outcome = Outcome::warn;
+  v.exit_code = exit_code_for(v.outcome, v.strict);
+  v.reasons.insert(v.reasons.begin(), why);
+  const std::string head = "gpuqual: PASS";
+  if (v.summary.rfind(head, 0) == 0) v.summary = "gpuqual: WARN" + v.summary.substr(head.size());
+  v.summary += "; " + why;
+}
+
+template <class Row>
+void keep_not_passed(std::vector<Row>& rows, std::size_t keep) {
+  std::vector<Row> kept;
+  for (auto& r : rows) {
+    if (r.status != Status::pass && r.status != Status::skip && kept.size() < keep) kept.push_back(std::move(r));
+  }
+  rows = std::move(kept);
+}
+
+}  // namespace
+
+std::optional<std::int64_t> parse_rfc3339_ms(const std::string& text) {
+  int y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0, used = 0;
+  char sep = 0;
+  if (std::sscanf(text.c_str(), "%4d-%2d-%2d%c%2d:%2d:%2d%n", &y, &mo, &d, &sep, &h, &mi, &s, &used) != 7) return std::nullopt;
+  if (sep != 'T' && sep != 't' && sep != ' ') return std::nullopt;
+  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60) return std::nullopt;
+  std::size_t i = static_cast<std::size_t>(used);
+  double frac = 0;
+  if (i < text.size() && text[i] == '.') {
+    double scale = 0.1;
+    ++i;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
+      frac += (text[i] - '0') * scale;
+      scale /= 10;
+      ++i;
+    }
+  }
+  int offset_min = 0;
+  if (i < text.size() && (text[i] == 'Z' || text[i] == 'z')) {
+    ++i;
+  } else if (i < text.size() && (text[i] == '+' || text[i] == '-')) {
+    int oh = 0, om = 0, n = 0;
+    if (std::sscanf(text.c_str() + i + 1, "%2d:%2d%n", &oh, &om, &n) != 2) return std::nullopt;
+    offset_min = (text[i] == '-' ? -1 : 1) * (oh * 60 + om);
+    i += 1 + static_cast<std::size_t>(n);
+  } else {
+    return std::nullopt;
+  }
+  if (i != text.size()) return std::nullopt;
+  std::tm tm{};
+  tm.tm_year = y - 1900;
+  tm.tm_mon = mo - 1;
+  tm.tm_mday = d;
+  tm.tm_hour = h;
+  tm.tm_min = mi;
+  tm.tm_sec = s;
+  const std::time_t t = timegm(&tm);
+  return static_cast<std::int64_t>(t - offset_min * 60) * 1000 + static_cast<std::int64_t>(frac * 1000);
+}
+
+void trim_node_verdict(Verdict& v, std::size_t keep_rows, std::size_t worst, std::size_t keep_reasons) {
+  // The worst judged rows first, then every other row that did not pass.
+  std::vector<const MetricRow*> judged;
+  for (const auto& m : v.metrics) {
+    if (m.delta_pct && m.status != Status::skip && m.status != Status::error) judged.push_back(&m);
+  }
+  const std::size_t top = std::min(worst, judged.size());
+  std::partial_sort(judged.begin(), judged.begin() + static_cast<std::ptrdiff_t>(top), judged.end(),
+                    [](const MetricRow* a, const MetricRow* b) { return badness(*a) > badness(*b); });
+  // Room for exactly the rows kept: the pool holds one such vector per node, and growth by
+  // doubling left a fourth of it spare (docs/performance.md, "Gate over 100,000 nodes").
+  std::size_t not_passed = 0;
+  for (const auto& m : v.metrics) not_passed += m.status != Status::pass && m.status != Status::skip;
+  std::vector<MetricRow> kept;
+  kept.reserve(top + std::min(keep_rows, not_passed));
+  std::set<const MetricRow*> taken;
+  for (std::size_t i = 0; i < top; ++i) {
+    kept.push_back(*judged[i]);
+    taken.insert(judged[i]);
+  }
+  std::size_t others = 0;
+  for (const auto& m : v.metrics) {
+    if (m.status == Status::pass || m.status == Status::skip || taken.count(&m) || others >= keep_rows) continue;
+    kept.push_back(m);
+    ++others;
+  }
+  v.metrics = std::move(kept);
+  keep_not_passed(v.findings, keep_rows);
+  keep_not_passed(v.checks, keep_rows);
+  if (v.reasons.size() > keep_reasons) {
+    const std::size_t dropped = v.reasons.size() - keep_reasons;
+    v.reasons.resize(keep_reasons);
+    v.reasons.push_back(fmt::format("... and {} more", dropped));
+  }
+}
+
+NodeSummary unreadable_node(std::string path, const std::string& problem, std::size_t order) {
+  NodeSummary s;
+  s.node = path;
+  s.path = std::move(path);
+  s.order = order;
+  s.unreadable = true;
+  Verdict& v = s.verdict;
+  v.hostname = s.node;
+  v.baseline = "";
+  v.checks.push_back(CheckRow{kUnreadableRecordCheck, std::nullopt, Status::error, problem, 0});
+  decide_outcome(v, {}, {"unreadable record: " + problem}, {}, {}, false);
+  v.summary = "gpuqual: ERROR — unreadable record: " + problem;
+  return s;
+}
+
+NodeSummary summarize_node(const RunRecord& r, const Baseline* b, const GateOptions& options, std::string path,
+                           std::size_t order) {
+  NodeSummary s;
+  s.node = !r.node.k8s_node_name.empty() ? r.node.k8s_node_name : r.node.hostname;
+  if (s.node.empty()) s.node = path;  // nothing names the node: it can only be itself
+  s.path = std::move(path);
+  s.started_at = r.started_at;
+  s.started_ms = parse_rfc3339_ms(r.started_at);
+  s.ended_ms = parse_rfc3339_ms(r.ended_at);
+  s.order = order;
+  s.boot_id = r.node.boot_id;
+  s.uptime_s = r.node.uptime_s;
+  s.complete = r.complete;
+  s.gpu_keys.reserve(r.gpus.size());
+  for (const auto& g : r.gpus) {
+    // A GPU the inventory could not name ("unread:<bus id>") is no identity across records.
+    if (g.uuid.empty() || is_unread_gpu_uuid(g.uuid)) continue;
+    s.gpu_keys.push_back(std::hash<std::string>{}(gpu_uuid_key(g.uuid)));
+  }
+  s.hardware_class = r.hardware_class.slug;
+  if (auto note = class_override_note(r)) s.class_note = s.node + ": " + *note;
+  CompareOptions co;
+  co.strict = options.strict;
+  co.expect_gpus = options.expect_gpus;
+  co.target = options.target;
+  co.with_stack = false;
+  s.verdict = compare_record(r, b, co);
+  // The node's verdict is named as the pool names the node: in a Kubernetes Job the hostname is
+  // the pod's, shared by every pod of an Indexed Job; `gpuqual plan --verdicts` matches by node name.
+  s.verdict.hostname = s.node;
+  // Too old, or stale against the node's Node object: the record does not qualify it now.
+  if (options.freshness.active())
+    withhold_qualification(s.verdict, freshness_problems(r, s.node, options.freshness));
+  s.components = record_components(r);
+  trim_node_verdict(s.verdict);
+  if (!b) return s;
+  s.pool_values.assign(b->metrics.size(), std::numeric_limits<double>::quiet_NaN());
+  std::vector<std::vector<double>> per_gpu(b->metrics.size());
+  for (const auto& c : r.checks) {
+    for (const auto& m : c.metrics) {
+      for (std::size_t k = 0; k < b->metrics.size(); ++k) {
+        const MetricExpectation& e = b->metrics[k];
+        if (e.name != m.name || e.unit != m.unit || e.per_gpu != m.gpu.has_value()) continue;
+        if (e.per_gpu) {
+          per_gpu[k].push_back(m.median);
+        } else {
+          s.pool_values[k] = m.median;
+        }
+      }
+    }
+  }
+  for (std::size_t k = 0; k < per_gpu.size(); ++k) {
+    if (!per_gpu[k].empty()) s.pool_values[k] = stats::median(per_gpu[k]);
+  }
+  return s;
+}
+
+void GatePool::add(NodeSummary node, const Baseline* baseline) {
+  if (!class_baselines_.count(node.hardware_class)) class_baselines_[node.hardware_class] = baseline;
+  auto it = by_identity_.find(node.node);
+  if (it == by_identity_.end()) {
+    by_identity_[node.node] = nodes_.size();
+    nodes_.push_back(std::move(node));
+    return;
+  }
+  // The node's history: which record counts is decided once all are in (resolve_history).
+  more_[it->second].push_back(std::move(node));
+}
+
+void GatePool::resolve_history(std::size_t index, std::vector<NodeSummary>& more) {
+  std::vector<NodeSummary*> all{&nodes_[index]};
+  for (auto& m : more) all.push_back(&m);
+  std::vector<RunPoint> runs;
+  runs.reserve(all.size());
+  for (const NodeSummary* s : all)
+    runs.push_back(
+        RunPoint{s->boot_id, s->uptime_s, s->started_ms, s->order, s->verdict.outcome, s->ended_ms});
+  std::string current;
+  if (options_.freshness.nodes) {
+    auto n = options_.freshness.nodes->find(nodes_[index].node);
+    if (n != options_.freshness.nodes->end()) current = n->second.boot_id;
+  }
+  const RunHistory h = judge_history(runs, current, options_.strict);
+  NodeSummary& counted = *all[h.counted];
+  const std::string name = counted.node;
+  auto started = [](const NodeSummary* s) {
+    return s->started_at.empty() ? std::string("?") : s->started_at;
+  };
+  if (all.size() > 1) {
+    ignored_records_ += all.size() - 1;
+    std::vector<std::string> others;
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      if (i != h.counted) others.push_back(fmt::format("{} (started {})", all[i]->path, started(all[i])));
+    }
+    if (h.order_known) {
+      duplicates_.push_back(
+          fmt::format("node {}: more than one record, the newest counts: {} (started {}) over {}", name,
+                      counted.path, started(&counted), names(others)));
+    } else {
+      std::vector<std::string> newest;
+      for (std::size_t i : h.newest)
+        newest.push_back(fmt::format("{} ({})", all[i]->path, to_string(all[i]->verdict.outcome)));
+      const std::string why = fmt::format(
+          "node {}: which of its records is the newest cannot be told ({} boots; a boot id does not order "
+          "boots, and a reboot can reset the clock that started_at comes from): the worst of {} counts",
+          name, h.boots, fmt::join(newest, ", "));
+      duplicates_.push_back(why + fmt::format(": {} over {}", counted.path, names(others)));
+      counted.verdict.reasons.push_back(why);
+    }
+  }
+  const bool passing = counted.verdict.outcome == Outcome::pass || counted.verdict.outcome == Outcome::warn;
+  if (options_.consecutive > 1 && passing &&
+      h.passes_in_a_row < static_cast<std::size_t>(options_.consecutive)) {
+    withhold_qualification(
+        counted.verdict,
+        {fmt::format("{} passing run{} in a row since its last non-passing run{}; --consecutive {} needs {}",
+                     h.passes_in_a_row, h.passes_in_a_row == 1 ? "" : "s",
+                     h.order_known ? "" : " (of runs whose order the records prove)", options_.consecutive,
+                     options_.consecutive)});
+  }
+  if (h.flaky) {
+    const std::string why =
+        fmt::format("flaky: its runs alternate between pass and fail ({})", outcome_pattern(h.pattern));
+    flaky_.push_back(name);
+    warn_verdict(counted.verdict, why);
+  }
+  if (h.counted != 0) nodes_[index] = std::move(counted);
+  more.clear();
+}
+
+void GatePool::resolve_histories() {
+  // Each node's records, in order: the one that counts, and its history.
+  const bool history = options_.consecutive > 1;
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    auto extra = more_.find(i);
+    if (nodes_[i].unreadable || (!history && extra == more_.end())) continue;
+    std::vector<NodeSummary> none;
+    resolve_history(i, extra == more_.end() ? none : extra->second);
+  }
+  more_.clear();
+}
+
+std::size_t GatePool::count_machines(std::vector<std::string>& notes,
+                                     std::vector<std::string>& shared) const {
+  // Union-find over the nodes: two that hold a GPU UUID in common are one machine.
+  std::vector<std::size_t> parent(nodes_.size());
+  for (std::size_t i = 0; i < parent.size(); ++i) parent[i] = i;
+  auto root = [&](std::size_t i) {
+    while (parent[i] != i) i = parent[i] = parent[parent[i]];
+    return i;
+  };
+  std::unordered_map<std::uint64_t, std::size_t> owner;
+  owner.reserve(nodes_.size() * 8);
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    for (std::uint64_t k : nodes_[i].gpu_keys) {
+      auto [it, fresh] = owner.emplace(k, i);
+      if (!fresh) parent[root(i)] = root(it->second);
+    }
+  }
+  std::vector<std::size_t> size(nodes_.size(), 0);
+  std::size_t machines = 0;
+  for (std::size_t i = 0; i < nodes_.size(); ++i) machines += size[root(i)]++ == 0;
+  std::map<std::size_t, std::vector<std::string>> groups;  // only the machines with several names
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    if (size[root(i)] > 1) groups[root(i)].push_back(nodes_[i].node);
+  }
+  for (auto& [r, members] : groups) {
+    std::sort(members.begin(), members.end());
+    const std::string last = members.back();
+    members.pop_back();
+    const std::string line =
+        fmt::format("node {} and {} are one machine (same GPU UUIDs)", names(members), last);
+    notes.push_back(line + ": counted once toward --expect-nodes");
+    shared.push_back(line);
+  }
+  return machines;
+}
+
+Verdict GatePool::finish() {
+  Verdict v;
+  v.kind = "gate";
+  v.strict = options_.strict;
+  resolve_histories();
+  std::vector<std::string> machine_notes, shared_machines;
+  const std::size_t machines = count_machines(machine_notes, shared_machines);
+  std::sort(nodes_.begin(), nodes_.end(), [](const NodeSummary& a, const NodeSummary& b) {
+    const int ra = outcome_rank(a.verdict.outcome), rb = outcome_rank(b.verdict.outcome);
+    return ra != rb ? ra < rb : a.node < b.node;
+  });
+  std::vector<std::string> failed, inconclusive, warned, passed, unreadable;
+  std::set<std::string> classes, drivers, cuda, baselines;
+  std::map<std::string, std::vector<std::string>> nodes_by_driver, nodes_by_cuda;
+  for (const auto& n : nodes_) {
+    if (n.unreadable) {
+      // No class, driver or metrics: it names only its file and why it could not be read.
+      unreadable.push_back(n.node);
+      v.checks.push_back(CheckRow{n.node, std::nullopt, Status::error, n.verdict.checks.front().reason, 0});
+      continue;
+    }
+    nodes_by_driver[n.verdict.driver_version].push_back(n.node);
+    nodes_by_cuda[n.verdict.cuda_driver_version].push_back(n.node);
+    switch (n.verdict.outcome) {
+      case Outcome::fail: failed.push_back(n.node); break;
+      case Outcome::inconclusive: inconclusive.push_back(n.node); break;
+      case Outcome::warn: warned.push_back(n.node); break;
+      case Outcome::pass: passed.push_back(n.node); break;
+    }
+    classes.insert(n.hardware_class);
+    drivers.insert(n.verdict.driver_version);
+    cuda.insert(n.verdict.cuda_driver_version);
+    v.checks.push_back(CheckRow{n.node, std::nullopt, status_of(n.verdict.outcome), n.verdict.summary, 0, false});
+  }
+  auto joined = [](const std::set<std::string>& s) { return s.size() == 1 ? *s.begin() : fmt::format("{}", fmt::join(s, ",")); };
+  v.hardware_class = joined(classes);
+  v.driver_version = drivers.size() > 1 ? "mixed" : joined(drivers);
+  v.cuda_driver_version = cuda.size() > 1 ? "mixed" : joined(cuda);
+
+  std::vector<std::string> fails, unjudged, warns, notes = duplicates_;
+  notes.insert(notes.end(), notes_.begin(), notes_.end());
+  notes.insert(notes.end(), machine_notes.begin(), machine_notes.end());
+  for (const auto& n : nodes_) {
+    if (!n.class_note.empty()) notes.push_back(n.class_note);
+  }
+  // The pool, class by class.
+  for (const auto& cls : classes) {
+    const Baseline* b = class_baselines_[cls];
+    std::vector<const NodeSummary*> members;
+    for (const auto& n : nodes_) {
+      if (n.hardware_class == cls) members.push_back(&n);
+    }
+    if (!b) {
+      unjudged.push_back(fmt::format("no baseline for class {} ({} node{})", cls, members.size(), members.size() == 1 ? "" : "s"));
+      continue;
+    }
+    baselines.insert(b->origin);
+    if (b->kind == BaselineKind::floor) {
+      // A floor is a fraction of the datasheet peak, not a healthy node's value: a pool median
+      // "below expected" means nothing. Each node was judged against the floor on its own.
+      notes.push_back(fmt::format("class {}: {}; no pool judgement against floors", cls, kFloorNote));
+      continue;
+    }
+    for (std::size_t k = 0; k < b->metrics.size(); ++k) {
+      const MetricExpectation& e = b->metrics[k];
+      std::vector<double> values;
+      for (const NodeSummary* n : members) {
+        if (k < n->pool_values.size() && !std::isnan(n->pool_values[k])) values.push_back(n->pool_values[k]);
+      }
+      if (values.empty()) continue;  // nobody measured it: the nodes already say so
+      MetricRow row;
+      row.check = "pool";
+      row.metric = e.name;
+      row.unit = e.unit;
+      row.direction = e.direction;
+      row.expected = e.expected;
+      row.observed = stats::median(values);
+      noise::DropRule rule{std::min(e.tolerance, options_.pool_allowed_drop), std::nullopt, options_.confidence};
+      row.allowed_drop_pct = rule.allowed_drop * 100;
+      const std::string who = fmt::format("pool of {} {} node{}", values.size(), cls, values.size() == 1 ? "" : "s");
+      auto change = noise::median_vs_expected(values, e.expected, options_.confidence);
+      if (values.size() < kMinPoolNodes) {
+        row.status = Status::skip;
+        row.reason = fmt::format("{}: too few for a pool judgement ({} needed)", who, kMinPoolNodes);
+      } else if (!change) {
+        row.status = Status::skip;
+        row.reason = fmt::format("{}: the baseline's expected value {:g} is not positive", who, e.expected);
+      } else {
+        const noise::ChangeJudgement j = noise::judge_change(*change, e.direction, rule);
+        row.delta_pct = change->estimate * 100;
+        row.status = j.status;
+        row.reason = fmt::format("{}: median {}", who, j.reason);
+      }
+      const std::string what = fmt::format("pool median of {} ({}): {}", e.name, cls, row.reason);
+      if (row.status == Status::fail) fails.push_back(what);
+      if (row.status == Status::warn) warns.push_back(what);
+      v.checks.push_back(CheckRow{fmt::format("pool {} {}", cls, e.name), std::nullopt, row.status, row.reason, 0, false});
+      v.metrics.push_back(std::move(row));
+    }
+  }
+  v.baseline = fmt::format("{}", fmt::join(baselines, ","));
+
+  const std::size_t total = nodes_.size();
+  const std::size_t budget = options_.max_failed_pct
+                                 ? static_cast<std::size_t>(std::floor(*options_.max_failed_pct / 100.0 * static_cast<double>(total) + 1e-9))
+                                 : static_cast<std::size_t>(std::max(0, options_.max_failed));
+  const std::string budget_text = options_.max_failed_pct ? fmt::format("--max-failed {:g}% = {}", *options_.max_failed_pct, budget)
+                                                           : fmt::format("--max-failed {}", budget);
+  // An unreadable record is a node that did not qualify: it uses up the failure budget too.
+  const std::size_t not_qualified = failed.size() + unreadable.size();
+  if (!unreadable.empty() && not_qualified > budget) {
+    std::vector<std::string> both = failed;
+    both.insert(both.end(), unreadable.begin(), unreadable.end());
+    fails.insert(fails.begin(), fmt::format("{} of {} nodes did not qualify ({} failed, {} unreadable), more than {} allows: {}",
+                                            not_qualified, total, failed.size(), unreadable.size(), budget_text, names(both)));
+  } else if (failed.size() > budget) {
+    fails.insert(fails.begin(), fmt::format("{} of {} nodes failed, more than {} allows: {}", failed.size(), total, budget_text, names(failed)));
+  } else if (!failed.empty()) {
+    warns.insert(warns.begin(), fmt::format("{} of {} nodes failed, within {}: {}", failed.size(), total, budget_text, names(failed)));
+  }
+  if (total == 0) unjudged.insert(unjudged.begin(), "no run records");
+  if (options_.expect_nodes && machines < static_cast<std::size_t>(*options_.expect_nodes)) {
+    // One machine under two names (pods named for the node, a renamed node) is one node.
+    const std::string names_note =
+        machines == total ? "" : fmt::format(" ({} names; {})", total, fmt::join(shared_machines, "; "));
+    unjudged.insert(unjudged.begin(),
+                    fmt::format("{} distinct node{}{}, --expect-nodes {}", machines, machines == 1 ? "" : "s",
+                                names_note, *options_.expect_nodes));
+  }
+  if (!inconclusive.empty()) {
+    unjudged.push_back(fmt::format("{} node{} could not be judged: {}", inconclusive.size(), inconclusive.size() == 1 ? "" : "s", names(inconclusive)));
+  }
+  if (!unreadable.empty()) {
+    unjudged.push_back(fmt::format("{} record{} could not be read: {}", unreadable.size(), unreadable.size() == 1 ? "" : "s",
+                                   names(unreadable)));
+  }
+  // One pool, one stack: a node still on the old driver has not qualified the new one.
+  auto mixed = [&](const char* what, const std::map<std::string, std::vector<std::string>>& by_version) {
+    if (by_version.size() < 2) return;
+    std::vector<std::string> parts;
+    for (const auto& [version, members] : by_version) {
+      parts.push_back(fmt::format("{} on {}", version.empty() ? "(none)" : version, names(members)));
+    }
+    unjudged.push_back(fmt::format("{} versions mixed in the pool (give --target to fail the nodes off target): {}", what,
+                                   fmt::join(parts, "; ")));
+  };
+  if (!options_.target) {
+    // With a target, the nodes off it fail on their own; without one, a mixed pool has not
+    // qualified one stack: inconclusive.
+    mixed("driver", nodes_by_driver);
+    mixed("CUDA driver", nodes_by_cuda);
+  }
+  // The spread of every component over the pool: "driver_version: 570.133.20 (3 nodes), 550.90.07 (node-d)".
+  std::map<std::string, std::map<std::string, std::vector<std::string>>> spread;
+  for (const auto& n : nodes_) {
+    for (const auto& [component, values] : n.components) {
+      for (const auto& value : values) spread[component][value].push_back(n.node);
+    }
+  }
+  for (const auto& c : target_components()) {
+    auto it = spread.find(std::string(c.name));
+    if (it == spread.end()) continue;
+    std::vector<std::string> parts;
+    for (const auto& [value, members] : it->second) {
+      parts.push_back(it->second.size() == 1 ? fmt::format("{} (all {} node{})", value, members.size(), members.size() == 1 ? "" : "s")
+                                             : fmt::format("{} ({})", value, names(members)));
+    }
+    v.stack_changes.push_back(fmt::format("{}: {}", c.name, fmt::join(parts, ", ")));
+  }
+  if (!warned.empty()) warns.push_back(fmt::format("{} node{} warned: {}", warned.size(), warned.size() == 1 ? "" : "s", names(warned)));
+  if (!flaky_.empty()) {
+    warns.push_back(fmt::format("{} node{} flaky (runs alternate between pass and fail): {}", flaky_.size(),
+                                flaky_.size() == 1 ? " is" : "s are", names(flaky_)));
+  }
+
+  decide_outcome(v, fails, unjudged, warns, notes, options_.strict);
+  v.nodes.reserve(nodes_.size());
+  for (auto& n : nodes_) v.nodes.push_back(std::move(n.verdict));
+  v.summary = gate_summary(v, GateCounts{failed.size(), inconclusive.size(), warned.size(), passed.size(), ignored_records_, budget,
+                                         unreadable.size()});
+  // The machines and the flaky nodes, by name, after the counts (docs/gate.md).
+  for (const auto& line : shared_machines) v.summary += "; " + line;
+  if (!flaky_.empty()) v.summary += "; flaky: " + names(flaky_);
+  nodes_.clear();
+  by_identity_.clear();
+  return v;
+}
+
+}  // namespace gpuqual

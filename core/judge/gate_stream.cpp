@@ -1,0 +1,150 @@
+#include "core/judge/gate_stream.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <unordered_map>
+
+#include <sys/stat.h>
+
+#include "core/record/record_reader.hpp"
+#include "core/base/input_error.hpp"
+#include "core/base/json_input.hpp"
+#include "core/verdict/record_history.hpp"
+#include "core/record/record_io.hpp"
+#include "core/record/record_workers.hpp"
+
+namespace gpuqual {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> expand_record_paths(const std::vector<std::string>& args) {
+  std::vector<std::string> out;
+  for (const auto& a : args) {
+    std::error_code ec;
+    const auto st = fs::status(a, ec);
+    if (ec || !fs::exists(st)) throw InputError(a, "", "no such file or directory");
+    if (!fs::is_directory(st)) {
+      out.push_back(a);
+      continue;
+    }
+    std::vector<std::string> inside;
+    for (const auto& entry : fs::directory_iterator(a, ec)) {
+      if (entry.path().extension() == ".json" && entry.is_regular_file()) inside.push_back(entry.path().string());
+    }
+    if (ec) throw InputError(a, "", fmt::format("cannot list the directory: {}", ec.message()));
+    std::sort(inside.begin(), inside.end());
+    out.insert(out.end(), inside.begin(), inside.end());
+  }
+  return out;
+}
+
+namespace {
+
+// One file named twice (the same path, a directory and a file in it, a link): exit 3, before
+// anything is read. Files are told apart by device and inode, as the kernel does.
+void refuse_same_file_twice(const std::vector<std::string>& paths) {
+  std::map<std::pair<dev_t, ino_t>, std::size_t> seen;
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    struct stat st {};
+    if (::stat(paths[i].c_str(), &st) != 0) continue;  // the reader reports it
+    auto [it, fresh] = seen.emplace(std::make_pair(st.st_dev, st.st_ino), i);
+    if (!fresh) {
+      throw InputError(
+          paths[i], "",
+          fmt::format("the same file as {}: a record given twice would count twice", paths[it->second]));
+    }
+  }
+}
+
+// The same run in two files (a copy, an interrupted snapshot beside the final record) is one run
+// (docs/gate.md): identical contents are the same record given twice (exit 3); otherwise the
+// complete record counts, then the worse verdict, then the later argument. Returns the notes.
+std::vector<std::string> one_run_per_run_id(const std::vector<std::string>& paths,
+                                            std::vector<std::optional<NodeSummary>>& summaries) {
+  std::unordered_map<std::string, std::size_t> by_run;
+  std::vector<std::string> notes;
+  for (std::size_t i = 0; i < summaries.size(); ++i) {
+    if (!summaries[i] || summaries[i]->unreadable || summaries[i]->verdict.run_id.empty()) continue;
+    auto [it, fresh] = by_run.emplace(summaries[i]->verdict.run_id, i);
+    if (fresh) continue;
+    const std::size_t first = it->second;
+    if (read_text_file(paths[first], JsonLimits{}.max_bytes) ==
+        read_text_file(paths[i], JsonLimits{}.max_bytes)) {
+      throw InputError(paths[i], "",
+                       fmt::format("the same record as {} (identical contents): given twice", paths[first]));
+    }
+    const NodeSummary& a = *summaries[first];
+    const NodeSummary& b = *summaries[i];
+    const bool later_wins = a.complete != b.complete ? b.complete
+                            : a.verdict.outcome != b.verdict.outcome
+                                ? worse_outcome(b.verdict.outcome, a.verdict.outcome)
+                                : true;
+    const std::size_t winner = later_wins ? i : first, loser = later_wins ? first : i;
+    const char* why = a.complete != b.complete                 ? "the complete one counts"
+                      : a.verdict.outcome != b.verdict.outcome ? "both as complete: the worse verdict counts"
+                                                               : "the later argument counts";
+    notes.push_back(fmt::format("run {} is in two files, {} and {}: one run, {}: {}", a.verdict.run_id,
+                                paths[first], paths[i], why, paths[winner]));
+    summaries[loser].reset();
+    it->second = winner;
+  }
+  return notes;
+}
+
+}  // namespace
+
+Verdict gate_records(const std::vector<std::string>& paths, BaselineSource& baselines, const GateOptions& options,
+                     unsigned jobs) {
+  const std::size_t n = paths.size();
+  refuse_same_file_twice(paths);
+  std::vector<std::optional<NodeSummary>> summaries(n);
+  std::vector<const Baseline*> used(n, nullptr);
+  std::vector<std::exception_ptr> unreadable(n);  // rethrown only when not one record could be read
+  std::atomic<std::size_t> readable{0};
+
+  // A bad baseline, or the harness itself, stops the gate (for_each_record rethrows it).
+  for_each_record(n, jobs, [&](std::size_t i, StreamingRecordReader& reader) {
+    RunRecord record;
+    try {
+      record = reader.read(paths[i]);
+    } catch (const InputError& fast) {
+      // One node's bad file must not stop a fleet gate: the node is `error`, the rest are
+      // judged. The strict reader says where (line and column), as `compare` reports it.
+      unreadable[i] = std::current_exception();
+      std::string problem = fast.what();
+      try {
+        (void)read_record(paths[i]);
+      } catch (const InputError& strict) {
+        problem = strict.what();
+        unreadable[i] = std::current_exception();
+      }
+      summaries[i] = unreadable_node(paths[i], problem, i);
+      return;
+    }
+    ++readable;
+    const Baseline* b = baselines.for_class(record.hardware_class.slug);
+    summaries[i] = summarize_node(record, b, options, paths[i], i);
+    used[i] = b;
+  });
+  if (n > 0 && readable == 0) std::rethrow_exception(unreadable.front());
+
+  const std::vector<std::string> same_runs = one_run_per_run_id(paths, summaries);
+  GatePool pool(options);
+  pool.reserve(n);
+  for (const auto& note : same_runs) pool.note(note);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (summaries[i]) pool.add(std::move(*summaries[i]), used[i]);
+  }
+  // The moved-from slots still hold ~0.8 KB a record: free them before the pool's verdict is
+  // built beside its nodes (the peak; docs/performance.md, "Gate over 100,000 nodes").
+  std::vector<std::optional<NodeSummary>>().swap(summaries);
+  return pool.finish();
+}
+
+}  // namespace gpuqual

@@ -1,0 +1,132 @@
+#include "core/judge/gate_summary.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <vector>
+
+#include "core/judge/compare_rules.hpp"
+#include "core/judge/gate.hpp"
+#include "core/record/hardware_class.hpp"
+#include "core/base/text_case.hpp"
+#include "core/base/text_escape.hpp"
+#include "core/base/text_table.hpp"
+
+namespace gpuqual {
+
+namespace {
+
+std::string scope(const std::optional<int>& gpu) { return gpu ? fmt::format("gpu {}", *gpu) : "node"; }
+
+// One line, controls shown as escapes (core/base/text_escape.hpp): record strings cannot forge lines.
+std::string one_line(std::string_view s) { return terminal_line(s); }
+
+}  // namespace
+
+std::string short_metric(const MetricRow& m) {
+  if (m.delta_pct && m.status != Status::error) return fmt::format("{} {} {:+.1f}%", m.metric, scope(m.gpu), *m.delta_pct);
+  return fmt::format("{} {} {}", m.metric, scope(m.gpu), m.status == Status::error ? "not judged" : to_string(m.status));
+}
+
+namespace {
+
+// What the pool as a whole says after the counts: mixed versions, overridden classes, records
+// that did not count.
+std::string pool_notes(const Verdict& v, const GateCounts& c) {
+  std::string out;
+  // A pool on two stacks is inconclusive for that alone: say so (core/judge/gate.hpp).
+  for (const auto& r : v.reasons) {
+    if (r.find("versions mixed in the pool") != std::string::npos) {
+      out += "; " + r.substr(0, r.find(" (give --target"));
+      break;
+    }
+  }
+  if (const std::size_t n = class_overrides_noted(v.reasons)) {
+    out += fmt::format("; {} node{} judged as an override class (--class)", n, n == 1 ? "" : "s");
+  }
+  if (c.duplicates) out += fmt::format("; {} duplicate record{} ignored", c.duplicates, c.duplicates == 1 ? "" : "s");
+  return out;
+}
+
+}  // namespace
+
+std::string gate_summary(const Verdict& v, const GateCounts& c) {
+  const std::size_t total = c.failed + c.inconclusive + c.warned + c.passed + c.unreadable;
+  std::vector<std::string> nodes;
+  std::vector<std::string> failed_names;
+  for (const auto& n : v.nodes) {
+    if (n.outcome == Outcome::fail && failed_names.size() < 3) failed_names.push_back(n.hostname);
+  }
+  if (c.failed) {
+    nodes.push_back(fmt::format("{} failed ({}{})", c.failed, fmt::join(failed_names, ", "), c.failed > failed_names.size() ? ", ..." : ""));
+  }
+  if (c.unreadable) nodes.push_back(fmt::format("{} unreadable", c.unreadable));
+  if (c.inconclusive) nodes.push_back(fmt::format("{} inconclusive", c.inconclusive));
+  if (c.warned) nodes.push_back(fmt::format("{} warned", c.warned));
+  nodes.push_back(fmt::format("{} passed", c.passed));
+
+  std::size_t judged = 0, regressed = 0, unconfirmed = 0;
+  const MetricRow* first_fail = nullptr;
+  const MetricRow* first_warn = nullptr;
+  for (const auto& m : v.metrics) {
+    if (m.status == Status::skip) continue;
+    ++judged;
+    regressed += m.status == Status::fail;
+    unconfirmed += m.status == Status::warn;
+    if (m.status == Status::fail && !first_fail) first_fail = &m;
+    if (m.status == Status::warn && !first_warn) first_warn = &m;
+  }
+  const MetricRow* worst = first_fail ? first_fail : first_warn;
+  std::string pool;
+  if (judged == 0) {
+    pool = "pool: no metric judged";
+  } else if (regressed || unconfirmed) {
+    pool = fmt::format("pool: {} of {} metrics {}{}", regressed ? regressed : unconfirmed, judged,
+                       regressed ? "regressed" : "moved, not confirmed",
+                       worst && worst->delta_pct
+                           ? fmt::format(" ({} {:+.{}f}% {} {}{:.{}f}%)", worst->metric, *worst->delta_pct,
+                                         distinct_precision(std::abs(*worst->delta_pct), worst->allowed_drop_pct),
+                                         worst->direction == Direction::higher ? "<" : ">",
+                                         worst->direction == Direction::higher ? "-" : "+", worst->allowed_drop_pct,
+                                         distinct_precision(std::abs(*worst->delta_pct), worst->allowed_drop_pct))
+                           : "");
+  } else {
+    pool = fmt::format("pool: {} metrics within the allowed drop", judged);
+  }
+  std::string line = fmt::format("gpuqual gate: {} {} node{} ({}): {}; {}", to_upper(to_string(v.outcome)), total, total == 1 ? "" : "s",
+                                 v.hardware_class.empty() ? "no class" : v.hardware_class, fmt::join(nodes, ", "), pool);
+  return one_line(line + pool_notes(v, c));
+}
+
+std::string render_pool_table(const Verdict& v, std::size_t max_passing, std::size_t width,
+                              const SharedCauses* causes) {
+  using Row = std::vector<std::string>;
+  std::vector<Row> rows;
+  std::size_t passing = 0, hidden = 0;
+  for (const auto& n : v.nodes) {
+    if (n.outcome == Outcome::pass && passing++ >= max_passing) {
+      ++hidden;
+      continue;
+    }
+    std::vector<std::string> worst;
+    for (const auto& m : n.metrics) {
+      if (worst.size() < 3) worst.push_back(short_metric(m));
+    }
+    std::string note = worst.empty() ? "-" : fmt::format("{}", fmt::join(worst, ", "));
+    if (n.outcome == Outcome::inconclusive && !n.reasons.empty())
+      note = causes ? causes->refer(n.reasons.front()) : n.reasons.front();
+    const bool unreadable =
+        n.checks.size() == 1 && n.checks.front().check == kUnreadableRecordCheck && n.run_id.empty();
+    rows.push_back({n.hostname.empty() ? "(no hostname)" : one_line(n.hostname), one_line(n.hardware_class),
+                    unreadable ? std::string("error") : std::string(to_string(n.outcome)), one_line(note),
+                    one_line(n.run_id)});
+  }
+  std::string out;
+  layout_table(out, {"NODE", "CLASS", "VERDICT", "WORST METRICS", "RUN"}, rows, width, {3});
+  if (hidden) out += fmt::format("... and {} more passing node{}\n", hidden, hidden == 1 ? "" : "s");
+  return out;
+}
+
+}  // namespace gpuqual

@@ -1,0 +1,307 @@
+#include "core/record/record_reader.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+#include <vector>
+
+#include "core/record/hardware_class.hpp"
+#include "core/base/input_error.hpp"
+#include "core/record/metric_summary.hpp"
+#include "core/base/simdjson_fields.hpp"
+#include "core/record/skip_reason.hpp"
+#include "core/record/stack_fact_reader.hpp"
+#include "core/base/units.hpp"
+
+namespace gpuqual {
+
+namespace {
+
+using simdjson::dom::element;
+using simdjson::dom::element_type;
+using simdjson_fields::Obj;
+using simdjson_fields::Where;
+using simdjson_fields::finite;
+using simdjson_fields::index_path;
+using simdjson_fields::type_name;
+
+// Same rule and messages as record_json.cpp.
+std::string read_reason_code(Obj& o, Status status) {
+  std::string code = o.str_or("reason_code", "");
+  if (code.empty()) return code;
+  if (status != Status::skip) o.fail("reason_code", fmt::format("a reason code belongs to a skip, not to {}", to_string(status)));
+  if (!is_not_applicable_code(code)) o.fail("reason_code", fmt::format("unknown reason code \"{}\"", code));
+  return code;
+}
+
+std::optional<int> read_gpu(Obj& o) {
+  auto g = o.opt_integer("gpu", 0, 1023);
+  if (!g) return std::nullopt;
+  return static_cast<int>(*g);
+}
+
+GpuInfo gpu_from(const element& e, const std::string& file, const Where& where) {
+  Obj o(e, file, where);
+  GpuInfo g;
+  g.index = static_cast<int>(o.integer("index", 0, 1023));
+  g.name = o.str("name");
+  g.uuid = o.str("uuid");
+  g.pci_bus_id = o.str("pci_bus_id");
+  g.compute_capability = o.str("compute_capability");
+  g.sm_count = static_cast<int>(o.integer("sm_count", 0, 100000));
+  g.memory_bytes = static_cast<std::uint64_t>(o.integer("memory_bytes", 0));
+  g.vbios = o.str("vbios");
+  g.ecc_enabled = o.opt_boolean("ecc_enabled");
+  g.mig_enabled = o.opt_boolean("mig_enabled");
+  g.persistence_enabled = o.opt_boolean("persistence_enabled");
+  if (auto v = o.opt_integer("pcie_max_gen", 1, 16)) g.pcie_max_gen = static_cast<int>(*v);
+  if (auto v = o.opt_integer("pcie_max_width", 1, 64)) g.pcie_max_width = static_cast<int>(*v);
+  g.power_limit_w = o.opt_number("power_limit_w", 0);
+  if (auto v = o.opt_integer("nvlink_count", 0, 64)) g.nvlink_count = static_cast<int>(*v);
+  g.virtualization_mode = o.str_or("virtualization_mode", "");
+  o.finish();
+  return g;
+}
+
+std::map<std::string, std::string> opt_string_map(Obj& o, const char* key) {
+  if (!o.has(key)) return {};
+  return o.string_map(key, "expected a string");
+}
+
+// The simdjson twin of stack_from_json (stack_inventory_json.cpp): the same read_stack_object.
+StackInventory stack_from(const element& e, const std::string& file, const Where& where) {
+  Obj o(e, file, where);
+  StackInventory s = read_stack_object(o, opt_string_map, [&](Obj& parent, const char* key, auto&& each) {
+    const simdjson::dom::array arr = parent.array(key);
+    std::size_t i = 0;
+    for (element x : arr) {
+      Obj item(x, file, parent.at(key, i++));
+      each(item);
+    }
+  });
+  o.finish();
+  return s;
+}
+
+NodeFacts node_from(const element& e, const std::string& file, const Where& where) {
+  Obj o(e, file, where);
+  NodeFacts n;
+  n.hostname = o.str("hostname");
+  n.kernel = o.str("kernel");
+  n.os = o.str("os");
+  n.cpu_model = o.str("cpu_model");
+  if (auto v = o.opt_integer("numa_nodes", 0, 4096)) n.numa_nodes = static_cast<int>(*v);
+  n.driver_version = o.str("driver_version");
+  n.cuda_driver_version = o.str("cuda_driver_version");
+  n.cuda_runtime_version = o.str("cuda_runtime_version");
+  n.cublas_version = o.str("cublas_version");
+  n.nccl_version = o.str("nccl_version");
+  n.container_runtimes = o.string_array("container_runtimes");
+  n.k8s_node_name = o.str("k8s_node_name");
+  n.k8s_labels = o.string_map("k8s_labels", "label value must be a string");
+  if (o.has("pci_gpus")) {
+    n.pci_gpus.emplace();
+    std::size_t i = 0;
+    for (element e : o.array("pci_gpus")) {
+      Obj p(e, file, o.at("pci_gpus", i++));
+      // Evaluated in order: the same first error as record_json.cpp.
+      PciGpu g;
+      g.bus_id = p.nonempty_str("bus_id");
+      g.device_id = p.str("device_id");
+      g.pci_class = p.str("class");
+      g.driver = p.str("driver");
+      n.pci_gpus->push_back(std::move(g));
+      p.finish();
+    }
+  }
+  n.kernel_module_version = o.str_or("kernel_module_version", "");
+  n.nvml_driver_version = o.str_or("nvml_driver_version", "");
+  n.nvml_cuda_driver_version = o.str_or("nvml_cuda_driver_version", "");
+  n.libcuda_version = o.str_or("libcuda_version", "");
+  n.boot_id = o.str_or("boot_id", "");
+  n.visible_devices = o.str_or("visible_devices", "");
+  n.uptime_s = o.opt_number("uptime_s", 0);
+  if (o.has("stack")) n.stack = stack_from(o.object("stack"), file, o.at("stack"));
+  o.finish();
+  return n;
+}
+
+Metric metric_from(const element& e, const std::string& file, const Where& where) {
+  Obj o(e, file, where);
+  Metric m;
+  m.name = o.nonempty_str("name");
+  m.unit = o.str("unit");
+  if (!is_known_unit(m.unit)) o.fail("unit", fmt::format("unknown unit \"{}\"", m.unit));
+  const std::string dir = o.str("direction");
+  auto d = parse_direction(dir);
+  if (!d) o.fail("direction", fmt::format("unknown direction \"{}\" (expected higher or lower)", dir));
+  m.direction = *d;
+  m.gpu = read_gpu(o);
+  m.median = o.number("median", 0);
+  m.samples = o.number_array("samples", 0);
+  const auto n = o.integer("n", 0);
+  if (static_cast<std::size_t>(n) != m.samples.size()) {
+    o.fail("n", fmt::format("n is {} but there are {} samples", n, m.samples.size()));
+  }
+  m.cv = o.number("cv", 0);
+  m.min = o.number("min", 0);
+  m.max = o.number("max", 0);
+  m.throttled_samples = static_cast<int>(o.opt_integer("throttled_samples", 0, n).value_or(0));
+  if (!m.samples.empty() && (m.median < m.min || m.median > m.max || m.min > m.max)) {
+    o.fail("median", fmt::format("median {} is not within [min {}, max {}]", m.median, m.min, m.max));
+  }
+  // Judging uses the numbers recomputed from the samples; a stored summary that says otherwise
+  // (samples all 500, median 771) is a corrupt or edited record.
+  if (auto mismatch = recompute_summary(m)) o.fail(mismatch->field, mismatch->problem);
+  o.finish();
+  return m;
+}
+
+Finding finding_from(const element& e, const std::string& file, const Where& where) {
+  Obj o(e, file, where);
+  Finding f;
+  f.code = o.nonempty_str("code");
+  const std::string sev = o.str("severity");
+  auto s = parse_severity(sev);
+  if (!s) o.fail("severity", fmt::format("unknown severity \"{}\" (expected info, warn or fail)", sev));
+  f.severity = *s;
+  f.gpu = read_gpu(o);
+  f.detail = o.str("detail");
+  f.action = o.str_or("action", "");
+  f.value = o.opt_number("value");
+  o.finish();
+  return f;
+}
+
+CheckResult check_from(const element& e, const std::string& file, const Where& where) {
+  Obj o(e, file, where);
+  CheckResult c;
+  c.name = o.nonempty_str("name");
+  const std::string st = o.str("status");
+  auto s = parse_status(st);
+  if (!s) o.fail("status", fmt::format("unknown status \"{}\"", st));
+  c.status = *s;
+  c.reason = o.str("reason");
+  if (c.reason.empty() && (c.status == Status::skip || c.status == Status::error || c.status == Status::fail)) {
+    o.fail("reason", fmt::format("a {} status needs a reason", st));
+  }
+  c.reason_code = read_reason_code(o, c.status);
+  c.optional = o.opt_boolean("optional").value_or(false);
+  c.started_at = o.str("started_at");
+  c.duration_s = o.number("duration_s", 0);
+  std::size_t i = 0;
+  for (element g_el : o.array("per_gpu")) {
+    Obj g(g_el, file, o.at("per_gpu", i++));
+    GpuCheckStatus gs;
+    gs.gpu = static_cast<int>(g.integer("gpu", 0, 1023));
+    const std::string gst = g.str("status");
+    auto gs_status = parse_status(gst);
+    if (!gs_status) g.fail("status", fmt::format("unknown status \"{}\"", gst));
+    gs.status = *gs_status;
+    gs.reason = g.str("reason");
+    gs.reason_code = read_reason_code(g, gs.status);
+    g.finish();
+    c.per_gpu.push_back(gs);
+  }
+  i = 0;
+  const simdjson::dom::array metrics = o.array("metrics");
+  c.metrics.reserve(metrics.size());
+  for (element m : metrics) c.metrics.push_back(metric_from(m, file, o.at("metrics", i++)));
+  i = 0;
+  for (element f : o.array("findings")) c.findings.push_back(finding_from(f, file, o.at("findings", i++)));
+  c.attributes = o.string_map("attributes", "attribute values are strings");
+  o.finish();
+  return c;
+}
+
+RunRecord record_from(const element& root, const std::string& file) {
+  const Where root_where;
+  Obj o(root, file, root_where);
+  RunRecord r;
+  r.schema = o.str("schema");
+  if (r.schema != kRunSchema) {
+    o.fail("schema", fmt::format("unsupported schema \"{}\" (this gpuqual reads {})", r.schema, kRunSchema));
+  }
+  {
+    Obj t(o.object("tool"), file, o.at("tool"));
+    r.tool.version = t.str("version");
+    r.tool.git_revision = t.str("git_revision");
+    t.finish();
+  }
+  r.run_id = o.nonempty_str("run_id");
+  r.started_at = o.str("started_at");
+  r.ended_at = o.str("ended_at");
+  r.complete = o.boolean("complete");
+  r.argv = o.string_array("argv");
+  r.suite = o.str("suite");
+  r.node = node_from(o.object("node"), file, o.at("node"));
+  {
+    Obj h(o.object("hardware_class"), file, o.at("hardware_class"));
+    r.hardware_class.slug = h.nonempty_str("slug");
+    r.hardware_class.gpu_count = static_cast<int>(h.integer("gpu_count", 0, 1024));
+    r.hardware_class.product = h.str("product");
+    if (auto mib = h.opt_integer("memory_mib", 0)) r.hardware_class.memory_mib = static_cast<std::uint64_t>(*mib);
+    r.hardware_class.overridden = h.boolean("overridden");
+    h.finish();
+  }
+  std::set<int> indices;
+  std::size_t i = 0;
+  for (element g_el : o.array("gpus")) {
+    const Where p = o.at("gpus", i++);
+    GpuInfo g = gpu_from(g_el, file, p);
+    if (!indices.insert(g.index).second)
+      throw InputError(file, p.str() + ".index", fmt::format("duplicate GPU index {}", g.index));
+    r.gpus.push_back(std::move(g));
+  }
+  if (auto bad = gpu_identity_problem(r.hardware_class, r.gpus))
+    throw InputError(file, bad->field, bad->problem);
+  i = 0;
+  for (element c_el : o.array("checks")) {
+    const Where p = o.at("checks", i++);
+    CheckResult c = check_from(c_el, file, p);
+    auto check_gpu = [&](const std::optional<int>& gpu, const char* array, std::size_t k) {
+      if (gpu && !indices.count(*gpu)) {
+        throw InputError(file, Where{&p, array, k}.str() + ".gpu", fmt::format("GPU {} is not in $.gpus", *gpu));
+      }
+    };
+    for (std::size_t k = 0; k < c.metrics.size(); ++k) check_gpu(c.metrics[k].gpu, "metrics", k);
+    for (std::size_t k = 0; k < c.findings.size(); ++k) check_gpu(c.findings[k].gpu, "findings", k);
+    for (std::size_t k = 0; k < c.per_gpu.size(); ++k) check_gpu(c.per_gpu[k].gpu, "per_gpu", k);
+    r.checks.push_back(std::move(c));
+  }
+  o.finish();
+  return r;
+}
+
+}  // namespace
+
+struct StreamingRecordReader::Impl {
+  explicit Impl(const JsonLimits& limits) : parser(limits) {}
+  simdjson_fields::Parser parser;
+  std::string text;  // the file being read; its allocation, with simdjson's padding, is reused
+};
+
+StreamingRecordReader::StreamingRecordReader(const JsonLimits& limits) : impl_(std::make_unique<Impl>(limits)), limits_(limits) {}
+
+StreamingRecordReader::~StreamingRecordReader() = default;
+
+RunRecord StreamingRecordReader::read(const std::string& path) {
+  read_text_file_into(path, limits_.max_bytes, impl_->text, simdjson::SIMDJSON_PADDING);
+  return parse_padded(path);
+}
+
+RunRecord StreamingRecordReader::parse(std::string_view text, const std::string& origin) {
+  impl_->text.assign(text);
+  simdjson_fields::Parser::pad(impl_->text);
+  return parse_padded(origin);
+}
+
+RunRecord StreamingRecordReader::parse_padded(const std::string& origin) {
+  // The text has SIMDJSON_PADDING bytes of capacity behind it: simdjson parses it in place.
+  return record_from(impl_->parser.parse(impl_->text, origin), origin);
+}
+
+}  // namespace gpuqual

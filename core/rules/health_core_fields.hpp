@@ -1,0 +1,38 @@
+#pragma once
+// The readings `health` must have to pass a GPU (issue 14: pass only on readings): ECC mode,
+// the volatile and aggregate uncorrected ECC counts, the memory-repair state (remapped rows
+// from Ampere on, retired pages before), the PCIe link, and the Xid watch (node-wide, judged by
+// the caller). Which product has which is the table below, keyed by architecture (compute
+// capability major), as data: a field the architecture does not have is "not applicable" and
+// says so; a field it has that NVML did not give is "not read" with NVML's own message (the
+// reader's `unread` entry: "remapped_rows: NVML_ERROR_UNKNOWN ...").
+#include <string>
+#include <vector>
+
+#include "core/rules/health_snapshot.hpp"
+
+namespace gpuqual {
+
+struct CoreFieldRule {
+  std::string field;     // "remapped_rows"
+  int min_cc_major = 0;  // applies when min_cc_major <= major <= max_cc_major
+  int max_cc_major = 99;
+  std::string source;
+};
+
+// The shipped table. Sources: NVIDIA "GPU Memory Error Management" (row remapping replaces
+// dynamic page retirement from the A100, compute capability 8.0), NVML reference.
+const std::vector<CoreFieldRule>& health_core_field_rules();
+
+struct CoreFieldGap {
+  std::string field;
+  bool not_applicable = false;  // the product has no such field (table), vs. not read
+  std::string why;              // NVML's message, or the table's reason
+};
+
+// The core fields of `g` that are not applicable or were not read. With ECC off, the ECC counts
+// are not applicable (ecc.disabled judges the GPU). An unknown compute capability requires
+// either memory-repair field.
+std::vector<CoreFieldGap> core_field_gaps(const GpuHealthReading& g);
+
+}  // namespace gpuqual

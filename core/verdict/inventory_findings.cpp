@@ -1,0 +1,34 @@
+#include "core/verdict/inventory_findings.hpp"
+
+#include "core/rules/driver_consistency.hpp"
+#include "core/verdict/gpu_presence.hpp"
+
+namespace gpuqual {
+
+std::vector<FindingRow> inventory_finding_rows(const RunRecord& record) {
+  std::vector<Finding> findings = gpu_presence_findings(record);
+  for (Finding& f : driver_consistency_findings(record.node)) findings.push_back(std::move(f));
+  std::vector<FindingRow> rows;
+  for (Finding& f : findings) {
+    FindingRow row;
+    row.check = kInventoryCheck;
+    switch (f.severity) {
+      case Severity::fail:
+        row.status = Status::fail;
+        break;
+      case Severity::warn:
+        row.status = Status::warn;
+        break;
+      case Severity::info:
+        row.status = Status::pass;
+        break;
+    }
+    // The detail is the reason: it names the bus id or the versions, which is what to act on.
+    row.reason = f.detail;
+    row.finding = std::move(f);
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+}  // namespace gpuqual
