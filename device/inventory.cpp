@@ -4,15 +4,15 @@
 
 #include "core/record/hardware_class.hpp"
 #include "core/base/input_error.hpp"
-#include "device/container_runtimes.hpp"
+#include "device/host/container_runtimes.hpp"
 #include "device/cuda_gpus.hpp"
-#include "device/host_facts.hpp"
-#include "device/k8s_node.hpp"
-#include "device/k8s_node_info.hpp"
+#include "device/host/host_facts.hpp"
+#include "device/host/k8s_node.hpp"
+#include "device/host/k8s_node_info.hpp"
 #include "device/library_versions.hpp"
 #include "device/nvml_devices.hpp"
 #include "device/nvml_library.hpp"
-#include "device/pci_gpus.hpp"
+#include "device/host/pci_gpus.hpp"
 #include "device/stack_collect.hpp"
 
 namespace gpuqual {

@@ -5,7 +5,7 @@
 #include <sstream>
 #include <thread>
 
-#include "device/cpu_affinity.hpp"
+#include "device/host/cpu_affinity.hpp"
 #include "device/measure_timers.hpp"
 #include "kernels/copy_pattern_kernels.cuh"
 

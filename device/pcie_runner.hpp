@@ -49,7 +49,7 @@ class PcieBench {
  public:
   // Call on the GPU's own thread, with the GPU current: binds the thread to the GPU's NUMA node
   // (when enabled and known) while allocating and first-touching the pinned buffers, then gives
-  // the thread its affinity back (device/cpu_affinity.hpp).
+  // the thread its affinity back (device/host/cpu_affinity.hpp).
   PcieBench(int gpu, const PcieConfig& config);
   int gpu() const { return gpu_; }
   std::optional<int> numa_node() const { return numa_node_; }

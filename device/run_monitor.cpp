@@ -10,7 +10,7 @@
 #include "core/rules/health_rules.hpp"
 #include "core/rules/health_snapshot_json.hpp"
 #include "core/base/utc_time.hpp"
-#include "device/fabric_sysfs.hpp"
+#include "device/host/fabric_sysfs.hpp"
 #include "device/nvml_snapshot.hpp"
 
 namespace gpuqual {

@@ -2,7 +2,7 @@
 // physical state, rate and width, link layer and firmware, the error counters before and after
 // (growth is a finding), GPUDirect RDMA readiness, and which GPU shares a PCIe switch or NUMA
 // node with which HCA (recorded). Read from sysfs without privileges; the rules are in
-// core/rules/fabric_rules.cpp, the reading in device/fabric_sysfs.cpp.
+// core/rules/fabric_rules.cpp, the reading in device/host/fabric_sysfs.cpp.
 //
 // Counter window: from the run's start when the runner left <side dir>/fabric-before.json
 // (RunHealthMonitor writes it before the first check, so a suite that runs `fabric` last sees
@@ -21,8 +21,8 @@
 #include "core/rules/fabric_rules.hpp"
 #include "core/base/input_error.hpp"
 #include "core/rules/pci_relation.hpp"
-#include "device/fabric_sysfs.hpp"
-#include "device/pci_gpus.hpp"
+#include "device/host/fabric_sysfs.hpp"
+#include "device/host/pci_gpus.hpp"
 #include "suites/check.hpp"
 
 namespace gpuqual {

@@ -108,7 +108,7 @@ struct GpuInfo {
 };
 
 // One NVIDIA display/3D controller on the PCI bus, read from sysfs without the driver
-// (device/pci_gpus.hpp): what `gpu.not_visible` compares NVML's and CUDA's GPUs against.
+// (device/host/pci_gpus.hpp): what `gpu.not_visible` compares NVML's and CUDA's GPUs against.
 struct PciGpu {
   std::string bus_id;     // "0000:19:00.0" (sysfs spelling: 4-digit domain)
   std::string device_id;  // "0x2335"

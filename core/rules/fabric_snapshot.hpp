@@ -1,7 +1,7 @@
 #pragma once
 // What the `fabric` check reads about the node's InfiniBand / RoCE adapters (HCAs), as plain
 // data: one snapshot is taken at the start of a window and one at its end, and the rules
-// (core/rules/fabric_rules.hpp) judge the pair. device/fabric_sysfs.hpp fills it from sysfs; the JSON
+// (core/rules/fabric_rules.hpp) judge the pair. device/host/fabric_sysfs.hpp fills it from sysfs; the JSON
 // form is the run-start snapshot the runner leaves in the side directory (fabric-before.json),
 // so that counter growth covers the run up to the check, like nvml-before.json for `health`.
 //
@@ -48,7 +48,7 @@ struct FabricSnapshot {
   std::vector<FabricHca> hcas;
 };
 
-// The facts GPUDirect RDMA needs from the host (device/fabric_sysfs.hpp reads them).
+// The facts GPUDirect RDMA needs from the host (device/host/fabric_sysfs.hpp reads them).
 struct GpuDirectFacts {
   bool peermem_loaded = false;      // /sys/module/nvidia_peermem exists
   bool open_kernel_module = false;  // /proc/driver/nvidia/version names the Open Kernel Module

@@ -35,7 +35,7 @@ void take(std::optional<ExpectedGpus>& best, std::optional<int> n, const std::st
 
 // The NVIDIA GPUs on the bus that are this node's (pci_gpu_is_the_nodes).
 // None on the bus says the node has none only when the record lists none either: a vGPU guest's
-// GPUs are not on its bus (device/pci_gpus.hpp), so there an empty bus says nothing.
+// GPUs are not on its bus (device/host/pci_gpus.hpp), so there an empty bus says nothing.
 std::optional<int> pci_count(const RunRecord& r) {
   if (!r.node.pci_gpus) return std::nullopt;
   int count = 0;

@@ -8,7 +8,7 @@
 // - one outside the subset the process was given (node.visible_devices set: a container that
 //   holds some of the node's GPUs): `gpu.outside_allocation` (info), never a missing GPU.
 // MIG instances carry their parent's bus id and SR-IOV virtual functions are not counted on the
-// bus (device/pci_gpus.hpp), so neither MIG nor a vGPU host reads as missing GPUs.
+// bus (device/host/pci_gpus.hpp), so neither MIG nor a vGPU host reads as missing GPUs.
 // A record without pci_gpus (not read, or an older gpuqual) yields no finding.
 #include <vector>
 

@@ -1,8 +1,8 @@
-// ScopedThreadAffinity (device/cpu_affinity.hpp): PcieBench's NUMA binding is given back, so the
+// ScopedThreadAffinity (device/host/cpu_affinity.hpp): PcieBench's NUMA binding is given back, so the
 // rest of the process is not left pinned to one node.
 #include <gtest/gtest.h>
 
-#include "device/cpu_affinity.hpp"
+#include "device/host/cpu_affinity.hpp"
 
 namespace gpuqual {
 namespace {

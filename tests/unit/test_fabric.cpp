@@ -13,7 +13,7 @@
 #include "core/base/input_error.hpp"
 #include "core/rules/pci_relation.hpp"
 #include "core/record/skip_reason.hpp"
-#include "device/fabric_sysfs.hpp"
+#include "device/host/fabric_sysfs.hpp"
 #include "process_helpers.hpp"
 #include "suites/check.hpp"
 #include "suites/check_catalog.hpp"

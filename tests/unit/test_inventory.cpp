@@ -11,11 +11,11 @@
 #include <string>
 
 #include "core/base/input_error.hpp"
-#include "device/container_runtimes.hpp"
+#include "device/host/container_runtimes.hpp"
 #include "device/cuda_gpus.hpp"
-#include "device/host_facts.hpp"
+#include "device/host/host_facts.hpp"
 #include "device/inventory.hpp"
-#include "device/k8s_node.hpp"
+#include "device/host/k8s_node.hpp"
 #include "device/library_versions.hpp"
 #include "device/nvml_devices.hpp"
 

@@ -211,7 +211,7 @@ TEST(ExpectedGpus, FewerGpusThanTheBaselineSaysFailsWithGpuMissing) {
   EXPECT_EQ(finding(v, "gpu.missing")->reason,
             "1 of 2 expected GPUs missing: the record has 1 (expected by the baseline's gpu_count (test.yaml))");
   EXPECT_NE(v.summary.find("gpu.missing"), std::string::npos) << v.summary;
-  // With the PCI bus read (device/pci_gpus), the finding says what the bus shows.
+  // With the PCI bus read (device/host/pci_gpus), the finding says what the bus shows.
   RunRecord on_bus = record_with(1, {gemm_check({771})});
   on_bus.node.pci_gpus = std::vector<PciGpu>{PciGpu{"0000:19:00.0", "0x2335", "0x030200", "nvidia"}};
   const Verdict w = compare_record(on_bus, &b, {});

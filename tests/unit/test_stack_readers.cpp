@@ -8,11 +8,11 @@
 #include <fstream>
 
 #include "core/base/input_error.hpp"
-#include "device/container_toolkit.hpp"
-#include "device/driver_addons.hpp"
-#include "device/k8s_node_info.hpp"
-#include "device/nic_firmware.hpp"
-#include "device/platform_firmware.hpp"
+#include "device/host/container_toolkit.hpp"
+#include "device/host/driver_addons.hpp"
+#include "device/host/k8s_node_info.hpp"
+#include "device/host/nic_firmware.hpp"
+#include "device/host/platform_firmware.hpp"
 #include "runner/stack_options.hpp"
 
 using namespace gpuqual;

@@ -1,12 +1,12 @@
-#include "device/container_toolkit.hpp"
+#include "device/host/container_toolkit.hpp"
 
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <filesystem>
 
-#include "device/command_output.hpp"
-#include "device/container_runtimes.hpp"
+#include "device/host/command_output.hpp"
+#include "device/host/container_runtimes.hpp"
 
 namespace gpuqual {
 

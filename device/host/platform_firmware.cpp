@@ -1,6 +1,6 @@
-#include "device/platform_firmware.hpp"
+#include "device/host/platform_firmware.hpp"
 
-#include "device/fact_file.hpp"
+#include "device/host/fact_file.hpp"
 
 namespace gpuqual {
 

@@ -1,4 +1,4 @@
-#include "device/k8s_node.hpp"
+#include "device/host/k8s_node.hpp"
 
 #include <cstdlib>
 #include <filesystem>

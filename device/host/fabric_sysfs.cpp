@@ -1,4 +1,4 @@
-#include "device/fabric_sysfs.hpp"
+#include "device/host/fabric_sysfs.hpp"
 
 #include <algorithm>
 #include <cctype>

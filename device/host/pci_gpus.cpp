@@ -1,4 +1,4 @@
-#include "device/pci_gpus.hpp"
+#include "device/host/pci_gpus.hpp"
 
 #include <algorithm>
 #include <charconv>

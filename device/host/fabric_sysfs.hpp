@@ -3,7 +3,7 @@
 // MAD access): /sys/class/infiniband/<hca>/{fw_ver,hca_type,board_id,node_guid,device} and
 // ports/<n>/{state,phys_state,rate,link_layer,counters/*} (kernel ABI,
 // Documentation/ABI/stable/sysfs-class-infiniband). Every reader takes the root directory the
-// tree lives under ("/" on a node, a recorded tree in tests), like device/pci_gpus.hpp.
+// tree lives under ("/" on a node, a recorded tree in tests), like device/host/pci_gpus.hpp.
 #include <optional>
 #include <string>
 #include <string_view>

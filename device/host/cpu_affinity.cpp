@@ -1,4 +1,4 @@
-#include "device/cpu_affinity.hpp"
+#include "device/host/cpu_affinity.hpp"
 
 #include <pthread.h>
 

@@ -1,4 +1,4 @@
-#include "device/host_facts.hpp"
+#include "device/host/host_facts.hpp"
 
 #include <sys/utsname.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "device/k8s_node_info.hpp"
+#include "device/host/k8s_node_info.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -1,10 +1,10 @@
-#include "device/driver_addons.hpp"
+#include "device/host/driver_addons.hpp"
 
 #include <filesystem>
 
-#include "device/command_output.hpp"
-#include "device/container_runtimes.hpp"
-#include "device/fact_file.hpp"
+#include "device/host/command_output.hpp"
+#include "device/host/container_runtimes.hpp"
+#include "device/host/fact_file.hpp"
 
 namespace gpuqual {
 

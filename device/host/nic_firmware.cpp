@@ -1,10 +1,10 @@
-#include "device/nic_firmware.hpp"
+#include "device/host/nic_firmware.hpp"
 
 #include <algorithm>
 #include <filesystem>
 #include <regex>
 
-#include "device/fact_file.hpp"
+#include "device/host/fact_file.hpp"
 
 namespace gpuqual {
 

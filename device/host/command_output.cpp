@@ -1,4 +1,4 @@
-#include "device/command_output.hpp"
+#include "device/host/command_output.hpp"
 
 #include <fcntl.h>
 #include <poll.h>

@@ -1,4 +1,4 @@
-#include "device/container_runtimes.hpp"
+#include "device/host/container_runtimes.hpp"
 
 #include <unistd.h>
 
@@ -6,7 +6,7 @@
 #include <regex>
 #include <sstream>
 
-#include "device/command_output.hpp"
+#include "device/host/command_output.hpp"
 
 namespace gpuqual {
 

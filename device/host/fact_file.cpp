@@ -1,4 +1,4 @@
-#include "device/fact_file.hpp"
+#include "device/host/fact_file.hpp"
 
 #include <cerrno>
 #include <cstring>
