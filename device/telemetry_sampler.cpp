@@ -62,7 +62,7 @@ TelemetrySampler::~TelemetrySampler() {
 
 void TelemetrySampler::start() {
   if (!side_file_.empty()) {
-    // The run's side directory is made by its first writer (runner/cmd_run.cpp).
+    // The run's side directory is made by its first writer (runner/commands/cmd_run.cpp).
     std::error_code ec;
     std::filesystem::create_directories(std::filesystem::path(side_file_).parent_path(), ec);
     file_ = std::fopen(side_file_.c_str(), "w");

@@ -5,7 +5,7 @@
 #include <sstream>
 #include <string>
 
-#include "runner/cli.hpp"
+#include "runner/cli/cli.hpp"
 #include "suites/check.hpp"
 
 int main(int argc, char** argv) {

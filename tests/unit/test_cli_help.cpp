@@ -1,4 +1,4 @@
-// The CLI as people type it (runner/cli.cpp, runner/help_format.cpp): an unknown command is
+// The CLI as people type it (runner/cli/cli.cpp, runner/cli/help_format.cpp): an unknown command is
 // named with the list of commands; `gpuqual help [COMMAND]`; every command's --help is wrapped
 // at 100 columns, shows defaults in words, and ends with its exit codes and an example.
 #include <gtest/gtest.h>
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "cli_helpers.hpp"
-#include "runner/help_format.hpp"
+#include "runner/cli/help_format.hpp"
 
 namespace {
 

@@ -14,7 +14,7 @@
 #include "core/judge/gate.hpp"
 #include "core/base/input_error.hpp"
 #include "core/record/record_io.hpp"
-#include "runner/plan_inputs.hpp"
+#include "runner/commands/plan_inputs.hpp"
 #include "test_diff_fixtures.hpp"
 
 using namespace gpuqual;

@@ -13,7 +13,7 @@
 #include "device/host/k8s_node_info.hpp"
 #include "device/host/nic_firmware.hpp"
 #include "device/host/platform_firmware.hpp"
-#include "runner/stack_options.hpp"
+#include "runner/cli/stack_options.hpp"
 
 using namespace gpuqual;
 namespace fs = std::filesystem;

@@ -16,8 +16,8 @@
 #include "core/base/exit_code.hpp"
 #include "core/base/input_error.hpp"
 #include "core/record/record_io.hpp"
-#include "runner/class_option.hpp"
-#include "runner/command.hpp"
+#include "runner/cli/class_option.hpp"
+#include "runner/cli/command.hpp"
 #include "runner/multinode/nccl_multinode.hpp"
 #include "runner/reporters/report_options.hpp"
 

@@ -18,8 +18,8 @@
 #include "core/base/input_error.hpp"
 #include "core/verdict/noise_model_options.hpp"
 #include "core/base/text_escape.hpp"
-#include "runner/class_option.hpp"
-#include "runner/command.hpp"
+#include "runner/cli/class_option.hpp"
+#include "runner/cli/command.hpp"
 
 namespace gpuqual {
 

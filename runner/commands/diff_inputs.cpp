@@ -1,8 +1,8 @@
-#include "runner/diff_inputs.hpp"
+#include "runner/commands/diff_inputs.hpp"
 
 #include <cstdio>
 
-#include "runner/compare_baseline.hpp"
+#include "runner/commands/compare_baseline.hpp"
 
 namespace gpuqual {
 

@@ -11,11 +11,11 @@
 #include "core/verdict/noise_model_options.hpp"
 #include "core/record/record_io.hpp"
 #include "core/base/text_escape.hpp"
-#include "runner/command.hpp"
-#include "runner/diff_inputs.hpp"
-#include "runner/freshness_options.hpp"
+#include "runner/cli/command.hpp"
+#include "runner/commands/diff_inputs.hpp"
+#include "runner/cli/freshness_options.hpp"
 #include "runner/reporters/report_options.hpp"
-#include "runner/target_option.hpp"
+#include "runner/cli/target_option.hpp"
 
 namespace gpuqual {
 
@@ -29,7 +29,7 @@ struct DiffArgs {
   std::string baseline;  // empty: the class's baseline judges the after-record, no per-metric tolerances
   std::string baselines_dir;
   std::string target;
-  std::string max_age;  // --max-age: the after-record's (runner/freshness_options.hpp)
+  std::string max_age;  // --max-age: the after-record's (runner/cli/freshness_options.hpp)
   ReportOptions report;
 };
 

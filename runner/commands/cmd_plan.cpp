@@ -12,10 +12,10 @@
 #include "core/fleet/plan_json.hpp"
 #include "core/fleet/plan_policy.hpp"
 #include "core/base/text_escape.hpp"
-#include "runner/command.hpp"
-#include "runner/freshness_options.hpp"
-#include "runner/plan_inputs.hpp"
-#include "runner/plan_render.hpp"
+#include "runner/cli/command.hpp"
+#include "runner/cli/freshness_options.hpp"
+#include "runner/commands/plan_inputs.hpp"
+#include "runner/commands/plan_render.hpp"
 
 namespace gpuqual {
 

@@ -1,4 +1,4 @@
-#include "runner/cli.hpp"
+#include "runner/cli/cli.hpp"
 
 #include <fmt/format.h>
 
@@ -12,8 +12,8 @@
 #include "core/base/input_error.hpp"
 #include "core/base/text_escape.hpp"
 #include "core/base/version.hpp"
-#include "runner/command.hpp"
-#include "runner/help_format.hpp"
+#include "runner/cli/command.hpp"
+#include "runner/cli/help_format.hpp"
 
 namespace gpuqual {
 

@@ -1,4 +1,4 @@
-#include "runner/plan_render.hpp"
+#include "runner/commands/plan_render.hpp"
 
 #include <fmt/format.h>
 

@@ -5,13 +5,13 @@
 #include "core/baseline/baseline.hpp"
 #include "core/judge/compare.hpp"
 #include "core/record/record_io.hpp"
-#include "runner/class_option.hpp"
-#include "runner/command.hpp"
-#include "runner/compare_baseline.hpp"
-#include "runner/expect_gpus_option.hpp"
-#include "runner/freshness_options.hpp"
+#include "runner/cli/class_option.hpp"
+#include "runner/cli/command.hpp"
+#include "runner/commands/compare_baseline.hpp"
+#include "runner/cli/expect_gpus_option.hpp"
+#include "runner/cli/freshness_options.hpp"
 #include "runner/reporters/report_options.hpp"
-#include "runner/target_option.hpp"
+#include "runner/cli/target_option.hpp"
 
 namespace gpuqual {
 

@@ -1,4 +1,4 @@
-#include "runner/help_format.hpp"
+#include "runner/cli/help_format.hpp"
 
 #include <fmt/format.h>
 

@@ -18,8 +18,8 @@
 #include "core/fleet/matrix_rollback.hpp"
 #include "core/fleet/matrix_stream.hpp"
 #include "core/base/text_escape.hpp"
-#include "runner/class_option.hpp"
-#include "runner/command.hpp"
+#include "runner/cli/class_option.hpp"
+#include "runner/cli/command.hpp"
 #include "runner/html/html_matrix.hpp"
 
 namespace gpuqual {

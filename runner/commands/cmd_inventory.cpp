@@ -14,9 +14,9 @@
 #include "core/record/record_json.hpp"
 #include "core/base/text_escape.hpp"
 #include "device/inventory.hpp"
-#include "runner/class_option.hpp"
-#include "runner/command.hpp"
-#include "runner/stack_options.hpp"
+#include "runner/cli/class_option.hpp"
+#include "runner/cli/command.hpp"
+#include "runner/cli/stack_options.hpp"
 
 namespace gpuqual {
 

@@ -11,10 +11,10 @@
 #include "core/judge/gate_stream.hpp"
 #include "core/base/input_error.hpp"
 #include "core/verdict/noise_model_options.hpp"
-#include "runner/command.hpp"
-#include "runner/expect_gpus_option.hpp"
-#include "runner/target_option.hpp"
-#include "runner/gate_pool_flags.hpp"
+#include "runner/cli/command.hpp"
+#include "runner/cli/expect_gpus_option.hpp"
+#include "runner/cli/target_option.hpp"
+#include "runner/cli/gate_pool_flags.hpp"
 #include "runner/reporters/report_options.hpp"
 
 namespace gpuqual {

@@ -1,4 +1,4 @@
-#include "runner/gate_pool_flags.hpp"
+#include "runner/cli/gate_pool_flags.hpp"
 
 #include <cstdlib>
 

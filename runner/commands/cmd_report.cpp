@@ -20,10 +20,10 @@
 #include "core/fleet/matrix_io.hpp"
 #include "core/record/record_io.hpp"
 #include "core/base/text_escape.hpp"
-#include "runner/command.hpp"
-#include "runner/compare_baseline.hpp"
-#include "runner/diff_inputs.hpp"
-#include "runner/gate_pool_flags.hpp"
+#include "runner/cli/command.hpp"
+#include "runner/commands/compare_baseline.hpp"
+#include "runner/commands/diff_inputs.hpp"
+#include "runner/cli/gate_pool_flags.hpp"
 #include "runner/html/html_report.hpp"
 
 namespace gpuqual {

@@ -1,4 +1,4 @@
-#include "runner/freshness_options.hpp"
+#include "runner/cli/freshness_options.hpp"
 
 #include <memory>
 

@@ -1,4 +1,4 @@
-#include "runner/compare_baseline.hpp"
+#include "runner/commands/compare_baseline.hpp"
 
 #include <fmt/format.h>
 

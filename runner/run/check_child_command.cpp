@@ -2,7 +2,7 @@
 // started by `gpuqual run` re-executing its own binary. Hidden from --help: not for people.
 #include <memory>
 
-#include "runner/command.hpp"
+#include "runner/cli/command.hpp"
 #include "runner/run/check_child.hpp"
 
 namespace gpuqual {

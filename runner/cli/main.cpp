@@ -1,7 +1,7 @@
 #include <string_view>
 
 #include "core/compat/cuda_compat_reexec.hpp"
-#include "runner/cli.hpp"
+#include "runner/cli/cli.hpp"
 
 int main(int argc, char** argv) {
   // The commands that load the CUDA runtime choose their user-mode driver first: the host's, or

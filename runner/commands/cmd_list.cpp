@@ -7,7 +7,7 @@
 
 #include "core/base/exit_code.hpp"
 #include "core/base/input_error.hpp"
-#include "runner/command.hpp"
+#include "runner/cli/command.hpp"
 #include "runner/run/run_plan.hpp"
 #include "suites/check.hpp"
 #include "suites/check_catalog.hpp"

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/judge/gate.hpp"
-#include "runner/freshness_options.hpp"
+#include "runner/cli/freshness_options.hpp"
 
 namespace gpuqual {
 

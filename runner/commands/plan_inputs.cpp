@@ -1,4 +1,4 @@
-#include "runner/plan_inputs.hpp"
+#include "runner/commands/plan_inputs.hpp"
 
 #include <fmt/format.h>
 #include <sys/wait.h>

@@ -34,7 +34,7 @@
 #include "probes/self_probe.hpp"
 #include "probes/storage_check.hpp"
 #include "probes/telemetry_check.hpp"
-#include "runner/command.hpp"
+#include "runner/cli/command.hpp"
 #include "runner/run/task_dirs.hpp"
 #include "suites/container_probe.hpp"
 
