@@ -1,6 +1,6 @@
 #pragma once
 // The common shape of the typed errors thrown by CUDA_CHECK, CUBLAS_CHECK, NCCL_CHECK and
-// NVML_CHECK (DESIGN.md, "Conventions"): which library, its numeric status, the call text as
+// NVML_CHECK (docs/architecture.md, "Conventions"): which library, its numeric status, the call text as
 // written, where it was called (file:line) and the library's own message. The runner catches
 // these per check and records `error` with what() as the reason.
 //

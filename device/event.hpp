@@ -1,6 +1,6 @@
 #pragma once
 // Event: move-only owner of a cudaEvent_t, the GPU-side clock every measurement is timed with
-// (DESIGN.md, "Measurement discipline": time on the GPU with CUDA events).
+// (docs/architecture.md, "Measurement discipline": time on the GPU with CUDA events).
 #include <utility>
 
 #include "device/cuda_error.hpp"

@@ -1,5 +1,5 @@
 #pragma once
-// The measurement engine (DESIGN.md, "Measurement discipline"): warm up, calibrate how many
+// The measurement engine (docs/architecture.md, "Measurement discipline"): warm up, calibrate how many
 // back-to-back runs make one sample, then sample until the relative noise (CV) is under a target
 // or the time budget ends, reading the SM clock and throttle state every `probe_every` samples.
 //

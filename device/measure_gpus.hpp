@@ -30,7 +30,7 @@ CheckResult no_gpu_result(const std::string& check, const CudaProbe& probe);
 // device when it is empty. Indices CUDA cannot see are returned in `invisible`.
 std::vector<int> select_gpus(const std::vector<int>& requested, int device_count, std::vector<int>* invisible);
 
-// Runs body(slot, gpu) on one host thread per GPU with that GPU current (DESIGN.md: GPUs of a
+// Runs body(slot, gpu) on one host thread per GPU with that GPU current (docs/architecture.md: GPUs of a
 // node are measured in parallel). Returns per slot "" or what the body threw.
 std::vector<std::string> run_on_each_gpu(const std::vector<int>& gpus,
                                          const std::function<void(std::size_t slot, int gpu)>& body);

@@ -1,5 +1,5 @@
 #pragma once
-// NVML loaded at run time with dlopen("libnvidia-ml.so.1") (DESIGN.md, "Real components"):
+// NVML loaded at run time with dlopen("libnvidia-ml.so.1") (docs/architecture.md, "Real components"):
 // gpuqual must start on machines without a driver, so it never links libnvidia-ml.
 //
 // NvmlSession loads the library, resolves every symbol it knows by its versioned name (the

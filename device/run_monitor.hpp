@@ -1,5 +1,5 @@
 #pragma once
-// RunHealthMonitor: what the runner's parent wraps around a whole run (DESIGN.md: "XID events
+// RunHealthMonitor: what the runner's parent wraps around a whole run (docs/architecture.md: "XID events
 // captured for the whole run (NVML event set on a background thread of the parent)").
 //
 //   RunHealthMonitor monitor(inventory.gpus);

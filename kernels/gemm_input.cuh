@@ -1,6 +1,6 @@
 #pragma once
 // The GEMM input generator and the answer-checking rule, shared by the fill kernel and the host
-// reference (DESIGN.md: "GEMM against a reference"; never benchmark on zeros).
+// reference (docs/architecture.md: "GEMM against a reference"; never benchmark on zeros).
 //
 // Every input is sign * (1 + f / 2^m) * 2^e with e in {-1, 0}: |x| in [0.5, 2), never zero,
 // and with `m` random mantissa bits, m being the mantissa width of the storage format. So the

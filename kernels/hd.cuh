@@ -1,5 +1,5 @@
 #pragma once
-// GPUQUAL_HD marks per-thread logic that runs both in kernels and in CPU tests (DESIGN.md,
+// GPUQUAL_HD marks per-thread logic that runs both in kernels and in CPU tests (docs/architecture.md,
 // "Testing without a GPU"): under nvcc it is __host__ __device__, under g++ it is nothing, so
 // a host .cpp can include these headers and call the very functions the kernels call.
 #if defined(__CUDACC__)

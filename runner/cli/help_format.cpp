@@ -14,7 +14,7 @@ namespace gpuqual {
 namespace {
 
 // Exit codes and an example per command path ("probe container"). The judging commands share
-// the contract of DESIGN.md "Exit codes"; the others say what their codes mean.
+// the contract of docs/architecture.md "Exit codes"; the others say what their codes mean.
 constexpr const char* kJudging = "Exit codes: 0 pass, 1 fail, 2 inconclusive, 3 usage or input error.";
 
 struct HelpFooter {

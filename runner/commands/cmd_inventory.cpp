@@ -134,7 +134,7 @@ int run_inventory(const InventoryArgs& args) {
     fmt::print("{}\n", inventory_json(inv).dump(2));
   } else {
     print_table(inv);
-    // The one-line summary, last on stdout (DESIGN.md, "Exit codes").
+    // The one-line summary, last on stdout (docs/architecture.md, "Exit codes").
     if (usable) {
       fmt::print("\ngpuqual inventory: {} GPU(s), class {}\n", inv.gpus.size(), inv.hardware_class.slug);
     } else {

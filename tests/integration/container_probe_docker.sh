@@ -21,7 +21,7 @@ trap cleanup EXIT
 DOCKERD_PID=$("$here/start_dockerd.sh" "$WORK") || exit $?
 SOCK="$WORK/docker.sock"
 dk() { docker -H "unix://$SOCK" "$@"; }
-command -v docker >/dev/null || { echo "FAIL: the docker CLI is not installed (scripts/install-deps.sh installs it; see DESIGN.md)" >&2; exit 1; }
+command -v docker >/dev/null || { echo "FAIL: the docker CLI is not installed (scripts/install-deps.sh installs it; see docs/architecture.md)" >&2; exit 1; }
 
 make_busybox_tar "$WORK/busybox.tar"
 IMG=gq-busybox:test

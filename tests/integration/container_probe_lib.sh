@@ -5,7 +5,7 @@ make_busybox_tar() {
   local out=$1 root
   local bb
   bb=$(dpkg -L busybox-static 2>/dev/null | grep -m1 '/bin/busybox$' || true)
-  [[ -n "$bb" && -x "$bb" ]] || { echo "FAIL: busybox-static is not installed (scripts/install-deps.sh installs it; see DESIGN.md)" >&2; exit 1; }
+  [[ -n "$bb" && -x "$bb" ]] || { echo "FAIL: busybox-static is not installed (scripts/install-deps.sh installs it; see docs/architecture.md)" >&2; exit 1; }
   root=$(mktemp -d "${TMPDIR:-/tmp}/gq-bbroot.XXXXXX")
   mkdir -p "$root/bin" "$root/tmp" "$root/proc" "$root/sys" "$root/dev" "$root/etc"
   cp "$bb" "$root/bin/busybox"

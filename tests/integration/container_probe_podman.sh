@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Container probes with real podman + runc (DESIGN.md: runtime "runc", default_ulimits
+# Container probes with real podman + runc (docs/architecture.md: runtime "runc", default_ulimits
 # nofile=20000:20000 nproc=32768:32768, because this machine's root lacks CAP_SYS_RESOURCE and
 # crun fails on its hybrid cgroups), with private storage (CONTAINERS_STORAGE_CONF) in a temp
 # dir: first through the podman CLI, then through Podman's Docker-compatible API service
@@ -11,8 +11,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 source "$here/container_probe_lib.sh"
 source "$here/container_probe_cases.sh"
 
-command -v podman >/dev/null || { echo "FAIL: podman is not installed (scripts/install-deps.sh installs it; see DESIGN.md)" >&2; exit 1; }
-command -v runc >/dev/null || { echo "FAIL: runc is not installed (scripts/install-deps.sh installs it; see DESIGN.md)" >&2; exit 1; }
+command -v podman >/dev/null || { echo "FAIL: podman is not installed (scripts/install-deps.sh installs it; see docs/architecture.md)" >&2; exit 1; }
+command -v runc >/dev/null || { echo "FAIL: runc is not installed (scripts/install-deps.sh installs it; see docs/architecture.md)" >&2; exit 1; }
 [[ $(id -u) -eq 0 ]] || { echo "FAIL: these podman settings need root" >&2; exit 1; }
 
 WORK=$(mktemp -d /tmp/gq-pm.XXXXXX)

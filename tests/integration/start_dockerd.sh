@@ -10,7 +10,7 @@
 set -euo pipefail
 dir=${1:?usage: start_dockerd.sh DIR}
 mkdir -p "$dir"
-command -v dockerd >/dev/null || { echo "FAIL: dockerd is not installed (Debian docker.io; scripts/install-deps.sh installs it; see DESIGN.md)" >&2; exit 1; }
+command -v dockerd >/dev/null || { echo "FAIL: dockerd is not installed (Debian docker.io; scripts/install-deps.sh installs it; see docs/architecture.md)" >&2; exit 1; }
 [[ $(id -u) -eq 0 ]] || { echo "FAIL: dockerd needs root here" >&2; exit 1; }
 # The unix socket path must fit sockaddr_un (107 bytes).
 (( ${#dir} < 90 )) || { echo "start_dockerd.sh: DIR path too long for a unix socket: $dir" >&2; exit 2; }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """`gpuqual report` as a person sees it: render the slow-GPU fixture's report, check the HTML
 references nothing outside itself (parsed, not grepped), open it in headless Chromium with the
-flags DESIGN.md requires on this closed network, and check the screenshot exists, is not blank and
+flags docs/architecture.md requires on this closed network, and check the screenshot exists, is not blank and
 shows the failing verdict's red. Chromium is a required component: missing, the test fails.
 
 --keep PATH copies the screenshot there (docs/report-example.png is made this way)."""

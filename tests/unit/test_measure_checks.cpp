@@ -43,7 +43,7 @@ TEST(BenchChecks, WithoutAGpuEachCheckSaysWhyQuickly) {
     EXPECT_TRUE(r.metrics.empty()) << name;
     EXPECT_LT(s, 5.0) << name;
   }
-  // This machine's fact (DESIGN.md): no driver, so cudaGetDeviceCount fails with 35 -> error.
+  // This machine's fact (docs/architecture.md): no driver, so cudaGetDeviceCount fails with 35 -> error.
   if (!probe.no_device) {
     EXPECT_NE(probe.reason.find("cudaGetDeviceCount"), std::string::npos) << probe.reason;
     EXPECT_EQ(run_check("gemm").status, Status::error);

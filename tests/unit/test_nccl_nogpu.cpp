@@ -75,7 +75,7 @@ TEST(NcclNoGpu, BenchStopsAtTheFirstStepWithTheLocalError) {
 TEST(NcclNoGpu, CommunicatorInitThrowsPromptlyWithTheCudaError) {
   SKIP_IF_A_GPU_WORKS();
   ncclUniqueId id{};
-  ASSERT_EQ(ncclGetUniqueId(&id), ncclSuccess);  // works without a GPU (DESIGN.md)
+  ASSERT_EQ(ncclGetUniqueId(&id), ncclSuccess);  // works without a GPU (docs/architecture.md)
   for (int attempt = 0; attempt < 2; ++attempt) {
     const auto t0 = std::chrono::steady_clock::now();
     // Twice: a failed attempt leaves nothing behind that changes the next one.
