@@ -99,17 +99,34 @@ void ensure_parent_dir(const std::string& path) {
   if (ec) throw InputError(path, "", fmt::format("cannot create the directory {}: {}", parent.string(), ec.message()));
 }
 
-int run_run(const RunArgs& a) {
-  StopState& stop = install_stop_handlers();
-  const Verbosity verbosity = a.quiet ? Verbosity::quiet : a.verbose ? Verbosity::verbose : Verbosity::normal;
-  ProgressDisplay display(stderr, stderr_is_live_terminal(), verbosity);
+// What the flags and files say, all checked before anything runs.
+struct RunInputs {
+  std::optional<double> run_timeout;
+  Suite suite;
+  std::vector<SuiteCheck> checks;
+  bool judge = false;
+  std::unique_ptr<Baseline> baseline;  // null with --baseline auto until the class is known
+  std::unique_ptr<Target> target;
+  SeverityTable xid_table;
+};
 
-  // Everything that can be wrong with the flags and files is found before anything runs.
+// The Xid severities the run-level monitor judges with (the health check's tables and the
+// operator's overrides): a broken table is found now, not after the run.
+SeverityTable load_xid_table() {
+  SeverityTable xid_table = load_severity_tables(severity_tables_dir(""), health_finding_codes());
+  if (const char* overrides = std::getenv(kHealthOverridesEnv); overrides && *overrides) {
+    load_severity_overrides(xid_table, overrides);
+  }
+  return xid_table;
+}
+
+// Everything that can be wrong with the flags and files is found before anything runs.
+RunInputs check_run_inputs(const RunArgs& a) {
   const std::optional<double> duration = duration_flag(a.duration, "--duration");
   const std::optional<double> run_timeout = duration_flag(a.timeout, "--timeout");
   if (!(a.grace_s >= 0 && a.grace_s <= 3600)) throw InputError("--grace", "", "must be between 0 and 3600 s");
-  const Suite suite = load_suite(resolve_suite(a.suite, suites_dir(a.suites_dir)), SuiteOptions{duration});
-  const std::vector<SuiteCheck> checks = select_checks(suite, a.only, a.skip);
+  Suite suite = load_suite(resolve_suite(a.suite, suites_dir(a.suites_dir)), SuiteOptions{duration});
+  std::vector<SuiteCheck> checks = select_checks(suite, a.only, a.skip);
   const bool judge = a.baseline != "none";
   if (!judge && uses_report_flags(a.report)) {
     throw InputError("--baseline none", "", "--format json, --junit, --prometheus and --markdown report a verdict; "
@@ -118,47 +135,47 @@ int run_run(const RunArgs& a) {
   std::unique_ptr<Baseline> baseline;
   if (judge && a.baseline != "auto") baseline = std::make_unique<Baseline>(load_baseline(a.baseline));
   if (!judge && !a.target.empty()) throw InputError("--target", "", "a target is judged with the record; --baseline none judges nothing");
-  const std::unique_ptr<Target> target = load_target_flag(a.target);
-  // The Xid severities the run-level monitor judges with (the health check's tables and the
-  // operator's overrides): a broken table is found now, not after the run.
-  SeverityTable xid_table = load_severity_tables(severity_tables_dir(""), health_finding_codes());
-  if (const char* overrides = std::getenv(kHealthOverridesEnv); overrides && *overrides) {
-    load_severity_overrides(xid_table, overrides);
-  }
+  std::unique_ptr<Target> target = load_target_flag(a.target);
+  SeverityTable xid_table = load_xid_table();
+  return RunInputs{run_timeout,         std::move(suite),  std::move(checks),   judge,
+                   std::move(baseline), std::move(target), std::move(xid_table)};
+}
 
-  display.detail("collecting the inventory");
+Inventory collect_run_inventory(const RunArgs& a) {
   InventoryOptions inv_options;
   inv_options.class_override = a.class_override;
   inv_options.k8s_labels_file = a.labels_file;
   apply_stack_flags(a.stack, inv_options);
-  const Inventory inv = collect_inventory(inv_options);
-  const std::vector<int> gpus = select_gpus(a.gpus, inv.gpus);
-  const std::string& slug = inv.hardware_class.slug;
-  if (judge && a.baseline == "auto") {
-    std::string missing;
-    baseline = find_class_baseline(a.baselines_dir, slug, missing);
-    if (!baseline) display.info(missing + ": the verdict will be inconclusive");
-  }
-  if (baseline) require_baseline_class(*baseline, slug);
+  return collect_inventory(inv_options);
+}
 
-  const auto now = std::chrono::system_clock::now();
-  const std::string output = a.output.empty() ? default_output_path(inv.node.hostname, utc_compact(now)) : a.output;
-  // A regular file (or a new one, or a symlink's target) is replaced atomically after every
-  // check and locked against a second run; a device, FIFO or `-` gets the final record once.
-  OutputTarget out;
+// --baseline auto: the node's class baseline, now that the class is known (none found: the
+// verdict will be inconclusive, and the run goes on).
+void find_auto_baseline(const RunArgs& a, const std::string& slug, RunInputs& in, ProgressDisplay& display) {
+  if (in.judge && a.baseline == "auto") {
+    std::string missing;
+    in.baseline = find_class_baseline(a.baselines_dir, slug, missing);
+    if (!in.baseline) display.info(missing + ": the verdict will be inconclusive");
+  }
+  if (in.baseline) require_baseline_class(*in.baseline, slug);
+}
+
+// A regular file (or a new one, or a symlink's target) is replaced atomically after every
+// check and locked against a second run; a device, FIFO or `-` gets the final record once.
+OutputTarget resolve_record_output(const std::string& output) {
   try {
-    out = resolve_output(output);
+    return resolve_output(output);
   } catch (const std::exception& e) {
     std::string why = e.what();  // "<output>: is a directory": the path is said once
     if (why.rfind(output + ": ", 0) == 0) why.erase(0, output.size() + 2);
     throw InputError(output, "", "cannot write the run record: " + why);
   }
-  const bool streamed = out.kind == OutputKind::stream;
-  std::unique_ptr<OutputLock> lock;
-  if (!streamed) {
-    ensure_parent_dir(out.path);
-    lock = std::make_unique<OutputLock>(out.path);
-  }
+}
+
+// The record as it starts: one entry a check, in the suite's order, and after the suite's checks
+// the Xids seen during the whole run (device/run_monitor.hpp).
+RunRecord new_run_record(const Suite& suite, const std::vector<SuiteCheck>& checks, const Inventory& inv,
+                         std::chrono::system_clock::time_point now) {
   RunRecord record;
   record.tool = {tool_version(), git_revision()};
   record.run_id = new_run_id();
@@ -172,58 +189,78 @@ int run_run(const RunArgs& a) {
     record.checks.emplace_back();
     record.checks.back().name = c.check;
   }
-  // After the suite's checks: the Xids seen during the whole run (device/run_monitor.hpp).
-  const std::size_t xid_index = record.checks.size();
   record.checks.emplace_back();
   record.checks.back().name = kXidCheckName;
-  RunJournal journal(out.path, std::move(record), streamed);
+  return record;
+}
+
+void open_journal(RunJournal& journal, const std::string& output) {
   try {
     journal.open();
   } catch (const std::exception& e) {
     throw InputError(output, "", fmt::format("cannot write the run record: {}", e.what()));
   }
+}
 
+RunnerSettings runner_settings(const RunArgs& a, const RunInputs& in, const Inventory& inv,
+                               const std::vector<int>& gpus, const OutputTarget& out) {
   RunnerSettings settings;
   settings.exe = fs::read_symlink("/proc/self/exe").string();
   settings.work_dir = make_task_dir(task_dir_root());
   // Side files (NVML snapshots, burn-in telemetry) sit next to a record file; a streamed record
   // has no "next to", so they live in the task directory for the run's duration.
-  settings.side_dir = streamed ? settings.work_dir + "/files" : side_dir_for(out.path);
+  settings.side_dir = out.kind == OutputKind::stream ? settings.work_dir + "/files" : side_dir_for(out.path);
   settings.gpus = gpus;
   settings.gpu_unavailable_reason = inv.gpu_unavailable_reason;
   settings.grace_s = a.grace_s;
   // The count `health` judges NVML's against: the one compare will judge the record with
   // (the largest of --expect-gpus, the baseline's gpu_count and the node's labels; core/verdict/expected_gpus.hpp).
-  if (auto n = expected_gpu_count(inv.node.k8s_labels, baseline.get(), expect_gpus_value(a.expect_gpus))) {
+  if (auto n = expected_gpu_count(inv.node.k8s_labels, in.baseline.get(), expect_gpus_value(a.expect_gpus))) {
     settings.expect_gpus = n->count;
   }
-  settings.run_timeout_s = run_timeout;
-  std::error_code ec;
-  // The side directory is made by the first writer into it (never an empty one left by SIGKILL).
-  become_subreaper();
-  RunHealthMonitor monitor(inv.gpus);
+  settings.run_timeout_s = in.run_timeout;
+  return settings;
+}
+
+void start_monitor(RunHealthMonitor& monitor, const RunnerSettings& settings, ProgressDisplay& display) {
   try {
     monitor.start(settings.side_dir);  // Xid capture, and nvml-before.json for the health check
   } catch (const std::exception& e) {
     display.warning(fmt::format("run health monitor: {}", e.what()));
   }
-  settings.on_check_change = [&monitor](const std::string& check) { monitor.set_running_check(check); };
-  // Checks name what they create outside the host after the run (container names and labels).
-  setenv("GPUQUAL_RUN_ID", journal.record().run_id.c_str(), 1);
+}
 
-  display.info(fmt::format("suite {} ({} checks{}) on {} ({}, GPUs {}); record {}", suite.name, checks.size(),
-                           suite.duration_s ? ", duration " + format_duration(*suite.duration_s) : "",
-                           inv.node.hostname, slug, format_gpu_list(gpus), output));
-  if (!inv.gpu_unavailable_reason.empty()) display.info("GPUs unavailable: " + inv.gpu_unavailable_reason);
+// --baseline none: the next steps only when nothing ran on a GPU, then the summary line.
+int report_unjudged(const RunRecord& done, const std::string& gpu_unavailable_reason,
+                    const NextStepsContext& next, const std::string& output) {
+  if (nothing_ran_on_a_gpu(done, gpu_unavailable_reason)) {
+    const std::size_t width = output_width(STDOUT_FILENO);
+    for (const auto& line : next_steps(done, gpu_unavailable_reason, next)) {
+      std::fputs((wrap_lines(terminal_line(line), width) + "\n").c_str(), stdout);
+    }
+  }
+  std::printf("%s\n", escape_controls(unjudged_summary(done, output), false).c_str());
+  return unjudged_exit_code(done);
+}
 
-  const RunnerOutcome ran = run_checks(checks, journal, display, stop, settings);
-  const CheckResult xids = monitor.stop(xid_table);
-  display.result(fmt::format("{}: {}", xids.name, to_string(xids.status)), xids.reason);
-  journal.finish(xid_index, xids);
-  journal.close(!ran.interrupted && !ran.deadline_hit, utc_now_rfc3339());
-  fs::remove_all(settings.work_dir, ec);
-  if (fs::is_empty(settings.side_dir, ec) && !ec) fs::remove(settings.side_dir, ec);
+// Judge the record this run wrote, through the strict reader exactly as `gpuqual compare`
+// reads a file, but from memory: the path may already hold another writer's record (or be a
+// device or a pipe that reads back nothing).
+int judge_written_record(const RunArgs& a, const RunInputs& in, const RunRecord& done,
+                         const std::string& output, const std::vector<std::string>& steps) {
+  const RunRecord as_written = record_from_json(parse_json_text(record_to_text(done), output), output);
+  const CompareOptions options{a.report.strict, expect_gpus_value(a.expect_gpus), in.target.get()};
+  const Verdict verdict = compare_record(as_written, in.baseline.get(), options);
+  // Where the record went, on stdout too (a Job log shows stdout), after the table; not in
+  // --format json, whose stdout is one JSON document and the summary line.
+  return emit_reports(verdict, a.report, steps);
+}
 
+// The run's last words: the record's fate (unwritten, interrupted), then the verdict or, with
+// --baseline none, the unjudged summary.
+int report_run(const RunArgs& a, const RunInputs& in, const RunJournal& journal, const RunnerOutcome& ran,
+               const std::string& gpu_unavailable_reason, const std::string& output, bool streamed,
+               ProgressDisplay& display) {
   const RunRecord& done = journal.record();
   if (!journal.last_error().empty()) {
     std::fprintf(stderr, "gpuqual: error: cannot write the run record %s: %s\n", output.c_str(), journal.last_error().c_str());
@@ -232,29 +269,66 @@ int run_run(const RunArgs& a) {
   }
   display.info("record written: " + output);
   if (ran.interrupted) {
-    std::printf("%s\n", escape_controls(interrupted_summary(done, ran.stop_cause, ran.finished, checks.size(), output), false).c_str());
+    const std::string summary = interrupted_summary(done, ran.stop_cause, ran.finished, in.checks.size(), output);
+    std::printf("%s\n", escape_controls(summary, false).c_str());
     return kExitInconclusive;
   }
   // What the user can do next, and where the record is: the last lines before the summary.
-  const NextStepsContext next{suite, a.suite, suites_without_gpu(suites_dir(a.suites_dir)), output, !streamed};
-  if (!judge) {
-    if (nothing_ran_on_a_gpu(done, inv.gpu_unavailable_reason)) {
-      const std::size_t width = output_width(STDOUT_FILENO);
-      for (const auto& line : next_steps(done, inv.gpu_unavailable_reason, next)) {
-        std::fputs((wrap_lines(terminal_line(line), width) + "\n").c_str(), stdout);
-      }
-    }
-    std::printf("%s\n", escape_controls(unjudged_summary(done, output), false).c_str());
-    return unjudged_exit_code(done);
+  const NextStepsContext next{in.suite, a.suite, suites_without_gpu(suites_dir(a.suites_dir)), output,
+                              !streamed};
+  if (!in.judge) return report_unjudged(done, gpu_unavailable_reason, next, output);
+  return judge_written_record(a, in, done, output, next_steps(done, gpu_unavailable_reason, next));
+}
+
+int run_run(const RunArgs& a) {
+  StopState& stop = install_stop_handlers();
+  const Verbosity verbosity = a.quiet ? Verbosity::quiet : a.verbose ? Verbosity::verbose : Verbosity::normal;
+  ProgressDisplay display(stderr, stderr_is_live_terminal(), verbosity);
+  RunInputs in = check_run_inputs(a);
+
+  display.detail("collecting the inventory");
+  const Inventory inv = collect_run_inventory(a);
+  const std::vector<int> gpus = select_gpus(a.gpus, inv.gpus);
+  const std::string& slug = inv.hardware_class.slug;
+  find_auto_baseline(a, slug, in, display);
+
+  const auto now = std::chrono::system_clock::now();
+  const std::string output = a.output.empty() ? default_output_path(inv.node.hostname, utc_compact(now)) : a.output;
+  const OutputTarget out = resolve_record_output(output);
+  const bool streamed = out.kind == OutputKind::stream;
+  std::unique_ptr<OutputLock> lock;
+  if (!streamed) {
+    ensure_parent_dir(out.path);
+    lock = std::make_unique<OutputLock>(out.path);
   }
-  // Judge the record this run wrote, through the strict reader exactly as `gpuqual compare`
-  // reads a file, but from memory: the path may already hold another writer's record (or be a
-  // device or a pipe that reads back nothing).
-  const RunRecord as_written = record_from_json(parse_json_text(record_to_text(done), output), output);
-  const Verdict verdict = compare_record(as_written, baseline.get(), CompareOptions{a.report.strict, expect_gpus_value(a.expect_gpus), target.get()});
-  // Where the record went, on stdout too (a Job log shows stdout), after the table; not in
-  // --format json, whose stdout is one JSON document and the summary line.
-  return emit_reports(verdict, a.report, next_steps(done, inv.gpu_unavailable_reason, next));
+  RunRecord record = new_run_record(in.suite, in.checks, inv, now);
+  const std::size_t xid_index = record.checks.size() - 1;
+  RunJournal journal(out.path, std::move(record), streamed);
+  open_journal(journal, output);
+
+  RunnerSettings settings = runner_settings(a, in, inv, gpus, out);
+  std::error_code ec;
+  // The side directory is made by the first writer into it (never an empty one left by SIGKILL).
+  become_subreaper();
+  RunHealthMonitor monitor(inv.gpus);
+  start_monitor(monitor, settings, display);
+  settings.on_check_change = [&monitor](const std::string& check) { monitor.set_running_check(check); };
+  // Checks name what they create outside the host after the run (container names and labels).
+  setenv("GPUQUAL_RUN_ID", journal.record().run_id.c_str(), 1);
+
+  display.info(fmt::format("suite {} ({} checks{}) on {} ({}, GPUs {}); record {}", in.suite.name, in.checks.size(),
+                           in.suite.duration_s ? ", duration " + format_duration(*in.suite.duration_s) : "",
+                           inv.node.hostname, slug, format_gpu_list(gpus), output));
+  if (!inv.gpu_unavailable_reason.empty()) display.info("GPUs unavailable: " + inv.gpu_unavailable_reason);
+
+  const RunnerOutcome ran = run_checks(in.checks, journal, display, stop, settings);
+  const CheckResult xids = monitor.stop(in.xid_table);
+  display.result(fmt::format("{}: {}", xids.name, to_string(xids.status)), xids.reason);
+  journal.finish(xid_index, xids);
+  journal.close(!ran.interrupted && !ran.deadline_hit, utc_now_rfc3339());
+  fs::remove_all(settings.work_dir, ec);
+  if (fs::is_empty(settings.side_dir, ec) && !ec) fs::remove(settings.side_dir, ec);
+  return report_run(a, in, journal, ran, inv.gpu_unavailable_reason, output, streamed, display);
 }
 
 }  // namespace
