@@ -7,9 +7,9 @@
 #include <cerrno>
 #include <nlohmann/json.hpp>
 
+#include "core/base/subprocess.hpp"
 #include "probes/image_digest.hpp"
 #include "probes/names.hpp"
-#include "probes/subprocess.hpp"
 
 namespace gpuqual::probes {
 

@@ -1,6 +1,6 @@
 #pragma once
 // A container runtime driven through its CLI (podman, nerdctl, docker) by a CliTemplate. Each
-// operation is one child process with an argv vector (subprocess.hpp), never a shell.
+// operation is one child process with an argv vector (core/base/subprocess.hpp), never a shell.
 //
 // Killing a `podman run` client leaves its container running, so the probe never uses `run`:
 // create, start, wait, logs and rm are separate calls, and the janitor removes the container by

@@ -17,8 +17,8 @@
 #include <fstream>
 #include <thread>
 
+#include "core/base/subprocess.hpp"
 #include "probes/container_janitor.hpp"
-#include "probes/subprocess.hpp"
 
 using namespace gpuqual::probes;
 namespace fs = std::filesystem;

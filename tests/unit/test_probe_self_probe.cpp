@@ -4,8 +4,8 @@
 
 #include <string>
 
+#include "core/base/subprocess.hpp"
 #include "probes/self_probe.hpp"
-#include "probes/subprocess.hpp"
 
 using namespace gpuqual;
 using namespace gpuqual::probes;

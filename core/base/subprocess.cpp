@@ -1,4 +1,4 @@
-#include "probes/subprocess.hpp"
+#include "core/base/subprocess.hpp"
 
 #include <fcntl.h>
 #include <fmt/format.h>
