@@ -3,6 +3,7 @@
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 
+#include <cstdio>
 #include <ctime>
 
 namespace gpuqual {
@@ -24,6 +25,46 @@ std::string utc_now_rfc3339() { return utc_rfc3339(std::chrono::system_clock::no
 
 std::string utc_compact(std::chrono::system_clock::time_point t) {
   return fmt::format("{:%Y%m%dT%H%M%SZ}", utc_tm(t));
+}
+
+std::optional<std::int64_t> parse_rfc3339_ms(const std::string& text) {
+  int y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0, used = 0;
+  char sep = 0;
+  if (std::sscanf(text.c_str(), "%4d-%2d-%2d%c%2d:%2d:%2d%n", &y, &mo, &d, &sep, &h, &mi, &s, &used) != 7) return std::nullopt;
+  if (sep != 'T' && sep != 't' && sep != ' ') return std::nullopt;
+  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60) return std::nullopt;
+  std::size_t i = static_cast<std::size_t>(used);
+  double frac = 0;
+  if (i < text.size() && text[i] == '.') {
+    double scale = 0.1;
+    ++i;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
+      frac += (text[i] - '0') * scale;
+      scale /= 10;
+      ++i;
+    }
+  }
+  int offset_min = 0;
+  if (i < text.size() && (text[i] == 'Z' || text[i] == 'z')) {
+    ++i;
+  } else if (i < text.size() && (text[i] == '+' || text[i] == '-')) {
+    int oh = 0, om = 0, n = 0;
+    if (std::sscanf(text.c_str() + i + 1, "%2d:%2d%n", &oh, &om, &n) != 2) return std::nullopt;
+    offset_min = (text[i] == '-' ? -1 : 1) * (oh * 60 + om);
+    i += 1 + static_cast<std::size_t>(n);
+  } else {
+    return std::nullopt;
+  }
+  if (i != text.size()) return std::nullopt;
+  std::tm tm{};
+  tm.tm_year = y - 1900;
+  tm.tm_mon = mo - 1;
+  tm.tm_mday = d;
+  tm.tm_hour = h;
+  tm.tm_min = mi;
+  tm.tm_sec = s;
+  const std::time_t t = timegm(&tm);
+  return static_cast<std::int64_t>(t - offset_min * 60) * 1000 + static_cast<std::int64_t>(frac * 1000);
 }
 
 }  // namespace gpuqual

@@ -10,12 +10,12 @@
 #include <set>
 
 #include "core/verdict/expected_gpus.hpp"
-#include "core/judge/gate.hpp"
 #include "core/rules/health_severity.hpp"
 #include "core/base/input_error.hpp"
 #include "core/record/record_lookup.hpp"
 #include "core/record/skip_reason.hpp"
 #include "core/base/stats.hpp"
+#include "core/base/utc_time.hpp"
 #include "core/verdict/suite_requirements.hpp"
 
 namespace gpuqual {

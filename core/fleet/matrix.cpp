@@ -7,7 +7,7 @@
 #include <set>
 #include <tuple>
 
-#include "core/judge/gate.hpp"
+#include "core/base/utc_time.hpp"
 #include "core/verdict/outcome_badness.hpp"
 
 namespace gpuqual {

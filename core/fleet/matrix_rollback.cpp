@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "core/judge/gate.hpp"
+#include "core/base/utc_time.hpp"
 
 namespace gpuqual {
 

@@ -8,8 +8,8 @@
 #include <iterator>
 #include <system_error>
 
-#include "core/judge/gate.hpp"
 #include "core/base/input_error.hpp"
+#include "core/base/utc_time.hpp"
 
 namespace gpuqual {
 

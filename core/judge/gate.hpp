@@ -124,7 +124,4 @@ class GatePool {
   std::vector<std::string> duplicates_;
 };
 
-// RFC 3339 ("2026-11-30T12:00:00Z", fractional seconds and ±hh:mm offsets too) → Unix ms.
-std::optional<std::int64_t> parse_rfc3339_ms(const std::string& text);
-
 }  // namespace gpuqual

@@ -6,10 +6,10 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
-#include "core/judge/gate.hpp"
 #include "core/base/input_error.hpp"
 #include "core/base/json_input.hpp"
 #include "core/base/text_case.hpp"
+#include "core/base/utc_time.hpp"
 
 namespace gpuqual {
 

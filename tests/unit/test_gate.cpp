@@ -12,6 +12,7 @@
 #include "core/judge/gate_stream.hpp"
 #include "core/judge/gate_summary.hpp"
 #include "core/base/input_error.hpp"
+#include "core/base/utc_time.hpp"
 #include "core/record/record_io.hpp"
 #include "test_diff_fixtures.hpp"
 
