@@ -13,9 +13,9 @@
 #include "core/rules/health_severity.hpp"
 #include "core/base/input_error.hpp"
 #include "core/record/record_lookup.hpp"
-#include "core/record/skip_reason.hpp"
 #include "core/base/stats.hpp"
 #include "core/base/utc_time.hpp"
+#include "core/verdict/skip_acceptance.hpp"
 #include "core/verdict/suite_requirements.hpp"
 
 namespace gpuqual {

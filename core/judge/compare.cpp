@@ -256,7 +256,7 @@ void decide(const RunRecord& r, const Baseline* b, const CompareOptions& options
     }
   }
   // A skip that could not measure ("NVML unavailable") never passes; a not-applicable or optional
-  // one does not decide (core/record/skip_reason.hpp).
+  // one does not decide (core/verdict/skip_acceptance.hpp).
   for (const auto& c : v.checks) {
     if (c.status == Status::skip && !c.skip_accepted) {
       unjudged.push_back(fmt::format("{}{} skipped: {}", c.check, c.gpu ? " " + scope_name(c.gpu) : "", c.reason));

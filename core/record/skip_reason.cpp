@@ -1,13 +1,8 @@
 #include "core/record/skip_reason.hpp"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <array>
-#include <charconv>
-#include <vector>
-
-#include "core/verdict/expected_gpus.hpp"
+#include <utility>
 
 namespace gpuqual {
 
@@ -45,175 +40,42 @@ constexpr std::array kCodes{
         {"storage", "network"}},
 };
 
-struct Cc {
-  int major = 0;
-  int minor = 0;
-  friend auto operator<=>(const Cc&, const Cc&) = default;
-};
-
-// "9.0" → {9, 0}; nullopt when the record does not state one.
-std::optional<Cc> compute_capability(const std::string& text) {
-  Cc cc;
-  const char* end = text.data() + text.size();
-  auto [dot, ec] = std::from_chars(text.data(), end, cc.major);
-  if (ec != std::errc() || dot == end || *dot != '.') return std::nullopt;
-  auto [last, ec2] = std::from_chars(dot + 1, end, cc.minor);
-  if (ec2 != std::errc() || last != end) return std::nullopt;
-  return cc;
-}
-
 // The compute capability each GEMM precision needs (tensor cores: FP16 Volta 7.0, INT8 Turing
 // 7.5, TF32 and BF16 Ampere 8.0, FP8 e4m3 Ada/Hopper 8.9; FP64/FP32 run everywhere), from
-// NVIDIA's CUDA GPU Compute Capability table and the architecture whitepapers. Anything from
-// 8.9 on has them all. The GEMM check skips a precision by the same rows (gemm_precision_need).
+// NVIDIA's CUDA GPU Compute Capability table and the architecture whitepapers. The GEMM check
+// skips a precision by the same rows (gemm_precision_need), and the judging of its
+// precision_unsupported skips reads them (core/verdict/skip_acceptance.cpp).
 struct PrecisionNeed {
   std::string_view name;
-  Cc need;
+  std::pair<int, int> need;  // (major, minor)
 };
 constexpr std::array kPrecisionNeeds{PrecisionNeed{"fp64", {0, 0}}, PrecisionNeed{"fp32", {0, 0}},
                                      PrecisionNeed{"fp16", {7, 0}}, PrecisionNeed{"int8", {7, 5}},
                                      PrecisionNeed{"tf32", {8, 0}}, PrecisionNeed{"bf16", {8, 0}},
                                      PrecisionNeed{"fp8", {8, 9}}};
-constexpr Cc kEveryPrecision{8, 9};
-// Row remapping replaced page retirement with Ampere (NVIDIA, "GPU Memory Error Management").
-constexpr Cc kRowRemapping{8, 0};
 
-std::optional<int> count_of(const std::string& text) {
-  int v = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || v < 0) return std::nullopt;
-  return v;
+// Every code names a check that sets it: a code no check may set could never be accepted.
+constexpr bool every_code_has_a_check() {
+  return std::all_of(kCodes.begin(), kCodes.end(),
+                     [](const NotApplicableCode& c) { return !c.checks[0].empty(); });
 }
-
-// How many GPUs each source of the record says the node has: the record's GPUs, the PCI bus,
-// the class, the node's labels and Kubernetes capacity (each when the record has it).
-std::vector<std::pair<std::string, int>> node_gpu_counts(const RunRecord& r) {
-  std::vector<std::pair<std::string, int>> out{{"the record's GPU list", static_cast<int>(r.gpus.size())}};
-  if (r.node.pci_gpus) {
-    // A GPU handed to a VM is not this node's, as for the expected GPU count (docs/compare.md,
-    // "What earns a PASS").
-    const auto ours = std::count_if(r.node.pci_gpus->begin(), r.node.pci_gpus->end(), pci_gpu_is_the_nodes);
-    out.emplace_back("the PCI bus", static_cast<int>(ours));
-  }
-  out.emplace_back("hardware_class.gpu_count", r.hardware_class.gpu_count);
-  for (const char* key : {"nvidia.com/gpu.count", "nvidia.com/gpu"}) {
-    auto it = r.node.k8s_labels.find(key);
-    if (it == r.node.k8s_labels.end()) continue;
-    if (auto n = count_of(it->second)) out.emplace_back(fmt::format("the label {}", key), *n);
-  }
-  if (r.node.stack && r.node.stack->k8s_gpu_capacity.value) {
-    if (auto n = count_of(*r.node.stack->k8s_gpu_capacity.value))
-      out.emplace_back("the Node's nvidia.com/gpu capacity", *n);
-  }
-  return out;
-}
-
-std::optional<std::string> unless_node_has(const RunRecord& r, std::string_view code, int gpus) {
-  for (const auto& [source, n] : node_gpu_counts(r)) {
-    if (n != gpus) return fmt::format("{}, but {} says {} GPU{}", code, source, n, n == 1 ? "" : "s");
-  }
-  return std::nullopt;
-}
-
-// The GPUs a scope covers: the one GPU, or every GPU of the record for the node.
-std::vector<const GpuInfo*> scope_gpus(const RunRecord& r, const std::optional<int>& gpu) {
-  std::vector<const GpuInfo*> out;
-  for (const auto& g : r.gpus) {
-    if (!gpu || g.index == *gpu) out.push_back(&g);
-  }
-  return out;
-}
-
-// Each GPU of the scope must be older than `need` (by its recorded compute capability).
-std::optional<std::string> unless_older_than(const RunRecord& r, const std::optional<int>& gpu,
-                                             std::string_view code, Cc need, std::string_view has) {
-  const auto gpus = scope_gpus(r, gpu);
-  if (gpus.empty()) return fmt::format("{}, but the record has no such GPU", code);
-  for (const GpuInfo* g : gpus) {
-    const auto cc = compute_capability(g->compute_capability);
-    if (!cc) return fmt::format("{}, but GPU {} has no compute capability in the record", code, g->index);
-    if (*cc >= need) {
-      return fmt::format("{}, but GPU {} is compute capability {} ({})", code, g->index,
-                         g->compute_capability, has);
-    }
-  }
-  return std::nullopt;
-}
-
-// The precisions the GEMM check says it skipped ("gemm.fp8.skipped") must each need more than
-// the GPU has, and no GEMM metric may be on the GPU (a precision that ran).
-std::optional<std::string> unless_precisions_lacking(const RunRecord& r, const CheckResult& c,
-                                                     const std::optional<int>& gpu) {
-  const std::string_view code = "precision_unsupported";
-  if (auto why = unless_older_than(r, gpu, code, kEveryPrecision, "it has every precision gpuqual runs"))
-    return why;
-  for (const auto& m : c.metrics) {
-    if (m.gpu && (!gpu || *m.gpu == *gpu))
-      return fmt::format("{}, but GPU {} has the metric {}", code, *m.gpu, m.name);
-  }
-  for (const auto& [key, value] : c.attributes) {
-    if (!key.starts_with("gemm.") || !key.ends_with(".skipped") || key.size() <= 13) continue;
-    const std::string_view name = std::string_view(key).substr(5, key.size() - 13);
-    const auto need = gemm_precision_need(name);
-    if (!need) return fmt::format("{}, but gpuqual does not know the precision {}", code, name);
-    if (auto why =
-            unless_older_than(r, gpu, code, Cc{need->first, need->second}, fmt::format("it has {}", name))) {
-      return why;
-    }
-  }
-  return std::nullopt;
-}
-
-// The fabric check read /sys (its `root`): an InfiniBand device in the record's stack is an HCA.
-std::optional<std::string> unless_no_hca(const RunRecord& r, const CheckResult& c) {
-  auto root = c.attributes.find("root");
-  if (root != c.attributes.end() && root->second != "/") return std::nullopt;
-  if (!r.node.stack || !r.node.stack->nics) return std::nullopt;
-  for (const auto& nic : *r.node.stack->nics) {
-    if (nic.sysfs_class == "infiniband")
-      return fmt::format("no_hca, but the record's stack lists the HCA {}", nic.name);
-  }
-  return std::nullopt;
-}
+static_assert(every_code_has_a_check());
 
 }  // namespace
-
-std::span<const NotApplicableCode> not_applicable_codes() { return kCodes; }
 
 std::optional<std::pair<int, int>> gemm_precision_need(std::string_view name) {
   auto it = std::find_if(kPrecisionNeeds.begin(), kPrecisionNeeds.end(),
                          [&](const auto& p) { return p.name == name; });
   if (it == kPrecisionNeeds.end()) return std::nullopt;
-  return std::pair{it->need.major, it->need.minor};
+  return it->need;
 }
 
-bool is_not_applicable_code(std::string_view code) {
-  return std::any_of(kCodes.begin(), kCodes.end(),
-                     [&](const NotApplicableCode& c) { return c.code == code; });
-}
-
-std::optional<std::string> not_applicable_refusal(const RunRecord& r, const CheckResult& check,
-                                                  std::string_view code, const std::optional<int>& gpu) {
+const NotApplicableCode* find_not_applicable_code(std::string_view code) {
   auto it =
       std::find_if(kCodes.begin(), kCodes.end(), [&](const NotApplicableCode& c) { return c.code == code; });
-  if (it == kCodes.end()) return fmt::format("\"{}\" is not a not-applicable code", code);
-  if (check.name.empty() || std::find(it->checks.begin(), it->checks.end(), check.name) == it->checks.end()) {
-    return fmt::format("{} is not a code of the check {}", code, check.name);
-  }
-  if (code == "single_gpu") return unless_node_has(r, code, 1);
-  if (code == "no_gpu") return unless_node_has(r, code, 0);
-  if (code == "row_remap_unsupported") {
-    return unless_older_than(r, gpu, code, kRowRemapping, "Ampere or newer remaps rows");
-  }
-  if (code == "precision_unsupported") return unless_precisions_lacking(r, check, gpu);
-  if (code == "no_hca") return unless_no_hca(r, check);
-  return std::nullopt;  // not_configured: only the site knows what a node must reach
+  return it == kCodes.end() ? nullptr : &*it;
 }
 
-bool skip_is_acceptable(const RunRecord& r, const CheckResult& check, const std::optional<int>& gpu,
-                        std::string_view reason_code, bool baseline_optional) {
-  if (check.optional || baseline_optional) return true;
-  return !reason_code.empty() && !not_applicable_refusal(r, check, reason_code, gpu);
-}
+bool is_not_applicable_code(std::string_view code) { return find_not_applicable_code(code) != nullptr; }
 
 }  // namespace gpuqual

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "core/record/record_lookup.hpp"
-#include "core/record/skip_reason.hpp"
+#include "core/verdict/skip_acceptance.hpp"
 
 namespace gpuqual {
 

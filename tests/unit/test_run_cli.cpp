@@ -127,7 +127,7 @@ TEST_F(JudgedRun, ASkipIsInconclusiveUnlessNotApplicableOrOptional) {
   expect_same_as_compare(r, b);
 
   // A code counts only from its own check (single_gpu: p2p, nccl_allreduce), so the planted
-  // skip's stays inconclusive and says why (core/record/skip_reason.hpp).
+  // skip's stays inconclusive and says why (core/verdict/skip_acceptance.hpp).
   write_suite("na", pass + "  - check: test_skip\n    budget_s: 1\n    timeout_s: 10\n    params: {reason_code: single_gpu}\n");
   r = gpuqual({"run", "--suite", path("na.yaml"), "--class", "test-class", "--baseline", b, "--output", "r.json"});
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
