@@ -129,77 +129,65 @@ NcclRankReport ready_report(int rank, int local_rank, const std::string& host) {
   return me;
 }
 
-}  // namespace
-
-int run_nccl_multinode(const NcclCommandOptions& o) {
-  const auto started = std::chrono::system_clock::now();
-  const auto started_steady = std::chrono::steady_clock::now();
-  std::unique_ptr<MpiSession> mpi = start_mpi_session();
-  RankSync& world = mpi->world();
-  const int rank = world.rank();
-  const int size = world.size();
-  const std::string host = this_host();
-  const std::vector<std::string> hosts = world.gather_to_root(host);
-
-  // Rank 0 prepares; bad input (a baseline file, a labels file) stops every rank before work.
+// Rank 0's preparation, or the error that stops every rank (rethrown on rank 0 once MPI is done).
+struct Preflight {
   RootPlan plan;
-  std::exception_ptr preflight;
-  unsigned char go = 1;
-  if (rank == 0) {
-    std::fprintf(stderr, "gpuqual nccl: %d ranks on %s\n", size, host_layout(hosts).c_str());
-    try {
-      plan = plan_root(o, hosts, started);
-    } catch (...) {
-      preflight = std::current_exception();
-      go = 0;
-    }
-  }
-  world.broadcast(std::span<unsigned char>(&go, 1), 0);
-  if (!go) {
-    mpi->finalize();
-    if (rank == 0) std::rethrow_exception(preflight);
-    return kExitPass;
-  }
+  std::exception_ptr error;
+};
 
-  // The NCCL unique id: made by rank 0, the same bytes everywhere.
+Preflight prepare_on_root(const NcclCommandOptions& o, const std::vector<std::string>& hosts, int size,
+                          std::chrono::system_clock::time_point started) {
+  Preflight pre;
+  std::fprintf(stderr, "gpuqual nccl: %d ranks on %s\n", size, host_layout(hosts).c_str());
+  try {
+    pre.plan = plan_root(o, hosts, started);
+  } catch (...) {
+    pre.error = std::current_exception();
+  }
+  return pre;
+}
+
+// The NCCL unique id: made by rank 0, the same bytes everywhere (every rank broadcasts).
+struct SharedId {
   ncclUniqueId id{};
-  std::string id_error;
+  std::string error;  // rank 0's: ncclGetUniqueId failed
+};
+
+SharedId share_unique_id(RankSync& world, int rank) {
+  SharedId shared;
   if (rank == 0) {
-    const ncclResult_t st = ncclGetUniqueId(&id);
-    if (st != ncclSuccess) id_error = std::string("ncclGetUniqueId: ") + ncclGetErrorString(st);
+    const ncclResult_t st = ncclGetUniqueId(&shared.id);
+    if (st != ncclSuccess) shared.error = std::string("ncclGetUniqueId: ") + ncclGetErrorString(st);
   }
-  world.broadcast(std::span<unsigned char>(reinterpret_cast<unsigned char*>(&id), sizeof id), 0);
+  unsigned char* bytes = reinterpret_cast<unsigned char*>(&shared.id);
+  world.broadcast(std::span<unsigned char>(bytes, sizeof shared.id), 0);
+  return shared;
+}
 
-  NcclRankReport me = ready_report(rank, mpi->local_rank(), host);
-  if (!id_error.empty()) {
-    me.ready = Status::error;
-    me.ready_reason = id_error;
-  }
-  const bool everyone_ready = !world.any(me.ready != Status::pass);
+// The benchmark on this rank's GPU, with every other rank (its own agreements).
+AllreduceBenchOutcome run_rank_bench(const NcclCommandOptions& o, RankSync& world, const ncclUniqueId& id,
+                                     NcclRankReport& me) {
+  AllreduceBenchSetup setup;
+  setup.gpus = {me.gpu};
+  setup.ranks = {me.rank};
+  setup.record_gpus = {me.rank};
+  setup.nranks = world.size();
+  setup.id = id;
+  setup.sync = &world;
+  setup.budget_s = o.budget_s;
+  if (me.rank == 0)
+    setup.progress = [](const std::string& text) {
+      std::fprintf(stderr, "gpuqual nccl: %s\n", text.c_str());
+    };
+  AllreduceBenchOutcome out = run_allreduce_bench(o.params, setup);
+  me.local_error = out.local_error;
+  if (!out.gpus.empty()) me.outcome = out.gpus.front();
+  return out;
+}
 
-  std::optional<AllreduceBenchOutcome> out;
-  if (everyone_ready && size >= 2) {
-    AllreduceBenchSetup setup;
-    setup.gpus = {me.gpu};
-    setup.ranks = {rank};
-    setup.record_gpus = {rank};
-    setup.nranks = size;
-    setup.id = id;
-    setup.sync = &world;
-    setup.budget_s = o.budget_s;
-    if (rank == 0)
-      setup.progress = [](const std::string& text) {
-        std::fprintf(stderr, "gpuqual nccl: %s\n", text.c_str());
-      };
-    out = run_allreduce_bench(o.params, setup);
-    me.local_error = out->local_error;
-    if (!out->gpus.empty()) me.outcome = out->gpus.front();
-  }
-
-  const std::vector<std::string> texts = world.gather_to_root(rank_report_to_json(me));
-  mpi->finalize();
-  if (rank != 0) return kExitPass;
-
+// Every rank's report as rank 0 gathered it; one that does not read is that rank's error.
+std::vector<NcclRankReport> read_rank_reports(const std::vector<std::string>& texts,
+                                              const std::vector<std::string>& hosts) {
   std::vector<NcclRankReport> reports;
   for (int r = 0; r < static_cast<int>(texts.size()); ++r) {
     try {
@@ -215,16 +203,23 @@ int run_nccl_multinode(const NcclCommandOptions& o) {
       reports.push_back(std::move(bad));
     }
   }
+  return reports;
+}
+
+std::map<std::string, std::string> multinode_attributes(const MpiSession& mpi,
+                                                        const std::vector<std::string>& hosts, int size) {
   std::map<std::string, std::string> attributes;
-  attributes["nccl.bootstrap"] = "MPI (" + mpi->library_version() + ")";
+  attributes["nccl.bootstrap"] = "MPI (" + mpi.library_version() + ")";
   attributes["nccl.hosts"] = host_layout(hosts);
   attributes["nccl.ranks"] = std::to_string(size);
   attributes["nccl.version"] = nccl_version_string();
   for (const auto& [k, v] : nccl_environment()) attributes["nccl.env." + k] = v;
-  CheckResult check = multinode_check_result(reports, out ? &*out : nullptr, attributes);
-  check.started_at = utc_rfc3339(started);
-  check.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_steady).count();
+  return attributes;
+}
 
+// The record rank 0 writes: rank 0's node, and one GPU a rank.
+RunRecord multinode_record(const RootPlan& plan, const std::vector<NcclRankReport>& reports,
+                           CheckResult check, std::chrono::system_clock::time_point started) {
   RunRecord record;
   record.tool = {tool_version(), git_revision()};
   record.run_id = new_run_id();
@@ -238,7 +233,53 @@ int run_nccl_multinode(const NcclCommandOptions& o) {
   record.gpus = multinode_record_gpus(reports);
   record.hardware_class.gpu_count = static_cast<int>(record.gpus.size());  // every rank's GPU
   record.checks.push_back(std::move(check));
-  return write_and_judge_nccl_record(record, plan.output, plan.baseline.get(), o);
+  return record;
+}
+
+}  // namespace
+
+int run_nccl_multinode(const NcclCommandOptions& o) {
+  const auto started = std::chrono::system_clock::now();
+  const auto started_steady = std::chrono::steady_clock::now();
+  std::unique_ptr<MpiSession> mpi = start_mpi_session();
+  RankSync& world = mpi->world();
+  const int rank = world.rank();
+  const int size = world.size();
+  const std::string host = this_host();
+  const std::vector<std::string> hosts = world.gather_to_root(host);
+
+  // Rank 0 prepares; bad input (a baseline file, a labels file) stops every rank before work.
+  Preflight pre;
+  if (rank == 0) pre = prepare_on_root(o, hosts, size, started);
+  unsigned char go = pre.error ? 0 : 1;
+  world.broadcast(std::span<unsigned char>(&go, 1), 0);
+  if (!go) {
+    mpi->finalize();
+    if (rank == 0) std::rethrow_exception(pre.error);
+    return kExitPass;
+  }
+
+  const SharedId shared = share_unique_id(world, rank);
+  NcclRankReport me = ready_report(rank, mpi->local_rank(), host);
+  if (!shared.error.empty()) {
+    me.ready = Status::error;
+    me.ready_reason = shared.error;
+  }
+  const bool everyone_ready = !world.any(me.ready != Status::pass);
+  std::optional<AllreduceBenchOutcome> out;
+  if (everyone_ready && size >= 2) out = run_rank_bench(o, world, shared.id, me);
+
+  const std::vector<std::string> texts = world.gather_to_root(rank_report_to_json(me));
+  mpi->finalize();
+  if (rank != 0) return kExitPass;
+
+  const std::vector<NcclRankReport> reports = read_rank_reports(texts, hosts);
+  const std::map<std::string, std::string> attributes = multinode_attributes(*mpi, hosts, size);
+  CheckResult check = multinode_check_result(reports, out ? &*out : nullptr, attributes);
+  check.started_at = utc_rfc3339(started);
+  check.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_steady).count();
+  const RunRecord record = multinode_record(pre.plan, reports, std::move(check), started);
+  return write_and_judge_nccl_record(record, pre.plan.output, pre.plan.baseline.get(), o);
 }
 
 }  // namespace gpuqual
