@@ -310,6 +310,264 @@ std::size_t GatePool::count_machines(std::vector<std::string>& notes,
   return machines;
 }
 
+namespace {
+
+// The pool's nodes by what their verdicts say, for its counts, reasons and stack.
+struct PoolTally {
+  std::vector<std::string> failed, inconclusive, warned, passed, unreadable;
+  std::set<std::string> classes, drivers, cuda;
+  std::map<std::string, std::vector<std::string>> nodes_by_driver, nodes_by_cuda;
+};
+
+// What decides the pool's outcome (decide_outcome), each list in the order the report shows it.
+struct PoolReasons {
+  std::vector<std::string> fails, unjudged, warns, notes;
+};
+
+// Not-passing nodes first, then by name: the order of the pool's rows.
+void sort_by_outcome(std::vector<NodeSummary>& nodes) {
+  std::sort(nodes.begin(), nodes.end(), [](const NodeSummary& a, const NodeSummary& b) {
+    const int ra = outcome_rank(a.verdict.outcome), rb = outcome_rank(b.verdict.outcome);
+    return ra != rb ? ra < rb : a.node < b.node;
+  });
+}
+
+// One check row per node, and the nodes counted by outcome, class and versions.
+PoolTally tally_nodes(const std::vector<NodeSummary>& nodes, Verdict& v) {
+  PoolTally t;
+  for (const auto& n : nodes) {
+    if (n.unreadable) {
+      // No class, driver or metrics: it names only its file and why it could not be read.
+      t.unreadable.push_back(n.node);
+      v.checks.push_back(CheckRow{n.node, std::nullopt, Status::error, n.verdict.checks.front().reason, 0});
+      continue;
+    }
+    t.nodes_by_driver[n.verdict.driver_version].push_back(n.node);
+    t.nodes_by_cuda[n.verdict.cuda_driver_version].push_back(n.node);
+    switch (n.verdict.outcome) {
+      case Outcome::fail:
+        t.failed.push_back(n.node);
+        break;
+      case Outcome::inconclusive:
+        t.inconclusive.push_back(n.node);
+        break;
+      case Outcome::warn:
+        t.warned.push_back(n.node);
+        break;
+      case Outcome::pass:
+        t.passed.push_back(n.node);
+        break;
+    }
+    t.classes.insert(n.hardware_class);
+    t.drivers.insert(n.verdict.driver_version);
+    t.cuda.insert(n.verdict.cuda_driver_version);
+    v.checks.push_back(
+        CheckRow{n.node, std::nullopt, status_of(n.verdict.outcome), n.verdict.summary, 0, false});
+  }
+  return t;
+}
+
+// The pool's class and versions: the one value, else all of them ("mixed" for versions).
+void state_pool_stack(const PoolTally& t, Verdict& v) {
+  auto joined = [](const std::set<std::string>& s) {
+    return s.size() == 1 ? *s.begin() : fmt::format("{}", fmt::join(s, ","));
+  };
+  v.hardware_class = joined(t.classes);
+  v.driver_version = t.drivers.size() > 1 ? "mixed" : joined(t.drivers);
+  v.cuda_driver_version = t.cuda.size() > 1 ? "mixed" : joined(t.cuda);
+}
+
+// The pool median of metric `e` over `values` (one per node of class `cls`) against the
+// baseline, with the pool's allowed drop (min of the metric's tolerance and --pool-allowed-drop).
+MetricRow pool_metric_row(const MetricExpectation& e, const std::string& cls,
+                          const std::vector<double>& values, const GateOptions& options) {
+  MetricRow row;
+  row.check = "pool";
+  row.metric = e.name;
+  row.unit = e.unit;
+  row.direction = e.direction;
+  row.expected = e.expected;
+  row.observed = stats::median(values);
+  noise::DropRule rule{std::min(e.tolerance, options.pool_allowed_drop), std::nullopt, options.confidence};
+  row.allowed_drop_pct = rule.allowed_drop * 100;
+  const std::string who =
+      fmt::format("pool of {} {} node{}", values.size(), cls, values.size() == 1 ? "" : "s");
+  auto change = noise::median_vs_expected(values, e.expected, options.confidence);
+  if (values.size() < kMinPoolNodes) {
+    row.status = Status::skip;
+    row.reason = fmt::format("{}: too few for a pool judgement ({} needed)", who, kMinPoolNodes);
+  } else if (!change) {
+    row.status = Status::skip;
+    row.reason = fmt::format("{}: the baseline's expected value {:g} is not positive", who, e.expected);
+  } else {
+    const noise::ChangeJudgement j = noise::judge_change(*change, e.direction, rule);
+    row.delta_pct = change->estimate * 100;
+    row.status = j.status;
+    row.reason = fmt::format("{}: median {}", who, j.reason);
+  }
+  return row;
+}
+
+// The pool medians of class `cls` (its `members`) against the class baseline `b`.
+void judge_class_medians(const std::string& cls, const Baseline* b,
+                         const std::vector<const NodeSummary*>& members, const GateOptions& options,
+                         Verdict& v, PoolReasons& r) {
+  if (b->kind == BaselineKind::floor) {
+    // A floor is a fraction of the datasheet peak, not a healthy node's value: a pool median
+    // "below expected" means nothing. Each node was judged against the floor on its own.
+    r.notes.push_back(fmt::format("class {}: {}; no pool judgement against floors", cls, kFloorNote));
+    return;
+  }
+  for (std::size_t k = 0; k < b->metrics.size(); ++k) {
+    const MetricExpectation& e = b->metrics[k];
+    std::vector<double> values;
+    for (const NodeSummary* n : members) {
+      if (k < n->pool_values.size() && !std::isnan(n->pool_values[k])) values.push_back(n->pool_values[k]);
+    }
+    if (values.empty()) continue;  // nobody measured it: the nodes already say so
+    MetricRow row = pool_metric_row(e, cls, values, options);
+    const std::string what = fmt::format("pool median of {} ({}): {}", e.name, cls, row.reason);
+    if (row.status == Status::fail) r.fails.push_back(what);
+    if (row.status == Status::warn) r.warns.push_back(what);
+    v.checks.push_back(
+        CheckRow{fmt::format("pool {} {}", cls, e.name), std::nullopt, row.status, row.reason, 0, false});
+    v.metrics.push_back(std::move(row));
+  }
+}
+
+// The pool, class by class, against each class's baseline; names the baselines used in v.
+void judge_pool_medians(const std::vector<NodeSummary>& nodes, const std::set<std::string>& classes,
+                        const std::map<std::string, const Baseline*>& class_baselines,
+                        const GateOptions& options, Verdict& v, PoolReasons& r) {
+  std::set<std::string> baselines;
+  for (const auto& cls : classes) {
+    auto found = class_baselines.find(cls);
+    const Baseline* b = found == class_baselines.end() ? nullptr : found->second;
+    std::vector<const NodeSummary*> members;
+    for (const auto& n : nodes) {
+      if (n.hardware_class == cls) members.push_back(&n);
+    }
+    if (!b) {
+      r.unjudged.push_back(fmt::format("no baseline for class {} ({} node{})", cls, members.size(),
+                                       members.size() == 1 ? "" : "s"));
+      continue;
+    }
+    baselines.insert(b->origin);
+    judge_class_medians(cls, b, members, options, v, r);
+  }
+  v.baseline = fmt::format("{}", fmt::join(baselines, ","));
+}
+
+// --max-failed as a number of the pool's `total` nodes, and as the reasons write it.
+struct FailureBudget {
+  std::size_t nodes = 0;
+  std::string text;
+};
+
+FailureBudget failure_budget(const GateOptions& options, std::size_t total) {
+  FailureBudget b;
+  b.nodes = options.max_failed_pct ? static_cast<std::size_t>(std::floor(
+                                         *options.max_failed_pct / 100.0 * static_cast<double>(total) + 1e-9))
+                                   : static_cast<std::size_t>(std::max(0, options.max_failed));
+  b.text = options.max_failed_pct ? fmt::format("--max-failed {:g}% = {}", *options.max_failed_pct, b.nodes)
+                                  : fmt::format("--max-failed {}", b.nodes);
+  return b;
+}
+
+// The nodes that did not qualify against the budget: beyond it the pool fails, within it warns.
+void judge_failure_budget(const PoolTally& t, std::size_t total, const FailureBudget& budget,
+                          PoolReasons& r) {
+  // An unreadable record is a node that did not qualify: it uses up the failure budget too.
+  const std::size_t not_qualified = t.failed.size() + t.unreadable.size();
+  if (!t.unreadable.empty() && not_qualified > budget.nodes) {
+    std::vector<std::string> both = t.failed;
+    both.insert(both.end(), t.unreadable.begin(), t.unreadable.end());
+    r.fails.insert(
+        r.fails.begin(),
+        fmt::format("{} of {} nodes did not qualify ({} failed, {} unreadable), more than {} allows: {}",
+                    not_qualified, total, t.failed.size(), t.unreadable.size(), budget.text, names(both)));
+  } else if (t.failed.size() > budget.nodes) {
+    r.fails.insert(r.fails.begin(), fmt::format("{} of {} nodes failed, more than {} allows: {}",
+                                                t.failed.size(), total, budget.text, names(t.failed)));
+  } else if (!t.failed.empty()) {
+    r.warns.insert(r.warns.begin(), fmt::format("{} of {} nodes failed, within {}: {}", t.failed.size(),
+                                                total, budget.text, names(t.failed)));
+  }
+}
+
+// The pool that is short of nodes, and the nodes it could not judge or read.
+void add_unjudged_nodes(const PoolTally& t, std::size_t total, std::size_t machines,
+                        const std::vector<std::string>& shared_machines, const GateOptions& options,
+                        PoolReasons& r) {
+  if (total == 0) r.unjudged.insert(r.unjudged.begin(), "no run records");
+  if (options.expect_nodes && machines < static_cast<std::size_t>(*options.expect_nodes)) {
+    // One machine under two names (pods named for the node, a renamed node) is one node.
+    const std::string names_note =
+        machines == total ? "" : fmt::format(" ({} names; {})", total, fmt::join(shared_machines, "; "));
+    r.unjudged.insert(r.unjudged.begin(),
+                      fmt::format("{} distinct node{}{}, --expect-nodes {}", machines,
+                                  machines == 1 ? "" : "s", names_note, *options.expect_nodes));
+  }
+  if (!t.inconclusive.empty()) {
+    r.unjudged.push_back(fmt::format("{} node{} could not be judged: {}", t.inconclusive.size(),
+                                     t.inconclusive.size() == 1 ? "" : "s", names(t.inconclusive)));
+  }
+  if (!t.unreadable.empty()) {
+    r.unjudged.push_back(fmt::format("{} record{} could not be read: {}", t.unreadable.size(),
+                                     t.unreadable.size() == 1 ? "" : "s", names(t.unreadable)));
+  }
+}
+
+// One pool, one stack: a node still on the old driver has not qualified the new one.
+void add_mixed_versions(const char* what, const std::map<std::string, std::vector<std::string>>& by_version,
+                        PoolReasons& r) {
+  if (by_version.size() < 2) return;
+  std::vector<std::string> parts;
+  for (const auto& [version, members] : by_version) {
+    parts.push_back(fmt::format("{} on {}", version.empty() ? "(none)" : version, names(members)));
+  }
+  r.unjudged.push_back(
+      fmt::format("{} versions mixed in the pool (give --target to fail the nodes off target): {}", what,
+                  fmt::join(parts, "; ")));
+}
+
+// The spread of every component over the pool: "driver_version: 570.133.20 (3 nodes), 550.90.07 (node-d)".
+std::vector<std::string> stack_spread(const std::vector<NodeSummary>& nodes) {
+  std::map<std::string, std::map<std::string, std::vector<std::string>>> spread;
+  for (const auto& n : nodes) {
+    for (const auto& [component, values] : n.components) {
+      for (const auto& value : values) spread[component][value].push_back(n.node);
+    }
+  }
+  std::vector<std::string> out;
+  for (const auto& c : target_components()) {
+    auto it = spread.find(std::string(c.name));
+    if (it == spread.end()) continue;
+    std::vector<std::string> parts;
+    for (const auto& [value, members] : it->second) {
+      parts.push_back(it->second.size() == 1 ? fmt::format("{} (all {} node{})", value, members.size(),
+                                                           members.size() == 1 ? "" : "s")
+                                             : fmt::format("{} ({})", value, names(members)));
+    }
+    out.push_back(fmt::format("{}: {}", c.name, fmt::join(parts, ", ")));
+  }
+  return out;
+}
+
+// The nodes that warned and the flaky ones.
+void add_node_warnings(const PoolTally& t, const std::vector<std::string>& flaky, PoolReasons& r) {
+  if (!t.warned.empty()) {
+    r.warns.push_back(fmt::format("{} node{} warned: {}", t.warned.size(), t.warned.size() == 1 ? "" : "s",
+                                  names(t.warned)));
+  }
+  if (!flaky.empty()) {
+    r.warns.push_back(fmt::format("{} node{} flaky (runs alternate between pass and fail): {}", flaky.size(),
+                                  flaky.size() == 1 ? " is" : "s are", names(flaky)));
+  }
+}
+
+}  // namespace
+
 Verdict GatePool::finish() {
   Verdict v;
   v.kind = "gate";
@@ -317,179 +575,38 @@ Verdict GatePool::finish() {
   resolve_histories();
   std::vector<std::string> machine_notes, shared_machines;
   const std::size_t machines = count_machines(machine_notes, shared_machines);
-  std::sort(nodes_.begin(), nodes_.end(), [](const NodeSummary& a, const NodeSummary& b) {
-    const int ra = outcome_rank(a.verdict.outcome), rb = outcome_rank(b.verdict.outcome);
-    return ra != rb ? ra < rb : a.node < b.node;
-  });
-  std::vector<std::string> failed, inconclusive, warned, passed, unreadable;
-  std::set<std::string> classes, drivers, cuda, baselines;
-  std::map<std::string, std::vector<std::string>> nodes_by_driver, nodes_by_cuda;
-  for (const auto& n : nodes_) {
-    if (n.unreadable) {
-      // No class, driver or metrics: it names only its file and why it could not be read.
-      unreadable.push_back(n.node);
-      v.checks.push_back(CheckRow{n.node, std::nullopt, Status::error, n.verdict.checks.front().reason, 0});
-      continue;
-    }
-    nodes_by_driver[n.verdict.driver_version].push_back(n.node);
-    nodes_by_cuda[n.verdict.cuda_driver_version].push_back(n.node);
-    switch (n.verdict.outcome) {
-      case Outcome::fail: failed.push_back(n.node); break;
-      case Outcome::inconclusive: inconclusive.push_back(n.node); break;
-      case Outcome::warn: warned.push_back(n.node); break;
-      case Outcome::pass: passed.push_back(n.node); break;
-    }
-    classes.insert(n.hardware_class);
-    drivers.insert(n.verdict.driver_version);
-    cuda.insert(n.verdict.cuda_driver_version);
-    v.checks.push_back(CheckRow{n.node, std::nullopt, status_of(n.verdict.outcome), n.verdict.summary, 0, false});
-  }
-  auto joined = [](const std::set<std::string>& s) { return s.size() == 1 ? *s.begin() : fmt::format("{}", fmt::join(s, ",")); };
-  v.hardware_class = joined(classes);
-  v.driver_version = drivers.size() > 1 ? "mixed" : joined(drivers);
-  v.cuda_driver_version = cuda.size() > 1 ? "mixed" : joined(cuda);
+  sort_by_outcome(nodes_);
+  const PoolTally t = tally_nodes(nodes_, v);
+  state_pool_stack(t, v);
 
-  std::vector<std::string> fails, unjudged, warns, notes = duplicates_;
-  notes.insert(notes.end(), notes_.begin(), notes_.end());
-  notes.insert(notes.end(), machine_notes.begin(), machine_notes.end());
+  PoolReasons r;
+  r.notes = duplicates_;
+  r.notes.insert(r.notes.end(), notes_.begin(), notes_.end());
+  r.notes.insert(r.notes.end(), machine_notes.begin(), machine_notes.end());
   for (const auto& n : nodes_) {
-    if (!n.class_note.empty()) notes.push_back(n.class_note);
+    if (!n.class_note.empty()) r.notes.push_back(n.class_note);
   }
-  // The pool, class by class.
-  for (const auto& cls : classes) {
-    const Baseline* b = class_baselines_[cls];
-    std::vector<const NodeSummary*> members;
-    for (const auto& n : nodes_) {
-      if (n.hardware_class == cls) members.push_back(&n);
-    }
-    if (!b) {
-      unjudged.push_back(fmt::format("no baseline for class {} ({} node{})", cls, members.size(), members.size() == 1 ? "" : "s"));
-      continue;
-    }
-    baselines.insert(b->origin);
-    if (b->kind == BaselineKind::floor) {
-      // A floor is a fraction of the datasheet peak, not a healthy node's value: a pool median
-      // "below expected" means nothing. Each node was judged against the floor on its own.
-      notes.push_back(fmt::format("class {}: {}; no pool judgement against floors", cls, kFloorNote));
-      continue;
-    }
-    for (std::size_t k = 0; k < b->metrics.size(); ++k) {
-      const MetricExpectation& e = b->metrics[k];
-      std::vector<double> values;
-      for (const NodeSummary* n : members) {
-        if (k < n->pool_values.size() && !std::isnan(n->pool_values[k])) values.push_back(n->pool_values[k]);
-      }
-      if (values.empty()) continue;  // nobody measured it: the nodes already say so
-      MetricRow row;
-      row.check = "pool";
-      row.metric = e.name;
-      row.unit = e.unit;
-      row.direction = e.direction;
-      row.expected = e.expected;
-      row.observed = stats::median(values);
-      noise::DropRule rule{std::min(e.tolerance, options_.pool_allowed_drop), std::nullopt, options_.confidence};
-      row.allowed_drop_pct = rule.allowed_drop * 100;
-      const std::string who = fmt::format("pool of {} {} node{}", values.size(), cls, values.size() == 1 ? "" : "s");
-      auto change = noise::median_vs_expected(values, e.expected, options_.confidence);
-      if (values.size() < kMinPoolNodes) {
-        row.status = Status::skip;
-        row.reason = fmt::format("{}: too few for a pool judgement ({} needed)", who, kMinPoolNodes);
-      } else if (!change) {
-        row.status = Status::skip;
-        row.reason = fmt::format("{}: the baseline's expected value {:g} is not positive", who, e.expected);
-      } else {
-        const noise::ChangeJudgement j = noise::judge_change(*change, e.direction, rule);
-        row.delta_pct = change->estimate * 100;
-        row.status = j.status;
-        row.reason = fmt::format("{}: median {}", who, j.reason);
-      }
-      const std::string what = fmt::format("pool median of {} ({}): {}", e.name, cls, row.reason);
-      if (row.status == Status::fail) fails.push_back(what);
-      if (row.status == Status::warn) warns.push_back(what);
-      v.checks.push_back(CheckRow{fmt::format("pool {} {}", cls, e.name), std::nullopt, row.status, row.reason, 0, false});
-      v.metrics.push_back(std::move(row));
-    }
-  }
-  v.baseline = fmt::format("{}", fmt::join(baselines, ","));
+  judge_pool_medians(nodes_, t.classes, class_baselines_, options_, v, r);
 
   const std::size_t total = nodes_.size();
-  const std::size_t budget = options_.max_failed_pct
-                                 ? static_cast<std::size_t>(std::floor(*options_.max_failed_pct / 100.0 * static_cast<double>(total) + 1e-9))
-                                 : static_cast<std::size_t>(std::max(0, options_.max_failed));
-  const std::string budget_text = options_.max_failed_pct ? fmt::format("--max-failed {:g}% = {}", *options_.max_failed_pct, budget)
-                                                           : fmt::format("--max-failed {}", budget);
-  // An unreadable record is a node that did not qualify: it uses up the failure budget too.
-  const std::size_t not_qualified = failed.size() + unreadable.size();
-  if (!unreadable.empty() && not_qualified > budget) {
-    std::vector<std::string> both = failed;
-    both.insert(both.end(), unreadable.begin(), unreadable.end());
-    fails.insert(fails.begin(), fmt::format("{} of {} nodes did not qualify ({} failed, {} unreadable), more than {} allows: {}",
-                                            not_qualified, total, failed.size(), unreadable.size(), budget_text, names(both)));
-  } else if (failed.size() > budget) {
-    fails.insert(fails.begin(), fmt::format("{} of {} nodes failed, more than {} allows: {}", failed.size(), total, budget_text, names(failed)));
-  } else if (!failed.empty()) {
-    warns.insert(warns.begin(), fmt::format("{} of {} nodes failed, within {}: {}", failed.size(), total, budget_text, names(failed)));
-  }
-  if (total == 0) unjudged.insert(unjudged.begin(), "no run records");
-  if (options_.expect_nodes && machines < static_cast<std::size_t>(*options_.expect_nodes)) {
-    // One machine under two names (pods named for the node, a renamed node) is one node.
-    const std::string names_note =
-        machines == total ? "" : fmt::format(" ({} names; {})", total, fmt::join(shared_machines, "; "));
-    unjudged.insert(unjudged.begin(),
-                    fmt::format("{} distinct node{}{}, --expect-nodes {}", machines, machines == 1 ? "" : "s",
-                                names_note, *options_.expect_nodes));
-  }
-  if (!inconclusive.empty()) {
-    unjudged.push_back(fmt::format("{} node{} could not be judged: {}", inconclusive.size(), inconclusive.size() == 1 ? "" : "s", names(inconclusive)));
-  }
-  if (!unreadable.empty()) {
-    unjudged.push_back(fmt::format("{} record{} could not be read: {}", unreadable.size(), unreadable.size() == 1 ? "" : "s",
-                                   names(unreadable)));
-  }
-  // One pool, one stack: a node still on the old driver has not qualified the new one.
-  auto mixed = [&](const char* what, const std::map<std::string, std::vector<std::string>>& by_version) {
-    if (by_version.size() < 2) return;
-    std::vector<std::string> parts;
-    for (const auto& [version, members] : by_version) {
-      parts.push_back(fmt::format("{} on {}", version.empty() ? "(none)" : version, names(members)));
-    }
-    unjudged.push_back(fmt::format("{} versions mixed in the pool (give --target to fail the nodes off target): {}", what,
-                                   fmt::join(parts, "; ")));
-  };
+  const FailureBudget budget = failure_budget(options_, total);
+  judge_failure_budget(t, total, budget, r);
+  add_unjudged_nodes(t, total, machines, shared_machines, options_, r);
   if (!options_.target) {
     // With a target, the nodes off it fail on their own; without one, a mixed pool has not
     // qualified one stack: inconclusive.
-    mixed("driver", nodes_by_driver);
-    mixed("CUDA driver", nodes_by_cuda);
+    add_mixed_versions("driver", t.nodes_by_driver, r);
+    add_mixed_versions("CUDA driver", t.nodes_by_cuda, r);
   }
-  // The spread of every component over the pool: "driver_version: 570.133.20 (3 nodes), 550.90.07 (node-d)".
-  std::map<std::string, std::map<std::string, std::vector<std::string>>> spread;
-  for (const auto& n : nodes_) {
-    for (const auto& [component, values] : n.components) {
-      for (const auto& value : values) spread[component][value].push_back(n.node);
-    }
-  }
-  for (const auto& c : target_components()) {
-    auto it = spread.find(std::string(c.name));
-    if (it == spread.end()) continue;
-    std::vector<std::string> parts;
-    for (const auto& [value, members] : it->second) {
-      parts.push_back(it->second.size() == 1 ? fmt::format("{} (all {} node{})", value, members.size(), members.size() == 1 ? "" : "s")
-                                             : fmt::format("{} ({})", value, names(members)));
-    }
-    v.stack_changes.push_back(fmt::format("{}: {}", c.name, fmt::join(parts, ", ")));
-  }
-  if (!warned.empty()) warns.push_back(fmt::format("{} node{} warned: {}", warned.size(), warned.size() == 1 ? "" : "s", names(warned)));
-  if (!flaky_.empty()) {
-    warns.push_back(fmt::format("{} node{} flaky (runs alternate between pass and fail): {}", flaky_.size(),
-                                flaky_.size() == 1 ? " is" : "s are", names(flaky_)));
-  }
+  v.stack_changes = stack_spread(nodes_);
+  add_node_warnings(t, flaky_, r);
 
-  decide_outcome(v, fails, unjudged, warns, notes, options_.strict);
+  decide_outcome(v, r.fails, r.unjudged, r.warns, r.notes, options_.strict);
   v.nodes.reserve(nodes_.size());
   for (auto& n : nodes_) v.nodes.push_back(std::move(n.verdict));
-  v.summary = gate_summary(v, GateCounts{failed.size(), inconclusive.size(), warned.size(), passed.size(), ignored_records_, budget,
-                                         unreadable.size()});
+  v.summary =
+      gate_summary(v, GateCounts{t.failed.size(), t.inconclusive.size(), t.warned.size(), t.passed.size(),
+                                 ignored_records_, budget.nodes, t.unreadable.size()});
   // The machines and the flaky nodes, by name, after the counts (docs/gate.md).
   for (const auto& line : shared_machines) v.summary += "; " + line;
   if (!flaky_.empty()) v.summary += "; flaky: " + names(flaky_);
