@@ -99,6 +99,78 @@ void nvlink_expectations(const std::vector<GpuInfo>& gpus, HealthPolicy& policy)
   }
 }
 
+// The severity tables the findings are rated with, with the operator's overrides.
+SeverityTable load_health_tables(const HealthParams& p, CheckResult& r) {
+  SeverityTable table = load_severity_tables(severity_tables_dir(p.tables_dir), health_finding_codes());
+  if (!p.severity_overrides.empty()) load_severity_overrides(table, p.severity_overrides);
+  std::string tables;
+  for (const auto& o : table.origins) tables += (tables.empty() ? "" : ", ") + o;
+  r.attributes["severity_tables"] = tables;
+  return table;
+}
+
+// Samples over the window, with copies on the GPUs this check covers so the link is read while
+// carrying traffic; sampling starts once every worker has copied (core/rules/health_sampling.hpp).
+void sample_window(const CheckContext& ctx, const HealthParams& p, NvmlHealthReader& reader,
+                   PcieTraffic& traffic, HealthSnapshot& sampled, CheckResult& r) {
+  LoadedSamplingSteps steps;
+  if (p.pcie_load && !ctx.gpus.empty()) {
+    steps.start_load = [&] { traffic.start(ctx.gpus); };
+    steps.load_ready = [&] { return traffic.all_copied(); };
+    steps.stop_load = [&] { traffic.stop(); };
+  }
+  steps.take_sample = [&] { reader.sample(sampled); };
+  steps.should_stop = [&] { return ctx.should_stop(); };
+  steps.now_s = [] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  };
+  steps.sleep_s = [](double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); };
+  const double budget = std::min(p.sample_s, std::max(0.0, ctx.budget_s * 0.8));
+  // Creating a context on each GPU takes up to seconds on a large node; past that, sample anyway.
+  const LoadedSamplingReport sampling = sample_while_loaded(steps, budget, p.interval_s, p.load_wait_s);
+  if (steps.start_load) {
+    r.attributes["pcie_load_wait_s"] = fmt::format("{:.3f}{}", sampling.waited_for_load_s,
+                                                   sampling.load_ready ? "" : " (not every worker copied)");
+  }
+}
+
+// Which GPUs' links were read under load, and why the others were not.
+void note_pcie_load(const CheckContext& ctx, const HealthParams& p, const PcieTraffic& traffic,
+                    HealthSnapshot& sampled, CheckResult& r) {
+  const std::vector<int> loaded = traffic.loaded();
+  for (auto& g : sampled.gpus) {
+    g.pcie_read_under_load = std::find(loaded.begin(), loaded.end(), g.index) != loaded.end();
+  }
+  std::string load_note =
+      p.pcie_load ? (ctx.gpus.empty() ? "off: no GPU assigned" : "on") : "off (pcie_load: false)";
+  for (const auto& [gpu, why] : traffic.failures()) load_note += "; GPU " + std::to_string(gpu) + ": " + why;
+  r.attributes["pcie_load"] = load_note;
+}
+
+// The snapshot counters grow from: the run's start when the runner left one (or the suite names
+// one), else "" for this check's own first reading.
+std::string run_start_snapshot(const HealthParams& p, const CheckContext& ctx) {
+  std::string before_path = p.before_snapshot;
+  if (before_path.empty() && !ctx.side_dir.empty()) {
+    std::error_code ec;
+    const std::string candidate = ctx.side_dir + "/nvml-before.json";
+    if (std::filesystem::is_regular_file(candidate, ec)) before_path = candidate;
+  }
+  return before_path;
+}
+
+void take_evaluation(HealthEvaluation ev, const HealthSnapshot& after, CheckResult& r) {
+  if (!ev.not_applicable.empty()) {
+    r.attributes["not_applicable"] = fmt::format("{}", fmt::join(ev.not_applicable, "; "));
+  }
+  r.status = ev.status;
+  r.reason = ev.reason;
+  r.findings = std::move(ev.findings);
+  r.per_gpu = std::move(ev.per_gpu);
+  r.attributes["driver_version"] = after.driver_version;
+  r.attributes["samples"] = std::to_string(after.gpus.empty() ? 0 : after.gpus.front().throttle_samples);
+}
+
 class HealthCheck : public Check {
  public:
   CheckResult run(const CheckContext& ctx) override {
@@ -106,11 +178,7 @@ class HealthCheck : public Check {
     r.name = "health";
     HealthParams p = read_health_params(ctx.params);
     nvlink_expectations(ctx.node_gpus, p.policy);
-    SeverityTable table = load_severity_tables(severity_tables_dir(p.tables_dir), health_finding_codes());
-    if (!p.severity_overrides.empty()) load_severity_overrides(table, p.severity_overrides);
-    std::string tables;
-    for (const auto& o : table.origins) tables += (tables.empty() ? "" : ", ") + o;
-    r.attributes["severity_tables"] = tables;
+    const SeverityTable table = load_health_tables(p, r);
 
     NvmlSession nvml = NvmlSession::open();
     if (!nvml.ok()) {
@@ -126,49 +194,16 @@ class HealthCheck : public Check {
 
     HealthSnapshot before = reader.read();
     HealthSnapshot sampled = before;
-
-    // Copies on the GPUs this check covers, so the link is read while carrying traffic; sampling
-    // starts once every worker has copied (core/rules/health_sampling.hpp).
     PcieTraffic traffic;
-    LoadedSamplingSteps steps;
-    if (p.pcie_load && !ctx.gpus.empty()) {
-      steps.start_load = [&] { traffic.start(ctx.gpus); };
-      steps.load_ready = [&] { return traffic.all_copied(); };
-      steps.stop_load = [&] { traffic.stop(); };
-    }
-    steps.take_sample = [&] { reader.sample(sampled); };
-    steps.should_stop = [&] { return ctx.should_stop(); };
-    steps.now_s = [] {
-      return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-    };
-    steps.sleep_s = [](double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); };
-    const double budget = std::min(p.sample_s, std::max(0.0, ctx.budget_s * 0.8));
-    // Creating a context on each GPU takes up to seconds on a large node; past that, sample anyway.
-    const LoadedSamplingReport sampling = sample_while_loaded(steps, budget, p.interval_s, p.load_wait_s);
-    if (steps.start_load) {
-      r.attributes["pcie_load_wait_s"] = fmt::format("{:.3f}{}", sampling.waited_for_load_s,
-                                                     sampling.load_ready ? "" : " (not every worker copied)");
-    }
-
-    const std::vector<int> loaded = traffic.loaded();
-    for (auto& g : sampled.gpus) {
-      g.pcie_read_under_load = std::find(loaded.begin(), loaded.end(), g.index) != loaded.end();
-    }
-    std::string load_note = p.pcie_load ? (ctx.gpus.empty() ? "off: no GPU assigned" : "on") : "off (pcie_load: false)";
-    for (const auto& [gpu, why] : traffic.failures()) load_note += "; GPU " + std::to_string(gpu) + ": " + why;
-    r.attributes["pcie_load"] = load_note;
+    sample_window(ctx, p, reader, traffic, sampled, r);
+    note_pcie_load(ctx, p, traffic, sampled, r);
 
     HealthSnapshot after = reader.read();
     carry_samples(sampled, after);
     after.xids = xids.stop();
 
     // Growth since the run's start when the runner left a snapshot, else over this window.
-    std::string before_path = p.before_snapshot;
-    if (before_path.empty() && !ctx.side_dir.empty()) {
-      std::error_code ec;
-      const std::string candidate = ctx.side_dir + "/nvml-before.json";
-      if (std::filesystem::is_regular_file(candidate, ec)) before_path = candidate;
-    }
+    const std::string before_path = run_start_snapshot(p, ctx);
     HealthSnapshot run_before;
     const HealthSnapshot* base = &before;
     if (!before_path.empty()) {
@@ -180,14 +215,7 @@ class HealthCheck : public Check {
     }
 
     if (!watching) p.policy.xid_watch_off = xids.reason().empty() ? "not started" : xids.reason();
-    HealthEvaluation ev = evaluate_health(after, base, p.policy, table);
-    if (!ev.not_applicable.empty()) r.attributes["not_applicable"] = fmt::format("{}", fmt::join(ev.not_applicable, "; "));
-    r.status = ev.status;
-    r.reason = ev.reason;
-    r.findings = std::move(ev.findings);
-    r.per_gpu = std::move(ev.per_gpu);
-    r.attributes["driver_version"] = after.driver_version;
-    r.attributes["samples"] = std::to_string(after.gpus.empty() ? 0 : after.gpus.front().throttle_samples);
+    take_evaluation(evaluate_health(after, base, p.policy, table), after, r);
 
     if (!ctx.side_dir.empty()) {
       const std::string path = ctx.side_dir + "/nvml-health.json";
