@@ -156,11 +156,12 @@ std::string gpudirect_path(const GpuDirectFacts& f, std::string* why) {
   return "";
 }
 
-FabricJudgement judge_fabric(const FabricSnapshot& after, const FabricSnapshot* before, const GpuDirectFacts& gpudirect,
-                             const FabricExpectations& expect) {
-  Judge j{expect, {}, {}};
+namespace {
 
-  // Which HCAs are in scope.
+// Which HCAs are in scope (listed, else all, less the ignored ones); a listed or expected HCA
+// that is not there is a finding.
+std::vector<const FabricHca*> hcas_in_scope(const FabricSnapshot& after, const FabricExpectations& expect,
+                                            Judge& j) {
   std::vector<const FabricHca*> scope;
   for (const auto& h : after.hcas) {
     if (listed(expect.ignore, h.name)) continue;
@@ -168,7 +169,8 @@ FabricJudgement judge_fabric(const FabricSnapshot& after, const FabricSnapshot* 
     scope.push_back(&h);
   }
   for (const auto& want : expect.hcas) {
-    const bool found = std::any_of(after.hcas.begin(), after.hcas.end(), [&](const FabricHca& h) { return h.name == want; });
+    const bool found =
+        std::any_of(after.hcas.begin(), after.hcas.end(), [&](const FabricHca& h) { return h.name == want; });
     if (!found)
       j.add("fabric.hca_missing", Severity::fail, fmt::format("HCA {} is listed but not present", want),
             "check that the adapter's driver is loaded (lspci, dmesg) and the card is seated");
@@ -178,13 +180,16 @@ FabricJudgement judge_fabric(const FabricSnapshot& after, const FabricSnapshot* 
           fmt::format("{} HCA(s) in scope, expected {}", scope.size(), *expect.expect_hcas),
           "check that every adapter's driver is loaded (lspci, dmesg) and the cards are seated",
           static_cast<double>(scope.size()));
-  j.out.hcas_judged = static_cast<int>(scope.size());
+  return scope;
+}
 
-  // Firmware: the expected version, else one version per adapter type.
+// Firmware: the expected version, else one version per adapter type.
+void judge_firmware(const std::vector<const FabricHca*>& scope, const FabricExpectations& expect, Judge& j) {
   std::map<std::string, std::set<std::string>> fw_by_type;
   for (const FabricHca* h : scope) {
     if (!expect.fw_ver.empty() && h->fw_ver != expect.fw_ver)
-      j.add("fabric.firmware", Severity::fail, fmt::format("{} runs firmware {}, expected {}", h->name, h->fw_ver, expect.fw_ver),
+      j.add("fabric.firmware", Severity::fail,
+            fmt::format("{} runs firmware {}, expected {}", h->name, h->fw_ver, expect.fw_ver),
             "flash the expected firmware (mlxfwmanager / mstflint) and reset the adapter");
     fw_by_type[h->hca_type].insert(h->fw_ver);
   }
@@ -192,95 +197,136 @@ FabricJudgement judge_fabric(const FabricSnapshot& after, const FabricSnapshot* 
     for (const auto& [type, versions] : fw_by_type)
       if (versions.size() > 1)
         j.add("fabric.firmware_mismatch", Severity::warn,
-              fmt::format("HCAs of type {} run different firmware: {}", type.empty() ? "(unknown)" : type, fmt::join(versions, ", ")),
+              fmt::format("HCAs of type {} run different firmware: {}", type.empty() ? "(unknown)" : type,
+                          fmt::join(versions, ", ")),
               "bring every adapter of the type to one firmware version");
   }
+}
 
-  // Ports: state, physical state, link layer, rate and width.
-  std::vector<std::pair<const FabricHca*, const FabricPort*>> active;
+// One port: state, physical state, link layer, rate and width. Whether it is up (ACTIVE and
+// LinkUp), which is when its rate is recorded and compared with the other ports.
+bool judge_port(const FabricHca& h, const FabricPort& p, const FabricExpectations& expect, Judge& j) {
+  const std::string id = port_id(h, p);
+  if (p.state != "ACTIVE") {
+    j.add("fabric.port_down", Severity::fail,
+          fmt::format("{} is {} (physical state {})", id, p.state.empty() ? "unreadable" : p.state,
+                      p.phys_state.empty() ? "unreadable" : p.phys_state),
+          p.phys_state == "LinkUp" ? "the link trained but no subnet manager brought it up: check the SM"
+                                   : kCheckLink);
+    return false;
+  }
+  if (p.phys_state != "LinkUp") {
+    j.add("fabric.phys_state", Severity::fail,
+          fmt::format("{} is ACTIVE but its physical state is {}", id, p.phys_state), kCheckLink);
+    return false;
+  }
+  if (!expect.link_layer.empty() && p.link_layer != expect.link_layer)
+    j.add("fabric.link_layer", Severity::fail,
+          fmt::format("{} link layer is {}, expected {}", id, p.link_layer, expect.link_layer),
+          "set the port type (mlxconfig LINK_TYPE_P1) and reset the adapter");
+  if (expect.rate_gbps && (!p.rate_gbps || *p.rate_gbps < *expect.rate_gbps))
+    j.add("fabric.rate_degraded", Severity::fail,
+          fmt::format("{} runs at {}, expected {:g} Gb/s", id, rate_text(p), *expect.rate_gbps), kCheckLink,
+          p.rate_gbps);
+  else if (!expect.width.empty() && p.width != expect.width)
+    j.add("fabric.rate_degraded", Severity::fail,
+          fmt::format("{} runs at {}, expected width {}", id, rate_text(p), expect.width), kCheckLink,
+          p.rate_gbps);
+  if (p.rate_gbps)
+    j.out.metrics.push_back(summarize_metric(fmt::format("fabric.{}.p{}.rate_gbps", h.name, p.number), "Gb/s",
+                                             Direction::higher, std::nullopt, {*p.rate_gbps}));
+  return true;
+}
+
+using ActivePorts = std::vector<std::pair<const FabricHca*, const FabricPort*>>;
+
+// Every port of the scope not ignored; the ones that are up.
+ActivePorts judge_ports(const std::vector<const FabricHca*>& scope, const FabricExpectations& expect,
+                        Judge& j) {
+  ActivePorts active;
   for (const FabricHca* h : scope) {
     for (const auto& p : h->ports) {
-      const std::string id = port_id(*h, p);
-      if (listed(expect.ignore, id)) continue;
+      if (listed(expect.ignore, port_id(*h, p))) continue;
       ++j.out.ports_judged;
-      if (p.state != "ACTIVE") {
-        j.add("fabric.port_down", Severity::fail,
-              fmt::format("{} is {} (physical state {})", id, p.state.empty() ? "unreadable" : p.state,
-                          p.phys_state.empty() ? "unreadable" : p.phys_state),
-              p.phys_state == "LinkUp" ? "the link trained but no subnet manager brought it up: check the SM" : kCheckLink);
-        continue;
-      }
-      if (p.phys_state != "LinkUp") {
-        j.add("fabric.phys_state", Severity::fail, fmt::format("{} is ACTIVE but its physical state is {}", id, p.phys_state),
-              kCheckLink);
-        continue;
-      }
-      if (!expect.link_layer.empty() && p.link_layer != expect.link_layer)
-        j.add("fabric.link_layer", Severity::fail, fmt::format("{} link layer is {}, expected {}", id, p.link_layer, expect.link_layer),
-              "set the port type (mlxconfig LINK_TYPE_P1) and reset the adapter");
-      if (expect.rate_gbps && (!p.rate_gbps || *p.rate_gbps < *expect.rate_gbps))
-        j.add("fabric.rate_degraded", Severity::fail, fmt::format("{} runs at {}, expected {:g} Gb/s", id, rate_text(p), *expect.rate_gbps),
-              kCheckLink, p.rate_gbps);
-      else if (!expect.width.empty() && p.width != expect.width)
-        j.add("fabric.rate_degraded", Severity::fail, fmt::format("{} runs at {}, expected width {}", id, rate_text(p), expect.width),
-              kCheckLink, p.rate_gbps);
-      if (p.rate_gbps)
-        j.out.metrics.push_back(summarize_metric(fmt::format("fabric.{}.p{}.rate_gbps", h->name, p.number), "Gb/s",
-                                                 Direction::higher, std::nullopt, {*p.rate_gbps}));
-      active.emplace_back(h, &p);
+      if (judge_port(*h, p, expect, j)) active.emplace_back(h, &p);
     }
   }
+  return active;
+}
 
-  // All ports equal: against the fastest ACTIVE port of the same link layer.
-  if (expect.ports_equal && !expect.rate_gbps && expect.width.empty()) {
-    std::map<std::string, std::pair<const FabricHca*, const FabricPort*>> fastest;
-    for (const auto& [h, p] : active) {
-      auto& best = fastest[p->link_layer];
-      if (!best.second || p->rate_gbps.value_or(0) > best.second->rate_gbps.value_or(0)) best = {h, p};
-    }
-    for (const auto& [h, p] : active) {
-      const auto& [bh, bp] = fastest[p->link_layer];
-      if (bp == p) continue;
-      if (p->rate_gbps.value_or(0) < bp->rate_gbps.value_or(0) || p->width != bp->width)
-        j.add("fabric.rate_mismatch", Severity::fail,
-              fmt::format("{} runs at {}, {} at {}", port_id(*h, *p), rate_text(*p), port_id(*bh, *bp), rate_text(*bp)), kCheckLink,
-              p->rate_gbps);
+// All ports equal: against the fastest ACTIVE port of the same link layer.
+void judge_ports_equal(const ActivePorts& active, Judge& j) {
+  std::map<std::string, std::pair<const FabricHca*, const FabricPort*>> fastest;
+  for (const auto& [h, p] : active) {
+    auto& best = fastest[p->link_layer];
+    if (!best.second || p->rate_gbps.value_or(0) > best.second->rate_gbps.value_or(0)) best = {h, p};
+  }
+  for (const auto& [h, p] : active) {
+    const auto& [bh, bp] = fastest[p->link_layer];
+    if (bp == p) continue;
+    if (p->rate_gbps.value_or(0) < bp->rate_gbps.value_or(0) || p->width != bp->width)
+      j.add("fabric.rate_mismatch", Severity::fail,
+            fmt::format("{} runs at {}, {} at {}", port_id(*h, *p), rate_text(*p), port_id(*bh, *bp),
+                        rate_text(*bp)),
+            kCheckLink, p->rate_gbps);
+  }
+}
+
+// The error counters of port `p` of `h` that grew since `b`, its reading at the window's start.
+void judge_counter_growth(const FabricHca& h, const FabricPort& p, const FabricPort& b,
+                          const FabricExpectations& expect, Judge& j) {
+  for (const auto& name : expect.counters) {
+    auto a_it = p.counters.find(name);
+    auto b_it = b.counters.find(name);
+    if (a_it == p.counters.end() || b_it == b.counters.end()) continue;
+    // A counter that went down was reset (perfquery -x -r, a driver reload): not growth.
+    if (a_it->second <= b_it->second) continue;
+    const auto grown = a_it->second - b_it->second;
+    const FabricCounterRule* rule = counter_rule(name);
+    j.add("fabric.counter_grew", rule ? rule->growth : Severity::warn,
+          fmt::format("{} {} grew by {} ({} → {}): {}", port_id(h, p), name, grown, b_it->second,
+                      a_it->second, rule ? rule->meaning : "error counter"),
+          kCheckLink, static_cast<double>(grown));
+  }
+}
+
+// Counter growth over the window, port by port.
+void judge_counters(const std::vector<const FabricHca*>& scope, const FabricSnapshot& before,
+                    const FabricExpectations& expect, Judge& j) {
+  for (const FabricHca* h : scope) {
+    for (const auto& p : h->ports) {
+      if (listed(expect.ignore, port_id(*h, p))) continue;
+      const FabricPort* b = find_port(&before, h->name, p.number);
+      if (!b) continue;
+      judge_counter_growth(*h, p, *b, expect, j);
     }
   }
+}
 
-  // Counter growth over the window.
-  if (before) {
-    for (const FabricHca* h : scope) {
-      for (const auto& p : h->ports) {
-        if (listed(expect.ignore, port_id(*h, p))) continue;
-        const FabricPort* b = find_port(before, h->name, p.number);
-        if (!b) continue;
-        for (const auto& name : expect.counters) {
-          auto a_it = p.counters.find(name);
-          auto b_it = b->counters.find(name);
-          if (a_it == p.counters.end() || b_it == b->counters.end()) continue;
-          // A counter that went down was reset (perfquery -x -r, a driver reload): not growth.
-          if (a_it->second <= b_it->second) continue;
-          const auto grown = a_it->second - b_it->second;
-          const FabricCounterRule* rule = counter_rule(name);
-          j.add("fabric.counter_grew", rule ? rule->growth : Severity::warn,
-                fmt::format("{} {} grew by {} ({} → {}): {}", port_id(*h, p), name, grown, b_it->second, a_it->second,
-                            rule ? rule->meaning : "error counter"),
-                kCheckLink, static_cast<double>(grown));
-        }
-      }
-    }
-  }
-
-  // GPUDirect RDMA.
+// GPUDirect RDMA: a finding when no path is available (fail when the suite requires it).
+void judge_gpudirect(const GpuDirectFacts& gpudirect, const FabricExpectations& expect, Judge& j) {
   std::string why;
   const std::string path = gpudirect_path(gpudirect, &why);
   if (path.empty()) {
     j.add("fabric.gpudirect", expect.gpudirect == GpuDirectPolicy::required ? Severity::fail : Severity::info,
           fmt::format("GPUDirect RDMA not available: {}", why),
-          "load nvidia_peermem (GPU Operator driver.rdma.enabled) or use the open kernel module on Linux 5.12+");
+          "load nvidia_peermem (GPU Operator driver.rdma.enabled) or use the open kernel module on Linux "
+          "5.12+");
   }
+}
 
+}  // namespace
+
+FabricJudgement judge_fabric(const FabricSnapshot& after, const FabricSnapshot* before,
+                             const GpuDirectFacts& gpudirect, const FabricExpectations& expect) {
+  Judge j{expect, {}, {}};
+  const std::vector<const FabricHca*> scope = hcas_in_scope(after, expect, j);
+  j.out.hcas_judged = static_cast<int>(scope.size());
+  judge_firmware(scope, expect, j);
+  const ActivePorts active = judge_ports(scope, expect, j);
+  if (expect.ports_equal && !expect.rate_gbps && expect.width.empty()) judge_ports_equal(active, j);
+  if (before) judge_counters(scope, *before, expect, j);
+  judge_gpudirect(gpudirect, expect, j);
   j.out.reason = fmt::format("{}", fmt::join(j.reasons, "; "));
   return j.out;
 }
