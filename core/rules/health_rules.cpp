@@ -325,18 +325,17 @@ std::vector<Finding> xid_findings(const std::vector<XidEvent>& events, const Sev
   return out;
 }
 
-HealthEvaluation evaluate_health(const HealthSnapshot& now, const HealthSnapshot* before, const HealthPolicy& policy,
-                                 const SeverityTable& table) {
-  HealthEvaluation ev;
-  if (!now.nvml_available) {
-    ev.status = Status::skip;
-    ev.reason = "NVML unavailable: " + now.nvml_reason;
-    return ev;
-  }
+namespace {
+
+// Every finding of the snapshot: the GPU count, each GPU's readings (and their growth since
+// `before`), the readings NVML could not give, then the Xid events.
+void collect_findings(const HealthSnapshot& now, const HealthSnapshot* before, const HealthPolicy& policy,
+                      const SeverityTable& table, HealthEvaluation& ev) {
   FindingSink sink(table, ev.findings);
   const int seen = now.nvml_gpu_count.value_or(static_cast<int>(now.gpus.size()));
   if (policy.expect_gpus && seen != *policy.expect_gpus) {
-    sink.add("gpu.count_mismatch", std::nullopt, fmt::format("NVML sees {} GPU(s), {} expected", seen, *policy.expect_gpus),
+    sink.add("gpu.count_mismatch", std::nullopt,
+             fmt::format("NVML sees {} GPU(s), {} expected", seen, *policy.expect_gpus),
              static_cast<double>(seen));
   }
   for (const auto& g : now.gpus) {
@@ -355,64 +354,88 @@ HealthEvaluation evaluate_health(const HealthSnapshot& now, const HealthSnapshot
     }
   }
   for (auto& f : xid_findings(now.xids, table)) ev.findings.push_back(std::move(f));
-  std::vector<std::string> unread_core;  // "GPU 0: remapped_rows (...)", "Xid watch off: ..."
+}
 
-  for (const auto& g : now.gpus) {
-    std::vector<Finding> mine;
-    for (const auto& f : ev.findings) {
-      if (f.gpu == g.index) mine.push_back(f);
-    }
-    GpuCheckStatus s;
-    s.gpu = g.index;
-    s.status = status_of_findings(mine);
-    for (const auto& f : mine) {
-      if (f.severity == (s.status == Status::fail ? Severity::fail : Severity::warn) && s.status != Status::pass) {
-        s.reason = f.code + ": " + f.detail;
-        break;
-      }
-    }
-    // Pass only on readings: a core field not read is error unless the GPU already fails.
-    std::vector<std::string> missing;
-    for (const auto& gap : core_field_gaps(g)) {
-      if (gap.not_applicable) {
-        ev.not_applicable.push_back(fmt::format("gpu {}: {}: {}", g.index, gap.field, gap.why));
-      } else {
-        missing.push_back(fmt::format("{} ({})", gap.field, gap.why));
-      }
-    }
-    if (!missing.empty()) {
-      unread_core.push_back(fmt::format("GPU {}: {}", g.index, fmt::join(missing, ", ")));
-      if (s.status != Status::fail) {
-        s.status = Status::error;
-        s.reason = fmt::format("not read: {}", fmt::join(missing, ", "));
-      }
-    }
-    ev.per_gpu.push_back(std::move(s));
+// GPU `g`'s status from its findings; a core field not read makes it error unless it already
+// fails (pass only on readings). Its unread core fields go to `unread_core`, the ones that do
+// not apply to its hardware to ev.not_applicable.
+GpuCheckStatus gpu_status(const GpuHealthReading& g, HealthEvaluation& ev,
+                          std::vector<std::string>& unread_core) {
+  std::vector<Finding> mine;
+  for (const auto& f : ev.findings) {
+    if (f.gpu == g.index) mine.push_back(f);
   }
+  GpuCheckStatus s;
+  s.gpu = g.index;
+  s.status = status_of_findings(mine);
+  for (const auto& f : mine) {
+    if (f.severity == (s.status == Status::fail ? Severity::fail : Severity::warn) &&
+        s.status != Status::pass) {
+      s.reason = f.code + ": " + f.detail;
+      break;
+    }
+  }
+  std::vector<std::string> missing;
+  for (const auto& gap : core_field_gaps(g)) {
+    if (gap.not_applicable) {
+      ev.not_applicable.push_back(fmt::format("gpu {}: {}: {}", g.index, gap.field, gap.why));
+    } else {
+      missing.push_back(fmt::format("{} ({})", gap.field, gap.why));
+    }
+  }
+  if (!missing.empty()) {
+    unread_core.push_back(fmt::format("GPU {}: {}", g.index, fmt::join(missing, ", ")));
+    if (s.status != Status::fail) {
+      s.status = Status::error;
+      s.reason = fmt::format("not read: {}", fmt::join(missing, ", "));
+    }
+  }
+  return s;
+}
 
+// The check's status and reason: no GPU to judge, core readings missing, the worst findings
+// (in table order of severity), or healthy.
+void decide_health(const HealthSnapshot& now, const HealthPolicy& policy,
+                   std::vector<std::string> unread_core, HealthEvaluation& ev) {
   ev.status = status_of_findings(ev.findings);
   if (policy.xid_watch_off) unread_core.push_back("Xid watch off: " + *policy.xid_watch_off);
   if (now.gpus.empty() && !policy.expect_gpus) {
     ev.status = Status::skip;
     ev.reason = "NVML sees no GPU";
-    return ev;
+    return;
   }
   if (ev.status != Status::fail && !unread_core.empty()) {
     ev.status = Status::error;
     ev.reason = fmt::format("core health readings not read: {}", fmt::join(unread_core, "; "));
-    return ev;
+    return;
   }
   if (ev.status != Status::pass) {
-    // The reason names the worst findings, in table order of severity.
     std::vector<std::string> worst;
     const Severity level = ev.status == Status::fail ? Severity::fail : Severity::warn;
     for (const auto& f : ev.findings) {
       if (f.severity == level) worst.push_back(f.gpu ? fmt::format("{} (GPU {})", f.code, *f.gpu) : f.code);
     }
-    ev.reason = fmt::format("{}: {}", ev.status == Status::fail ? "unhealthy" : "attention", fmt::join(worst, ", "));
+    ev.reason =
+        fmt::format("{}: {}", ev.status == Status::fail ? "unhealthy" : "attention", fmt::join(worst, ", "));
   } else {
     ev.reason = fmt::format("{} GPU(s) healthy", now.gpus.size());
   }
+}
+
+}  // namespace
+
+HealthEvaluation evaluate_health(const HealthSnapshot& now, const HealthSnapshot* before,
+                                 const HealthPolicy& policy, const SeverityTable& table) {
+  HealthEvaluation ev;
+  if (!now.nvml_available) {
+    ev.status = Status::skip;
+    ev.reason = "NVML unavailable: " + now.nvml_reason;
+    return ev;
+  }
+  collect_findings(now, before, policy, table, ev);
+  std::vector<std::string> unread_core;  // "GPU 0: remapped_rows (...)", "Xid watch off: ..."
+  for (const auto& g : now.gpus) ev.per_gpu.push_back(gpu_status(g, ev, unread_core));
+  decide_health(now, policy, std::move(unread_core), ev);
   return ev;
 }
 
