@@ -128,83 +128,124 @@ CudaCompatTable load_cuda_compat_table(const std::string& path) {
   return parse_cuda_compat_yaml(read_text_file(path, 1u << 20), path);
 }
 
-CompatDecision judge_cuda_on_driver(const CudaCompatTable& table, const DottedVersion& cuda, const HostDriver& host,
-                                    bool forward_compat_available) {
-  CompatDecision d;
-  const std::string want = cuda.str();
-  const auto full = table.full_minimum(cuda);
-  const auto minor = table.minor_minimum(cuda.major());
-  if (full) d.minimum_driver = *full;
-  if (minor) d.minor_minimum_driver = *minor;
-  const std::string driver_text = host.driver_text.empty() && host.driver ? host.driver->str() : host.driver_text;
+namespace {
 
-  if (!host.driver && !host.cuda) {
-    d.status = Status::skip;
-    d.rule = CompatRule::no_driver;
-    d.explanation = fmt::format("no NVIDIA driver found: CUDA {} cannot be judged{}", want,
-                                full ? " (it needs driver >= " + *full + ")" : "");
-    return d;
+// What each rule of judge_cuda_on_driver reads: the release, the host's driver and the table's
+// minimums for the release.
+struct CompatQuery {
+  const CudaCompatTable& table;
+  const DottedVersion& cuda;
+  const HostDriver& host;
+  std::string want;                  // the release as written
+  std::optional<std::string> full;   // the driver the release needs for full compatibility
+  std::optional<std::string> minor;  // the driver its major release needs (minor-version compat)
+  std::string driver_text;           // the host's driver as printed
+};
+
+// No driver at all: nothing to judge the release against (skip).
+bool no_driver(const CompatQuery& q, CompatDecision& d) {
+  if (q.host.driver || q.host.cuda) return false;
+  d.status = Status::skip;
+  d.rule = CompatRule::no_driver;
+  d.explanation = fmt::format("no NVIDIA driver found: CUDA {} cannot be judged{}", q.want,
+                              q.full ? " (it needs driver >= " + *q.full + ")" : "");
+  return true;
+}
+
+// 1. The table, when both the release and the driver version are known.
+bool by_toolkit_table(const CompatQuery& q, CompatDecision& d) {
+  if (!q.full || !q.host.driver || *q.host.driver < *DottedVersion::parse(*q.full)) return false;
+  d.status = Status::pass;
+  d.rule = CompatRule::toolkit_table;
+  d.explanation = fmt::format("driver {} >= {}, the minimum for CUDA {} (full compatibility)", q.driver_text,
+                              *q.full, q.cuda.major_minor().str());
+  const auto bundled = q.table.bundled_driver(q.cuda);
+  if (bundled && *bundled != *q.full && *q.host.driver < *DottedVersion::parse(*bundled)) {
+    d.explanation += fmt::format("; CUDA {} shipped with {}", q.want, *bundled);
   }
-  // 1. The table, when both the release and the driver version are known.
-  if (full && host.driver && *host.driver >= *DottedVersion::parse(*full)) {
-    d.status = Status::pass;
-    d.rule = CompatRule::toolkit_table;
-    d.explanation = fmt::format("driver {} >= {}, the minimum for CUDA {} (full compatibility)", driver_text, *full,
-                                cuda.major_minor().str());
-    const auto bundled = table.bundled_driver(cuda);
-    if (bundled && *bundled != *full && *host.driver < *DottedVersion::parse(*bundled)) {
-      d.explanation += fmt::format("; CUDA {} shipped with {}", want, *bundled);
-    }
-    return d;
-  }
-  // 2. The driver's own word on the CUDA version it supports.
-  if (host.cuda && *host.cuda >= cuda.major_minor() && (!full || !host.driver)) {
-    d.status = Status::pass;
-    d.rule = CompatRule::driver_reports_cuda;
-    d.explanation = fmt::format("the driver supports CUDA {} (cudaDriverGetVersion) >= {}", host.cuda->str(), want);
-    return d;
-  }
-  // 3. Minor-version compatibility within the major release.
-  if (minor && host.driver && *host.driver >= *DottedVersion::parse(*minor)) {
-    d.status = Status::warn;
-    d.rule = CompatRule::minor_version;
-    d.explanation = fmt::format(
-        "driver {} is below {} (full compatibility with CUDA {}) but >= {}, the CUDA {}.x minimum: runs with "
-        "minor-version compatibility (no JIT of newer PTX; some APIs return cudaErrorCallRequiresNewerDriver)",
-        driver_text, full ? *full : "the unknown minimum", want, *minor, cuda.major());
-    return d;
-  }
-  // 4. Forward compatibility through cuda-compat libraries.
-  if (forward_compat_available && host.driver) {
-    d.status = Status::warn;
-    d.rule = CompatRule::forward_compat;
-    d.explanation = fmt::format(
-        "driver {} is too old for CUDA {} natively{}; allowed only through forward compatibility (cuda-compat "
-        "libraries, data-center GPUs, LTSB/production driver branch)",
-        driver_text, want, full ? " (needs >= " + *full + ")" : "");
-    return d;
-  }
-  // 5. Nothing allows it. With the release in the table, or the driver's own CUDA version below
-  // it, or the driver below the major's minimum, that is a verdict; otherwise the table is
-  // missing a row and gpuqual cannot judge.
-  const bool driver_says_less = host.cuda && *host.cuda < cuda.major_minor();
-  const bool below_major_minimum = minor && host.driver && *host.driver < *DottedVersion::parse(*minor);
-  if (!full && !driver_says_less && !below_major_minimum) {
+  return true;
+}
+
+// 2. The driver's own word on the CUDA version it supports.
+bool by_driver_reported_cuda(const CompatQuery& q, CompatDecision& d) {
+  if (!q.host.cuda || *q.host.cuda < q.cuda.major_minor() || (q.full && q.host.driver)) return false;
+  d.status = Status::pass;
+  d.rule = CompatRule::driver_reports_cuda;
+  d.explanation =
+      fmt::format("the driver supports CUDA {} (cudaDriverGetVersion) >= {}", q.host.cuda->str(), q.want);
+  return true;
+}
+
+// 3. Minor-version compatibility within the major release.
+bool by_minor_version(const CompatQuery& q, CompatDecision& d) {
+  if (!q.minor || !q.host.driver || *q.host.driver < *DottedVersion::parse(*q.minor)) return false;
+  d.status = Status::warn;
+  d.rule = CompatRule::minor_version;
+  d.explanation = fmt::format(
+      "driver {} is below {} (full compatibility with CUDA {}) but >= {}, the CUDA {}.x minimum: runs with "
+      "minor-version compatibility (no JIT of newer PTX; some APIs return cudaErrorCallRequiresNewerDriver)",
+      q.driver_text, q.full ? *q.full : "the unknown minimum", q.want, *q.minor, q.cuda.major());
+  return true;
+}
+
+// 4. Forward compatibility through cuda-compat libraries.
+bool by_forward_compat(const CompatQuery& q, bool forward_compat_available, CompatDecision& d) {
+  if (!forward_compat_available || !q.host.driver) return false;
+  d.status = Status::warn;
+  d.rule = CompatRule::forward_compat;
+  d.explanation = fmt::format(
+      "driver {} is too old for CUDA {} natively{}; allowed only through forward compatibility (cuda-compat "
+      "libraries, data-center GPUs, LTSB/production driver branch)",
+      q.driver_text, q.want, q.full ? " (needs >= " + *q.full + ")" : "");
+  return true;
+}
+
+// 5. Nothing allows it. With the release in the table, or the driver's own CUDA version below
+// it, or the driver below the major's minimum, that is a verdict (too old); otherwise the table
+// is missing a row and gpuqual cannot judge.
+void nothing_allows(const CompatQuery& q, CompatDecision& d) {
+  const bool driver_says_less = q.host.cuda && *q.host.cuda < q.cuda.major_minor();
+  const bool below_major_minimum =
+      q.minor && q.host.driver && *q.host.driver < *DottedVersion::parse(*q.minor);
+  if (!q.full && !driver_says_less && !below_major_minimum) {
     d.status = Status::error;
     d.rule = CompatRule::unknown_release;
-    d.explanation = fmt::format("CUDA {} is not in the compatibility table ({}): cannot judge driver {}", want,
-                                table.origin, driver_text.empty() ? "unknown" : driver_text);
-    return d;
+    d.explanation = fmt::format("CUDA {} is not in the compatibility table ({}): cannot judge driver {}",
+                                q.want, q.table.origin, q.driver_text.empty() ? "unknown" : q.driver_text);
+    return;
   }
   d.status = Status::fail;
   d.rule = CompatRule::too_old;
   std::string needs;
-  if (full) needs = ">= " + *full + " (full compatibility)";
-  if (minor) needs += std::string(needs.empty() ? "" : " or ") + ">= " + *minor + " (minor-version compatibility, CUDA " +
-                      std::to_string(cuda.major()) + ".x)";
-  if (needs.empty()) needs = "a driver that supports CUDA " + want;
-  d.explanation = fmt::format("driver {}{} is too old for CUDA {}: needs {}", driver_text.empty() ? "?" : driver_text,
-                              host.cuda ? " (supports CUDA " + host.cuda->str() + ")" : "", want, needs);
+  if (q.full) needs = ">= " + *q.full + " (full compatibility)";
+  if (q.minor)
+    needs += std::string(needs.empty() ? "" : " or ") + ">= " + *q.minor +
+             " (minor-version compatibility, CUDA " + std::to_string(q.cuda.major()) + ".x)";
+  if (needs.empty()) needs = "a driver that supports CUDA " + q.want;
+  d.explanation =
+      fmt::format("driver {}{} is too old for CUDA {}: needs {}", q.driver_text.empty() ? "?" : q.driver_text,
+                  q.host.cuda ? " (supports CUDA " + q.host.cuda->str() + ")" : "", q.want, needs);
+}
+
+}  // namespace
+
+CompatDecision judge_cuda_on_driver(const CudaCompatTable& table, const DottedVersion& cuda,
+                                    const HostDriver& host, bool forward_compat_available) {
+  const CompatQuery q{table,
+                      cuda,
+                      host,
+                      cuda.str(),
+                      table.full_minimum(cuda),
+                      table.minor_minimum(cuda.major()),
+                      host.driver_text.empty() && host.driver ? host.driver->str() : host.driver_text};
+  CompatDecision d;
+  if (q.full) d.minimum_driver = *q.full;
+  if (q.minor) d.minor_minimum_driver = *q.minor;
+  // The rules in order; the first that decides is the verdict.
+  if (no_driver(q, d) || by_toolkit_table(q, d) || by_driver_reported_cuda(q, d) || by_minor_version(q, d) ||
+      by_forward_compat(q, forward_compat_available, d))
+    return d;
+  nothing_allows(q, d);
   return d;
 }
 
