@@ -142,6 +142,102 @@ void report_telemetry(GpuOutcome& out, int gpu, const TelemetrySummary& t, const
   }
 }
 
+// A GPU's progress line: where the load is, its throughput, and the latest telemetry sample.
+std::string burnin_progress(int gpu, double elapsed, double duration_s, double tflops,
+                            const TelemetrySample& s) {
+  return fmt::format("burnin gpu {}: {} of {} (ETA {}), {:.0f} TFLOP/s{}{}", gpu, format_duration(elapsed),
+                     format_duration(duration_s), format_duration(std::max(0.0, duration_s - elapsed)),
+                     tflops, s.temperature_c ? fmt::format(", {:.0f} C", *s.temperature_c) : "",
+                     s.power_w ? fmt::format(", {:.0f} W", *s.power_w) : "");
+}
+
+// The load's throughput and size, and the first product against the host reference.
+void report_throughput(GpuOutcome& out, int gpu, const BurninGpuResult& r) {
+  const std::string g = "burnin.gpu" + std::to_string(gpu) + ".";
+  const std::string prec = out.attributes[g + "precision"];
+  if (r.tflops.seen() > 0) {
+    out.metrics.push_back(summarize_metric("burnin." + prec + ".tflops", "TFLOP/s", Direction::higher, gpu,
+                                           r.tflops.values()));
+    out.metrics.push_back(one_value("burnin." + prec + ".tflops_p5", "TFLOP/s", Direction::higher, gpu,
+                                    r.tflops.percentile(5)));
+  }
+  out.metrics.push_back(
+      one_value("burnin.gemms", "count", Direction::higher, gpu, static_cast<double>(r.gemms)));
+  out.attributes[g + "elapsed_s"] = fmt::format("{:.1f}", r.elapsed_s);
+  out.attributes[g + "first_product_check"] = r.first_product.summary();
+  if (!r.first_product.passed()) {
+    out.findings.push_back(
+        Finding{"burnin.wrong_first_product", Severity::fail, gpu,
+                "first GEMM product differs from the host reference: " + r.first_product.summary(),
+                "drain the node; rerun gemm and memtest, RMA the GPU if wrong results repeat",
+                static_cast<double>(r.first_product.wrong)});
+    out.add(Status::fail, "wrong first product: " + r.first_product.summary());
+  }
+}
+
+// Every product against the first, and the memtest passes run between the loads.
+void report_correctness(GpuOutcome& out, int gpu, const BurninGpuResult& r) {
+  const std::string g = "burnin.gpu" + std::to_string(gpu) + ".";
+  out.attributes[g + "result_comparison"] = r.compare.describe();
+  if (r.compare.mismatches() > 0) {
+    Finding f{"burnin.wrong_result",
+              Severity::fail,
+              gpu,
+              "GEMM output not bit-identical across iterations: " + r.compare.describe(),
+              "drain the node; rerun burnin and memtest, RMA the GPU if wrong results repeat",
+              static_cast<double>(r.compare.mismatches())};
+    out.findings.push_back(f);
+    out.add(Status::fail, "wrong result: " + r.compare.describe());
+  }
+  if (r.memtest_runs > 0) report_memtest(out, "burnin.memtest", gpu, r.memtest);
+  out.attributes[g + "memtest_runs"] = std::to_string(r.memtest_runs);
+}
+
+// The Xids this GPU raised during the load: each one fails it.
+void report_xids(GpuOutcome& out, int gpu, const std::vector<XidEvent>& xid_events) {
+  for (const auto& x : xid_events) {
+    if (!x.gpu || *x.gpu != gpu) continue;
+    Finding f{"burnin.xid." + std::to_string(x.code),
+              Severity::fail,
+              gpu,
+              fmt::format("Xid {} during burn-in at {}", x.code, x.time),
+              "drain the node; look the Xid up in NVIDIA's Xid catalogue, reset the GPU or RMA",
+              x.code};
+    out.findings.push_back(f);
+    out.add(Status::fail, fmt::format("Xid {} during burn-in", x.code));
+  }
+}
+
+// The load on every GPU at once, each at its precision, with a progress line every 10 s. It
+// ends at the duration, on SIGTERM, or when the soft budget runs out. Returns each GPU's error.
+std::vector<std::string> burn_each_gpu(const CheckContext& ctx, const BurninParams& params,
+                                       const std::vector<int>& gpus, const TelemetrySampler& sampler,
+                                       std::vector<GpuOutcome>& outcomes,
+                                       std::vector<BurninGpuResult>& runs) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto should_stop = [&] {
+    return ctx.should_stop() ||
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > ctx.budget_s;
+  };
+  std::mutex progress_mu;
+  return run_on_each_gpu(gpus, [&](std::size_t slot, int gpu) {
+    BurninConfig config = params.config;
+    config.precision = params.precision.value_or(main_precision(gpu));
+    double last_report = -1e9;
+    const auto on_window = [&](double elapsed, double tflops) {
+      if (!ctx.progress || elapsed - last_report < 10) return;
+      last_report = elapsed;
+      const auto latest = sampler.latest();
+      std::lock_guard<std::mutex> lock(progress_mu);
+      ctx.progress(burnin_progress(gpu, elapsed, config.duration_s, tflops, latest[slot]));
+    };
+    GpuOutcome& out = outcomes[slot];
+    out.attributes["burnin.gpu" + std::to_string(gpu) + ".precision"] =
+        std::string(to_string(config.precision));
+    runs[slot] = run_burnin(config, should_stop, on_window);
+  });
+}
+
 class Burnin : public Check {
  public:
   CheckResult run(const CheckContext& ctx) override {
@@ -157,38 +253,11 @@ class Burnin : public Check {
     const bool xids_watched = xids.start();
     sampler.start();
 
-    // The load ends at the duration, on SIGTERM, or when the soft budget runs out.
-    const auto t0 = std::chrono::steady_clock::now();
-    const auto should_stop = [&] {
-      return ctx.should_stop() ||
-             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > ctx.budget_s;
-    };
-    std::mutex progress_mu;
     CheckResult result;
     result.name = "burnin";
     std::vector<GpuOutcome> outcomes(gpus.size());
     std::vector<BurninGpuResult> runs(gpus.size());
-    const auto errors = run_on_each_gpu(gpus, [&](std::size_t slot, int gpu) {
-      BurninConfig config = params.config;
-      config.precision = params.precision.value_or(main_precision(gpu));
-      double last_report = -1e9;
-      const auto on_window = [&](double elapsed, double tflops) {
-        if (!ctx.progress || elapsed - last_report < 10) return;
-        last_report = elapsed;
-        const auto latest = sampler.latest();
-        const auto& s = latest[slot];
-        std::lock_guard<std::mutex> lock(progress_mu);
-        ctx.progress(fmt::format("burnin gpu {}: {} of {} (ETA {}), {:.0f} TFLOP/s{}{}", gpu,
-                                 format_duration(elapsed), format_duration(config.duration_s),
-                                 format_duration(std::max(0.0, config.duration_s - elapsed)), tflops,
-                                 s.temperature_c ? fmt::format(", {:.0f} C", *s.temperature_c) : "",
-                                 s.power_w ? fmt::format(", {:.0f} W", *s.power_w) : ""));
-      };
-      GpuOutcome& out = outcomes[slot];
-      out.attributes["burnin.gpu" + std::to_string(gpu) + ".precision"] =
-          std::string(to_string(config.precision));
-      runs[slot] = run_burnin(config, should_stop, on_window);
-    });
+    const auto errors = burn_each_gpu(ctx, params, gpus, sampler, outcomes, runs);
     sampler.stop();
     std::vector<XidEvent> xid_events;
     if (xids_watched) xid_events = xids.stop();
@@ -200,55 +269,16 @@ class Burnin : public Check {
       const int gpu = gpus[slot];
       GpuOutcome& out = outcomes[slot];
       const BurninGpuResult& r = runs[slot];
-      const std::string g = "burnin.gpu" + std::to_string(gpu) + ".";
-      const std::string prec = out.attributes[g + "precision"];
-      if (r.tflops.seen() > 0) {
-        out.metrics.push_back(summarize_metric("burnin." + prec + ".tflops", "TFLOP/s", Direction::higher,
-                                               gpu, r.tflops.values()));
-        out.metrics.push_back(one_value("burnin." + prec + ".tflops_p5", "TFLOP/s", Direction::higher, gpu,
-                                        r.tflops.percentile(5)));
-      }
-      out.metrics.push_back(
-          one_value("burnin.gemms", "count", Direction::higher, gpu, static_cast<double>(r.gemms)));
-      out.attributes[g + "elapsed_s"] = fmt::format("{:.1f}", r.elapsed_s);
-      out.attributes[g + "first_product_check"] = r.first_product.summary();
-      if (!r.first_product.passed()) {
-        out.findings.push_back(Finding{"burnin.wrong_first_product", Severity::fail, gpu,
-                                       "first GEMM product differs from the host reference: " +
-                                           r.first_product.summary(),
-                                       "drain the node; rerun gemm and memtest, RMA the GPU if wrong results repeat",
-                                       static_cast<double>(r.first_product.wrong)});
-        out.add(Status::fail, "wrong first product: " + r.first_product.summary());
-      }
+      report_throughput(out, gpu, r);
       for (const auto& why : burnin_unwatched(summaries[slot].samples(), xids_watched, xids.reason())) {
         out.add(Status::warn, why);
       }
-      out.attributes[g + "result_comparison"] = r.compare.describe();
-      if (r.compare.mismatches() > 0) {
-        Finding f{"burnin.wrong_result",
-                  Severity::fail,
-                  gpu,
-                  "GEMM output not bit-identical across iterations: " + r.compare.describe(),
-                  "drain the node; rerun burnin and memtest, RMA the GPU if wrong results repeat",
-                  static_cast<double>(r.compare.mismatches())};
-        out.findings.push_back(f);
-        out.add(Status::fail, "wrong result: " + r.compare.describe());
+      report_correctness(out, gpu, r);
+      if (!notes[slot].empty()) {
+        out.attributes["burnin.gpu" + std::to_string(gpu) + ".telemetry_note"] = notes[slot];
       }
-      if (r.memtest_runs > 0) report_memtest(out, "burnin.memtest", gpu, r.memtest);
-      out.attributes[g + "memtest_runs"] = std::to_string(r.memtest_runs);
-      if (!notes[slot].empty()) out.attributes[g + "telemetry_note"] = notes[slot];
       report_telemetry(out, gpu, summaries[slot], params.thresholds);
-      for (const auto& x : xid_events) {
-        if (!x.gpu || *x.gpu != gpu) continue;
-        Finding f{"burnin.xid." + std::to_string(x.code),
-                  Severity::fail,
-                  gpu,
-                  fmt::format("Xid {} during burn-in at {}", x.code, x.time),
-                  "drain the node; look the Xid up in NVIDIA's Xid catalogue, reset the GPU or RMA",
-                  x.code};
-        out.findings.push_back(f);
-        out.add(Status::fail, fmt::format("Xid {} during burn-in", x.code));
-      }
+      report_xids(out, gpu, xid_events);
       if (const auto why =
               burnin_incomplete_reason(r.elapsed_s, params.config.duration_s,
                                        std::min(params.min_duration_s, params.config.duration_s))) {
