@@ -68,7 +68,11 @@ const NvmlDeviceRef* match_nvml_device(const std::vector<NvmlDeviceRef>& devices
   return nullptr;
 }
 
-void fill_gpu_from_nvml(const NvmlSession& nvml, const NvmlDeviceRef& device, GpuInfo& gpu) {
+namespace {
+
+// What names the card: its name, UUID, bus id, compute capability and memory size (CUDA's
+// readings, when the inventory has them, are kept).
+void fill_identity(const NvmlSession& nvml, const NvmlDeviceRef& device, GpuInfo& gpu) {
   const NvmlApi& api = nvml.api();
   nvmlDevice_t h = device.handle;
   if (gpu.name.empty() && api.nvmlDeviceGetName) {
@@ -88,28 +92,46 @@ void fill_gpu_from_nvml(const NvmlSession& nvml, const NvmlDeviceRef& device, Gp
     nvmlMemory_t mem{};
     if (api.nvmlDeviceGetMemoryInfo(h, &mem) == NVML_SUCCESS) gpu.memory_bytes = mem.total;
   }
+}
+
+// The modes the card runs in: ECC, MIG, virtualization, persistence.
+void fill_modes(const NvmlApi& api, nvmlDevice_t h, GpuInfo& gpu) {
   if (api.nvmlDeviceGetEccMode) {
     nvmlEnableState_t current{}, pending{};
-    if (api.nvmlDeviceGetEccMode(h, &current, &pending) == NVML_SUCCESS) gpu.ecc_enabled = current == NVML_FEATURE_ENABLED;
+    if (api.nvmlDeviceGetEccMode(h, &current, &pending) == NVML_SUCCESS) {
+      gpu.ecc_enabled = current == NVML_FEATURE_ENABLED;
+    }
   }
   if (api.nvmlDeviceGetMigMode) {
     unsigned current = 0, pending = 0;
-    if (api.nvmlDeviceGetMigMode(h, &current, &pending) == NVML_SUCCESS) gpu.mig_enabled = current == NVML_DEVICE_MIG_ENABLE;
+    if (api.nvmlDeviceGetMigMode(h, &current, &pending) == NVML_SUCCESS) {
+      gpu.mig_enabled = current == NVML_DEVICE_MIG_ENABLE;
+    }
   }
   if (api.nvmlDeviceGetVirtualizationMode) {
     nvmlGpuVirtualizationMode_t mode{};
-    if (api.nvmlDeviceGetVirtualizationMode(h, &mode) == NVML_SUCCESS) gpu.virtualization_mode = virtualization_mode_name(mode);
+    if (api.nvmlDeviceGetVirtualizationMode(h, &mode) == NVML_SUCCESS) {
+      gpu.virtualization_mode = virtualization_mode_name(mode);
+    }
   }
   if (api.nvmlDeviceGetPersistenceMode) {
     nvmlEnableState_t mode{};
-    if (api.nvmlDeviceGetPersistenceMode(h, &mode) == NVML_SUCCESS) gpu.persistence_enabled = mode == NVML_FEATURE_ENABLED;
+    if (api.nvmlDeviceGetPersistenceMode(h, &mode) == NVML_SUCCESS) {
+      gpu.persistence_enabled = mode == NVML_FEATURE_ENABLED;
+    }
   }
+}
+
+// The card's PCIe link maximum and its enforced power limit.
+void fill_limits(const NvmlApi& api, nvmlDevice_t h, GpuInfo& gpu) {
   // The GPU's own maximum, not the slot's: a Gen5 card in a Gen4 slot is a fact about the slot
   // that the health check reports (link below max), so the inventory records the card.
   unsigned value = 0;
-  if (api.nvmlDeviceGetGpuMaxPcieLinkGeneration && api.nvmlDeviceGetGpuMaxPcieLinkGeneration(h, &value) == NVML_SUCCESS) {
+  if (api.nvmlDeviceGetGpuMaxPcieLinkGeneration &&
+      api.nvmlDeviceGetGpuMaxPcieLinkGeneration(h, &value) == NVML_SUCCESS) {
     gpu.pcie_max_gen = static_cast<int>(value);
-  } else if (api.nvmlDeviceGetMaxPcieLinkGeneration && api.nvmlDeviceGetMaxPcieLinkGeneration(h, &value) == NVML_SUCCESS) {
+  } else if (api.nvmlDeviceGetMaxPcieLinkGeneration &&
+             api.nvmlDeviceGetMaxPcieLinkGeneration(h, &value) == NVML_SUCCESS) {
     gpu.pcie_max_gen = static_cast<int>(value);
   }
   if (api.nvmlDeviceGetMaxPcieLinkWidth && api.nvmlDeviceGetMaxPcieLinkWidth(h, &value) == NVML_SUCCESS) {
@@ -118,24 +140,38 @@ void fill_gpu_from_nvml(const NvmlSession& nvml, const NvmlDeviceRef& device, Gp
   if (api.nvmlDeviceGetEnforcedPowerLimit && api.nvmlDeviceGetEnforcedPowerLimit(h, &value) == NVML_SUCCESS) {
     gpu.power_limit_w = value / 1000.0;  // NVML reports milliwatts
   }
+}
+
+// Active links: an inactive link on a board that has it is a health finding, and the count
+// of active links is what a baseline of the class can expect (18 on H100/H200 SXM).
+// NVML answers NOT_SUPPORTED on boards without NVLink, so the count stays empty there.
+std::optional<int> active_nvlink_count(const NvmlApi& api, nvmlDevice_t h) {
+  if (!api.nvmlDeviceGetNvLinkState) return std::nullopt;
+  int active_links = 0;
+  bool any = false;
+  for (unsigned link = 0; link < NVML_NVLINK_MAX_LINKS; ++link) {
+    nvmlEnableState_t active{};
+    if (api.nvmlDeviceGetNvLinkState(h, link, &active) != NVML_SUCCESS) continue;
+    any = true;
+    if (active == NVML_FEATURE_ENABLED) ++active_links;
+  }
+  if (!any) return std::nullopt;
+  return active_links;
+}
+
+}  // namespace
+
+void fill_gpu_from_nvml(const NvmlSession& nvml, const NvmlDeviceRef& device, GpuInfo& gpu) {
+  const NvmlApi& api = nvml.api();
+  nvmlDevice_t h = device.handle;
+  fill_identity(nvml, device, gpu);
+  fill_modes(api, h, gpu);
+  fill_limits(api, h, gpu);
   if (api.nvmlDeviceGetVbiosVersion) {
     char buf[NVML_DEVICE_VBIOS_VERSION_BUFFER_SIZE] = {};
     if (api.nvmlDeviceGetVbiosVersion(h, buf, sizeof buf) == NVML_SUCCESS) gpu.vbios = buf;
   }
-  if (api.nvmlDeviceGetNvLinkState) {
-    // Active links: an inactive link on a board that has it is a health finding, and the count
-    // of active links is what a baseline of the class can expect (18 on H100/H200 SXM).
-    // NVML answers NOT_SUPPORTED on boards without NVLink, so the count stays empty there.
-    int active_links = 0;
-    bool any = false;
-    for (unsigned link = 0; link < NVML_NVLINK_MAX_LINKS; ++link) {
-      nvmlEnableState_t active{};
-      if (api.nvmlDeviceGetNvLinkState(h, link, &active) != NVML_SUCCESS) continue;
-      any = true;
-      if (active == NVML_FEATURE_ENABLED) ++active_links;
-    }
-    if (any) gpu.nvlink_count = active_links;
-  }
+  if (const std::optional<int> links = active_nvlink_count(api, h)) gpu.nvlink_count = *links;
 }
 
 std::optional<double> read_clock_mhz(const NvmlApi& api, nvmlDevice_t device, nvmlClockType_t type) {
