@@ -44,15 +44,48 @@ std::string missing_reason(const RunRecord& r, const std::string& check, const s
 using Scope = std::pair<std::string_view, int>;  // (metric, gpu index or -1 for node), names in the record
 int scope_key(const std::optional<int>& gpu) { return gpu ? *gpu : -1; }
 
-void add_metric_rows(const RunRecord& r, const Baseline* b, Verdict& v) {
+// Gives the row its GPU's UUID, when the row is on a GPU of the record.
+void set_gpu_uuid(const RunRecord& r, const std::optional<int>& gpu, MetricRow& row) {
+  for (const auto& g : r.gpus) {
+    if (gpu && g.index == *gpu) row.gpu_uuid = g.uuid;
+  }
+}
+
+// The row of a recorded metric `m` of check `check` that expectation `e` (null: none) does not
+// judge: no baseline, not in it, or in it for another scope or GPU count than the record's.
+MetricRow unjudged_metric_row(const RunRecord& r, const Baseline* b, const std::string& check,
+                              const Metric& m, const MetricExpectation* e, int gpus) {
+  MetricRow row;
+  row.check = check;
+  row.metric = m.name;
+  row.gpu = m.gpu;
+  row.unit = m.unit;
+  row.direction = m.direction;
+  row.observed = m.median;
+  if (!b) {
+    row.status = Status::skip;
+    row.reason = fmt::format("no baseline for class {}", r.hardware_class.slug);
+  } else if (!e) {
+    row.status = Status::skip;
+    row.reason = "not in the baseline";
+  } else {
+    row.expected = e->expected;
+    row.allowed_drop_pct = e->tolerance * 100;
+    row.status = Status::error;
+    if (e->per_gpu != m.gpu.has_value()) {
+      row.reason = e->per_gpu ? "the baseline judges it per GPU, the record has it for the node"
+                              : "the baseline judges it for the node, the record has it per GPU";
+    } else {
+      row.reason = fmt::format("the baseline holds for {} GPUs, this node has {}", *b->gpu_count, gpus);
+    }
+  }
+  return row;
+}
+
+// One row per metric the record has: judged against its expectation where the baseline has one
+// for the metric's scope and the node's GPU count.
+void add_recorded_metric_rows(const RunRecord& r, const Baseline* b, std::vector<Scope>& seen, Verdict& v) {
   const int gpus = static_cast<int>(r.gpus.size());
-  // What the record answered, sorted once for the expectations' lookups below (a std::set of
-  // string copies was 5 % of matrix build).
-  std::vector<Scope> seen;
-  std::size_t n_metrics = 0;
-  for (const auto& c : r.checks) n_metrics += c.metrics.size();
-  seen.reserve(n_metrics);
-  v.metrics.reserve(v.metrics.size() + n_metrics + (b ? b->metrics.size() : 0));
   for (const auto& c : r.checks) {
     for (const auto& m : c.metrics) {
       seen.emplace_back(m.name, scope_key(m.gpu));
@@ -61,40 +94,38 @@ void add_metric_rows(const RunRecord& r, const Baseline* b, Verdict& v) {
       if (e && e->per_gpu == m.gpu.has_value() && (e->per_gpu || !b->gpu_count || *b->gpu_count == gpus)) {
         row = judge_metric(c.name, m, *e);
       } else {
-        row.check = c.name;
-        row.metric = m.name;
-        row.gpu = m.gpu;
-        row.unit = m.unit;
-        row.direction = m.direction;
-        row.observed = m.median;
-        if (!b) {
-          row.status = Status::skip;
-          row.reason = fmt::format("no baseline for class {}", r.hardware_class.slug);
-        } else if (!e) {
-          row.status = Status::skip;
-          row.reason = "not in the baseline";
-        } else {
-          row.expected = e->expected;
-          row.allowed_drop_pct = e->tolerance * 100;
-          row.status = Status::error;
-          if (e->per_gpu != m.gpu.has_value()) {
-            row.reason = e->per_gpu ? "the baseline judges it per GPU, the record has it for the node"
-                                    : "the baseline judges it for the node, the record has it per GPU";
-          } else {
-            row.reason = fmt::format("the baseline holds for {} GPUs, this node has {}", *b->gpu_count, gpus);
-          }
-        }
+        row = unjudged_metric_row(r, b, c.name, m, e, gpus);
       }
-      for (const auto& g : r.gpus) {
-        if (m.gpu && g.index == *m.gpu) row.gpu_uuid = g.uuid;
-      }
+      set_gpu_uuid(r, m.gpu, row);
       v.metrics.push_back(std::move(row));
     }
   }
-  if (!b) return;
-  std::sort(seen.begin(), seen.end());
-  // Expectations nothing in the record answered.
-  for (const auto& e : b->metrics) {
+}
+
+// The row of expectation `e` at scope `gpu` that nothing in the record answered.
+MetricRow missing_metric_row(const RunRecord& r, const MetricExpectation& e, const std::optional<int>& gpu) {
+  MetricRow row;
+  row.check = producing_check(r, e.name);
+  row.metric = e.name;
+  row.gpu = gpu;
+  row.unit = e.unit;
+  row.direction = e.direction;
+  row.expected = e.expected;
+  row.allowed_drop_pct = e.tolerance * 100;
+  row.status = e.required ? Status::error : Status::skip;
+  row.reason = (e.per_gpu && !gpu)
+                   ? std::string(e.required ? "required per-GPU metric, but the record has no GPUs"
+                                            : "optional per-GPU metric, but the record has no GPUs")
+                   : missing_reason(r, row.check, gpu, e.required);
+  set_gpu_uuid(r, gpu, row);
+  return row;
+}
+
+// Expectations nothing in the record answered (`seen`, sorted): one row per GPU of a per-GPU
+// expectation, one for the node otherwise.
+void add_missing_metric_rows(const RunRecord& r, const Baseline& b, const std::vector<Scope>& seen,
+                             Verdict& v) {
+  for (const auto& e : b.metrics) {
     std::vector<std::optional<int>> scopes;
     if (e.per_gpu) {
       for (const auto& g : r.gpus) scopes.emplace_back(g.index);
@@ -104,24 +135,24 @@ void add_metric_rows(const RunRecord& r, const Baseline* b, Verdict& v) {
     }
     for (const auto& gpu : scopes) {
       if (std::binary_search(seen.begin(), seen.end(), Scope{e.name, scope_key(gpu)})) continue;
-      MetricRow row;
-      row.check = producing_check(r, e.name);
-      row.metric = e.name;
-      row.gpu = gpu;
-      row.unit = e.unit;
-      row.direction = e.direction;
-      row.expected = e.expected;
-      row.allowed_drop_pct = e.tolerance * 100;
-      row.status = e.required ? Status::error : Status::skip;
-      row.reason = (e.per_gpu && !gpu) ? std::string(e.required ? "required per-GPU metric, but the record has no GPUs"
-                                                                 : "optional per-GPU metric, but the record has no GPUs")
-                                       : missing_reason(r, row.check, gpu, e.required);
-      for (const auto& g : r.gpus) {
-        if (gpu && g.index == *gpu) row.gpu_uuid = g.uuid;
-      }
-      v.metrics.push_back(std::move(row));
+      v.metrics.push_back(missing_metric_row(r, e, gpu));
     }
   }
+}
+
+// The metric rows: every metric the record has, then every expectation nothing in it answered.
+void add_metric_rows(const RunRecord& r, const Baseline* b, Verdict& v) {
+  // What the record answered, sorted once for the expectations' lookups below (a std::set of
+  // string copies was 5 % of matrix build).
+  std::vector<Scope> seen;
+  std::size_t n_metrics = 0;
+  for (const auto& c : r.checks) n_metrics += c.metrics.size();
+  seen.reserve(n_metrics);
+  v.metrics.reserve(v.metrics.size() + n_metrics + (b ? b->metrics.size() : 0));
+  add_recorded_metric_rows(r, b, seen, v);
+  if (!b) return;
+  std::sort(seen.begin(), seen.end());
+  add_missing_metric_rows(r, *b, seen, v);
 }
 
 void add_finding_rows(const RunRecord& r, const Baseline* b, Verdict& v) {
