@@ -41,13 +41,16 @@ struct Metric {
 };
 
 // A discrete fact found by a check: an ECC count, a downgraded link, a wrong GEMM answer, an XID.
+// Built in one expression: Finding{.code = ..., .severity = ..., .gpu = ..., .detail = ...}. Every
+// member has a default member initializer so that the fields a finding leaves out pass GCC's
+// -Wmissing-field-initializers.
 struct Finding {
-  std::string code;               // ecc.uncorrected_volatile, pcie.link_downgraded, xid.79, ...
+  std::string code{};             // ecc.uncorrected_volatile, pcie.link_downgraded, xid.79, ...
   Severity severity = Severity::info;
-  std::optional<int> gpu;         // empty = node scope
-  std::string detail;             // human sentence: what was seen
-  std::string action;             // what to do: drain, reset, RMA, check cabling (may be empty)
-  std::optional<double> value;    // a count or reading, when the finding has one
+  std::optional<int> gpu{};       // empty = node scope
+  std::string detail{};           // human sentence: what was seen
+  std::string action{};           // what to do: drain, reset, RMA, check cabling (may be empty)
+  std::optional<double> value{};  // a count or reading, when the finding has one
 };
 
 // Status of one check on one GPU, when a check reports per GPU (JUnit: one testcase each).
