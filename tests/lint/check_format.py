@@ -6,6 +6,7 @@ scripts/install-deps.sh installs: another version lays some constructs out diffe
 tree is formatted with 14. A missing clang-format 14 fails the test, never skips it. Names each
 file that would change, with its first complaints; exits 1 if there is one."""
 import argparse
+import os
 import re
 import shutil
 import subprocess
@@ -30,9 +31,12 @@ def find_clang_format():
 
 
 def tracked_files(root):
-    out = subprocess.run(["git", "-C", root, "ls-files", "--", *PATTERNS], check=True, capture_output=True,
-                         text=True).stdout
-    return [p for p in out.splitlines() if not p.startswith("third_party/")]
+    """The tracked C++/CUDA files, or None outside a git checkout (the test checks what is tracked)."""
+    r = subprocess.run(["git", "-C", root, "ls-files", "--", *PATTERNS], capture_output=True, text=True)
+    if r.returncode != 0:
+        return None
+    return [p for p in r.stdout.splitlines()
+            if not p.startswith("third_party/") and os.path.isfile(os.path.join(root, p))]
 
 
 def complaints(clang_format, root, files):
@@ -61,6 +65,10 @@ def main():
               "scripts/install-deps.sh installs it)", file=sys.stderr)
         return 1
     files = tracked_files(args.source)
+    if files is None:
+        print(f"FAIL: {args.source} is not a git checkout: lint.format checks the tracked files",
+              file=sys.stderr)
+        return 1
     found = complaints(clang_format, args.source, files)
     for path in sorted(found):
         lines = found[path]

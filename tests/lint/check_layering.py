@@ -57,9 +57,20 @@ def read_table(doc):
 
 
 def product_files(root):
-    out = subprocess.run(["git", "-C", root, "ls-files", "--cached", "--others", "--exclude-standard", "--",
-                          *PRODUCT_ROOTS], check=True, capture_output=True, text=True).stdout
-    return sorted(p for p in out.splitlines() if p.endswith(SOURCE_EXT) and os.path.exists(os.path.join(root, p)))
+    return listed_files(root, PRODUCT_ROOTS, lambda p: p.endswith(SOURCE_EXT))
+
+
+def listed_files(root, roots, keep):
+    """The files under `roots` that git lists (tracked, and new ones it does not ignore), or, in a
+    source tree without git (an unpacked tarball), every file there; those `keep` accepts."""
+    r = subprocess.run(["git", "-C", root, "ls-files", "--cached", "--others", "--exclude-standard", "--",
+                        *roots], capture_output=True, text=True)
+    if r.returncode == 0:
+        paths = r.stdout.splitlines()
+    else:
+        paths = [os.path.relpath(os.path.join(d, f), root) for top in roots
+                 for d, _, names in os.walk(os.path.join(root, top)) for f in names]
+    return sorted(p for p in paths if keep(p) and os.path.isfile(os.path.join(root, p)))
 
 
 def row_of(path, rows):
