@@ -18,6 +18,7 @@
 #include <chrono>
 #include <limits>
 #include <mutex>
+#include <nlohmann/json.hpp>
 
 #include "core/rules/burnin_logic.hpp"
 #include "core/base/input_error.hpp"
@@ -32,6 +33,7 @@
 #include "device/telemetry_sampler.hpp"
 #include "device/xid_monitor.hpp"
 #include "suites/check.hpp"
+#include "suites/check_context.hpp"
 #include "suites/gpu_check_start.hpp"
 #include "suites/suite_duration.hpp"
 

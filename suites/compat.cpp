@@ -26,6 +26,7 @@
 #include "core/base/json_fields.hpp"
 #include "device/compat_facts.hpp"
 #include "suites/check.hpp"
+#include "suites/check_context.hpp"
 
 namespace gpuqual {
 namespace {

@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "core/compat/cuda_compat.hpp"
 #include "core/rules/health_severity.hpp"
@@ -17,6 +18,7 @@
 #include "probes/probe_config.hpp"
 #include "probes/self_probe.hpp"
 #include "suites/check.hpp"
+#include "suites/check_context.hpp"
 
 namespace gpuqual {
 

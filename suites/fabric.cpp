@@ -24,6 +24,7 @@
 #include "device/host/fabric_sysfs.hpp"
 #include "device/host/pci_gpus.hpp"
 #include "suites/check.hpp"
+#include "suites/check_context.hpp"
 
 namespace gpuqual {
 

@@ -10,7 +10,7 @@
 #include "core/base/input_error.hpp"
 #include "device/measure_gpus.hpp"
 #include "device/measure_report.hpp"
-#include "suites/check.hpp"
+#include "suites/check_context.hpp"
 
 namespace gpuqual {
 

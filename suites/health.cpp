@@ -32,6 +32,7 @@
 #include "device/pcie_traffic.hpp"
 #include "device/xid_monitor.hpp"
 #include "suites/check.hpp"
+#include "suites/check_context.hpp"
 
 namespace gpuqual {
 namespace {

@@ -8,6 +8,7 @@
 // max_mib 0 (no cap), seed 1.
 #include <chrono>
 #include <limits>
+#include <nlohmann/json.hpp>
 
 #include "core/base/input_error.hpp"
 #include "core/rules/memtest_coverage.hpp"
@@ -17,6 +18,7 @@
 #include "device/memtest_report.hpp"
 #include "device/memtest_runner.hpp"
 #include "suites/check.hpp"
+#include "suites/check_context.hpp"
 #include "suites/gpu_check_start.hpp"
 
 namespace gpuqual {

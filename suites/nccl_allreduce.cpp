@@ -7,6 +7,7 @@
 // deadline waits: a hang is `error` ("timed out after N s"), communicators aborted. Fewer than
 // 2 GPUs: `skip`. Parameters: device/nccl_allreduce_params.hpp.
 #include <nccl.h>
+#include <nlohmann/json.hpp>
 
 #include "core/base/input_error.hpp"
 #include "device/measure_gpus.hpp"
@@ -15,6 +16,7 @@
 #include "device/nccl_allreduce_result.hpp"
 #include "device/nccl_error.hpp"
 #include "suites/check.hpp"
+#include "suites/check_context.hpp"
 #include "suites/gpu_check_start.hpp"
 
 namespace gpuqual {

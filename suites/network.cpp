@@ -3,6 +3,7 @@
 // site's endpoints, bounded in time. The work is in probes/network_check.cpp.
 #include "probes/network_check.hpp"
 #include "suites/check.hpp"
+#include "suites/check_context.hpp"
 
 namespace gpuqual {
 

@@ -5,6 +5,7 @@
 // check leaves (its test files) is removed by the after-abort clean-up registered here.
 #include "probes/storage_check.hpp"
 #include "suites/check.hpp"
+#include "suites/check_context.hpp"
 
 namespace gpuqual {
 

@@ -3,6 +3,7 @@
 // in probes/telemetry_check.cpp.
 #include "probes/telemetry_check.hpp"
 #include "suites/check.hpp"
+#include "suites/check_context.hpp"
 
 namespace gpuqual {
 

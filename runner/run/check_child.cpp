@@ -14,6 +14,7 @@
 #include "core/base/utc_time.hpp"
 #include "runner/run/check_task.hpp"
 #include "suites/check.hpp"
+#include "suites/check_context.hpp"
 
 namespace gpuqual {
 

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "core/record/record.hpp"
-#include "suites/check.hpp"
+#include "suites/check_context.hpp"
 
 namespace gpuqual {
 

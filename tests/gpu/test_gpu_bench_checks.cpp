@@ -2,6 +2,7 @@
 // small parameters: status, metric names, units, GPU indices and samples as the record needs.
 #include "gpu_test_support.hpp"
 #include "suites/check.hpp"
+#include "suites/check_context.hpp"
 
 namespace gpuqual {
 namespace {

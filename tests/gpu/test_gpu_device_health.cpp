@@ -14,6 +14,7 @@
 #include "device/xid_monitor.hpp"
 #include "gpu_test_support.hpp"
 #include "suites/check.hpp"
+#include "suites/check_context.hpp"
 
 using namespace gpuqual;
 

@@ -6,6 +6,7 @@
 #include "device/memtest_runner.hpp"
 #include "gpu_test_support.hpp"
 #include "suites/check.hpp"
+#include "suites/check_context.hpp"
 
 namespace gpuqual {
 namespace {

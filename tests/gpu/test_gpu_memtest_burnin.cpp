@@ -12,6 +12,7 @@
 #include "device/burnin_runner.hpp"
 #include "gpu_test_support.hpp"
 #include "suites/check.hpp"
+#include "suites/check_context.hpp"
 
 namespace gpuqual {
 namespace {

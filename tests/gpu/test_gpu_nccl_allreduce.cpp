@@ -18,6 +18,7 @@
 #include "device/stream.hpp"
 #include "gpu_test_support.hpp"
 #include "suites/check.hpp"
+#include "suites/check_context.hpp"
 
 namespace gpuqual {
 namespace {

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "suites/check.hpp"
+#include "suites/check_context.hpp"
 
 namespace gpuqual::testbin {
 

@@ -7,6 +7,7 @@
 #include "device/measure_gpus.hpp"
 #include "run_fixture.hpp"
 #include "suites/check.hpp"
+#include "suites/check_context.hpp"
 
 namespace gpuqual::testing {
 namespace {

@@ -7,6 +7,7 @@
 #include "core/base/input_error.hpp"
 #include "device/compat_facts.hpp"
 #include "suites/check.hpp"
+#include "suites/check_context.hpp"
 
 using namespace gpuqual;
 

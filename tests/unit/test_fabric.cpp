@@ -16,6 +16,7 @@
 #include "device/host/fabric_sysfs.hpp"
 #include "process_helpers.hpp"
 #include "suites/check.hpp"
+#include "suites/check_context.hpp"
 #include "suites/check_catalog.hpp"
 
 using namespace gpuqual;

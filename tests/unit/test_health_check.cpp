@@ -18,6 +18,7 @@
 #include "device/run_monitor.hpp"
 #include "device/xid_monitor.hpp"
 #include "suites/check.hpp"
+#include "suites/check_context.hpp"
 
 using namespace gpuqual;
 

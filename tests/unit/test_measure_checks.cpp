@@ -8,6 +8,7 @@
 
 #include "device/measure_gpus.hpp"
 #include "suites/check.hpp"
+#include "suites/check_context.hpp"
 
 namespace gpuqual {
 namespace {

@@ -10,6 +10,7 @@
 #include "device/nccl_allreduce_bench.hpp"
 #include "device/nccl_local_comms.hpp"
 #include "suites/check.hpp"
+#include "suites/check_context.hpp"
 
 namespace gpuqual {
 namespace {

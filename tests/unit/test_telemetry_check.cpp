@@ -10,6 +10,7 @@
 #include "probes/telemetry_check.hpp"
 #include "probes/telemetry_eval.hpp"
 #include "suites/check.hpp"
+#include "suites/check_context.hpp"
 #include "test_telemetry_http_server.hpp"
 
 using namespace gpuqual;
