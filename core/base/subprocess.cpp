@@ -17,7 +17,7 @@
 
 extern char** environ;
 
-namespace gpuqual::probes {
+namespace gpuqual {
 
 namespace {
 
@@ -62,6 +62,133 @@ std::vector<std::string> merged_environment(const std::vector<std::string>& extr
   return out;
 }
 
+struct Pipe {
+  Fd read_end, write_end;
+};
+
+void open_pipe(Pipe& p) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));
+  p.read_end.fd = fds[0];
+  p.write_end.fd = fds[1];
+}
+
+// The child's output pipes and the one that carries execve's errno back (closed on a successful
+// exec by O_CLOEXEC, so an empty read means the program runs).
+struct ChildPipes {
+  Pipe out, err, exec;
+  bool merged = false;  // no err pipe: stderr writes into `out`
+
+  explicit ChildPipes(bool merge_stderr) : merged(merge_stderr) {
+    open_pipe(out);
+    if (!merged) open_pipe(err);
+    open_pipe(exec);
+  }
+};
+
+// Everything the child needs, prepared before fork: after fork only async-signal-safe calls.
+// Built in place and never copied: `argv` and `env` point into the strings.
+struct ChildImage {
+  std::string path;
+  std::vector<char*> argv;
+  std::vector<std::string> env_strings;
+  std::vector<char*> env;
+
+  ChildImage(const std::vector<std::string>& args, const std::string& resolved,
+             const std::vector<std::string>& extra_env)
+      : path(resolved), env_strings(merged_environment(extra_env)) {
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    for (const auto& e : env_strings) env.push_back(const_cast<char*>(e.c_str()));
+    env.push_back(nullptr);
+  }
+  ChildImage(const ChildImage&) = delete;
+  ChildImage& operator=(const ChildImage&) = delete;
+};
+
+// Forks and execs `image`; returns the child's pid. The parent's ends of the write pipes are
+// closed, so EOF on `out`/`err` means every writer is gone.
+pid_t spawn_child(const ChildImage& image, ChildPipes& pipes) {
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error(fmt::format("fork: {}", std::strerror(errno)));
+  if (pid == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);  // the parent died before prctl took effect
+    const int devnull = ::open("/dev/null", O_RDONLY);
+    if (devnull >= 0) ::dup2(devnull, 0);
+    ::dup2(pipes.out.write_end.fd, 1);
+    ::dup2(pipes.merged ? pipes.out.write_end.fd : pipes.err.write_end.fd, 2);
+    ::signal(SIGPIPE, SIG_DFL);
+    ::execve(image.path.c_str(), image.argv.data(), image.env.data());
+    const int e = errno;
+    (void)!::write(pipes.exec.write_end.fd, &e, sizeof e);
+    ::_exit(127);
+  }
+  pipes.out.write_end.reset();
+  pipes.err.write_end.reset();
+  pipes.exec.write_end.reset();
+  return pid;
+}
+
+// Kills the child once at the deadline or when the stop flag is set; the caller keeps draining
+// (the pipes close when the child is gone).
+void kill_when_due(pid_t pid, Clock::time_point deadline, const ProcessOptions& options,
+                   ProcessResult& result, bool& killed) {
+  if (Clock::now() >= deadline) {
+    result.timed_out = true;
+  } else if (options.stop && options.stop->load()) {
+    result.stopped = true;
+  }
+  if (result.timed_out || result.stopped) {
+    ::kill(pid, SIGKILL);
+    killed = true;
+  }
+}
+
+// Reads both pipes until EOF on each, killing the child when due; returns its wait status.
+int pump_until_done(pid_t pid, ChildPipes& pipes, Clock::time_point deadline, const ProcessOptions& options,
+                    ProcessResult& result) {
+  bool out_open = true, err_open = !pipes.merged, killed = false, reaped = false;
+  int status = 0;
+  Clock::time_point reaped_at{};
+  while (out_open || err_open) {
+    if (!killed && !reaped) kill_when_due(pid, deadline, options, result, killed);
+    pollfd fds[2] = {{out_open ? pipes.out.read_end.fd : -1, POLLIN, 0},
+                     {err_open ? pipes.err.read_end.fd : -1, POLLIN, 0}};
+    const int n = ::poll(fds, 2, 50);
+    if (n < 0 && errno != EINTR) break;
+    if (n > 0) {
+      if (out_open && (fds[0].revents & (POLLIN | POLLHUP | POLLERR)))
+        out_open = drain(pipes.out.read_end.fd, result.out, options.max_output, result.out_truncated);
+      if (err_open && (fds[1].revents & (POLLIN | POLLHUP | POLLERR)))
+        err_open = drain(pipes.err.read_end.fd, result.err, options.max_output, result.err_truncated);
+    }
+    // A daemon the child left behind (conmon, a shim) may hold the pipes open after the child
+    // exited: read what is there for a short while, then stop waiting for EOF.
+    if (!reaped && ::waitpid(pid, &status, WNOHANG) == pid) {
+      reaped = true;
+      reaped_at = Clock::now();
+    }
+    if (reaped && Clock::now() - reaped_at > std::chrono::milliseconds(300)) break;
+  }
+  if (!reaped) {
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+  return status;
+}
+
+void record_exit(int status, ProcessResult& result) {
+  if (WIFEXITED(status)) {
+    result.exited = true;
+    result.exit_code = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    result.term_signal = WTERMSIG(status);
+  }
+  if (result.spawn_errno) result.exited = false;
+}
+
 }  // namespace
 
 std::string ProcessResult::describe(const std::string& program) const {
@@ -94,98 +221,24 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   if (argv.empty()) throw std::invalid_argument("run_process: empty argv");
   ProcessResult result;
   const auto t0 = Clock::now();
-
-  // Everything the child needs is prepared before fork: after fork only async-signal-safe calls.
-  std::vector<char*> cargv;
-  for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
-  cargv.push_back(nullptr);
-  const std::vector<std::string> env_strings = merged_environment(options.extra_env);
-  std::vector<char*> cenv;
-  for (const auto& e : env_strings) cenv.push_back(const_cast<char*>(e.c_str()));
-  cenv.push_back(nullptr);
   const std::string resolved = find_program(argv[0]);
   if (resolved.empty()) {
     result.spawn_errno = ENOENT;
     return result;
   }
-
-  int out_pipe[2], err_pipe[2], exec_pipe[2];
-  if (::pipe2(out_pipe, O_CLOEXEC) != 0) throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));
-  Fd out_r(out_pipe[0]), out_w(out_pipe[1]);
-  if (::pipe2(err_pipe, O_CLOEXEC) != 0) throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));
-  Fd err_r(err_pipe[0]), err_w(err_pipe[1]);
-  if (::pipe2(exec_pipe, O_CLOEXEC) != 0) throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));
-  Fd exec_r(exec_pipe[0]), exec_w(exec_pipe[1]);
-
-  const pid_t parent = ::getpid();
-  const pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error(fmt::format("fork: {}", std::strerror(errno)));
-  if (pid == 0) {
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent) ::_exit(127);  // the parent died before prctl took effect
-    const int devnull = ::open("/dev/null", O_RDONLY);
-    if (devnull >= 0) ::dup2(devnull, 0);
-    ::dup2(out_pipe[1], 1);
-    ::dup2(err_pipe[1], 2);
-    ::signal(SIGPIPE, SIG_DFL);
-    ::execve(resolved.c_str(), cargv.data(), cenv.data());
-    const int e = errno;
-    (void)!::write(exec_pipe[1], &e, sizeof e);
-    ::_exit(127);
-  }
-  out_w.reset();
-  err_w.reset();
-  exec_w.reset();
+  const ChildImage image(argv, resolved, options.extra_env);
+  ChildPipes pipes(options.merge_stderr);
+  const pid_t pid = spawn_child(image, pipes);
 
   int exec_errno = 0;
-  if (::read(exec_r.fd, &exec_errno, sizeof exec_errno) == sizeof exec_errno) result.spawn_errno = exec_errno;
+  if (::read(pipes.exec.read_end.fd, &exec_errno, sizeof exec_errno) == sizeof exec_errno)
+    result.spawn_errno = exec_errno;
 
-  const auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.timeout_s));
-  bool out_open = true, err_open = true, killed = false, reaped = false;
-  int status = 0;
-  Clock::time_point reaped_at{};
-  while (out_open || err_open) {
-    if (!killed && !reaped) {
-      if (Clock::now() >= deadline) {
-        result.timed_out = true;
-      } else if (options.stop && options.stop->load()) {
-        result.stopped = true;
-      }
-      if (result.timed_out || result.stopped) {
-        ::kill(pid, SIGKILL);
-        killed = true;  // keep draining: the pipes close when the child is gone
-      }
-    }
-    pollfd fds[2] = {{out_open ? out_r.fd : -1, POLLIN, 0}, {err_open ? err_r.fd : -1, POLLIN, 0}};
-    const int n = ::poll(fds, 2, 50);
-    if (n < 0 && errno != EINTR) break;
-    if (n > 0) {
-      if (out_open && (fds[0].revents & (POLLIN | POLLHUP | POLLERR)))
-        out_open = drain(out_r.fd, result.out, options.max_output, result.out_truncated);
-      if (err_open && (fds[1].revents & (POLLIN | POLLHUP | POLLERR)))
-        err_open = drain(err_r.fd, result.err, options.max_output, result.err_truncated);
-    }
-    // A daemon the child left behind (conmon, a shim) may hold the pipes open after the child
-    // exited: read what is there for a short while, then stop waiting for EOF.
-    if (!reaped && ::waitpid(pid, &status, WNOHANG) == pid) {
-      reaped = true;
-      reaped_at = Clock::now();
-    }
-    if (reaped && Clock::now() - reaped_at > std::chrono::milliseconds(300)) break;
-  }
-  if (!reaped) {
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-  }
-  if (WIFEXITED(status)) {
-    result.exited = true;
-    result.exit_code = WEXITSTATUS(status);
-  } else if (WIFSIGNALED(status)) {
-    result.term_signal = WTERMSIG(status);
-  }
-  if (result.spawn_errno) result.exited = false;
+  const auto deadline =
+      t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.timeout_s));
+  record_exit(pump_until_done(pid, pipes, deadline, options, result), result);
   result.wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
   return result;
 }
 
-}  // namespace gpuqual::probes
+}  // namespace gpuqual

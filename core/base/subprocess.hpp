@@ -1,22 +1,31 @@
 #pragma once
-// Runs a program with an argv vector — never through a shell — with a deadline, a stop flag and
-// bounded output capture. Used for container runtime CLIs (podman, nerdctl, docker).
+// gpuqual's one way to run a program: an argv vector — never through a shell — with a deadline,
+// a stop flag and bounded output capture. The container runtime CLIs (podman, nerdctl, docker:
+// probes/cli_runtime.cpp) and the stack inventory's `<tool> --version` (device/host/) use it.
+//
+// It lives in core/base/ because both of those need it and neither may include the other:
+// probes/ links gpuqual_core only (it builds and is tested without CUDA), device/ links core too,
+// and plain POSIX is all this needs.
 //
 // The child gets PR_SET_PDEATHSIG(SIGKILL): when the process that spawned it dies (the
 // watchdog kills a check), a `podman wait` or `podman logs` client does not outlive it. The
-// containers such clients created are removed by the janitor (container_janitor.hpp), not here.
+// containers such clients created are removed by the janitor (probes/container_janitor.hpp), not
+// here.
 #include <atomic>
 #include <cstddef>
 #include <string>
 #include <vector>
 
-namespace gpuqual::probes {
+namespace gpuqual {
 
 struct ProcessOptions {
   double timeout_s = 60;                        // wall-clock limit; then SIGKILL
   std::size_t max_output = 1u << 20;            // per stream; the rest is read and dropped
   const std::atomic<bool>* stop = nullptr;      // set → SIGKILL, result.stopped
   std::vector<std::string> extra_env;           // "K=V" added to (or replacing in) the environment
+  // stderr goes into `out` through the same pipe, so the two read in the order they were written
+  // (a `--version` line may be on either); `err` stays empty.
+  bool merge_stderr = false;
 };
 
 struct ProcessResult {
@@ -37,10 +46,11 @@ struct ProcessResult {
   std::string describe(const std::string& program) const;
 };
 
-// Throws std::invalid_argument for an empty argv; never throws for a failing program.
+// Throws std::invalid_argument for an empty argv and std::runtime_error when no pipe or process
+// can be made; never throws for a failing program.
 ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options);
 
 // The absolute path of `program` found through PATH, or "" when it is not there.
 std::string find_program(const std::string& program);
 
-}  // namespace gpuqual::probes
+}  // namespace gpuqual

@@ -5,8 +5,9 @@
 #include <cstdlib>
 #include <regex>
 #include <sstream>
+#include <stdexcept>
 
-#include "device/host/command_output.hpp"
+#include "core/base/subprocess.hpp"
 
 namespace gpuqual {
 
@@ -36,6 +37,20 @@ std::optional<std::string> find_on_path(const std::string& program, const std::s
   return std::nullopt;
 }
 
+std::optional<std::string> version_output(const std::string& program) {
+  ProcessOptions options;
+  options.timeout_s = 5.0;
+  options.max_output = 64 * 1024;
+  options.merge_stderr = true;
+  try {
+    ProcessResult r = run_process({program, "--version"}, options);
+    if (r.timed_out || !r.ok()) return std::nullopt;
+    return std::move(r.out);
+  } catch (const std::runtime_error&) {
+    return std::nullopt;  // no pipe or no process to be had: the version is not known
+  }
+}
+
 std::vector<std::string> detect_container_runtimes() {
   const char* path = std::getenv("PATH");
   std::vector<std::string> found;
@@ -43,9 +58,7 @@ std::vector<std::string> detect_container_runtimes() {
     auto exe = find_on_path(name, path ? path : "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin");
     if (!exe) continue;
     std::string version;
-    if (auto out = run_for_output({*exe, "--version"}, 5.0); out && out->exit_code == 0) {
-      version = parse_tool_version(out->output);
-    }
+    if (auto out = version_output(*exe)) version = parse_tool_version(*out);
     found.push_back(name + " " + (version.empty() ? "unknown" : version));
   }
   return found;

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "device/host/command_output.hpp"
 #include "device/host/container_runtimes.hpp"
 
 namespace gpuqual {
@@ -14,9 +13,9 @@ StackFact read_container_toolkit(const std::string& path_env) {
   for (const char* cli : {"nvidia-ctk", "nvidia-container-cli"}) {
     auto exe = find_on_path(cli, path_env);
     if (!exe) continue;
-    auto out = run_for_output({*exe, "--version"}, 5.0);
-    if (!out || out->exit_code != 0) return StackFact::unread(std::string(cli) + " --version failed");
-    const std::string version = parse_tool_version(out->output);
+    auto out = version_output(*exe);
+    if (!out) return StackFact::unread(std::string(cli) + " --version failed");
+    const std::string version = parse_tool_version(*out);
     if (version.empty()) return StackFact::unread(std::string(cli) + " --version printed no version");
     return StackFact::read(version);
   }

@@ -2,7 +2,6 @@
 
 #include <filesystem>
 
-#include "device/host/command_output.hpp"
 #include "device/host/container_runtimes.hpp"
 #include "device/host/fact_file.hpp"
 
@@ -50,9 +49,7 @@ StackFact read_fabric_manager(const std::string& path_env, const std::string& ro
   if (binary.empty() && !unit && !running) return StackFact::read("not found");
   std::string version;
   if (!binary.empty()) {
-    if (auto out = run_for_output({binary, "--version"}, 5.0); out && out->exit_code == 0) {
-      version = parse_tool_version(out->output);
-    }
+    if (auto out = version_output(binary)) version = parse_tool_version(*out);
   }
   return StackFact::read((version.empty() ? "installed" : version) + (running ? ", running" : ", not running"));
 }

@@ -20,6 +20,7 @@
 #include "core/base/subprocess.hpp"
 #include "probes/container_janitor.hpp"
 
+using namespace gpuqual;
 using namespace gpuqual::probes;
 namespace fs = std::filesystem;
 

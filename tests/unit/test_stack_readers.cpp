@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "core/base/input_error.hpp"
+#include "device/host/container_runtimes.hpp"
 #include "device/host/container_toolkit.hpp"
 #include "device/host/driver_addons.hpp"
 #include "device/host/k8s_node_info.hpp"
@@ -154,6 +155,17 @@ TEST_F(FakeTree, FabricManagerAndToolkitVersionsComeFromTheirCommands) {
   const StackFact none = read_container_toolkit(path("empty"));
   EXPECT_FALSE(none.known());
   EXPECT_EQ(none.reason, "neither nvidia-ctk nor nvidia-container-cli is on PATH");
+}
+
+TEST_F(FakeTree, VersionOutputIsStdoutAndStderrInOrderAndOnlyOnExitZero) {
+  // A tool that says its version on stderr first, and one that fails after printing one.
+  write("bin/on-stderr", "#!/bin/sh\necho 'tool version 2.1.0' >&2\necho 'commit: abc'\n");
+  write("bin/fails", "#!/bin/sh\necho 'tool version 1.0'\nexit 3\n");
+  fs::permissions(root_ / "bin/on-stderr", fs::perms::owner_all);
+  fs::permissions(root_ / "bin/fails", fs::perms::owner_all);
+  EXPECT_EQ(version_output(path("bin/on-stderr")), "tool version 2.1.0\ncommit: abc\n");
+  EXPECT_EQ(version_output(path("bin/fails")), std::nullopt);
+  EXPECT_EQ(version_output(path("bin/no-such-tool")), std::nullopt);
 }
 
 TEST_F(FakeTree, CdiSpecsAreListedByKindAndFile) {
