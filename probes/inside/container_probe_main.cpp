@@ -208,6 +208,72 @@ void print_cudart_version() {
   fputs("null", stdout);
 }
 
+// Every driver API entry point the probe calls; false when libcuda lacks one (cuGetErrorName is
+// optional: err_name falls back to the number).
+bool load_driver_api(void* lib, Cuda& cu) {
+  bool ok = load(lib, cu.Init, "cuInit") &&
+            load(lib, cu.DriverGetVersion, "cuDriverGetVersion") &&
+            load(lib, cu.DeviceGetCount, "cuDeviceGetCount") &&
+            load(lib, cu.DeviceGet, "cuDeviceGet") &&
+            load(lib, cu.DeviceGetName, "cuDeviceGetName") &&
+            load(lib, cu.DeviceGetUuid, "cuDeviceGetUuid_v2", "cuDeviceGetUuid") &&
+            load(lib, cu.DeviceGetAttribute, "cuDeviceGetAttribute") &&
+            load(lib, cu.DeviceTotalMem, "cuDeviceTotalMem_v2") &&
+            load(lib, cu.DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain") &&
+            load(lib, cu.DevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2",
+                 "cuDevicePrimaryCtxRelease") &&
+            load(lib, cu.CtxSetCurrent, "cuCtxSetCurrent") &&
+            load(lib, cu.CtxSynchronize, "cuCtxSynchronize") &&
+            load(lib, cu.ModuleLoadData, "cuModuleLoadData") &&
+            load(lib, cu.ModuleUnload, "cuModuleUnload") &&
+            load(lib, cu.ModuleGetFunction, "cuModuleGetFunction") &&
+            load(lib, cu.MemAlloc, "cuMemAlloc_v2") &&
+            load(lib, cu.MemFree, "cuMemFree_v2") &&
+            load(lib, cu.MemcpyDtoH, "cuMemcpyDtoH_v2") &&
+            load(lib, cu.LaunchKernel, "cuLaunchKernel");
+  load(lib, cu.GetErrorName, "cuGetErrorName");
+  return ok;
+}
+
+void print_driver_version(const Cuda& cu) {
+  int drv = 0;
+  printf(", \"cuda_driver_version\": ");
+  if (cu.DriverGetVersion(&drv) == 0 && drv > 0) {
+    printf("\"%d.%d\"", drv / 1000, (drv % 1000) / 10);
+  } else {
+    fputs("null", stdout);
+  }
+}
+
+// One element of "devices": what the driver says of device `i`, and the tiny kernel's result.
+void print_device(const Cuda& cu, int i) {
+  CUdevice dev = 0;
+  char name[256] = {0};
+  CUuuid uuid{};
+  int major = 0, minor = 0;
+  size_t mem = 0;
+  cu.DeviceGet(&dev, i);
+  cu.DeviceGetName(name, sizeof name - 1, dev);
+  cu.DeviceGetUuid(&uuid, dev);
+  cu.DeviceGetAttribute(&major, kAttrCcMajor, dev);
+  cu.DeviceGetAttribute(&minor, kAttrCcMinor, dev);
+  cu.DeviceTotalMem(&mem, dev);
+  char uuid_text[64];
+  const unsigned char* b = uuid.bytes;
+  snprintf(uuid_text, sizeof uuid_text,
+           "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2], b[3],
+           b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+  char kernel[256];
+  run_kernel(cu, dev, kernel, sizeof kernel);
+  printf("%s{\"index\": %d, \"name\": ", i ? ", " : "", i);
+  put_string(name);
+  printf(", \"uuid\": ");
+  put_string(uuid_text);
+  printf(", \"cc\": \"%d.%d\", \"memory_bytes\": %zu, \"kernel\": ", major, minor, mem);
+  put_string(kernel);
+  putchar('}');
+}
+
 }  // namespace
 
 int main() {
@@ -227,32 +293,12 @@ int main() {
   }
   put_string("loaded");
   Cuda cu{};
-  bool ok = load(lib, cu.Init, "cuInit") && load(lib, cu.DriverGetVersion, "cuDriverGetVersion") &&
-            load(lib, cu.DeviceGetCount, "cuDeviceGetCount") && load(lib, cu.DeviceGet, "cuDeviceGet") &&
-            load(lib, cu.DeviceGetName, "cuDeviceGetName") &&
-            load(lib, cu.DeviceGetUuid, "cuDeviceGetUuid_v2", "cuDeviceGetUuid") &&
-            load(lib, cu.DeviceGetAttribute, "cuDeviceGetAttribute") &&
-            load(lib, cu.DeviceTotalMem, "cuDeviceTotalMem_v2") &&
-            load(lib, cu.DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain") &&
-            load(lib, cu.DevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease") &&
-            load(lib, cu.CtxSetCurrent, "cuCtxSetCurrent") && load(lib, cu.CtxSynchronize, "cuCtxSynchronize") &&
-            load(lib, cu.ModuleLoadData, "cuModuleLoadData") && load(lib, cu.ModuleUnload, "cuModuleUnload") &&
-            load(lib, cu.ModuleGetFunction, "cuModuleGetFunction") && load(lib, cu.MemAlloc, "cuMemAlloc_v2") &&
-            load(lib, cu.MemFree, "cuMemFree_v2") && load(lib, cu.MemcpyDtoH, "cuMemcpyDtoH_v2") &&
-            load(lib, cu.LaunchKernel, "cuLaunchKernel");
-  load(lib, cu.GetErrorName, "cuGetErrorName");
-  if (!ok) {
-    printf(", \"cuda_driver_version\": null, \"init_error\": \"libcuda.so.1 lacks a CUDA driver API entry point\", "
-           "\"devices\": []}\n");
+  if (!load_driver_api(lib, cu)) {
+    printf(", \"cuda_driver_version\": null, "
+           "\"init_error\": \"libcuda.so.1 lacks a CUDA driver API entry point\", \"devices\": []}\n");
     return 0;
   }
-  int drv = 0;
-  printf(", \"cuda_driver_version\": ");
-  if (cu.DriverGetVersion(&drv) == 0 && drv > 0) {
-    printf("\"%d.%d\"", drv / 1000, (drv % 1000) / 10);
-  } else {
-    fputs("null", stdout);
-  }
+  print_driver_version(cu);
   const CUresult init = cu.Init(0);
   printf(", \"init_error\": ");
   if (init != 0) {
@@ -264,33 +310,7 @@ int main() {
   int count = 0;
   cu.DeviceGetCount(&count);
   printf(", \"devices\": [");
-  for (int i = 0; i < count; ++i) {
-    CUdevice dev = 0;
-    char name[256] = {0};
-    CUuuid uuid{};
-    int major = 0, minor = 0;
-    size_t mem = 0;
-    cu.DeviceGet(&dev, i);
-    cu.DeviceGetName(name, sizeof name - 1, dev);
-    cu.DeviceGetUuid(&uuid, dev);
-    cu.DeviceGetAttribute(&major, kAttrCcMajor, dev);
-    cu.DeviceGetAttribute(&minor, kAttrCcMinor, dev);
-    cu.DeviceTotalMem(&mem, dev);
-    char uuid_text[64];
-    const unsigned char* b = uuid.bytes;
-    snprintf(uuid_text, sizeof uuid_text,
-             "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2], b[3],
-             b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
-    char kernel[256];
-    run_kernel(cu, dev, kernel, sizeof kernel);
-    printf("%s{\"index\": %d, \"name\": ", i ? ", " : "", i);
-    put_string(name);
-    printf(", \"uuid\": ");
-    put_string(uuid_text);
-    printf(", \"cc\": \"%d.%d\", \"memory_bytes\": %zu, \"kernel\": ", major, minor, mem);
-    put_string(kernel);
-    putchar('}');
-  }
+  for (int i = 0; i < count; ++i) print_device(cu, i);
   printf("]}\n");
   return 0;
 }
