@@ -58,6 +58,7 @@ std::vector<std::string> merged_environment(const std::vector<std::string>& extr
   }
   for (const auto& kv : extra) env[kv.substr(0, kv.find('='))] = kv;
   std::vector<std::string> out;
+  out.reserve(env.size());
   for (auto& [k, kv] : env) out.push_back(std::move(kv));
   return out;
 }
@@ -208,7 +209,7 @@ std::string find_program(const std::string& program) {
     std::size_t end = dirs.find(':', start);
     if (end == std::string::npos) end = dirs.size();
     const std::string dir = end > start ? dirs.substr(start, end - start) : std::string(".");
-    const std::string candidate = dir + "/" + program;
+    std::string candidate = dir + "/" + program;
     struct stat st {};
     if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(candidate.c_str(), X_OK) == 0)
       return candidate;

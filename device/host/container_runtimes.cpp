@@ -40,7 +40,7 @@ std::optional<std::string> find_on_path(const std::string& program, const std::s
 std::optional<std::string> version_output(const std::string& program) {
   ProcessOptions options;
   options.timeout_s = 5.0;
-  options.max_output = 64 * 1024;
+  options.max_output = std::size_t{64} << 10;
   options.merge_stderr = true;
   try {
     ProcessResult r = run_process({program, "--version"}, options);
