@@ -36,17 +36,16 @@ void report_memtest(GpuOutcome& out, const std::string& prefix, int gpu, const M
   }
   const unsigned long long total = run.total_errors();
   if (total > 0) {
-    Finding f;
-    f.code = "memtest.bit_errors";
-    f.severity = Severity::fail;
-    f.gpu = gpu;
-    f.value = static_cast<double>(total);
-    f.detail = std::to_string(total) + " bad 64-bit words in " + std::to_string(run.bytes_tested >> 20) +
-               " MiB: " + summary;
-    f.action =
-        "drain the node; check ECC counters and remapped rows, reset the GPU and rerun memtest, RMA if it "
-        "repeats";
-    out.findings.push_back(f);
+    out.findings.push_back(Finding{
+        .code = "memtest.bit_errors",
+        .severity = Severity::fail,
+        .gpu = gpu,
+        .detail = std::to_string(total) + " bad 64-bit words in " + std::to_string(run.bytes_tested >> 20) +
+                  " MiB: " + summary,
+        .action = "drain the node; check ECC counters and remapped rows, reset the GPU and rerun memtest, RMA if it "
+                  "repeats",
+        .value = static_cast<double>(total),
+    });
     out.add(Status::fail,
             "memtest: " + std::to_string(total) + " bad words (" + summary.substr(0, 400) + ")");
   }

@@ -189,16 +189,15 @@ class Bench {
         "{}: {} wrong elements in {} of {} checked all-reduces of {} elements (first at element {}), rank {}",
         allreduce_item_label(item), c.wrong, c.iterations_wrong, p_.check_iters, item.count(), c.first_wrong,
         s_.ranks[k]);
-    Finding f;
-    f.code = "nccl.wrong_result";
-    f.severity = Severity::fail;
-    f.gpu = g.record_gpu;
-    f.detail = what;
-    f.action =
-        "drain the node; check NVLink/NVSwitch and network error counters and XIDs, run the memory test; "
-        "RMA the GPU if it repeats";
-    f.value = static_cast<double>(c.wrong);
-    g.findings.push_back(std::move(f));
+    g.findings.push_back(Finding{
+        .code = "nccl.wrong_result",
+        .severity = Severity::fail,
+        .gpu = g.record_gpu,
+        .detail = what,
+        .action = "drain the node; check NVLink/NVSwitch and network error counters and XIDs, run the memory test; "
+                  "RMA the GPU if it repeats",
+        .value = static_cast<double>(c.wrong),
+    });
     g.status = Status::fail;
     g.notes.push_back("wrong all-reduce result: " + what);
   }

@@ -81,12 +81,12 @@ std::string parse_one(std::string_view text, std::string& name, Pending& m) {
 }
 
 Finding finding(std::string code, std::string detail) {
-  Finding f;
-  f.code = std::move(code);
-  f.severity = Severity::warn;
-  f.detail = std::move(detail);
-  f.action = "fix the image's gpuqual-metric output (docs/container-probes.md)";
-  return f;
+  return Finding{
+      .code = std::move(code),
+      .severity = Severity::warn,
+      .detail = std::move(detail),
+      .action = "fix the image's gpuqual-metric output (docs/container-probes.md)",
+  };
 }
 
 }  // namespace

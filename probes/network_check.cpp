@@ -196,21 +196,26 @@ CheckResult run_network(const NetworkConfig& config, const std::atomic<bool>* st
     if (!s.request.empty()) r.metrics.push_back(summarize_metric(k + "request_ms", "ms", Direction::lower, std::nullopt, s.request));
     if (e.kind == NetEndpoint::Kind::url && a.http_status != 0) r.attributes[k + "http_status"] = std::to_string(a.http_status);
 
-    Finding f;
-    f.severity = Severity::fail;
     if (a.problem == NetProblem::stopped) {
       errors.push_back(fmt::format("network {} ({}): not measured: {}", e.name, e.target, a.detail));
       continue;
     }
+    Finding f;
     if (a.problem != NetProblem::none) {
-      f.code = fmt::format("network.{}", to_string(a.problem));
-      f.detail = fmt::format("{} ({}): {}", e.name, e.target, a.detail);
-      f.action = action_for(a.problem);
+      f = Finding{
+          .code = fmt::format("network.{}", to_string(a.problem)),
+          .severity = Severity::fail,
+          .detail = fmt::format("{} ({}): {}", e.name, e.target, a.detail),
+          .action = action_for(a.problem),
+      };
     } else if (e.kind == NetEndpoint::Kind::url && !status_ok(e, a.http_status)) {
-      f.code = "network.http_status";
-      f.detail = fmt::format("{} ({}): HTTP {}, expected {}", e.name, e.target, a.http_status, expected_text(e));
-      f.action = "the service answers, but not as it should: check it and what is behind it";
-      f.value = static_cast<double>(a.http_status);
+      f = Finding{
+          .code = "network.http_status",
+          .severity = Severity::fail,
+          .detail = fmt::format("{} ({}): HTTP {}, expected {}", e.name, e.target, a.http_status, expected_text(e)),
+          .action = "the service answers, but not as it should: check it and what is behind it",
+          .value = static_cast<double>(a.http_status),
+      };
     } else {
       continue;
     }

@@ -43,12 +43,12 @@ std::string tail(const std::string& s, std::size_t n = 300) {
 }
 
 void add_finding(ProbeOutcome& o, std::string code, Severity sev, std::string detail, std::string action = {}) {
-  Finding f;
-  f.code = std::move(code);
-  f.severity = sev;
-  f.detail = std::move(detail);
-  f.action = std::move(action);
-  o.findings.push_back(std::move(f));
+  o.findings.push_back(Finding{
+      .code = std::move(code),
+      .severity = sev,
+      .detail = std::move(detail),
+      .action = std::move(action),
+  });
 }
 
 void set(ProbeOutcome& o, Status s, std::string reason) {

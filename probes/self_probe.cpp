@@ -15,13 +15,13 @@ bool executable(const std::string& p) { return !p.empty() && ::access(p.c_str(),
 
 Finding make_finding(std::string code, std::string detail, std::optional<int> gpu = std::nullopt,
                      std::string action = {}) {
-  Finding f;
-  f.code = std::move(code);
-  f.severity = Severity::fail;
-  f.gpu = gpu;
-  f.detail = std::move(detail);
-  f.action = std::move(action);
-  return f;
+  return Finding{
+      .code = std::move(code),
+      .severity = Severity::fail,
+      .gpu = gpu,
+      .detail = std::move(detail),
+      .action = std::move(action),
+  };
 }
 
 std::string str_or(const nlohmann::json& j, const char* key, const std::string& fallback) {

@@ -104,11 +104,12 @@ void record_path(CheckResult& r, const StoragePathSpec& spec, const StorageOutco
     return;
   }
   if (rep.problem != StorageProblem::none) {
-    Finding f;
-    f.code = fmt::format("storage.{}", to_string(rep.problem));
-    f.severity = Severity::fail;
-    f.detail = fmt::format("{} ({}): {}", spec.name, spec.path, rep.detail);
-    f.action = action_for(rep.problem);
+    Finding f{
+        .code = fmt::format("storage.{}", to_string(rep.problem)),
+        .severity = Severity::fail,
+        .detail = fmt::format("{} ({}): {}", spec.name, spec.path, rep.detail),
+        .action = action_for(rep.problem),
+    };
     if (rep.problem == StorageProblem::corrupt) f.value = static_cast<double>(rep.mismatch.bad_bytes);
     failures.push_back(fmt::format("{}: {}", f.code, f.detail));
     r.findings.push_back(std::move(f));

@@ -152,14 +152,14 @@ class GemmBench : public Check {
     out.attributes[key + ".gpu" + std::to_string(gpu) + ".library"] = r.library;
     record_measurement_attributes(out, key, gpu, r.measure);
     if (!r.check.passed()) {
-      Finding f;
-      f.code = "gemm.wrong_result";
-      f.severity = Severity::fail;
-      f.gpu = gpu;
-      f.detail = label + " GEMM " + std::to_string(rc.size) + "^3: " + r.check.summary();
-      f.action = "drain the node; rerun gemm and memtest, and RMA the GPU if the wrong answers repeat";
-      f.value = r.check.wrong;
-      out.findings.push_back(f);
+      out.findings.push_back(Finding{
+          .code = "gemm.wrong_result",
+          .severity = Severity::fail,
+          .gpu = gpu,
+          .detail = label + " GEMM " + std::to_string(rc.size) + "^3: " + r.check.summary(),
+          .action = "drain the node; rerun gemm and memtest, and RMA the GPU if the wrong answers repeat",
+          .value = r.check.wrong,
+      });
       out.add(Status::fail, label + ": wrong result: " + r.check.summary());
       return;
     }

@@ -84,14 +84,14 @@ class HbmBench : public Check {
         out.metrics.push_back(rate_metric(hbm_metric_name(k.kernel), "GB/s", gpu, k.measure, k.bytes_per_op, 1e9));
         record_measurement_attributes(out, "hbm." + name, gpu, k.measure);
         if (!k.ok()) {
-          Finding f;
-          f.code = "hbm.wrong_result";
-          f.severity = Severity::fail;
-          f.gpu = gpu;
-          f.detail = name + " kernel: " + k.problem();
-          f.action = "drain the node; run memtest and check ECC/remapped rows, RMA if it repeats";
-          f.value = static_cast<double>(k.device_mismatches + static_cast<unsigned long long>(k.replay.wrong));
-          out.findings.push_back(f);
+          out.findings.push_back(Finding{
+              .code = "hbm.wrong_result",
+              .severity = Severity::fail,
+              .gpu = gpu,
+              .detail = name + " kernel: " + k.problem(),
+              .action = "drain the node; run memtest and check ECC/remapped rows, RMA if it repeats",
+              .value = static_cast<double>(k.device_mismatches + static_cast<unsigned long long>(k.replay.wrong)),
+          });
           out.add(Status::fail, name + ": wrong result: " + k.problem());
           continue;
         }

@@ -93,14 +93,14 @@ class P2pBench : public Check {
           record_measurement_attributes(out, std::string("p2p.") + (bidir ? "bidir." : "uni.") + std::to_string(from) +
                                                  "_" + std::to_string(to), from, r.measure);
           if (!r.ok()) {
-            Finding f;
-            f.code = "p2p.corrupt_copy";
-            f.severity = Severity::fail;
-            f.gpu = from;
-            f.detail = label + ": " + r.problem;
-            f.action = "drain the node; check NVLink/NVSwitch error counters and the GPUs; RMA if it repeats";
-            f.value = static_cast<double>(r.mismatches);
-            out.findings.push_back(f);
+            out.findings.push_back(Finding{
+                .code = "p2p.corrupt_copy",
+                .severity = Severity::fail,
+                .gpu = from,
+                .detail = label + ": " + r.problem,
+                .action = "drain the node; check NVLink/NVSwitch error counters and the GPUs; RMA if it repeats",
+                .value = static_cast<double>(r.mismatches),
+            });
             out.add(Status::fail, label + ": corrupt copy: " + r.problem);
             return;
           }

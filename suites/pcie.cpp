@@ -54,13 +54,13 @@ PcieParams read_pcie_params(const nlohmann::json& json) {
 }
 
 Finding corrupt_copy_finding(std::optional<int> gpu, const std::string& detail) {
-  Finding f;
-  f.code = "pcie.corrupt_copy";
-  f.severity = Severity::fail;
-  f.gpu = gpu;
-  f.detail = detail;
-  f.action = "drain the node; check the PCIe link (replays, AER errors), the riser and the GPU; RMA if it repeats";
-  return f;
+  return Finding{
+      .code = "pcie.corrupt_copy",
+      .severity = Severity::fail,
+      .gpu = gpu,
+      .detail = detail,
+      .action = "drain the node; check the PCIe link (replays, AER errors), the riser and the GPU; RMA if it repeats",
+  };
 }
 
 class PcieBenchCheck : public Check {

@@ -9,12 +9,7 @@ namespace gpuqual {
 namespace {
 
 Finding finding(const std::string& code, Severity sev, std::string detail, std::string action = "") {
-  Finding f;
-  f.code = code;
-  f.severity = sev;
-  f.detail = std::move(detail);
-  f.action = std::move(action);
-  return f;
+  return Finding{.code = code, .severity = sev, .detail = std::move(detail), .action = std::move(action)};
 }
 
 Severity severity_for(Status s) {

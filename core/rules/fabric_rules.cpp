@@ -69,13 +69,13 @@ struct Judge {
       out.status = worse_of(out.status, status_of(sev));
       reasons.push_back(detail);
     }
-    Finding f;
-    f.code = std::move(code);
-    f.severity = sev;
-    f.detail = std::move(detail);
-    f.action = std::move(action);
-    f.value = value;
-    out.findings.push_back(std::move(f));
+    out.findings.push_back(Finding{
+        .code = std::move(code),
+        .severity = sev,
+        .detail = std::move(detail),
+        .action = std::move(action),
+        .value = value,
+    });
   }
 };
 

@@ -18,14 +18,14 @@ class FindingSink {
 
   void add(const std::string& code, std::optional<int> gpu, std::string detail, std::optional<double> value = {}) {
     const SeverityRule& rule = table_.finding(code);
-    Finding f;
-    f.code = code;
-    f.severity = rule.severity;
-    f.gpu = gpu;
-    f.detail = std::move(detail);
-    f.action = rule.action;
-    f.value = value;
-    out_.push_back(std::move(f));
+    out_.push_back(Finding{
+        .code = code,
+        .severity = rule.severity,
+        .gpu = gpu,
+        .detail = std::move(detail),
+        .action = rule.action,
+        .value = value,
+    });
   }
 
  private:
@@ -310,17 +310,17 @@ std::vector<Finding> xid_findings(const std::vector<XidEvent>& events, const Sev
   for (const auto& [key, g] : groups) {
     const auto [code, gpu] = key;
     const SeverityRule& rule = table.xid(code);
-    Finding f;
-    f.code = "xid." + std::to_string(code);
-    f.severity = (g.during_own_check && rule.own_kernel_severity) ? *rule.own_kernel_severity : rule.severity;
-    if (gpu >= 0) f.gpu = gpu;
     const std::string name = rule.mnemonic.empty() ? "" : " " + rule.mnemonic;
-    f.detail = fmt::format("Xid {}{}: {}; seen {} time(s){}{}", code, name, rule.meaning, g.count,
-                           g.first_time.empty() ? "" : ", first at " + g.first_time,
-                           g.during_own_check ? ", during gpuqual check " + g.check : "");
-    f.action = rule.action;
-    f.value = g.count;
-    out.push_back(std::move(f));
+    out.push_back(Finding{
+        .code = "xid." + std::to_string(code),
+        .severity = (g.during_own_check && rule.own_kernel_severity) ? *rule.own_kernel_severity : rule.severity,
+        .gpu = gpu >= 0 ? std::optional<int>(gpu) : std::nullopt,
+        .detail = fmt::format("Xid {}{}: {}; seen {} time(s){}{}", code, name, rule.meaning, g.count,
+                              g.first_time.empty() ? "" : ", first at " + g.first_time,
+                              g.during_own_check ? ", during gpuqual check " + g.check : ""),
+        .action = rule.action,
+        .value = g.count,
+    });
   }
   return out;
 }
