@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "core/base/plural.hpp"
 #include "core/base/stats.hpp"
 
 namespace gpuqual {
@@ -31,7 +32,7 @@ std::string invisible_reason(const std::vector<int>& invisible, int device_count
   std::ostringstream out;
   out << "GPU ";
   for (std::size_t i = 0; i < invisible.size(); ++i) out << (i ? ", " : "") << invisible[i];
-  out << " requested but CUDA sees " << device_count << " device" << (device_count == 1 ? "" : "s");
+  out << " requested but CUDA sees " << plural(device_count, "device");
   return out.str();
 }
 

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "core/base/elapsed.hpp"
+#include "core/base/plural.hpp"
 #include "probes/container_janitor.hpp"
 #include "probes/container_owner.hpp"
 #include "probes/image_digest.hpp"
@@ -117,7 +118,7 @@ void read_image_metrics(const ProbeSpec& spec, ProbeOutcome& o) {
   o.metrics = std::move(m.metrics);
   if (m.findings.empty()) return;
   if (o.status == Status::pass)
-    set(o, Status::warn, fmt::format("{} of its gpuqual-metric output not read: {}", m.findings.size() == 1 ? "part" : "parts",
+    set(o, Status::warn, fmt::format("part{} of its gpuqual-metric output not read: {}", plural_s(m.findings.size()),
                                      m.findings.front().detail));
   for (auto& f : m.findings) o.findings.push_back(std::move(f));
 }

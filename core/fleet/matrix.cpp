@@ -7,6 +7,7 @@
 #include <set>
 #include <tuple>
 
+#include "core/base/plural.hpp"
 #include "core/base/utc_time.hpp"
 #include "core/verdict/outcome_badness.hpp"
 
@@ -45,8 +46,6 @@ std::string stack_difference(const StackComponents& from, const StackComponents&
   }
   return fmt::format("{}", fmt::join(parts, ", "));
 }
-
-std::string plural(std::size_t n, const char* word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); }
 
 }  // namespace
 

@@ -8,6 +8,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "core/base/plural.hpp"
 #include "core/fleet/plan_placement.hpp"
 
 namespace gpuqual {
@@ -272,8 +273,8 @@ class Planner {
     for (auto [d, count] : work_[i].pdb_pods) {
       const ClusterPdb& pdb = c_.pdbs[d];
       if (count > pdb.disruptions_allowed) {
-        out.push_back(fmt::format("PDB {} allows {} disruption{}; the node has {} of its pods", pdb.key(),
-                                  pdb.disruptions_allowed, pdb.disruptions_allowed == 1 ? "" : "s", count));
+        out.push_back(fmt::format("PDB {} allows {}; the node has {} of its pods", pdb.key(),
+                                  plural(pdb.disruptions_allowed, "disruption"), count));
       }
     }
     return out;
@@ -360,14 +361,13 @@ class Planner {
     if (done) tail += fmt::format(", {} done", done);
     if (failed) tail += fmt::format(", {} failed and kept out", failed);
     if (excluded) tail += fmt::format(", {} excluded", excluded);
-    const std::string head = fmt::format("{} node{} in {} wave{}", planned, planned == 1 ? "" : "s", plan_.waves.size(),
-                                         plan_.waves.size() == 1 ? "" : "s");
+    const std::string head = fmt::format("{} in {}", plural(planned, "node"), plural(plan_.waves.size(), "wave"));
     if (!unmet.empty()) {
       plan_.exit_code = 1;
       plan_.summary = fmt::format("gpuqual plan: FAIL the policy cannot be met ({}); {}{}", fmt::join(unmet, "; "), head, tail);
     } else if (deferred > 0) {
       plan_.exit_code = 2;
-      plan_.summary = fmt::format("gpuqual plan: WAIT {} node{} must wait ({}{}); {}{}", deferred, deferred == 1 ? "" : "s",
+      plan_.summary = fmt::format("gpuqual plan: WAIT {} must wait ({}{}); {}{}", plural(deferred, "node"),
                                   first_wait, deferred > 1 ? ", ..." : "", head, tail);
     } else {
       plan_.exit_code = 0;

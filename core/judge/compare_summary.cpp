@@ -7,6 +7,7 @@
 #include <cmath>
 #include <optional>
 #include <vector>
+#include "core/base/plural.hpp"
 
 #include "core/judge/compare_rules.hpp"
 #include "core/record/hardware_class.hpp"
@@ -16,10 +17,6 @@
 namespace gpuqual {
 
 namespace {
-
-std::string plural(std::size_t n, const char* one, const char* many) {
-  return fmt::format("{} {}", n, n == 1 ? one : many);
-}
 
 // "gemm.bf16.tflops gpu 3 -7.1% < -5.0%" for a judged row, "hbm.triad.gbps gpu 1: <reason>" otherwise.
 std::string describe(const MetricRow& m) {
@@ -67,14 +64,14 @@ std::string findings_part(const Verdict& v) {
   }
   const std::size_t n = v.findings.size();
   if (first_fail) {
-    return fmt::format("{} of {} failed ({} {})", fails, plural(n, "finding", "findings"),
+    return fmt::format("{} of {} failed ({} {})", fails, plural(n, "finding"),
                        first_fail->finding.code, scope_name(first_fail->finding.gpu));
   }
   if (first_warn) {
-    return fmt::format("{} of {} warned ({} {})", warns, plural(n, "finding", "findings"),
+    return fmt::format("{} of {} warned ({} {})", warns, plural(n, "finding"),
                        first_warn->finding.code, scope_name(first_warn->finding.gpu));
   }
-  return plural(n, "finding", "findings");
+  return plural(n, "finding");
 }
 
 // Every check result that did not pass and decides (fail, error, a skip that could not measure),
@@ -105,7 +102,7 @@ std::string checks_part(const Verdict& v) {
           ? fmt::format("{}{} skipped: {}", c.check, c.gpu ? " " + scope_name(c.gpu) : "", c.reason)
           : fmt::format("{} {} {}: {}", c.check, scope_name(c.gpu), to_string(c.status), c.reason);
   return fmt::format("{} of {} not passed ({})", bad.size(),
-                     plural(v.checks.size(), "check result", "check results"), what);
+                     plural(v.checks.size(), "check result"), what);
 }
 
 // The parenthesized details at the top level of `line`: (position of '(', of its ')').

@@ -12,6 +12,7 @@
 #include "core/record/hardware_class.hpp"
 #include "core/verdict/noise_model.hpp"
 #include "core/verdict/record_history.hpp"
+#include "core/base/plural.hpp"
 #include "core/base/stats.hpp"
 #include "core/base/utc_time.hpp"
 
@@ -247,8 +248,8 @@ void GatePool::resolve_history(std::size_t index, std::vector<NodeSummary>& more
       h.passes_in_a_row < static_cast<std::size_t>(options_.consecutive)) {
     withhold_qualification(
         counted.verdict,
-        {fmt::format("{} passing run{} in a row since its last non-passing run{}; --consecutive {} needs {}",
-                     h.passes_in_a_row, h.passes_in_a_row == 1 ? "" : "s",
+        {fmt::format("{} in a row since its last non-passing run{}; --consecutive {} needs {}",
+                     plural(h.passes_in_a_row, "passing run"),
                      h.order_known ? "" : " (of runs whose order the records prove)", options_.consecutive,
                      options_.consecutive)});
   }
@@ -391,7 +392,7 @@ MetricRow pool_metric_row(const MetricExpectation& e, const std::string& cls,
   noise::DropRule rule{std::min(e.tolerance, options.pool_allowed_drop), std::nullopt, options.confidence};
   row.allowed_drop_pct = rule.allowed_drop * 100;
   const std::string who =
-      fmt::format("pool of {} {} node{}", values.size(), cls, values.size() == 1 ? "" : "s");
+      fmt::format("pool of {} {} node{}", values.size(), cls, plural_s(values.size()));
   auto change = noise::median_vs_expected(values, e.expected, options.confidence);
   if (values.size() < kMinPoolNodes) {
     row.status = Status::skip;
@@ -448,8 +449,7 @@ void judge_pool_medians(const std::vector<NodeSummary>& nodes, const std::set<st
       if (n.hardware_class == cls) members.push_back(&n);
     }
     if (!b) {
-      r.unjudged.push_back(fmt::format("no baseline for class {} ({} node{})", cls, members.size(),
-                                       members.size() == 1 ? "" : "s"));
+      r.unjudged.push_back(fmt::format("no baseline for class {} ({})", cls, plural(members.size(), "node")));
       continue;
     }
     baselines.insert(b->origin);
@@ -505,16 +505,16 @@ void add_unjudged_nodes(const PoolTally& t, std::size_t total, std::size_t machi
     const std::string names_note =
         machines == total ? "" : fmt::format(" ({} names; {})", total, fmt::join(shared_machines, "; "));
     r.unjudged.insert(r.unjudged.begin(),
-                      fmt::format("{} distinct node{}{}, --expect-nodes {}", machines,
-                                  machines == 1 ? "" : "s", names_note, *options.expect_nodes));
+                      fmt::format("{}{}, --expect-nodes {}", plural(machines, "distinct node"), names_note,
+                                  *options.expect_nodes));
   }
   if (!t.inconclusive.empty()) {
-    r.unjudged.push_back(fmt::format("{} node{} could not be judged: {}", t.inconclusive.size(),
-                                     t.inconclusive.size() == 1 ? "" : "s", names(t.inconclusive)));
+    r.unjudged.push_back(
+        fmt::format("{} could not be judged: {}", plural(t.inconclusive.size(), "node"), names(t.inconclusive)));
   }
   if (!t.unreadable.empty()) {
-    r.unjudged.push_back(fmt::format("{} record{} could not be read: {}", t.unreadable.size(),
-                                     t.unreadable.size() == 1 ? "" : "s", names(t.unreadable)));
+    r.unjudged.push_back(
+        fmt::format("{} could not be read: {}", plural(t.unreadable.size(), "record"), names(t.unreadable)));
   }
 }
 
@@ -545,8 +545,7 @@ std::vector<std::string> stack_spread(const std::vector<NodeSummary>& nodes) {
     if (it == spread.end()) continue;
     std::vector<std::string> parts;
     for (const auto& [value, members] : it->second) {
-      parts.push_back(it->second.size() == 1 ? fmt::format("{} (all {} node{})", value, members.size(),
-                                                           members.size() == 1 ? "" : "s")
+      parts.push_back(it->second.size() == 1 ? fmt::format("{} (all {})", value, plural(members.size(), "node"))
                                              : fmt::format("{} ({})", value, names(members)));
     }
     out.push_back(fmt::format("{}: {}", c.name, fmt::join(parts, ", ")));
@@ -557,8 +556,7 @@ std::vector<std::string> stack_spread(const std::vector<NodeSummary>& nodes) {
 // The nodes that warned and the flaky ones.
 void add_node_warnings(const PoolTally& t, const std::vector<std::string>& flaky, PoolReasons& r) {
   if (!t.warned.empty()) {
-    r.warns.push_back(fmt::format("{} node{} warned: {}", t.warned.size(), t.warned.size() == 1 ? "" : "s",
-                                  names(t.warned)));
+    r.warns.push_back(fmt::format("{} warned: {}", plural(t.warned.size(), "node"), names(t.warned)));
   }
   if (!flaky.empty()) {
     r.warns.push_back(fmt::format("{} node{} flaky (runs alternate between pass and fail): {}", flaky.size(),

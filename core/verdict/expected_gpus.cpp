@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/base/plural.hpp"
 #include "core/verdict/gpu_presence.hpp"
 
 namespace gpuqual {
@@ -97,14 +98,14 @@ std::optional<FindingRow> missing_gpus_row(const RunRecord& r, const ExpectedGpu
   row.finding.code = "gpu.missing";
   row.finding.severity = Severity::fail;
   row.finding.value = missing;
-  row.finding.detail = fmt::format("{} of {} expected GPU{} missing: the record has {} (expected by {})", missing,
-                                   expected.count, expected.count == 1 ? "" : "s", have, expected.source);
+  row.finding.detail = fmt::format("{} of {} missing: the record has {} (expected by {})", missing,
+                                   plural(expected.count, "expected GPU"), have, expected.source);
   // What the PCI bus shows tells "fell off the bus" (fewer there too) from "on the bus but not
   // visible to the driver" (gpu.not_visible names those by bus id).
   if (r.node.pci_gpus) {
     std::vector<std::string> ids;
     for (const auto& p : *r.node.pci_gpus) ids.push_back(p.bus_id);
-    row.finding.detail += fmt::format("; the PCI bus shows {} NVIDIA GPU{}{}", ids.size(), ids.size() == 1 ? "" : "s",
+    row.finding.detail += fmt::format("; the PCI bus shows {}{}", plural(ids.size(), "NVIDIA GPU"),
                                       ids.empty() ? "" : fmt::format(" ({})", fmt::join(ids, ", ")));
   }
   row.finding.action = "check that every GPU is seated and visible (lspci -d 10de:, nvidia-smi -L); drain the node";

@@ -16,6 +16,7 @@
 #include "core/record/record_reader.hpp"
 #include "core/judge/gate_stream.hpp"
 #include "core/base/input_error.hpp"
+#include "core/base/plural.hpp"
 #include "core/verdict/noise_model_options.hpp"
 #include "core/base/text_escape.hpp"
 #include "runner/cli/class_option.hpp"
@@ -80,9 +81,9 @@ int run_build(const BuildArgs& a) {
   for (const auto& n : not_passing) print_line(stdout, "self-check: does not pass: " + n);
   write_file_atomic(a.output, yaml);
   std::printf("gpuqual baseline build: wrote %s for %s: %zu metrics from %d runs on %zu nodes; %zu records left out, "
-              "%zu outlier%s; %zu of %zu source records pass against it\n",
+              "%s; %zu of %zu source records pass against it\n",
               a.output.c_str(), res.baseline.hardware_class.c_str(), res.baseline.metrics.size(), res.baseline.provenance.runs,
-              res.baseline.provenance.nodes.size(), res.excluded.size(), res.outliers.size(), res.outliers.size() == 1 ? "" : "s",
+              res.baseline.provenance.nodes.size(), res.excluded.size(), plural(res.outliers.size(), "outlier").c_str(),
               passing, res.included.size());
   return kExitPass;
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "core/base/plural.hpp"
 #include "core/base/text_escape.hpp"
 #include "runner/reporters/report_format.hpp"
 
@@ -56,8 +57,7 @@ PlanRows plan_rows(const Plan& plan) {
                             fmt::format("{} / {}", c.schedulable_left, c.floor),
                             fmt::format("{} ({} GPU)", pods, gpu_pods), to.empty() ? "-" : fmt::format("{}", fmt::join(to, ",")),
                             pdb_text(w),
-                            w.fits() ? "yes" : fmt::format("no: {} GPU pod{} unplaced", w.unplaced_gpu_pods,
-                                                           w.unplaced_gpu_pods == 1 ? "" : "s")});
+                            w.fits() ? "yes" : fmt::format("no: {} unplaced", plural(w.unplaced_gpu_pods, "GPU pod"))});
     }
   }
   for (const NodeFate& f : plan.nodes) {
