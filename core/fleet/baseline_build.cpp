@@ -9,6 +9,8 @@
 #include <ctime>
 #include <set>
 
+#include "core/base/plural.hpp"
+#include "core/judge/compare_rules.hpp"
 #include "core/verdict/expected_gpus.hpp"
 #include "core/rules/health_severity.hpp"
 #include "core/base/input_error.hpp"
@@ -39,7 +41,7 @@ std::string unhealthy(const RunRecord& r, const std::vector<FindingLimit>& limit
   if (!r.complete) return "the run did not complete";
   for (const auto& c : r.checks) {
     for (const auto& f : c.findings) {
-      const std::string where = f.gpu ? fmt::format("gpu {}", *f.gpu) : "node";
+      const std::string where = scope_name(f.gpu);
       // The severity gpuqual's tables give, never lower (docs/health.md, "Severities at judging time").
       if (with_table_severity(judging_severity_table(), f).severity == Severity::fail) {
         return fmt::format("finding {} on {}: {}", f.code, where, f.detail);
@@ -302,9 +304,9 @@ BaselineBuildResult BaselineBuilder::finish() {
   // Every included record has the class's count; none (a class without GPUs) is no count.
   if (d.records.front().gpus > 0) b.gpu_count = d.records.front().gpus;
   if (d.nodes.size() < 3) {
-    out.notes.push_back(fmt::format("only {} node{}: the spread (MAD) says little about other nodes of the class; "
+    out.notes.push_back(fmt::format("only {}: the spread (MAD) says little about other nodes of the class; "
                                     "build from more nodes before gating a fleet on it",
-                                    d.nodes.size(), d.nodes.size() == 1 ? "" : "s"));
+                                    plural(d.nodes.size(), "node")));
   }
   for (const auto& key : d.metric_order) {
     const MetricValues& mv = d.metrics.at(key);

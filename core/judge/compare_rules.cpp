@@ -35,6 +35,13 @@ int distinct_precision(double a, double b) {
   return 6;
 }
 
+std::string delta_vs_allowed(const MetricRow& m) {
+  const bool higher = m.direction == Direction::higher;
+  const int digits = distinct_precision(std::abs(*m.delta_pct), m.allowed_drop_pct);
+  return fmt::format("{:+.{}f}% {} {}{:.{}f}%", *m.delta_pct, digits, higher ? "<" : ">", higher ? "-" : "+",
+                     m.allowed_drop_pct, digits);
+}
+
 MetricRow judge_metric(const std::string& check, const Metric& m, const MetricExpectation& e) {
   MetricRow row;
   row.check = check;

@@ -45,4 +45,9 @@ void not_green_when_unmeasured(FindingRow& row, const CheckResult& check);
 // "gpu 3" or "node": how rows name their scope in reasons and summaries.
 std::string scope_name(const std::optional<int>& gpu);
 
+// "-7.1% < -5.0%": a judged metric row's change against the drop it was allowed, at the fewest
+// decimals that tell the two apart (distinct_precision); how compare's, diff's and gate's summary
+// lines word a regression. The row must have a delta_pct.
+std::string delta_vs_allowed(const MetricRow& m);
+
 }  // namespace gpuqual

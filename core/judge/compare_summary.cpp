@@ -4,11 +4,10 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cmath>
 #include <optional>
 #include <vector>
-#include "core/base/plural.hpp"
 
+#include "core/base/plural.hpp"
 #include "core/judge/compare_rules.hpp"
 #include "core/record/hardware_class.hpp"
 #include "core/base/text_case.hpp"
@@ -21,12 +20,7 @@ namespace {
 // "gemm.bf16.tflops gpu 3 -7.1% < -5.0%" for a judged row, "hbm.triad.gbps gpu 1: <reason>" otherwise.
 std::string describe(const MetricRow& m) {
   if (m.delta_pct && (m.status == Status::fail || m.status == Status::warn)) {
-    const bool higher = m.direction == Direction::higher;
-    if (m.status == Status::fail) {
-      const int digits = distinct_precision(std::abs(*m.delta_pct), m.allowed_drop_pct);
-      return fmt::format("{} {} {:+.{}f}% {} {}{:.{}f}%", m.metric, scope_name(m.gpu), *m.delta_pct, digits,
-                         higher ? "<" : ">", higher ? "-" : "+", m.allowed_drop_pct, digits);
-    }
+    if (m.status == Status::fail) return fmt::format("{} {} {}", m.metric, scope_name(m.gpu), delta_vs_allowed(m));
     return fmt::format("{} {} {:+.1f}%", m.metric, scope_name(m.gpu), *m.delta_pct);
   }
   return fmt::format("{} {}: {}", m.metric, scope_name(m.gpu), m.reason);
@@ -164,10 +158,13 @@ std::string compare_summary(const Verdict& v, bool had_baseline) {
         std::none_of(v.checks.begin(), v.checks.end(), [](auto& c) { return c.status == Status::fail; });
     if (only_warnings) parts.push_back("warnings fail with --strict");
   }
-  std::string line =
-      fmt::format("gpuqual: {} {} {}: {}", to_upper(to_string(v.outcome)),
-                  v.hostname.empty() ? "(no hostname)" : v.hostname,
-                  v.hardware_class.empty() ? "unknown" : v.hardware_class, fmt::join(parts, ", "));
+  return node_summary_line("gpuqual", v, fmt::format("{}", fmt::join(parts, ", ")));
+}
+
+std::string node_summary_line(std::string_view who, const Verdict& v, std::string_view details) {
+  std::string line = fmt::format("{}: {} {} {}: {}", who, to_upper(to_string(v.outcome)),
+                                 v.hostname.empty() ? "(no hostname)" : v.hostname,
+                                 v.hardware_class.empty() ? "unknown" : v.hardware_class, details);
   for (char& c : line) {
     if (c == '\n' || c == '\r') c = ' ';
   }

@@ -4,6 +4,7 @@
 //   findings
 #include <cstddef>
 #include <string>
+#include <string_view>
 
 #include "core/judge/common_cause.hpp"
 #include "core/verdict/verdict.hpp"
@@ -11,6 +12,11 @@
 namespace gpuqual {
 
 std::string compare_summary(const Verdict& verdict, bool had_baseline);
+
+// "<who>: FAIL node-a h200-sxm-141gb: <details>", `who` "gpuqual" (compare) or "gpuqual diff": the
+// line of one node's verdict, on one line (a line break in a record's host name or class, or in a
+// detail, becomes a blank).
+std::string node_summary_line(std::string_view who, const Verdict& verdict, std::string_view details);
 
 // A summary line (compare's, diff's, gate's) as stdout's last line (docs/output-formats.md,
 // "Width"): while it is wider than `width`, the widest of its parenthesized details that holds

@@ -12,6 +12,7 @@
 #include "core/verdict/check_rows.hpp"
 #include "core/judge/compare.hpp"
 #include "core/judge/compare_rules.hpp"
+#include "core/judge/compare_summary.hpp"
 #include "core/record/gpu_match.hpp"
 #include "core/judge/diff_stack.hpp"
 #include "core/rules/driver_consistency.hpp"
@@ -22,15 +23,13 @@
 #include "core/verdict/outcome_badness.hpp"
 #include "core/record/record_lookup.hpp"
 #include "core/record/skip_reason.hpp"
+#include "core/base/plural.hpp"
 #include "core/base/stats.hpp"
-#include "core/base/text_case.hpp"
 #include "core/verdict/tolerance.hpp"
 
 namespace gpuqual {
 
 namespace {
-
-std::string scope(const std::optional<int>& gpu) { return gpu ? fmt::format("gpu {}", *gpu) : "node"; }
 
 const GpuInfo* gpu_at(const RunRecord& r, int index) {
   for (const auto& g : r.gpus) {
@@ -226,7 +225,7 @@ class Differ {
   }
 
   void push_metric(MetricRow row) {
-    const std::string what = fmt::format("{} {}: {}", row.metric, scope(row.gpu), row.reason);
+    const std::string what = fmt::format("{} {}: {}", row.metric, scope_name(row.gpu), row.reason);
     if (row.status == Status::fail) fails_.push_back(what);
     if (row.status == Status::error) unjudged_.push_back(what);
     if (row.status == Status::warn) warns_.push_back(what);
@@ -285,7 +284,7 @@ class Differ {
           row.reason = "informational, present before too";
         }
         not_green_when_unmeasured(row, c);
-        const std::string what = fmt::format("finding {} {}: {}", f.code, scope(f.gpu), row.reason);
+        const std::string what = fmt::format("finding {} {}: {}", f.code, scope_name(f.gpu), row.reason);
         if (row.status == Status::fail) fails_.push_back(what);
         if (row.status == Status::warn) warns_.push_back(what);
         v_.findings.push_back(std::move(row));
@@ -293,7 +292,7 @@ class Differ {
     }
     // The after-node's own inventory decides whatever the before-record holds.
     for (FindingRow& row : inventory_finding_rows(after_)) {
-      const std::string what = fmt::format("finding {} {}: {}", row.finding.code, scope(row.finding.gpu), row.finding.detail);
+      const std::string what = fmt::format("finding {} {}: {}", row.finding.code, scope_name(row.finding.gpu), row.finding.detail);
       if (row.status == Status::fail) fails_.push_back(what);
       if (row.status == Status::warn) warns_.push_back(what);
       v_.findings.push_back(std::move(row));
@@ -317,7 +316,7 @@ class Differ {
       after_names.insert(c.name);
       for (CheckRow& row : check_rows(after_, c, v_, /*skipped_metrics_place_gpu=*/true)) {
         const auto [status, reason] = recorded_status(c, row.gpu);
-        const std::string where = scope(row.gpu);
+        const std::string where = scope_name(row.gpu);
         std::optional<int> before_gpu;
         if (row.gpu) before_gpu = gpus_.before_for(*row.gpu);
         const bool passed_before = passed(before_, c.name, row.gpu ? before_gpu : std::nullopt);
@@ -356,7 +355,7 @@ class Differ {
     for (auto& why : add_target_rows(after_, *options_.target, v_)) unjudged_.push_back(std::move(why));
     for (std::size_t i = first; i < v_.findings.size(); ++i) {
       const FindingRow& f = v_.findings[i];
-      fails_.push_back(fmt::format("finding {} {}: {}", f.finding.code, scope(f.finding.gpu), f.reason));
+      fails_.push_back(fmt::format("finding {} {}: {}", f.finding.code, scope_name(f.finding.gpu), f.reason));
     }
   }
 
@@ -548,8 +547,8 @@ void add_findings_part(const Verdict& v, std::vector<std::string>& parts) {
     if (f.status == Status::fail && !bad_findings++) first = &f;
   }
   if (first) {
-    parts.push_back(fmt::format("{} failing finding{} ({} {})", bad_findings, bad_findings == 1 ? "" : "s",
-                                first->finding.code, scope(first->finding.gpu)));
+    parts.push_back(fmt::format("{} ({} {})", plural(bad_findings, "failing finding"),
+                                first->finding.code, scope_name(first->finding.gpu)));
   }
 }
 
@@ -590,10 +589,7 @@ std::string diff_summary(const Verdict& v) {
   const MetricTally t = tally_metrics(v);
   const auto [judged, failed, warned, unjudged, lost, worst] = t;
   const auto described = [](const MetricRow& m) {
-    const int digits = distinct_precision(std::abs(*m.delta_pct), m.allowed_drop_pct);
-    return fmt::format("{} {} {:+.{}f}% {} {}{:.{}f}%", m.metric, scope(m.gpu), *m.delta_pct, digits,
-                       m.direction == Direction::higher ? "<" : ">", m.direction == Direction::higher ? "-" : "+",
-                       m.allowed_drop_pct, digits);
+    return fmt::format("{} {} {}", m.metric, scope_name(m.gpu), delta_vs_allowed(m));
   };
   if (failed) {
     parts.push_back(fmt::format("{} of {} metrics regressed{}", failed, judged, worst ? " (" + described(*worst) + ")" : ""));
@@ -603,32 +599,26 @@ std::string diff_summary(const Verdict& v) {
   } else {
     parts.push_back(fmt::format("{} metrics within noise", judged));
   }
-  if (lost) parts.push_back(fmt::format("{} metric{} lost after the upgrade", lost, lost == 1 ? "" : "s"));
+  if (lost) parts.push_back(fmt::format("{} lost after the upgrade", plural(lost, "metric")));
   if (unjudged) parts.push_back(fmt::format("{} not judged", unjudged));
   // The first check that did not run after: lost in the upgrade, or a skip that could not measure.
   for (const auto& c : v.checks) {
     const bool lost_check = c.status == Status::fail && c.reason.find(" after the upgrade") != std::string::npos;
     if (lost_check || (c.status == Status::skip && !c.skip_accepted)) {
-      parts.push_back(fmt::format("{}{}: {}", c.check, c.gpu ? " " + scope(c.gpu) : "", c.reason));
+      parts.push_back(fmt::format("{}{}: {}", c.check, c.gpu ? " " + scope_name(c.gpu) : "", c.reason));
       break;
     }
   }
   add_alone_part(v, parts);
   const std::size_t missing = missing_gpus(v);
-  if (missing) parts.push_back(fmt::format("{} GPU{} missing", missing, missing == 1 ? "" : "s"));
+  if (missing) parts.push_back(fmt::format("{} missing", plural(missing, "GPU")));
   add_findings_part(v, parts);
   if (class_overrides_noted(v.reasons)) parts.push_back("class is an override (--class)");
   const std::size_t n = v.stack_changes.size();
   const std::string stack = n == 0 ? "stack unchanged"
-                                   : fmt::format("{} stack change{} ({}{})", n, n == 1 ? "" : "s",
+                                   : fmt::format("{} ({}{})", plural(n, "stack change"),
                                                  v.stack_changes.front(), n > 1 ? ", ..." : "");
-  std::string line = fmt::format("gpuqual diff: {} {} {}: {}; {}", to_upper(to_string(v.outcome)),
-                                 v.hostname.empty() ? "(no hostname)" : v.hostname,
-                                 v.hardware_class.empty() ? "unknown" : v.hardware_class, fmt::join(parts, ", "), stack);
-  for (char& c : line) {
-    if (c == '\n' || c == '\r') c = ' ';
-  }
-  return line;
+  return node_summary_line("gpuqual diff", v, fmt::format("{}; {}", fmt::join(parts, ", "), stack));
 }
 
 }  // namespace

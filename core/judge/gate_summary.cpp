@@ -10,27 +10,16 @@
 #include "core/judge/compare_rules.hpp"
 #include "core/judge/gate.hpp"
 #include "core/record/hardware_class.hpp"
+#include "core/base/plural.hpp"
 #include "core/base/text_case.hpp"
 #include "core/base/text_escape.hpp"
-#include "core/base/text_table.hpp"
 
 namespace gpuqual {
 
 namespace {
 
-std::string scope(const std::optional<int>& gpu) { return gpu ? fmt::format("gpu {}", *gpu) : "node"; }
-
 // One line, controls shown as escapes (core/base/text_escape.hpp): record strings cannot forge lines.
 std::string one_line(std::string_view s) { return terminal_line(s); }
-
-}  // namespace
-
-std::string short_metric(const MetricRow& m) {
-  if (m.delta_pct && m.status != Status::error) return fmt::format("{} {} {:+.1f}%", m.metric, scope(m.gpu), *m.delta_pct);
-  return fmt::format("{} {} {}", m.metric, scope(m.gpu), m.status == Status::error ? "not judged" : to_string(m.status));
-}
-
-namespace {
 
 // What the pool as a whole says after the counts: mixed versions, overridden classes, records
 // that did not count.
@@ -44,9 +33,9 @@ std::string pool_notes(const Verdict& v, const GateCounts& c) {
     }
   }
   if (const std::size_t n = class_overrides_noted(v.reasons)) {
-    out += fmt::format("; {} node{} judged as an override class (--class)", n, n == 1 ? "" : "s");
+    out += fmt::format("; {} judged as an override class (--class)", plural(n, "node"));
   }
-  if (c.duplicates) out += fmt::format("; {} duplicate record{} ignored", c.duplicates, c.duplicates == 1 ? "" : "s");
+  if (c.duplicates) out += fmt::format("; {} ignored", plural(c.duplicates, "duplicate record"));
   return out;
 }
 
@@ -86,47 +75,14 @@ std::string gate_summary(const Verdict& v, const GateCounts& c) {
     pool = fmt::format("pool: {} of {} metrics {}{}", regressed ? regressed : unconfirmed, judged,
                        regressed ? "regressed" : "moved, not confirmed",
                        worst && worst->delta_pct
-                           ? fmt::format(" ({} {:+.{}f}% {} {}{:.{}f}%)", worst->metric, *worst->delta_pct,
-                                         distinct_precision(std::abs(*worst->delta_pct), worst->allowed_drop_pct),
-                                         worst->direction == Direction::higher ? "<" : ">",
-                                         worst->direction == Direction::higher ? "-" : "+", worst->allowed_drop_pct,
-                                         distinct_precision(std::abs(*worst->delta_pct), worst->allowed_drop_pct))
+                           ? fmt::format(" ({} {})", worst->metric, delta_vs_allowed(*worst))
                            : "");
   } else {
     pool = fmt::format("pool: {} metrics within the allowed drop", judged);
   }
-  std::string line = fmt::format("gpuqual gate: {} {} node{} ({}): {}; {}", to_upper(to_string(v.outcome)), total, total == 1 ? "" : "s",
+  std::string line = fmt::format("gpuqual gate: {} {} ({}): {}; {}", to_upper(to_string(v.outcome)), plural(total, "node"),
                                  v.hardware_class.empty() ? "no class" : v.hardware_class, fmt::join(nodes, ", "), pool);
   return one_line(line + pool_notes(v, c));
-}
-
-std::string render_pool_table(const Verdict& v, std::size_t max_passing, std::size_t width,
-                              const SharedCauses* causes) {
-  using Row = std::vector<std::string>;
-  std::vector<Row> rows;
-  std::size_t passing = 0, hidden = 0;
-  for (const auto& n : v.nodes) {
-    if (n.outcome == Outcome::pass && passing++ >= max_passing) {
-      ++hidden;
-      continue;
-    }
-    std::vector<std::string> worst;
-    for (const auto& m : n.metrics) {
-      if (worst.size() < 3) worst.push_back(short_metric(m));
-    }
-    std::string note = worst.empty() ? "-" : fmt::format("{}", fmt::join(worst, ", "));
-    if (n.outcome == Outcome::inconclusive && !n.reasons.empty())
-      note = causes ? causes->refer(n.reasons.front()) : n.reasons.front();
-    const bool unreadable =
-        n.checks.size() == 1 && n.checks.front().check == kUnreadableRecordCheck && n.run_id.empty();
-    rows.push_back({n.hostname.empty() ? "(no hostname)" : one_line(n.hostname), one_line(n.hardware_class),
-                    unreadable ? std::string("error") : std::string(to_string(n.outcome)), one_line(note),
-                    one_line(n.run_id)});
-  }
-  std::string out;
-  layout_table(out, {"NODE", "CLASS", "VERDICT", "WORST METRICS", "RUN"}, rows, width, {3});
-  if (hidden) out += fmt::format("... and {} more passing node{}\n", hidden, hidden == 1 ? "" : "s");
-  return out;
 }
 
 }  // namespace gpuqual

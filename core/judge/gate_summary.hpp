@@ -1,11 +1,9 @@
 #pragma once
-// The words of a gate verdict: its one-line summary (printed last on stdout) and the pool
-// summary table (nodes × verdict, with each node's worst metrics) shown above the report.
+// The words of a gate verdict: its one-line summary (printed last on stdout). The pool table
+// shown above the report is the table reporter's (render_pool_table, runner/reporters/reporters.hpp).
 #include <cstddef>
 #include <string>
 
-#include "core/judge/common_cause.hpp"
-#include "core/base/text_table.hpp"
 #include "core/verdict/verdict.hpp"
 
 namespace gpuqual {
@@ -20,15 +18,5 @@ struct GateCounts {
 // "gpuqual gate: FAIL 8 nodes (h200-sxm-141gb): 1 failed (node-c), 7 passed; pool: 1 of 5
 //  metrics regressed (hbm.triad.gbps -4.1% < -2.0%); 1 duplicate record ignored"
 std::string gate_summary(const Verdict& gate, const GateCounts& counts);
-
-// Pool table: one line per node (NODE, CLASS, VERDICT, WORST METRICS, RUN), nodes that did not
-// pass first. At most `max_passing` passing nodes are listed; the rest are counted. No line is
-// wider than `width` (core/base/text_table.hpp); an inconclusive node's reason names the `causes`
-// said above the table by their first clause.
-std::string render_pool_table(const Verdict& gate, std::size_t max_passing = 20, std::size_t width = kNoWidthLimit,
-                              const SharedCauses* causes = nullptr);
-
-// "gemm.bf16.tflops gpu 3 -7.1%" for a judged row, "hbm.triad.gbps gpu 1 missing" otherwise.
-std::string short_metric(const MetricRow& row);
 
 }  // namespace gpuqual

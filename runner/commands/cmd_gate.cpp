@@ -47,7 +47,8 @@ int run_gate(const GateArgs& a) {
   } else {
     source = std::make_unique<FixedBaselines>(FixedBaselines::from_files(a.baselines));
   }
-  // The table format shows the pool table (core/judge/gate_summary.hpp) above the pool rows.
+  // The table format shows the pool table (render_pool_table, runner/reporters/reporters.hpp) above
+  // the pool rows.
   return emit_reports(gate_records(paths, *source, o, a.jobs), a.report);
 }
 

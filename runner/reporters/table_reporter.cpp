@@ -8,8 +8,10 @@
 #include <vector>
 
 #include "core/judge/common_cause.hpp"
+#include "core/judge/compare_rules.hpp"
 #include "core/judge/compare_summary.hpp"
-#include "core/judge/gate_summary.hpp"
+#include "core/judge/gate.hpp"
+#include "core/base/plural.hpp"
 #include "core/base/text_case.hpp"
 #include "core/base/text_escape.hpp"
 #include "core/base/text_table.hpp"
@@ -51,7 +53,7 @@ std::vector<std::string> shown_reasons(const Verdict& v) {
 std::string head(const Verdict& v) {
   const bool gate = v.kind == "gate";
   std::string out =
-      gate ? fmt::format("gpuqual gate: {} node{} ({})\n", v.nodes.size(), v.nodes.size() == 1 ? "" : "s",
+      gate ? fmt::format("gpuqual gate: {} ({})\n", plural(v.nodes.size(), "node"),
                          v.hardware_class.empty() ? "no class" : one_line(v.hardware_class))
            : fmt::format("gpuqual {}: {} ({}), run {}\n", v.kind,
                          v.hostname.empty() ? "(no hostname)" : one_line(v.hostname),
@@ -98,7 +100,50 @@ void check_table(std::string& out, const Verdict& v, const SharedCauses& causes,
   report::aligned_table(out, {"CHECK", "GPU", "STATUS", "REASON"}, rows, width, {3});
 }
 
+// "gemm.bf16.tflops gpu 3 -7.1%" for a judged row, "hbm.triad.gbps gpu 1 missing" otherwise.
+std::string short_metric(const MetricRow& m) {
+  if (m.delta_pct && m.status != Status::error) {
+    return fmt::format("{} {} {:+.1f}%", m.metric, scope_name(m.gpu), *m.delta_pct);
+  }
+  return fmt::format("{} {} {}", m.metric, scope_name(m.gpu),
+                     m.status == Status::error ? "not judged" : to_string(m.status));
+}
+
+// A node's WORST METRICS cell: its first three metric rows (a node verdict lists its worst first),
+// or an inconclusive node's first reason, its shared cause named by its first clause.
+std::string worst_metrics_note(const Verdict& n, const SharedCauses* causes) {
+  if (n.outcome == Outcome::inconclusive && !n.reasons.empty()) {
+    return causes ? causes->refer(n.reasons.front()) : n.reasons.front();
+  }
+  std::vector<std::string> worst;
+  for (const auto& m : n.metrics) {
+    if (worst.size() < 3) worst.push_back(short_metric(m));
+  }
+  return worst.empty() ? "-" : fmt::format("{}", fmt::join(worst, ", "));
+}
+
 }  // namespace
+
+std::string render_pool_table(const Verdict& v, std::size_t max_passing, std::size_t width,
+                              const SharedCauses* causes) {
+  std::vector<Row> rows;
+  std::size_t passing = 0, hidden = 0;
+  for (const auto& n : v.nodes) {
+    if (n.outcome == Outcome::pass && passing++ >= max_passing) {
+      ++hidden;
+      continue;
+    }
+    const bool unreadable =
+        n.checks.size() == 1 && n.checks.front().check == kUnreadableRecordCheck && n.run_id.empty();
+    rows.push_back({n.hostname.empty() ? "(no hostname)" : n.hostname, n.hardware_class,
+                    unreadable ? std::string("error") : std::string(to_string(n.outcome)),
+                    worst_metrics_note(n, causes), n.run_id});
+  }
+  std::string out;
+  report::aligned_table(out, {"NODE", "CLASS", "VERDICT", "WORST METRICS", "RUN"}, rows, width, {3});
+  if (hidden) out += fmt::format("... and {}\n", plural(hidden, "more passing node"));
+  return out;
+}
 
 std::string render_table(const Verdict& v, std::size_t width) {
   const bool gate = v.kind == "gate";

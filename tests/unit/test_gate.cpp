@@ -14,6 +14,7 @@
 #include "core/base/input_error.hpp"
 #include "core/base/utc_time.hpp"
 #include "core/record/record_io.hpp"
+#include "runner/reporters/reporters.hpp"
 #include "test_diff_fixtures.hpp"
 
 using namespace gpuqual;
