@@ -6,14 +6,23 @@
 
 namespace gpuqual {
 
+std::unique_ptr<Baseline> find_class_baseline(const std::string& slug, const std::string& dir, std::string* missing) {
+  const std::string path = resolve_class_baseline(slug, dir);
+  if (path.empty()) {
+    if (missing) {
+      *missing =
+          fmt::format("no baseline {}/{}.yaml (nor datasheet floors in {}/floors/) for class {}", dir, slug, dir, slug);
+    }
+    return nullptr;
+  }
+  return std::make_unique<Baseline>(load_baseline(path));
+}
+
 const Baseline* AutoBaselines::for_class(const std::string& slug) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = cache_.find(slug);
   if (it != cache_.end()) return it->second.get();
-  std::unique_ptr<Baseline> b;
-  const std::string path = resolve_class_baseline(slug, dir_);
-  if (!path.empty()) b = std::make_unique<Baseline>(load_baseline(path));
-  return cache_.emplace(slug, std::move(b)).first->second.get();
+  return cache_.emplace(slug, find_class_baseline(slug, dir_)).first->second.get();
 }
 
 FixedBaselines::FixedBaselines(std::vector<Baseline> baselines) {

@@ -12,6 +12,13 @@
 
 namespace gpuqual {
 
+// The one lookup of a class's baseline (compare, diff, report, run, gate, matrix, plan): in the
+// baselines directory `dir`, <dir>/<slug>.yaml, else the datasheet floors <dir>/floors/<slug>.yaml
+// (resolve_class_baseline), loaded (a bad file throws InputError, exit 3). Null when there is
+// neither, with `missing` (when given) set to the sentence that says where none was found.
+std::unique_ptr<Baseline> find_class_baseline(const std::string& slug, const std::string& dir,
+                                              std::string* missing = nullptr);
+
 class BaselineSource {
  public:
   virtual ~BaselineSource() = default;
@@ -21,7 +28,7 @@ class BaselineSource {
   virtual const Baseline* for_class(const std::string& slug) = 0;
 };
 
-// `--baseline auto`: <dir>/<slug>.yaml (resolve_baseline), each file loaded once.
+// `--baseline auto`: find_class_baseline, each class looked up once.
 class AutoBaselines : public BaselineSource {
  public:
   explicit AutoBaselines(std::string dir) : dir_(std::move(dir)) {}

@@ -154,7 +154,7 @@ Inventory collect_run_inventory(const RunArgs& a) {
 void find_auto_baseline(const RunArgs& a, const std::string& slug, RunInputs& in, ProgressDisplay& display) {
   if (in.judge && a.baseline == "auto") {
     std::string missing;
-    in.baseline = find_class_baseline(a.baselines_dir, slug, missing);
+    in.baseline = find_class_baseline(slug, baselines_dir(a.baselines_dir), &missing);
     if (!in.baseline) display.info(missing + ": the verdict will be inconclusive");
   }
   if (in.baseline) require_baseline_class(*in.baseline, slug);

@@ -7,14 +7,9 @@
 #include <string>
 
 #include "core/baseline/baseline.hpp"
+#include "core/baseline/class_baselines.hpp"
 
 namespace gpuqual {
-
-// `--baseline auto`: baselines/<slug>.yaml in the baselines directory, else the datasheet floors
-// baselines/floors/<slug>.yaml, or null with `missing` set to the sentence that says where none
-// was found.
-std::unique_ptr<Baseline> find_class_baseline(const std::string& baselines_dir_flag, const std::string& slug,
-                                              std::string& missing);
 
 // Judging an H100 against an H200 baseline would pass or fail for the wrong reason.
 void require_baseline_class(const Baseline& baseline, const std::string& slug);

@@ -10,7 +10,7 @@ DiffBaselines load_diff_baselines(const std::string& spec, const std::string& ba
                                   const std::string& slug) {
   DiffBaselines b;
   if (spec.empty() || spec == "auto") {
-    b.after = find_class_baseline(baselines_dir_flag, slug, b.missing);
+    b.after = find_class_baseline(slug, baselines_dir(baselines_dir_flag), &b.missing);
   } else {
     b.after = std::make_unique<Baseline>(load_baseline(spec));
   }
