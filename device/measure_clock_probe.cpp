@@ -32,8 +32,7 @@ constexpr ReasonBit kReasons[] = {
     {0x400ULL, "reliability", true},
 };
 
-}  // namespace
-
+// Pure rules over NVML's reason bit mask (nvmlClocksEventReason*).
 bool clock_reasons_throttle(unsigned long long mask) {
   for (const auto& r : kReasons) {
     if (r.throttles && (mask & r.bit)) return true;
@@ -41,6 +40,7 @@ bool clock_reasons_throttle(unsigned long long mask) {
   return false;
 }
 
+// "sw_power_cap,hw_thermal_slowdown".
 std::string clock_reason_names(unsigned long long mask) {
   std::string out;
   unsigned long long known = 0;
@@ -51,6 +51,8 @@ std::string clock_reason_names(unsigned long long mask) {
   if (mask & ~known) out += (out.empty() ? "" : ",") + std::string("other");
   return out;
 }
+
+}  // namespace
 
 ClockProbe make_nvml_clock_probe(const NvmlSession& nvml, int cuda_device, std::string* why) {
   if (!nvml.ok()) {

@@ -14,10 +14,6 @@ namespace gpuqual {
 
 class NvmlSession;
 
-// Pure rules over NVML's reason bit mask (nvmlClocksEventReason*).
-bool clock_reasons_throttle(unsigned long long mask);
-std::string clock_reason_names(unsigned long long mask);  // "sw_power_cap,hw_thermal_slowdown"
-
 // A probe for CUDA device `cuda_device` (matched to NVML by PCI bus id). Returns an empty probe
 // and sets `why` when NVML cannot serve one (no library, no device match, no reasons symbol).
 // `nvml` must outlive the probe; NVML calls are thread-safe.

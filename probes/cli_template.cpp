@@ -63,8 +63,6 @@ Argv* field(CliTemplate& t, const std::string& key) {
 
 }  // namespace
 
-std::vector<std::string> cli_preset_names() { return {"podman", "nerdctl", "docker-cli"}; }
-
 CliTemplate cli_preset(const std::string& name) {
   if (name == "podman") return podman_preset();
   if (name == "nerdctl") return docker_like("nerdctl", "nerdctl");

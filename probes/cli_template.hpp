@@ -42,7 +42,6 @@ struct CliTemplate {
 
 // The built-in presets; throws std::invalid_argument for an unknown name.
 CliTemplate cli_preset(const std::string& name);
-std::vector<std::string> cli_preset_names();
 
 // Reads a template document; errors are InputError naming `file` and the JSON path.
 CliTemplate parse_cli_template(const nlohmann::json& doc, const std::string& file, const std::string& path);

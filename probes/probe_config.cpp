@@ -74,13 +74,14 @@ ProbeSpec parse_probe(const nlohmann::json& j, const std::string& origin, const 
   return p;
 }
 
-}  // namespace
-
+// $DOCKER_HOST when it is unix://PATH, else /var/run/docker.sock.
 std::string default_docker_socket() {
   const char* host = std::getenv("DOCKER_HOST");
   if (host && std::string(host).rfind("unix://", 0) == 0) return std::string(host).substr(7);
   return "/var/run/docker.sock";
 }
+
+}  // namespace
 
 std::unique_ptr<ContainerRuntime> make_runtime(const RuntimeConfig& config) {
   if (config.kind == "docker") {

@@ -49,8 +49,6 @@ struct ContainerProbeConfig {
   std::string tables_dir;                // where cuda-compat.yaml is; "" = the baselines directory
 };
 
-// $DOCKER_HOST when it is unix://PATH, else /var/run/docker.sock.
-std::string default_docker_socket();
 // Throws std::invalid_argument for an unknown kind or a bad template.
 std::unique_ptr<ContainerRuntime> make_runtime(const RuntimeConfig& config);
 

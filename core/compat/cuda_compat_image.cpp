@@ -43,11 +43,12 @@ std::string action_for(const CompatDecision& d) {
   }
 }
 
-}  // namespace
-
+// Go strconv.ParseBool's true spellings, as the toolkit reads NVIDIA_DISABLE_REQUIRE.
 bool go_parse_bool_true(const std::string& v) {
   return v == "1" || v == "t" || v == "T" || v == "true" || v == "TRUE" || v == "True";
 }
+
+}  // namespace
 
 ImageCudaEnv parse_image_cuda_env(const std::vector<std::string>& env) {
   ImageCudaEnv e;

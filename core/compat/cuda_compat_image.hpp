@@ -43,7 +43,4 @@ ImageCompat judge_image(const std::string& image, const ImageCudaEnv& env, const
 ImageCompat judge_runtime(const DottedVersion& runtime, const CudaCompatTable& table, const HostDriver& host,
                           bool forward_compat_available);
 
-// Go strconv.ParseBool's true spellings, as the toolkit reads NVIDIA_DISABLE_REQUIRE.
-bool go_parse_bool_true(const std::string& value);
-
 }  // namespace gpuqual

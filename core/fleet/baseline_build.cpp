@@ -126,8 +126,7 @@ void remember(std::vector<std::string>& seen, const std::string& value) {
   if (std::find(seen.begin(), seen.end(), value) == seen.end()) seen.push_back(value);
 }
 
-}  // namespace
-
+// The hard limits a built baseline carries (and that keep a record out of it).
 std::vector<FindingLimit> default_finding_limits() {
   return {
       FindingLimit{"ecc.uncorrected_volatile", 0.0, Status::fail, "drain the node and reset the GPU; RMA if it recurs"},
@@ -135,6 +134,8 @@ std::vector<FindingLimit> default_finding_limits() {
       FindingLimit{"remap.failure", std::nullopt, Status::fail, "drain the node and RMA the GPU"},
   };
 }
+
+}  // namespace
 
 void BaselineBuilder::add(const RunRecord& r, const std::string& path) {
   const std::string node = node_of(r, path);

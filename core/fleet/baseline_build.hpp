@@ -49,9 +49,6 @@ struct BaselineBuildResult {
   std::vector<std::string> notes;           // anything else a reviewer should know
 };
 
-// The hard limits a built baseline carries (and that keep a record out of it).
-std::vector<FindingLimit> default_finding_limits();
-
 // Streams records: add() keeps per (metric, node) values only, never the record.
 class BaselineBuilder {
  public:

@@ -64,6 +64,24 @@ double noise_sigma(const Metric& before, const Metric& after, std::optional<doub
 // The text of the interval that judge_change puts before its verdict ("-50.00 % (95 % interval ...)").
 std::string interval_text(const std::string& reason) { return reason.substr(0, reason.find(": ")); }
 
+// The rule that applies to one metric: the baseline's tolerance for that metric name when the
+// tolerances file names it, else the global allowed drop.
+noise::DropRule drop_rule_for(const std::string& metric, const DiffOptions& options) {
+  noise::DropRule rule;
+  rule.allowed_drop = options.allowed_drop;
+  rule.confidence = options.confidence;
+  if (options.tolerances) {
+    for (const auto& e : options.tolerances->metrics) {
+      if (e.name == metric) {
+        rule.allowed_drop = e.tolerance;
+        rule.warn_drop = e.warn_tolerance;
+        break;
+      }
+    }
+  }
+  return rule;
+}
+
 class Differ {
  public:
   Differ(const RunRecord& before, const RunRecord& after, const DiffOptions& options, Verdict& v)
@@ -622,22 +640,6 @@ std::string diff_summary(const Verdict& v) {
 }
 
 }  // namespace
-
-noise::DropRule drop_rule_for(const std::string& metric, const DiffOptions& options) {
-  noise::DropRule rule;
-  rule.allowed_drop = options.allowed_drop;
-  rule.confidence = options.confidence;
-  if (options.tolerances) {
-    for (const auto& e : options.tolerances->metrics) {
-      if (e.name == metric) {
-        rule.allowed_drop = e.tolerance;
-        rule.warn_drop = e.warn_tolerance;
-        break;
-      }
-    }
-  }
-  return rule;
-}
 
 Verdict diff_records(const RunRecord& before, const RunRecord& after, const DiffOptions& options) {
   Verdict v;

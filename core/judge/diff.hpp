@@ -37,10 +37,6 @@ struct DiffOptions {
   std::string after_baseline_missing;
 };
 
-// The rule that applies to one metric: the baseline's tolerance for that metric name when the
-// tolerances file names it, else the global allowed drop.
-noise::DropRule drop_rule_for(const std::string& metric, const DiffOptions& options);
-
 Verdict diff_records(const RunRecord& before, const RunRecord& after, const DiffOptions& options);
 
 }  // namespace gpuqual

@@ -29,8 +29,8 @@ std::string nvml_message(const GpuHealthReading& g, const std::vector<std::strin
   return "no reading and no NVML message";
 }
 
-}  // namespace
-
+// The shipped table. Sources: NVIDIA "GPU Memory Error Management" (row remapping replaces
+// dynamic page retirement from the A100, compute capability 8.0), NVML reference.
 const std::vector<CoreFieldRule>& health_core_field_rules() {
   static const std::vector<CoreFieldRule> rules{
       {"ecc_mode", 0, 99, kNvml},
@@ -42,6 +42,8 @@ const std::vector<CoreFieldRule>& health_core_field_rules() {
   };
   return rules;
 }
+
+}  // namespace
 
 std::vector<CoreFieldGap> core_field_gaps(const GpuHealthReading& g) {
   const int major = cc_major_of(g.compute_capability);

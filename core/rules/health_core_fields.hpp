@@ -20,10 +20,6 @@ struct CoreFieldRule {
   std::string source;
 };
 
-// The shipped table. Sources: NVIDIA "GPU Memory Error Management" (row remapping replaces
-// dynamic page retirement from the A100, compute capability 8.0), NVML reference.
-const std::vector<CoreFieldRule>& health_core_field_rules();
-
 struct CoreFieldGap {
   std::string field;
   bool not_applicable = false;  // the product has no such field (table), vs. not read

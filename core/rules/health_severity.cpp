@@ -130,6 +130,10 @@ const SeverityRule& SeverityTable::xid(int code) const {
   return it == xids.end() ? unknown_xid : it->second;
 }
 
+namespace {
+
+// Parses the two shipped tables. `required_codes`: finding codes the table must define.
+// Throws InputError(file, "findings.<code>.severity" or "line N", problem).
 SeverityTable parse_severity_tables(const std::string& findings_yaml, const std::string& findings_origin,
                                     const std::string& xid_yaml, const std::string& xid_origin,
                                     const std::vector<std::string>& required_codes) {
@@ -178,6 +182,8 @@ SeverityTable parse_severity_tables(const std::string& findings_yaml, const std:
   }
   return t;
 }
+
+}  // namespace
 
 SeverityTable load_severity_tables(const std::string& dir, const std::vector<std::string>& required_codes) {
   const std::string f = dir + "/" + kHealthFindingsFile;

@@ -38,11 +38,6 @@ inline constexpr const char* kHealthFindingsFile = "health-findings.yaml";
 inline constexpr const char* kXidSeverityFile = "xid-severity.yaml";
 inline constexpr const char* kHealthOverridesEnv = "GPUQUAL_HEALTH_OVERRIDES";
 
-// Parses the two shipped tables. `required_codes`: finding codes the table must define.
-// Throws InputError(file, "findings.<code>.severity" or "line N", problem).
-SeverityTable parse_severity_tables(const std::string& findings_yaml, const std::string& findings_origin,
-                                    const std::string& xid_yaml, const std::string& xid_origin,
-                                    const std::vector<std::string>& required_codes);
 // Reads <dir>/health-findings.yaml and <dir>/xid-severity.yaml.
 SeverityTable load_severity_tables(const std::string& dir, const std::vector<std::string>& required_codes);
 

@@ -29,6 +29,9 @@ void DecimatedSeries::add(double v) {
 
 double DecimatedSeries::percentile(double p) const { return stats::percentile(values_, p); }
 
+namespace {
+
+// "hw_thermal_slowdown", "bit_12" for unknown ones.
 std::string clock_reason_bit_name(int bit) {
   switch (bit) {
     case 0:
@@ -57,6 +60,8 @@ std::string clock_reason_bit_name(int bit) {
       return "bit_" + std::to_string(bit);
   }
 }
+
+}  // namespace
 
 TelemetrySummary::TelemetrySummary(std::size_t series_capacity)
     : temperature_(series_capacity),

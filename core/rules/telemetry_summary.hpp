@@ -46,7 +46,6 @@ struct TelemetrySample {
 // separately: an SXM GPU under dense GEMM sits at its power cap by design.
 inline constexpr std::uint64_t kThrottleMask = 0x8 | 0x20 | 0x40 | 0x80 | 0x200 | 0x400;
 inline constexpr std::uint64_t kPowerCapBit = 0x4;
-std::string clock_reason_bit_name(int bit);  // "hw_thermal_slowdown", "bit_12" for unknown ones
 
 class TelemetrySummary {
  public:

@@ -124,10 +124,15 @@ std::vector<std::string> stale_reasons(const RunRecord& r, const CurrentNode& no
   return out;
 }
 
+namespace {
+
+// The record's time for --max-age: ended_at, else started_at; nullopt when neither parses.
 std::optional<std::int64_t> record_time_ms(const RunRecord& r) {
   if (auto t = parse_rfc3339_ms(r.ended_at)) return t;
   return parse_rfc3339_ms(r.started_at);
 }
+
+}  // namespace
 
 std::string format_age(double seconds) {
   if (seconds >= 2 * 86400) return fmt::format("{:.0f} d", seconds / 86400);

@@ -51,9 +51,6 @@ std::string driver_from_labels(const std::map<std::string, std::string>& labels)
 // The reasons `record` does not speak for the node as `node` describes it now; empty: current.
 std::vector<std::string> stale_reasons(const RunRecord& record, const CurrentNode& node);
 
-// The record's time for --max-age: ended_at, else started_at; nullopt when neither parses.
-std::optional<std::int64_t> record_time_ms(const RunRecord& record);
-
 // Why `record` is too old for --max-age `max_age_s` at `now_ms` (or cannot show its age);
 // nullopt: young enough.
 std::optional<std::string> age_problem(const RunRecord& record, double max_age_s, std::int64_t now_ms);

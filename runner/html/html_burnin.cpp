@@ -98,10 +98,14 @@ BurninTelemetry load_burnin_telemetry(const RunRecord& record, const std::string
   return t;
 }
 
+namespace {
+
+// One line chart: a polyline per GPU, min/max labels, a legend; `bands` shades time spans
+// (throttling); `x_unit` labels the ends of the x axis ("s", or "window" for the rate series).
 std::string line_chart_svg(const std::string& title, const std::string& unit,
                            const std::map<int, Series>& series,
-                           const std::map<int, std::vector<std::pair<double, bool>>>* bands,
-                           const std::string& x_unit) {
+                           const std::map<int, std::vector<std::pair<double, bool>>>* bands = nullptr,
+                           const std::string& x_unit = "s") {
   constexpr double kW = 900, kH = 170, kL = 60, kR = 110, kT = 22, kB = 22;
   double t0 = INFINITY, t1 = -INFINITY, lo = INFINITY, hi = -INFINITY;
   for (const auto& [gpu, s] : series)
@@ -171,6 +175,8 @@ std::string line_chart_svg(const std::string& title, const std::string& unit,
   out += "</svg>\n";
   return out;
 }
+
+}  // namespace
 
 std::string burnin_section(const RunRecord& record, const BurninTelemetry* telemetry) {
   const CheckResult* c = burnin_check(record);

@@ -29,13 +29,6 @@ struct BurninTelemetry {
 BurninTelemetry load_burnin_telemetry(const RunRecord& record, const std::string& record_path,
                                       std::size_t max_points = 600);
 
-// One line chart: a polyline per GPU, min/max labels, a legend; `bands` shades time spans
-// (throttling); `x_unit` labels the ends of the x axis ("s", or "window" for the rate series).
-std::string line_chart_svg(const std::string& title, const std::string& unit,
-                           const std::map<int, Series>& series,
-                           const std::map<int, std::vector<std::pair<double, bool>>>* bands = nullptr,
-                           const std::string& x_unit = "s");
-
 // The "Burn-in" section, or "" when the record has no burnin check.
 std::string burnin_section(const RunRecord& record, const BurninTelemetry* telemetry);
 

@@ -15,6 +15,7 @@
 
 #include "core/base/elapsed.hpp"
 #include "runner/run/orphan_reaper.hpp"
+#include "runner/run/stop_signal.hpp"
 
 namespace gpuqual {
 
@@ -159,11 +160,7 @@ void drain_ready(const pollfd (&fds)[4], int& out_fd, int& prog_fd, int wake_fd,
   if (prog_fd >= 0 && (fds[1].revents & (POLLIN | POLLHUP | POLLERR))) {
     if (!read_available(prog_fd, [&](std::string_view d) { progress.feed(d); })) prog_fd = -1;
   }
-  if (wake_fd >= 0 && (fds[2].revents & POLLIN)) {
-    char buf[64];
-    while (read(wake_fd, buf, sizeof buf) > 0) {
-    }
-  }
+  if (wake_fd >= 0 && (fds[2].revents & POLLIN)) drain_wake_fd(wake_fd);
 }
 
 // Watches the child until it exits: its output, its progress lines, stop requests and the

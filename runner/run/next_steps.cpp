@@ -9,7 +9,13 @@
 
 namespace gpuqual {
 
+namespace {
+
+// Checks that measure the node without a GPU: the site's storage paths and endpoints
+// (docs/storage-network.md).
 bool check_needs_no_gpu(const std::string& check) { return check == "storage" || check == "network"; }
+
+}  // namespace
 
 std::vector<std::string> suites_without_gpu(const std::string& dir) {
   std::vector<std::string> out;

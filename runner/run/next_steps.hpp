@@ -9,10 +9,6 @@
 
 namespace gpuqual {
 
-// Checks that measure the node without a GPU: the site's storage paths and endpoints
-// (docs/storage-network.md).
-bool check_needs_no_gpu(const std::string& check);
-
 // The suites in `dir` whose every check needs no GPU (their names, sorted); a suite that does
 // not load is left out.
 std::vector<std::string> suites_without_gpu(const std::string& dir);
