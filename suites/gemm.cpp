@@ -5,6 +5,7 @@
 // and the common measurement keys (device/measure_params.hpp).
 #include <cuda_runtime_api.h>
 
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "core/base/input_error.hpp"
@@ -16,6 +17,7 @@
 #include "device/measure_report.hpp"
 #include "device/nvml_library.hpp"
 #include "suites/check.hpp"
+#include "suites/check_context.hpp"
 #include "suites/gpu_check_start.hpp"
 
 namespace gpuqual {

@@ -5,6 +5,8 @@
 // 1 GiB)), verify_samples 1024, threads_per_block 256, and the common measurement keys.
 #include <cuda_runtime_api.h>
 
+#include <nlohmann/json.hpp>
+
 #include "core/base/input_error.hpp"
 #include "device/hbm_runner.hpp"
 #include "device/measure_clock_probe.hpp"
@@ -13,6 +15,7 @@
 #include "device/measure_report.hpp"
 #include "device/nvml_library.hpp"
 #include "suites/check.hpp"
+#include "suites/check_context.hpp"
 #include "suites/gpu_check_start.hpp"
 
 namespace gpuqual {

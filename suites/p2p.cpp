@@ -10,6 +10,7 @@
 
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "core/base/input_error.hpp"
 #include "device/measure_gpus.hpp"
@@ -17,6 +18,7 @@
 #include "device/measure_report.hpp"
 #include "device/p2p_runner.hpp"
 #include "suites/check.hpp"
+#include "suites/check_context.hpp"
 #include "suites/gpu_check_start.hpp"
 
 namespace gpuqual {

@@ -7,6 +7,7 @@
 #include <cuda_runtime_api.h>
 
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "core/base/input_error.hpp"
 #include "device/measure_clock_probe.hpp"
@@ -16,6 +17,7 @@
 #include "device/nvml_library.hpp"
 #include "device/pcie_runner.hpp"
 #include "suites/check.hpp"
+#include "suites/check_context.hpp"
 #include "suites/gpu_check_start.hpp"
 
 namespace gpuqual {
