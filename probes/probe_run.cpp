@@ -123,13 +123,11 @@ void read_image_metrics(const ProbeSpec& spec, ProbeOutcome& o) {
   for (auto& f : m.findings) o.findings.push_back(std::move(f));
 }
 
-ProbeOutcome run_probe(ContainerRuntime& runtime, const ProbeSpec& spec, const ProbeContext& ctx) {
-  ProbeOutcome o;
-  o.probe = spec.name;
-  o.image = spec.image;
+namespace {
 
-  // 1. The image: present locally, or pulled when asked. Never pulled implicitly: a probe
-  //    measures the node as it is.
+// Step 1. The image: present locally, or pulled when asked. Never pulled implicitly: a probe
+// measures the node as it is. nullopt (and `o` says why) when there is none to run.
+std::optional<ImageInfo> find_image(ContainerRuntime& runtime, const ProbeSpec& spec, ProbeOutcome& o) {
   std::optional<ImageInfo> image;
   try {
     image = runtime.inspect_image(spec.image);
@@ -139,32 +137,32 @@ ProbeOutcome run_probe(ContainerRuntime& runtime, const ProbeSpec& spec, const P
     }
   } catch (const RuntimeUnavailable& e) {
     set(o, Status::error, e.what());
-    return o;
+    return std::nullopt;
   } catch (const RuntimeError& e) {
     set(o, Status::error, e.what());
-    return o;
+    return std::nullopt;
   }
   if (!image) {
-    set(o, Status::error,
-        fmt::format("image {} is not present on this node ({}); set pull to fetch it", spec.image, runtime.describe()));
-    return o;
+    set(o, Status::error, fmt::format("image {} is not present on this node ({}); set pull to fetch it",
+                                      spec.image, runtime.describe()));
   }
+  return image;
+}
 
-  // The image by what it is, not by its tag: a tag can point at another image tomorrow.
-  o.image_id = image->id;
-  o.image_digest = pick_repo_digest(spec.image, image->repo_digests);
-
-  // 2. The CUDA requirement of the image against the host driver, before anything starts.
-  const ImageCompatVerdict compat = check_image_compat(spec.image, image->env, ctx.host.compat);
+// Step 2. The CUDA requirement of the image against the host driver, before anything starts.
+ImageCompatVerdict judge_image_compat(const ProbeSpec& spec, const ImageInfo& image, const ProbeContext& ctx,
+                                      ProbeOutcome& o) {
+  ImageCompatVerdict compat = check_image_compat(spec.image, image.env, ctx.host.compat);
   o.compat = fmt::format("{}: {}", to_string(compat.status), compat.summary);
   for (const auto& f : compat.findings)
     if (f.severity != Severity::info) o.findings.push_back(f);
-  if (compat.status == Status::fail) {
-    set(o, Status::fail, compat.summary);
-    return o;
-  }
+  if (compat.status == Status::fail) set(o, Status::fail, compat.summary);
+  return compat;
+}
 
-  // 3. Create under the janitor's watch, start, wait.
+// Step 3a. The container to create: the probe's image and command, or gpuqual's own program
+// mounted read-only for a self-probe. nullopt (and `o` says why) when that program is missing.
+std::optional<ContainerSpec> container_spec(const ProbeSpec& spec, const ProbeContext& ctx, ProbeOutcome& o) {
   ContainerSpec cs;
   cs.name = container_name(ctx.run_id, spec.name, 0);
   cs.image = spec.image;
@@ -175,116 +173,173 @@ ProbeOutcome run_probe(ContainerRuntime& runtime, const ProbeSpec& spec, const P
   if (spec.self_probe) {
     if (ctx.self_probe_program.empty()) {
       set(o, Status::error,
-          "self-probe asked for, but gpuqual-container-probe was not found next to gpuqual (or $GPUQUAL_CONTAINER_PROBE)");
-      return o;
+          "self-probe asked for, but gpuqual-container-probe was not found next to gpuqual "
+          "(or $GPUQUAL_CONTAINER_PROBE)");
+      return std::nullopt;
     }
     cs.mounts.push_back({ctx.self_probe_program, kSelfProbeTarget, true});
     cs.command = {kSelfProbeTarget};
   }
-  o.container = cs.name;
+  return cs;
+}
 
-  std::unique_ptr<ContainerJanitor> janitor;
-  try {
-    janitor = std::make_unique<ContainerJanitor>(runtime.cleanup_recipe(cs.name));
-  } catch (const std::exception& e) {
-    set(o, Status::error, fmt::format("cannot guard the container (nothing was created): {}", e.what()));
-    return o;
+// A runtime's refusal to create or start the container, judged by what it is about: the GPU
+// request (kept in `gpu_refusal` for step 5), a name collision, our own program, or the image.
+void judge_start_refusal(const ProbeSpec& spec, const std::string& what, ProbeOutcome& o,
+                         std::string& gpu_refusal) {
+  if (spec.gpus.requested() && about_gpu(what)) {
+    gpu_refusal = what;
+    if (to_lower(what).find("requirement error") != std::string::npos) {
+      set(o, Status::fail, fmt::format("the NVIDIA runtime refused the image: {}", what));
+      add_finding(o, "container.cuda_incompatible", Severity::fail,
+                  fmt::format("{} ({}): {}", spec.name, spec.image, what),
+                  "upgrade the driver, or use an image built for an older CUDA");
+    } else {
+      set(o, Status::fail, fmt::format("GPU requested ({}) but the runtime could not provide it: {}",
+                                       spec.gpus.to_string(), what));
+      add_finding(o, "container.gpu_unavailable", Severity::fail,
+                  fmt::format("{} ({}): {}", spec.name, spec.image, what),
+                  "check the NVIDIA Container Toolkit / CDI spec on the node");
+    }
+  } else if (to_lower(what).find("already in use") != std::string::npos ||
+             to_lower(what).find("conflict") != std::string::npos) {
+    set(o, Status::error, what);  // our naming collided: a harness problem, not the node's
+  } else if (spec.self_probe) {
+    // Our program could not be executed there (no glibc, a read-only or noexec mount): that
+    // says nothing about the node.
+    set(o, Status::error, fmt::format("gpuqual's probe program cannot run in this image: {}", what));
+  } else {
+    set(o, Status::fail, fmt::format("container did not start: {}", what));
+    add_finding(o, "container.start_failed", Severity::fail,
+                fmt::format("{} ({}): {}", spec.name, spec.image, what));
   }
+}
 
-  const auto t0 = Clock::now();
-  bool started = false;
-  std::string gpu_refusal;
+// Step 3b. Create and start; true when it runs.
+bool create_and_start(ContainerRuntime& runtime, const ContainerSpec& cs, const ProbeSpec& spec,
+                      Clock::time_point t0, ProbeOutcome& o, std::string& gpu_refusal) {
   try {
     runtime.create(cs);
     o.created_s = seconds_since(t0);
     runtime.start(cs.name);
     o.started_s = seconds_since(t0);
-    started = true;
+    return true;
   } catch (const RuntimeUnavailable& e) {
     set(o, Status::error, e.what());
   } catch (const RuntimeError& e) {
-    const std::string what = e.what();
-    if (spec.gpus.requested() && about_gpu(what)) {
-      gpu_refusal = what;
-      if (to_lower(what).find("requirement error") != std::string::npos) {
-        set(o, Status::fail, fmt::format("the NVIDIA runtime refused the image: {}", what));
-        add_finding(o, "container.cuda_incompatible", Severity::fail, fmt::format("{} ({}): {}", spec.name, spec.image, what),
-                    "upgrade the driver, or use an image built for an older CUDA");
-      } else {
-        set(o, Status::fail, fmt::format("GPU requested ({}) but the runtime could not provide it: {}",
-                                         spec.gpus.to_string(), what));
-        add_finding(o, "container.gpu_unavailable", Severity::fail,
-                    fmt::format("{} ({}): {}", spec.name, spec.image, what),
-                    "check the NVIDIA Container Toolkit / CDI spec on the node");
-      }
-    } else if (to_lower(what).find("already in use") != std::string::npos || to_lower(what).find("conflict") != std::string::npos) {
-      set(o, Status::error, what);  // our naming collided: a harness problem, not the node's
-    } else if (spec.self_probe) {
-      // Our program could not be executed there (no glibc, a read-only or noexec mount): that
-      // says nothing about the node.
-      set(o, Status::error, fmt::format("gpuqual's probe program cannot run in this image: {}", what));
-    } else {
-      set(o, Status::fail, fmt::format("container did not start: {}", what));
-      add_finding(o, "container.start_failed", Severity::fail, fmt::format("{} ({}): {}", spec.name, spec.image, what));
-    }
+    judge_start_refusal(spec, e.what(), o, gpu_refusal);
   }
+  return false;
+}
 
-  if (started) {
-    try {
-      const WaitResult w = runtime.wait(cs.name, spec.timeout_s, ctx.stop);
-      o.exited_s = seconds_since(t0);
-      if (w.outcome == WaitResult::Outcome::timed_out) {
-        set(o, Status::fail, fmt::format("timed out: still running after {:g} s", spec.timeout_s));
-        add_finding(o, "container.timeout", Severity::fail,
-                    fmt::format("{} ({}) did not exit within {:g} s; removed", spec.name, spec.image, spec.timeout_s));
-      } else if (w.outcome == WaitResult::Outcome::stopped) {
-        set(o, Status::error, "stopped: the run was interrupted");
-      } else {
-        o.exit_code = w.exit_code;
-        try {
-          const ContainerOutput out = runtime.logs(cs.name, spec.max_output);
-          o.output = out.text;
-          o.output_truncated = out.truncated;
-          if (spec.self_probe) {
-            judge_self_probe_outcome(spec, o);
-          } else {
-            judge_exit_and_output(spec, o);
-            read_image_metrics(spec, o);
-          }
-        } catch (const std::exception& e) {
-          set(o, Status::error, fmt::format("exit code {} but the output could not be read: {}", w.exit_code, e.what()));
-        }
-      }
-    } catch (const std::exception& e) {
-      set(o, Status::error, fmt::format("waiting for the container: {}", e.what()));
-    }
-  }
-
-  // 4. Remove it, whatever happened. If that fails the janitor keeps trying after we go.
+// The container exited: its output, judged as gpuqual's program's or as the probe asks.
+void judge_exited(ContainerRuntime& runtime, const ContainerSpec& cs, const ProbeSpec& spec,
+                  int exit_code, ProbeOutcome& o) {
+  o.exit_code = exit_code;
   try {
-    runtime.remove(cs.name);
-    o.removed = true;
-    janitor->dismiss();
+    const ContainerOutput out = runtime.logs(cs.name, spec.max_output);
+    o.output = out.text;
+    o.output_truncated = out.truncated;
+    if (spec.self_probe) {
+      judge_self_probe_outcome(spec, o);
+    } else {
+      judge_exit_and_output(spec, o);
+      read_image_metrics(spec, o);
+    }
   } catch (const std::exception& e) {
-    janitor->release();
-    if (o.status == Status::pass) set(o, Status::error, fmt::format("could not remove the container: {}", e.what()));
+    set(o, Status::error,
+        fmt::format("exit code {} but the output could not be read: {}", exit_code, e.what()));
   }
+}
+
+// Step 3c. Wait for the exit (or the probe's timeout, or the run's stop) and judge it.
+void wait_and_judge(ContainerRuntime& runtime, const ContainerSpec& cs, const ProbeSpec& spec,
+                    const ProbeContext& ctx, Clock::time_point t0, ProbeOutcome& o) {
+  try {
+    const WaitResult w = runtime.wait(cs.name, spec.timeout_s, ctx.stop);
+    o.exited_s = seconds_since(t0);
+    if (w.outcome == WaitResult::Outcome::timed_out) {
+      set(o, Status::fail, fmt::format("timed out: still running after {:g} s", spec.timeout_s));
+      add_finding(o, "container.timeout", Severity::fail,
+                  fmt::format("{} ({}) did not exit within {:g} s; removed", spec.name, spec.image,
+                              spec.timeout_s));
+    } else if (w.outcome == WaitResult::Outcome::stopped) {
+      set(o, Status::error, "stopped: the run was interrupted");
+    } else {
+      judge_exited(runtime, cs, spec, w.exit_code, o);
+    }
+  } catch (const std::exception& e) {
+    set(o, Status::error, fmt::format("waiting for the container: {}", e.what()));
+  }
+}
+
+// Step 4. Remove it, whatever happened. If that fails the janitor keeps trying after we go.
+void remove_container(ContainerRuntime& runtime, const std::string& name, ContainerJanitor& janitor,
+                      ProbeOutcome& o) {
+  try {
+    runtime.remove(name);
+    o.removed = true;
+    janitor.dismiss();
+  } catch (const std::exception& e) {
+    janitor.release();
+    if (o.status == Status::pass)
+      set(o, Status::error, fmt::format("could not remove the container: {}", e.what()));
+  }
+}
+
+// Step 5. A GPU was asked for on a node that has none: nothing the container did is a verdict on
+// the node's container stack.
+void skip_without_gpu(const ProbeSpec& spec, const ProbeContext& ctx, const std::string& gpu_refusal,
+                      ProbeOutcome& o) {
+  const bool node_without_gpu = ctx.host.has_gpus.has_value() && !*ctx.host.has_gpus;
+  if (!spec.gpus.requested() || !node_without_gpu || o.status == Status::error) return;
+  const std::string what =
+      !gpu_refusal.empty() ? fmt::format("the runtime refused: {}", gpu_refusal)
+      : o.exit_code        ? fmt::format("the container ran without one and exited with {}", *o.exit_code)
+                           : o.reason;
+  o.findings.clear();
+  set(o, Status::skip,
+      fmt::format("GPU requested ({}) but this node has no GPU{}; {}", spec.gpus.to_string(),
+                  ctx.host.no_gpu_reason.empty() ? "" : " (" + ctx.host.no_gpu_reason + ")", what));
+}
+
+}  // namespace
+
+ProbeOutcome run_probe(ContainerRuntime& runtime, const ProbeSpec& spec, const ProbeContext& ctx) {
+  ProbeOutcome o;
+  o.probe = spec.name;
+  o.image = spec.image;
+
+  const std::optional<ImageInfo> image = find_image(runtime, spec, o);
+  if (!image) return o;
+  // The image by what it is, not by its tag: a tag can point at another image tomorrow.
+  o.image_id = image->id;
+  o.image_digest = pick_repo_digest(spec.image, image->repo_digests);
+
+  const ImageCompatVerdict compat = judge_image_compat(spec, *image, ctx, o);
+  if (compat.status == Status::fail) return o;
+
+  // Step 3. Create under the janitor's watch, start, wait.
+  const std::optional<ContainerSpec> cs = container_spec(spec, ctx, o);
+  if (!cs) return o;
+  o.container = cs->name;
+  std::unique_ptr<ContainerJanitor> janitor;
+  try {
+    janitor = std::make_unique<ContainerJanitor>(runtime.cleanup_recipe(cs->name));
+  } catch (const std::exception& e) {
+    set(o, Status::error, fmt::format("cannot guard the container (nothing was created): {}", e.what()));
+    return o;
+  }
+  const auto t0 = Clock::now();
+  std::string gpu_refusal;
+  if (create_and_start(runtime, *cs, spec, t0, o, gpu_refusal))
+    wait_and_judge(runtime, *cs, spec, ctx, t0, o);
+  remove_container(runtime, cs->name, *janitor, o);
 
   // A driver that runs the image only with a limited feature set (minor-version) or through
   // forward compatibility: the container worked, but say so.
   if (compat.status == Status::warn && o.status == Status::pass) set(o, Status::warn, compat.summary);
-
-  // 5. A GPU was asked for on a node that has none: nothing the container did is a verdict on
-  //    the node's container stack.
-  if (spec.gpus.requested() && ctx.host.has_gpus.has_value() && !*ctx.host.has_gpus && o.status != Status::error) {
-    const std::string what = !gpu_refusal.empty() ? fmt::format("the runtime refused: {}", gpu_refusal)
-                             : o.exit_code       ? fmt::format("the container ran without one and exited with {}", *o.exit_code)
-                                                 : o.reason;
-    o.findings.clear();
-    set(o, Status::skip,
-        fmt::format("GPU requested ({}) but this node has no GPU{}; {}", spec.gpus.to_string(),
-                    ctx.host.no_gpu_reason.empty() ? "" : " (" + ctx.host.no_gpu_reason + ")", what));
-  }
+  skip_without_gpu(spec, ctx, gpu_refusal, o);
   return o;
 }
 
