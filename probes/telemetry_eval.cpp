@@ -25,69 +25,82 @@ const std::vector<std::string>& default_dcgm_series() {
   return series;
 }
 
-TelemetryJudgement judge_telemetry(const PromDocument& doc, const std::vector<TelemetryGpu>& gpus,
-                                   const std::vector<std::string>& expected_series,
-                                   const std::vector<std::string>& uuid_labels) {
-  // series name → UUIDs that report it
-  std::map<std::string, std::set<std::string>> seen;
+namespace {
+
+// Which GPUs report which series: a sample belongs to the GPU its first UUID label names.
+struct SeriesIndex {
+  std::map<std::string, std::set<std::string>> uuids_by_series;
   std::set<std::string> all_uuids;
+};
+
+SeriesIndex index_series(const PromDocument& doc, const std::vector<std::string>& uuid_labels) {
+  SeriesIndex index;
   for (const auto& s : doc.samples) {
     for (const auto& key : uuid_labels) {
       if (const std::string* u = s.label(key)) {
-        seen[s.name].insert(*u);
-        all_uuids.insert(*u);
+        index.uuids_by_series[s.name].insert(*u);
+        index.all_uuids.insert(*u);
         break;
       }
     }
   }
+  return index;
+}
 
-  TelemetryJudgement j;
-  std::set<std::string> node_uuids;
+// The GPUs that report nothing, and those that lack some series, for the check's reason.
+struct Shortfalls {
   std::vector<std::string> missing_gpus, incomplete_gpus;
-  for (const auto& g : gpus) {
-    node_uuids.insert(g.uuid);
-    std::vector<std::string> missing;
-    for (const auto& series : expected_series) {
-      ++j.expected_pairs;
-      auto it = seen.find(series);
-      if (it != seen.end() && it->second.count(g.uuid)) {
-        ++j.present_pairs;
-      } else {
-        missing.push_back(series);
-      }
+};
+
+// One GPU: which expected series it reports (counted in `j`), and a finding for what it lacks.
+GpuCheckStatus judge_gpu(const TelemetryGpu& g, const std::vector<std::string>& expected_series,
+                         const SeriesIndex& index, TelemetryJudgement& j, Shortfalls& shortfalls) {
+  std::vector<std::string> missing;
+  for (const auto& series : expected_series) {
+    ++j.expected_pairs;
+    auto it = index.uuids_by_series.find(series);
+    if (it != index.uuids_by_series.end() && it->second.count(g.uuid)) {
+      ++j.present_pairs;
+    } else {
+      missing.push_back(series);
     }
-    GpuCheckStatus st;
-    st.gpu = g.index;
-    if (missing.empty()) {
-      st.status = Status::pass;
-    } else if (!all_uuids.count(g.uuid)) {
-      st.status = Status::fail;
-      st.reason = "no series at all for this GPU";
+  }
+  GpuCheckStatus st;
+  st.gpu = g.index;
+  if (missing.empty()) {
+    st.status = Status::pass;
+  } else if (!index.all_uuids.count(g.uuid)) {
+    st.status = Status::fail;
+    st.reason = "no series at all for this GPU";
+    Finding f;
+    f.code = "telemetry.gpu_missing";
+    f.severity = Severity::fail;
+    f.gpu = g.index;
+    f.detail = fmt::format("GPU {} ({}) reports no series at all", g.index, g.uuid);
+    f.action = "check the exporter's GPU selection and that it runs on this node";
+    j.findings.push_back(std::move(f));
+    shortfalls.missing_gpus.push_back(fmt::format("GPU {}", g.index));
+  } else {
+    st.status = Status::fail;
+    st.reason = fmt::format("missing {}", fmt::join(missing, ", "));
+    for (const auto& series : missing) {
       Finding f;
-      f.code = "telemetry.gpu_missing";
+      f.code = "telemetry.series_missing";
       f.severity = Severity::fail;
       f.gpu = g.index;
-      f.detail = fmt::format("GPU {} ({}) reports no series at all", g.index, g.uuid);
-      f.action = "check the exporter's GPU selection and that it runs on this node";
+      f.detail = fmt::format("GPU {} ({}) does not report {}", g.index, g.uuid, series);
+      f.action = "check the exporter's counters file (dcgm-exporter -f) and the DCGM field's support";
       j.findings.push_back(std::move(f));
-      missing_gpus.push_back(fmt::format("GPU {}", g.index));
-    } else {
-      st.status = Status::fail;
-      st.reason = fmt::format("missing {}", fmt::join(missing, ", "));
-      for (const auto& series : missing) {
-        Finding f;
-        f.code = "telemetry.series_missing";
-        f.severity = Severity::fail;
-        f.gpu = g.index;
-        f.detail = fmt::format("GPU {} ({}) does not report {}", g.index, g.uuid, series);
-        f.action = "check the exporter's counters file (dcgm-exporter -f) and the DCGM field's support";
-        j.findings.push_back(std::move(f));
-      }
-      incomplete_gpus.push_back(fmt::format("GPU {} lacks {}", g.index, fmt::join(missing, ", ")));
     }
-    j.per_gpu.push_back(std::move(st));
+    shortfalls.incomplete_gpus.push_back(fmt::format("GPU {} lacks {}", g.index, fmt::join(missing, ", ")));
   }
-  for (const auto& u : all_uuids) {
+  return st;
+}
+
+// UUIDs the endpoint reports that are not this node's GPUs: said, never judged.
+void note_unknown_gpus(const SeriesIndex& index, const std::set<std::string>& node_uuids,
+                       TelemetryJudgement& j) {
+  for (const auto& u : index.all_uuids) {
     if (node_uuids.count(u)) continue;
     Finding f;
     f.code = "telemetry.unknown_gpu";
@@ -95,15 +108,32 @@ TelemetryJudgement judge_telemetry(const PromDocument& doc, const std::vector<Te
     f.detail = fmt::format("the endpoint reports {}, which is not a GPU of this node", u);
     j.findings.push_back(std::move(f));
   }
+}
 
-  if (missing_gpus.empty() && incomplete_gpus.empty()) {
+}  // namespace
+
+TelemetryJudgement judge_telemetry(const PromDocument& doc, const std::vector<TelemetryGpu>& gpus,
+                                   const std::vector<std::string>& expected_series,
+                                   const std::vector<std::string>& uuid_labels) {
+  const SeriesIndex index = index_series(doc, uuid_labels);
+  TelemetryJudgement j;
+  std::set<std::string> node_uuids;
+  Shortfalls shortfalls;
+  for (const auto& g : gpus) {
+    node_uuids.insert(g.uuid);
+    j.per_gpu.push_back(judge_gpu(g, expected_series, index, j, shortfalls));
+  }
+  note_unknown_gpus(index, node_uuids, j);
+
+  if (shortfalls.missing_gpus.empty() && shortfalls.incomplete_gpus.empty()) {
     j.status = Status::pass;
     return j;
   }
   j.status = Status::fail;
   std::vector<std::string> parts;
-  if (!missing_gpus.empty()) parts.push_back(fmt::format("no telemetry for {}", fmt::join(missing_gpus, ", ")));
-  for (auto& p : incomplete_gpus) parts.push_back(std::move(p));
+  if (!shortfalls.missing_gpus.empty())
+    parts.push_back(fmt::format("no telemetry for {}", fmt::join(shortfalls.missing_gpus, ", ")));
+  for (auto& p : shortfalls.incomplete_gpus) parts.push_back(std::move(p));
   j.reason = fmt::format("{}", fmt::join(parts, "; "));
   return j;
 }
