@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "core/base/json_fields.hpp"
 #include "core/record/metric_summary.hpp"
@@ -44,16 +45,14 @@ TelemetryConfig parse_telemetry_params(const nlohmann::json& params, const std::
   return c;
 }
 
-CheckResult run_telemetry(const TelemetryConfig& config, const std::vector<GpuInfo>& node_gpus,
-                          const std::string& no_gpu_reason, const std::atomic<bool>* stop) {
-  CheckResult r;
-  r.name = "telemetry";
-  r.attributes["url"] = config.url;
-  if (!config.url_from.empty()) r.attributes["url_from"] = config.url_from;
-  r.attributes["series"] = fmt::format("{}", fmt::join(config.series, ","));
+namespace {
+
+// The endpoint's answer, when it is a whole 200 (else `r` says why: an error, not the node's
+// telemetry failing). Times the scrape into r.duration_s.
+std::optional<HttpResponse> scrape(const TelemetryConfig& config, const std::atomic<bool>* stop,
+                                   CheckResult& r) {
   const auto t0 = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
-
   HttpRequest req;
   req.url = config.url;
   req.timeout_s = config.timeout_s;
@@ -68,25 +67,73 @@ CheckResult run_telemetry(const TelemetryConfig& config, const std::vector<GpuIn
     r.status = Status::error;
     r.reason = fmt::format("telemetry endpoint unreachable: {}", e.what());
     r.duration_s = elapsed();
-    return r;
+    return std::nullopt;
   }
-  const double scrape_s = elapsed();
-  r.duration_s = scrape_s;
+  r.duration_s = elapsed();
   if (resp.status != 200) {
     r.status = Status::error;
     r.reason = fmt::format("{} answered HTTP {}", config.url, resp.status);
-    return r;
+    return std::nullopt;
   }
   if (resp.truncated) {
     r.status = Status::error;
     r.reason = fmt::format("{} answered more than {} bytes", config.url, config.max_bytes);
-    return r;
+    return std::nullopt;
   }
-  r.metrics.push_back(summarize_metric("telemetry.scrape_time", "ms", Direction::lower, std::nullopt, {scrape_s * 1000}));
+  r.metrics.push_back(
+      summarize_metric("telemetry.scrape_time", "ms", Direction::lower, std::nullopt, {r.duration_s * 1000}));
+  return resp;
+}
 
+// The GPUs to find in the telemetry: the parameters' UUIDs when given, else the inventory's.
+std::vector<TelemetryGpu> gpus_to_check(const TelemetryConfig& config, const std::vector<GpuInfo>& node_gpus,
+                                        CheckResult& r) {
+  std::vector<TelemetryGpu> gpus;
+  if (!config.gpu_uuids.empty()) {
+    for (std::size_t i = 0; i < config.gpu_uuids.size(); ++i)
+      gpus.push_back({static_cast<int>(i), config.gpu_uuids[i]});
+    r.attributes["gpus_from"] = "parameters";
+  } else {
+    for (const auto& g : node_gpus) gpus.push_back({g.index, g.uuid});
+    r.attributes["gpus_from"] = "inventory";
+  }
+  return gpus;
+}
+
+// False (and `r` says why) when there is nothing to match: no GPU, or one without a UUID.
+bool gpus_can_be_matched(const std::vector<TelemetryGpu>& gpus, const std::string& no_gpu_reason,
+                         std::size_t samples, CheckResult& r) {
+  if (gpus.empty()) {
+    r.status = Status::skip;
+    r.reason = fmt::format("this node has no GPU{}: nothing to check the {} samples against",
+                           no_gpu_reason.empty() ? "" : " (" + no_gpu_reason + ")", samples);
+    return false;
+  }
+  for (const auto& g : gpus) {
+    if (g.uuid.empty()) {
+      r.status = Status::error;
+      r.reason = fmt::format("GPU {} has no UUID in the inventory: cannot match its telemetry", g.index);
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+CheckResult run_telemetry(const TelemetryConfig& config, const std::vector<GpuInfo>& node_gpus,
+                          const std::string& no_gpu_reason, const std::atomic<bool>* stop) {
+  CheckResult r;
+  r.name = "telemetry";
+  r.attributes["url"] = config.url;
+  if (!config.url_from.empty()) r.attributes["url_from"] = config.url_from;
+  r.attributes["series"] = fmt::format("{}", fmt::join(config.series, ","));
+
+  const std::optional<HttpResponse> resp = scrape(config, stop, r);
+  if (!resp) return r;
   PromDocument doc;
   try {
-    doc = parse_prometheus_text(resp.body);
+    doc = parse_prometheus_text(resp->body);
   } catch (const PromParseError& e) {
     r.status = Status::fail;
     r.reason = fmt::format("{} is not valid Prometheus text: {}", config.url, e.what());
@@ -99,27 +146,8 @@ CheckResult run_telemetry(const TelemetryConfig& config, const std::vector<GpuIn
   }
   r.attributes["samples"] = std::to_string(doc.samples.size());
 
-  std::vector<TelemetryGpu> gpus;
-  if (!config.gpu_uuids.empty()) {
-    for (std::size_t i = 0; i < config.gpu_uuids.size(); ++i) gpus.push_back({static_cast<int>(i), config.gpu_uuids[i]});
-    r.attributes["gpus_from"] = "parameters";
-  } else {
-    for (const auto& g : node_gpus) gpus.push_back({g.index, g.uuid});
-    r.attributes["gpus_from"] = "inventory";
-  }
-  if (gpus.empty()) {
-    r.status = Status::skip;
-    r.reason = fmt::format("this node has no GPU{}: nothing to check the {} samples against",
-                           no_gpu_reason.empty() ? "" : " (" + no_gpu_reason + ")", doc.samples.size());
-    return r;
-  }
-  for (const auto& g : gpus) {
-    if (g.uuid.empty()) {
-      r.status = Status::error;
-      r.reason = fmt::format("GPU {} has no UUID in the inventory: cannot match its telemetry", g.index);
-      return r;
-    }
-  }
+  const std::vector<TelemetryGpu> gpus = gpus_to_check(config, node_gpus, r);
+  if (!gpus_can_be_matched(gpus, no_gpu_reason, doc.samples.size(), r)) return r;
   const TelemetryJudgement j = judge_telemetry(doc, gpus, config.series, config.uuid_labels);
   r.status = j.status;
   r.reason = j.reason;
