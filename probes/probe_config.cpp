@@ -155,6 +155,81 @@ namespace {
 
 std::string seconds(double s) { return fmt::format("{:.3f}", s); }
 
+// The configured runtime, answering its version; nullptr (and `result` says why) when it cannot
+// be made or does not answer.
+std::unique_ptr<ContainerRuntime> open_runtime(const ContainerProbeConfig& config,
+                                               const ProbeContext& context, CheckResult& result) {
+  std::unique_ptr<ContainerRuntime> runtime;
+  try {
+    runtime = make_runtime(config.runtime);
+  } catch (const std::invalid_argument& e) {
+    result.status = Status::error;
+    result.reason = e.what();
+    return nullptr;
+  }
+  result.attributes["runtime"] = runtime->describe();
+  result.attributes["run_id"] = context.run_id;
+  try {
+    result.attributes["runtime_version"] = runtime->version();
+  } catch (const RuntimeUnavailable& e) {
+    result.status = Status::error;
+    result.reason = fmt::format("container runtime unavailable: {}", e.what());
+    return nullptr;
+  }
+  return runtime;
+}
+
+// Containers an earlier gpuqual process left behind (it was killed before its janitor ran).
+void remove_orphans(ContainerRuntime& runtime, CheckResult& result) {
+  try {
+    const SweepResult swept = sweep_orphaned_containers(runtime);
+    for (const auto& n : swept.removed) {
+      Finding f;
+      f.code = "container.orphan_removed";
+      f.severity = Severity::info;
+      f.detail = fmt::format("removed {}, left by a gpuqual process that no longer exists", n);
+      result.findings.push_back(std::move(f));
+    }
+    if (!swept.failed.empty())
+      result.attributes["orphans_not_removed"] = fmt::format("{}", fmt::join(swept.failed, "; "));
+  } catch (const std::exception& e) {
+    result.attributes["orphan_sweep"] = fmt::format("failed: {}", e.what());
+  }
+}
+
+// One probe's outcome in the check's result: attributes under the probe's slug, its latency
+// metrics, the image's own metrics and the findings.
+void record_probe(const ProbeSpec& spec, const ProbeOutcome& o, CheckResult& result) {
+  const std::string key = slug(spec.name);
+  auto& a = result.attributes;
+  a[key + kProbeImageAttr] = spec.image;
+  if (!o.image_id.empty()) a[key + kProbeImageIdAttr] = o.image_id;
+  if (!o.image_digest.empty()) a[key + kProbeImageDigestAttr] = o.image_digest;
+  a[key + ".status"] = std::string(to_string(o.status));
+  if (!o.reason.empty()) a[key + ".reason"] = o.reason;
+  if (!o.container.empty()) a[key + ".container"] = o.container;
+  if (!o.compat.empty()) a[key + ".cuda_compat"] = o.compat;
+  if (o.exit_code) a[key + ".exit_code"] = std::to_string(*o.exit_code);
+  if (o.created_s) a[key + ".created_s"] = seconds(*o.created_s);
+  if (o.started_s) a[key + ".started_s"] = seconds(*o.started_s);
+  if (o.exited_s) a[key + ".exited_s"] = seconds(*o.exited_s);
+  for (const auto& [k, v] : o.seen) a[key + ".inside." + k] = v;
+  if (!o.container.empty()) a[key + ".removed"] = o.removed ? "true" : "false (the janitor retries)";
+  if (o.exit_code) {
+    a[key + ".output_bytes"] = std::to_string(o.output.size());
+    if (o.output_truncated) a[key + ".output_truncated"] = "true";
+  }
+  if (o.started_s)
+    result.metrics.push_back(summarize_metric(fmt::format("container.{}.start_latency", key), "ms",
+                                              Direction::lower, std::nullopt, {*o.started_s * 1000.0}));
+  if (o.exited_s && o.exit_code)
+    result.metrics.push_back(summarize_metric(fmt::format("container.{}.total_time", key), "s",
+                                              Direction::lower, std::nullopt, {*o.exited_s}));
+  if (o.metric_lines) a[key + ".metric_lines"] = std::to_string(o.metric_lines);
+  result.metrics.insert(result.metrics.end(), o.metrics.begin(), o.metrics.end());
+  for (const auto& f : o.findings) result.findings.push_back(f);
+}
+
 }  // namespace
 
 CheckResult run_container_probes(const ContainerProbeConfig& config, const ProbeContext& context) {
@@ -166,39 +241,9 @@ CheckResult run_container_probes(const ContainerProbeConfig& config, const Probe
     return r;
   };
 
-  std::unique_ptr<ContainerRuntime> runtime;
-  try {
-    runtime = make_runtime(config.runtime);
-  } catch (const std::invalid_argument& e) {
-    result.status = Status::error;
-    result.reason = e.what();
-    return finish(result);
-  }
-  result.attributes["runtime"] = runtime->describe();
-  result.attributes["run_id"] = context.run_id;
-  try {
-    result.attributes["runtime_version"] = runtime->version();
-  } catch (const RuntimeUnavailable& e) {
-    result.status = Status::error;
-    result.reason = fmt::format("container runtime unavailable: {}", e.what());
-    return finish(result);
-  }
-
-  if (config.sweep_orphans) {
-    try {
-      const SweepResult swept = sweep_orphaned_containers(*runtime);
-      for (const auto& n : swept.removed) {
-        Finding f;
-        f.code = "container.orphan_removed";
-        f.severity = Severity::info;
-        f.detail = fmt::format("removed {}, left by a gpuqual process that no longer exists", n);
-        result.findings.push_back(std::move(f));
-      }
-      if (!swept.failed.empty()) result.attributes["orphans_not_removed"] = fmt::format("{}", fmt::join(swept.failed, "; "));
-    } catch (const std::exception& e) {
-      result.attributes["orphan_sweep"] = fmt::format("failed: {}", e.what());
-    }
-  }
+  const std::unique_ptr<ContainerRuntime> runtime = open_runtime(config, context, result);
+  if (!runtime) return finish(result);
+  if (config.sweep_orphans) remove_orphans(*runtime, result);
 
   Status overall = Status::pass;
   std::vector<std::string> reasons;
@@ -209,36 +254,9 @@ CheckResult run_container_probes(const ContainerProbeConfig& config, const Probe
       continue;
     }
     const ProbeOutcome o = run_probe(*runtime, spec, context);
-    const std::string key = slug(spec.name);
     overall = worse_of(overall, o.status);
     if (o.status != Status::pass) reasons.push_back(fmt::format("{}: {}", spec.name, o.reason));
-    auto& a = result.attributes;
-    a[key + kProbeImageAttr] = spec.image;
-    if (!o.image_id.empty()) a[key + kProbeImageIdAttr] = o.image_id;
-    if (!o.image_digest.empty()) a[key + kProbeImageDigestAttr] = o.image_digest;
-    a[key + ".status"] = std::string(to_string(o.status));
-    if (!o.reason.empty()) a[key + ".reason"] = o.reason;
-    if (!o.container.empty()) a[key + ".container"] = o.container;
-    if (!o.compat.empty()) a[key + ".cuda_compat"] = o.compat;
-    if (o.exit_code) a[key + ".exit_code"] = std::to_string(*o.exit_code);
-    if (o.created_s) a[key + ".created_s"] = seconds(*o.created_s);
-    if (o.started_s) a[key + ".started_s"] = seconds(*o.started_s);
-    if (o.exited_s) a[key + ".exited_s"] = seconds(*o.exited_s);
-    for (const auto& [k, v] : o.seen) a[key + ".inside." + k] = v;
-    if (!o.container.empty()) a[key + ".removed"] = o.removed ? "true" : "false (the janitor retries)";
-    if (o.exit_code) {
-      a[key + ".output_bytes"] = std::to_string(o.output.size());
-      if (o.output_truncated) a[key + ".output_truncated"] = "true";
-    }
-    if (o.started_s)
-      result.metrics.push_back(summarize_metric(fmt::format("container.{}.start_latency", key), "ms", Direction::lower,
-                                                std::nullopt, {*o.started_s * 1000.0}));
-    if (o.exited_s && o.exit_code)
-      result.metrics.push_back(summarize_metric(fmt::format("container.{}.total_time", key), "s", Direction::lower,
-                                                std::nullopt, {*o.exited_s}));
-    if (o.metric_lines) a[key + ".metric_lines"] = std::to_string(o.metric_lines);
-    result.metrics.insert(result.metrics.end(), o.metrics.begin(), o.metrics.end());
-    for (const auto& f : o.findings) result.findings.push_back(f);
+    record_probe(spec, o, result);
   }
   result.status = overall;
   result.reason = fmt::format("{}", fmt::join(reasons, "; "));
