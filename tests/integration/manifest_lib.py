@@ -154,7 +154,7 @@ def substitute_args(text_obj, values):
 
 def exit_codes_from_source():
     """gpuqual's exit-code contract, read from core/base/exit_code.hpp."""
-    with open(os.path.join(REPO, "core", "exit_code.hpp"), encoding="utf-8") as f:
+    with open(os.path.join(REPO, "core", "base", "exit_code.hpp"), encoding="utf-8") as f:
         text = f.read()
     codes = {name: int(value) for name, value in re.findall(r"\b(kExit\w+)\s*=\s*(\d+)", text)}
     for required in ("kExitPass", "kExitFail", "kExitInconclusive", "kExitUsage"):
