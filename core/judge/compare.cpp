@@ -55,13 +55,7 @@ void set_gpu_uuid(const RunRecord& r, const std::optional<int>& gpu, MetricRow& 
 // judge: no baseline, not in it, or in it for another scope or GPU count than the record's.
 MetricRow unjudged_metric_row(const RunRecord& r, const Baseline* b, const std::string& check,
                               const Metric& m, const MetricExpectation* e, int gpus) {
-  MetricRow row;
-  row.check = check;
-  row.metric = m.name;
-  row.gpu = m.gpu;
-  row.unit = m.unit;
-  row.direction = m.direction;
-  row.observed = m.median;
+  MetricRow row = recorded_metric_row(check, m);
   if (!b) {
     row.status = Status::skip;
     row.reason = fmt::format("no baseline for class {}", r.hardware_class.slug);
@@ -311,15 +305,20 @@ void decide(const RunRecord& r, const Baseline* b, const CompareOptions& options
 
 }  // namespace
 
-Verdict compare_record(const RunRecord& r, const Baseline* b, const CompareOptions& options) {
+Verdict record_verdict(std::string kind, const RunRecord& r) {
   Verdict v;
-  v.kind = "compare";
-  v.strict = options.strict;
+  v.kind = std::move(kind);
   v.hostname = r.node.hostname;
   v.run_id = r.run_id;
   v.hardware_class = r.hardware_class.slug;
   v.driver_version = r.node.driver_version;
   v.cuda_driver_version = r.node.cuda_driver_version;
+  return v;
+}
+
+Verdict compare_record(const RunRecord& r, const Baseline* b, const CompareOptions& options) {
+  Verdict v = record_verdict("compare", r);
+  v.strict = options.strict;
   v.baseline = b ? b->origin : "";
   if (options.with_stack) v.stack = stack_components(r);
   add_metric_rows(r, b, v);

@@ -27,6 +27,10 @@ struct CompareOptions {
 // cannot be judged. Shared by compare and diff.
 std::vector<std::string> add_target_rows(const RunRecord& record, const Target& target, Verdict& v);
 
+// The head of a verdict of one record (compare's, diff's of the after-record): its kind and
+// what the record says of the node (host name, run id, class, driver and CUDA versions).
+Verdict record_verdict(std::string kind, const RunRecord& record);
+
 // `baseline` null means no baseline exists for the record's class: the verdict is
 // inconclusive (never pass), with the reason. Checks that errored or were skipped are never
 // pass; a metric the baseline requires and the record lacks is inconclusive.

@@ -42,15 +42,21 @@ std::string delta_vs_allowed(const MetricRow& m) {
                      m.allowed_drop_pct, digits);
 }
 
-MetricRow judge_metric(const std::string& check, const Metric& m, const MetricExpectation& e) {
+MetricRow recorded_metric_row(const std::string& check, const Metric& m) {
   MetricRow row;
   row.check = check;
   row.metric = m.name;
   row.gpu = m.gpu;
   row.unit = m.unit;
+  row.direction = m.direction;
+  row.observed = m.median;
+  return row;
+}
+
+MetricRow judge_metric(const std::string& check, const Metric& m, const MetricExpectation& e) {
+  MetricRow row = recorded_metric_row(check, m);
   row.direction = e.direction;
   row.expected = e.expected;
-  row.observed = m.median;
   row.allowed_drop_pct = e.tolerance * 100;
   if (m.unit != e.unit) {
     row.status = Status::error;

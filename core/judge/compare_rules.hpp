@@ -42,6 +42,10 @@ int distinct_precision(double a, double b);
 // error at its scope takes that status: "compat.no_driver" is never shown as a green pass.
 void not_green_when_unmeasured(FindingRow& row, const CheckResult& check);
 
+// A metric row as the record has it, not yet judged: check, metric, GPU, unit, direction and the
+// observed median (judge_metric's start, and compare's row of a metric the baseline cannot judge).
+MetricRow recorded_metric_row(const std::string& check, const Metric& m);
+
 // "gpu 3" or "node": how rows name their scope in reasons and summaries.
 std::string scope_name(const std::optional<int>& gpu);
 

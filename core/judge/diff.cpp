@@ -642,14 +642,8 @@ std::string diff_summary(const Verdict& v) {
 }  // namespace
 
 Verdict diff_records(const RunRecord& before, const RunRecord& after, const DiffOptions& options) {
-  Verdict v;
-  v.kind = "diff";
+  Verdict v = record_verdict("diff", after);
   v.strict = options.strict;
-  v.hostname = after.node.hostname;
-  v.run_id = after.run_id;
-  v.hardware_class = after.hardware_class.slug;
-  v.driver_version = after.node.driver_version;
-  v.cuda_driver_version = after.node.cuda_driver_version;
   v.baseline = options.before_origin;
   v.stack = stack_components(after);
   Differ(before, after, options, v).run();
