@@ -42,8 +42,8 @@ void report_memtest(GpuOutcome& out, const std::string& prefix, int gpu, const M
         .gpu = gpu,
         .detail = std::to_string(total) + " bad 64-bit words in " + std::to_string(run.bytes_tested >> 20) +
                   " MiB: " + summary,
-        .action = "drain the node; check ECC counters and remapped rows, reset the GPU and rerun memtest, RMA if it "
-                  "repeats",
+        .action = "drain the node; check ECC counters and remapped rows, reset the GPU and rerun memtest, "
+                  "RMA if it repeats",
         .value = static_cast<double>(total),
     });
     out.add(Status::fail,

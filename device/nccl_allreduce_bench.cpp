@@ -194,8 +194,8 @@ class Bench {
         .severity = Severity::fail,
         .gpu = g.record_gpu,
         .detail = what,
-        .action = "drain the node; check NVLink/NVSwitch and network error counters and XIDs, run the memory test; "
-                  "RMA the GPU if it repeats",
+        .action = "drain the node; check NVLink/NVSwitch and network error counters and XIDs, run the memory "
+                  "test; RMA the GPU if it repeats",
         .value = static_cast<double>(c.wrong),
     });
     g.status = Status::fail;

@@ -28,7 +28,8 @@ ImageCompatVerdict check_image_compat(const std::string& image, const std::vecto
     // The toolkit rejects such an image too ("invalid expression"): the image is wrong.
     v.status = Status::fail;
     v.summary = fmt::format("image {} has a malformed CUDA requirement: {}", image, e.what());
-    v.findings.push_back(Finding{.code = "compat.require_malformed", .severity = Severity::fail, .detail = v.summary});
+    v.findings.push_back(
+        Finding{.code = "compat.require_malformed", .severity = Severity::fail, .detail = v.summary});
   }
   return v;
 }

@@ -212,7 +212,8 @@ CheckResult run_network(const NetworkConfig& config, const std::atomic<bool>* st
       f = Finding{
           .code = "network.http_status",
           .severity = Severity::fail,
-          .detail = fmt::format("{} ({}): HTTP {}, expected {}", e.name, e.target, a.http_status, expected_text(e)),
+          .detail =
+              fmt::format("{} ({}): HTTP {}, expected {}", e.name, e.target, a.http_status, expected_text(e)),
           .action = "the service answers, but not as it should: check it and what is behind it",
           .value = static_cast<double>(a.http_status),
       };

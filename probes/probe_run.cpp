@@ -118,8 +118,9 @@ void read_image_metrics(const ProbeSpec& spec, ProbeOutcome& o) {
   o.metrics = std::move(m.metrics);
   if (m.findings.empty()) return;
   if (o.status == Status::pass)
-    set(o, Status::warn, fmt::format("part{} of its gpuqual-metric output not read: {}", plural_s(m.findings.size()),
-                                     m.findings.front().detail));
+    set(o, Status::warn,
+        fmt::format("part{} of its gpuqual-metric output not read: {}", plural_s(m.findings.size()),
+                    m.findings.front().detail));
   for (auto& f : m.findings) o.findings.push_back(std::move(f));
 }
 

@@ -93,7 +93,8 @@ class HbmBench : public Check {
               .gpu = gpu,
               .detail = name + " kernel: " + k.problem(),
               .action = "drain the node; run memtest and check ECC/remapped rows, RMA if it repeats",
-              .value = static_cast<double>(k.device_mismatches + static_cast<unsigned long long>(k.replay.wrong)),
+              .value =
+                  static_cast<double>(k.device_mismatches + static_cast<unsigned long long>(k.replay.wrong)),
           });
           out.add(Status::fail, name + ": wrong result: " + k.problem());
           continue;

@@ -100,7 +100,8 @@ class P2pBench : public Check {
                 .severity = Severity::fail,
                 .gpu = from,
                 .detail = label + ": " + r.problem,
-                .action = "drain the node; check NVLink/NVSwitch error counters and the GPUs; RMA if it repeats",
+                .action =
+                    "drain the node; check NVLink/NVSwitch error counters and the GPUs; RMA if it repeats",
                 .value = static_cast<double>(r.mismatches),
             });
             out.add(Status::fail, label + ": corrupt copy: " + r.problem);

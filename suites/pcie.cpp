@@ -61,7 +61,8 @@ Finding corrupt_copy_finding(std::optional<int> gpu, const std::string& detail) 
       .severity = Severity::fail,
       .gpu = gpu,
       .detail = detail,
-      .action = "drain the node; check the PCIe link (replays, AER errors), the riser and the GPU; RMA if it repeats",
+      .action =
+          "drain the node; check the PCIe link (replays, AER errors), the riser and the GPU; RMA if it repeats",
   };
 }
 

@@ -6,12 +6,13 @@
 
 namespace gpuqual {
 
-std::unique_ptr<Baseline> find_class_baseline(const std::string& slug, const std::string& dir, std::string* missing) {
+std::unique_ptr<Baseline> find_class_baseline(const std::string& slug, const std::string& dir,
+                                              std::string* missing) {
   const std::string path = resolve_class_baseline(slug, dir);
   if (path.empty()) {
     if (missing) {
-      *missing =
-          fmt::format("no baseline {}/{}.yaml (nor datasheet floors in {}/floors/) for class {}", dir, slug, dir, slug);
+      *missing = fmt::format("no baseline {}/{}.yaml (nor datasheet floors in {}/floors/) for class {}", dir,
+                             slug, dir, slug);
     }
     return nullptr;
   }

@@ -361,7 +361,8 @@ class Planner {
     if (done) tail += fmt::format(", {} done", done);
     if (failed) tail += fmt::format(", {} failed and kept out", failed);
     if (excluded) tail += fmt::format(", {} excluded", excluded);
-    const std::string head = fmt::format("{} in {}", plural(planned, "node"), plural(plan_.waves.size(), "wave"));
+    const std::string head =
+        fmt::format("{} in {}", plural(planned, "node"), plural(plan_.waves.size(), "wave"));
     if (!unmet.empty()) {
       plan_.exit_code = 1;
       plan_.summary = fmt::format("gpuqual plan: FAIL the policy cannot be met ({}); {}{}", fmt::join(unmet, "; "), head, tail);

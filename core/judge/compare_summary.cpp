@@ -20,7 +20,9 @@ namespace {
 // "gemm.bf16.tflops gpu 3 -7.1% < -5.0%" for a judged row, "hbm.triad.gbps gpu 1: <reason>" otherwise.
 std::string describe(const MetricRow& m) {
   if (m.delta_pct && (m.status == Status::fail || m.status == Status::warn)) {
-    if (m.status == Status::fail) return fmt::format("{} {} {}", m.metric, scope_name(m.gpu), delta_vs_allowed(m));
+    if (m.status == Status::fail) {
+      return fmt::format("{} {} {}", m.metric, scope_name(m.gpu), delta_vs_allowed(m));
+    }
     return fmt::format("{} {} {:+.1f}%", m.metric, scope_name(m.gpu), *m.delta_pct);
   }
   return fmt::format("{} {}: {}", m.metric, scope_name(m.gpu), m.reason);

@@ -310,7 +310,8 @@ class Differ {
     }
     // The after-node's own inventory decides whatever the before-record holds.
     for (FindingRow& row : inventory_finding_rows(after_)) {
-      const std::string what = fmt::format("finding {} {}: {}", row.finding.code, scope_name(row.finding.gpu), row.finding.detail);
+      const std::string what =
+          fmt::format("finding {} {}: {}", row.finding.code, scope_name(row.finding.gpu), row.finding.detail);
       if (row.status == Status::fail) fails_.push_back(what);
       if (row.status == Status::warn) warns_.push_back(what);
       v_.findings.push_back(std::move(row));

@@ -510,7 +510,8 @@ void add_unjudged_nodes(const PoolTally& t, std::size_t total, std::size_t machi
   }
   if (!t.inconclusive.empty()) {
     r.unjudged.push_back(
-        fmt::format("{} could not be judged: {}", plural(t.inconclusive.size(), "node"), names(t.inconclusive)));
+        fmt::format("{} could not be judged: {}", plural(t.inconclusive.size(), "node"),
+                    names(t.inconclusive)));
   }
   if (!t.unreadable.empty()) {
     r.unjudged.push_back(
@@ -545,8 +546,9 @@ std::vector<std::string> stack_spread(const std::vector<NodeSummary>& nodes) {
     if (it == spread.end()) continue;
     std::vector<std::string> parts;
     for (const auto& [value, members] : it->second) {
-      parts.push_back(it->second.size() == 1 ? fmt::format("{} (all {})", value, plural(members.size(), "node"))
-                                             : fmt::format("{} ({})", value, names(members)));
+      parts.push_back(it->second.size() == 1
+                          ? fmt::format("{} (all {})", value, plural(members.size(), "node"))
+                          : fmt::format("{} ({})", value, names(members)));
     }
     out.push_back(fmt::format("{}: {}", c.name, fmt::join(parts, ", ")));
   }

@@ -80,8 +80,9 @@ std::string gate_summary(const Verdict& v, const GateCounts& c) {
   } else {
     pool = fmt::format("pool: {} metrics within the allowed drop", judged);
   }
-  std::string line = fmt::format("gpuqual gate: {} {} ({}): {}; {}", to_upper(to_string(v.outcome)), plural(total, "node"),
-                                 v.hardware_class.empty() ? "no class" : v.hardware_class, fmt::join(nodes, ", "), pool);
+  std::string line = fmt::format("gpuqual gate: {} {} ({}): {}; {}", to_upper(to_string(v.outcome)),
+                                 plural(total, "node"), v.hardware_class.empty() ? "no class" : v.hardware_class,
+                                 fmt::join(nodes, ", "), pool);
   return one_line(line + pool_notes(v, c));
 }
 

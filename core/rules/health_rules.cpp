@@ -313,7 +313,8 @@ std::vector<Finding> xid_findings(const std::vector<XidEvent>& events, const Sev
     const std::string name = rule.mnemonic.empty() ? "" : " " + rule.mnemonic;
     out.push_back(Finding{
         .code = "xid." + std::to_string(code),
-        .severity = (g.during_own_check && rule.own_kernel_severity) ? *rule.own_kernel_severity : rule.severity,
+        .severity =
+            (g.during_own_check && rule.own_kernel_severity) ? *rule.own_kernel_severity : rule.severity,
         .gpu = gpu >= 0 ? std::optional<int>(gpu) : std::nullopt,
         .detail = fmt::format("Xid {}{}: {}; seen {} time(s){}{}", code, name, rule.meaning, g.count,
                               g.first_time.empty() ? "" : ", first at " + g.first_time,

@@ -83,8 +83,8 @@ int run_build(const BuildArgs& a) {
   std::printf("gpuqual baseline build: wrote %s for %s: %zu metrics from %d runs on %zu nodes; %zu records left out, "
               "%s; %zu of %zu source records pass against it\n",
               a.output.c_str(), res.baseline.hardware_class.c_str(), res.baseline.metrics.size(), res.baseline.provenance.runs,
-              res.baseline.provenance.nodes.size(), res.excluded.size(), plural(res.outliers.size(), "outlier").c_str(),
-              passing, res.included.size());
+              res.baseline.provenance.nodes.size(), res.excluded.size(),
+              plural(res.outliers.size(), "outlier").c_str(), passing, res.included.size());
   return kExitPass;
 }
 

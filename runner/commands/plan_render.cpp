@@ -57,7 +57,8 @@ PlanRows plan_rows(const Plan& plan) {
                             fmt::format("{} / {}", c.schedulable_left, c.floor),
                             fmt::format("{} ({} GPU)", pods, gpu_pods), to.empty() ? "-" : fmt::format("{}", fmt::join(to, ",")),
                             pdb_text(w),
-                            w.fits() ? "yes" : fmt::format("no: {} unplaced", plural(w.unplaced_gpu_pods, "GPU pod"))});
+                            w.fits() ? "yes"
+                                     : fmt::format("no: {} unplaced", plural(w.unplaced_gpu_pods, "GPU pod"))});
     }
   }
   for (const NodeFate& f : plan.nodes) {

@@ -22,8 +22,8 @@ std::string summary_line(const Verdict& verdict, std::size_t width);
 // RUN), nodes that did not pass first. At most `max_passing` passing nodes are listed; the rest
 // are counted. No line is wider than `width` (core/base/text_table.hpp); an inconclusive node's
 // reason names the `causes` said above the table by their first clause.
-std::string render_pool_table(const Verdict& gate, std::size_t max_passing = 20, std::size_t width = kNoWidthLimit,
-                              const SharedCauses* causes = nullptr);
+std::string render_pool_table(const Verdict& gate, std::size_t max_passing = 20,
+                              std::size_t width = kNoWidthLimit, const SharedCauses* causes = nullptr);
 std::string render_json(const Verdict& verdict);        // gpuqual.verdict/v1
 std::string render_junit(const Verdict& verdict);       // JUnit XML: one testcase per check × GPU
 std::string render_prometheus(const Verdict& verdict);  // node-exporter textfile format
