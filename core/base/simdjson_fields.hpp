@@ -58,11 +58,14 @@ inline std::string index_path(const std::string& array_path, std::size_t i) { re
 // building the path of every object of every record cost more than a tenth of the read.
 struct Where {
   static constexpr std::size_t kNoIndex = static_cast<std::size_t>(-1);
-  const Where* parent = nullptr;  // null: the root, "$"
+  const Where* parent = nullptr;  // null: the root, `root`
   const char* key = "";           // the parent's field
   std::size_t index = kNoIndex;   // and the element of that array field
+  // The root's path: "$", or where an object read on its own stands ("$.findings[3]" of a
+  // verdict); it must outlive the Where.
+  std::string_view root = "$";
   std::string str() const {
-    if (!parent) return "$";
+    if (!parent) return std::string(root);
     std::string out = parent->str() + "." + key;
     return index == kNoIndex ? out : index_path(out, index);
   }
@@ -97,6 +100,7 @@ class Obj {
     throw InputError(file_, field.empty() ? where_.str() : child_path(field), problem);
   }
   std::string child_path(std::string_view key) const { return where_.str() + "." + std::string(key); }
+  const std::string& file() const { return file_; }
   // The object at `key` of this one, or its element `index` when `key` is an array.
   Where at(const char* key, std::size_t index = Where::kNoIndex) const { return Where{&where_, key, index}; }
 

@@ -16,7 +16,6 @@
 #include "core/base/input_error.hpp"
 #include "core/base/json_input.hpp"
 #include "core/verdict/record_history.hpp"
-#include "core/record/record_io.hpp"
 #include "core/record/record_workers.hpp"
 
 namespace gpuqual {
@@ -113,18 +112,11 @@ Verdict gate_records(const std::vector<std::string>& paths, BaselineSource& base
     RunRecord record;
     try {
       record = reader.read(paths[i]);
-    } catch (const InputError& fast) {
+    } catch (const InputError& e) {
       // One node's bad file must not stop a fleet gate: the node is `error`, the rest are
-      // judged. The strict reader says where (line and column), as `compare` reports it.
+      // judged, with the problem as `compare` reports it (the reader locates syntax errors).
       unreadable[i] = std::current_exception();
-      std::string problem = fast.what();
-      try {
-        (void)read_record(paths[i]);
-      } catch (const InputError& strict) {
-        problem = strict.what();
-        unreadable[i] = std::current_exception();
-      }
-      summaries[i] = unreadable_node(paths[i], problem, i);
+      summaries[i] = unreadable_node(paths[i], e.what(), i);
       return;
     }
     ++readable;

@@ -32,8 +32,8 @@ HardwareClass derive_hardware_class(const std::vector<GpuInfo>& gpus);
 // id (one card counted twice), a `gpu_count` other than the number of GPUs, or a stated class
 // that its GPUs do not give and that is not an override (`hardware_class.overridden`). A stated
 // `unknown` is accepted: it names no baseline, and a product added to the table later must not
-// make older records unreadable. nullopt when the record is consistent. Both record readers
-// refuse with it (exit 3).
+// make older records unreadable. nullopt when the record is consistent. The record reader
+// refuses with it (exit 3).
 struct GpuIdentityProblem {
   std::string field;  // "$.gpus[1].uuid", "$.hardware_class.slug"
   std::string problem;

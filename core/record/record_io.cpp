@@ -4,12 +4,12 @@
 #include <string_view>
 
 #include "core/base/atomic_file.hpp"
-#include "core/base/json_input.hpp"
 #include "core/record/record_json.hpp"
+#include "core/record/record_reader.hpp"
 
 namespace gpuqual {
 
-RunRecord read_record(const std::string& path) { return record_from_json(read_json_file(path), path); }
+RunRecord read_record(const std::string& path) { return StreamingRecordReader().read(path); }
 
 namespace {
 

@@ -6,7 +6,8 @@
 
 namespace gpuqual {
 
-// Throws InputError (exit 3) on anything wrong with the file, naming it.
+// The record reader (record_reader.hpp) on one file. Throws InputError (exit 3) on anything
+// wrong with the file, naming it.
 RunRecord read_record(const std::string& path);
 // Atomic: temp file in the same directory, fsync, rename. A reader never sees half a record.
 void write_record(const std::string& path, const RunRecord& record);

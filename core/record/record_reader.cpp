@@ -2,19 +2,17 @@
 
 #include <fmt/format.h>
 
-#include <cmath>
-#include <limits>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <vector>
 
-#include "core/record/hardware_class.hpp"
 #include "core/base/input_error.hpp"
-#include "core/record/metric_summary.hpp"
 #include "core/base/simdjson_fields.hpp"
-#include "core/record/skip_reason.hpp"
-#include "core/record/stack_fact_reader.hpp"
 #include "core/base/units.hpp"
+#include "core/record/hardware_class.hpp"
+#include "core/record/metric_summary.hpp"
+#include "core/record/skip_reason.hpp"
 
 namespace gpuqual {
 
@@ -24,11 +22,9 @@ using simdjson::dom::element;
 using simdjson::dom::element_type;
 using simdjson_fields::Obj;
 using simdjson_fields::Where;
-using simdjson_fields::finite;
-using simdjson_fields::index_path;
-using simdjson_fields::type_name;
 
-// Same rule and messages as record_json.cpp.
+// A not-applicable code (core/record/skip_reason.hpp) belongs to a skip; an unknown code is
+// refused rather than read as "could not measure", so a typo cannot change a verdict silently.
 std::string read_reason_code(Obj& o, Status status) {
   std::string code = o.str_or("reason_code", "");
   if (code.empty()) return code;
@@ -71,19 +67,120 @@ std::map<std::string, std::string> opt_string_map(Obj& o, const char* key) {
   return o.string_map(key, "expected a string");
 }
 
-// The simdjson twin of stack_from_json (stack_inventory_json.cpp): the same read_stack_object.
+// The `unread` rule of one stack object (core/record/stack_inventory.hpp): a fact is a string,
+// or null (or absent) with its reason in the object's `unread` map; null without a reason, a
+// reason for a fact that was read, or a reason naming no fact of the object is an error.
+class StackFacts {
+ public:
+  explicit StackFacts(Obj& o) : o_(o), unread_(opt_string_map(o, "unread")) {}
+
+  StackFact fact(const char* key) {
+    if (o_.has(key)) {
+      StackFact f = StackFact::read(o_.str(key));
+      if (unread_.count(key)) {
+        o_.fail(std::string("unread.") + key, "a reason is given for a fact that was read");
+      }
+      facts_.insert(key);
+      return f;
+    }
+    o_.str_or(key, "");  // marks a null field as known to finish()
+    return StackFact::unread(reason(key));
+  }
+
+  // The reason for a null field that is not a plain fact (a list): required like a fact's.
+  std::string reason(const std::string& key) {
+    facts_.insert(key);
+    auto it = unread_.find(key);
+    if (it == unread_.end() || it->second.empty()) o_.fail(key, "null without a reason in unread");
+    return it->second;
+  }
+
+  // A field that was read (a list) must not have a reason too.
+  void read_field(const std::string& key) {
+    facts_.insert(key);
+    if (unread_.count(key)) o_.fail("unread." + key, "a reason is given for a fact that was read");
+  }
+
+  // Every reason must belong to a fact of this object (checked in key order).
+  void finish() {
+    for (const auto& [key, why] : unread_) {
+      if (!facts_.count(key)) o_.fail("unread." + key, "names no fact of this object");
+    }
+  }
+
+ private:
+  Obj& o_;
+  std::map<std::string, std::string> unread_;
+  std::set<std::string> facts_;
+};
+
+// Calls `each(element accessor)` for every element of the array field `key` of `parent`.
+template <class Each>
+void for_each_element(Obj& parent, const std::string& file, const char* key, Each&& each) {
+  std::size_t i = 0;
+  for (element x : parent.array(key)) {
+    Obj item(x, file, parent.at(key, i++));
+    each(item);
+  }
+}
+
+NicStack nic_from(Obj& n) {
+  NicStack nic;
+  StackFacts facts(n);
+  for_each_nic_fact(nic, [&](const char* key, StackFact& f) { f = facts.fact(key); });
+  facts.finish();
+  nic.name = n.nonempty_str("name");
+  nic.sysfs_class = n.nonempty_str("class");
+  if (!is_nic_class(nic.sysfs_class)) n.fail("class", "must be infiniband or net");
+  nic.pci_address = n.str("pci_address");
+  n.finish();
+  return nic;
+}
+
+GpuFirmware gpu_firmware_from(Obj& g) {
+  GpuFirmware fw;
+  StackFacts facts(g);
+  for_each_gpu_firmware_fact(fw, [&](const char* key, StackFact& f) { f = facts.fact(key); });
+  facts.finish();
+  fw.gpu = static_cast<int>(g.integer("gpu", 0, 1023));
+  fw.uuid = g.str("uuid");
+  g.finish();
+  return fw;
+}
+
+// `node.stack`: the node's facts, its NICs (a list, or null with its reason), the firmware of
+// each GPU and the platform components the run was told about.
 StackInventory stack_from(const element& e, const std::string& file, const Where& where) {
   Obj o(e, file, where);
-  StackInventory s = read_stack_object(o, opt_string_map, [&](Obj& parent, const char* key, auto&& each) {
-    const simdjson::dom::array arr = parent.array(key);
-    std::size_t i = 0;
-    for (element x : arr) {
-      Obj item(x, file, parent.at(key, i++));
-      each(item);
-    }
-  });
+  StackInventory s;
+  StackFacts facts(o);
+  for_each_stack_fact(s, [&](const char* key, StackFact& f) { f = facts.fact(key); });
+  if (o.has("nics")) {
+    s.nics.emplace();
+    for_each_element(o, file, "nics", [&](Obj& n) { s.nics->push_back(nic_from(n)); });
+    facts.read_field("nics");
+  } else {
+    o.str_or("nics", "");  // a null list is known to finish()
+    s.nics_reason = facts.reason("nics");
+  }
+  for_each_element(o, file, "gpu_firmware", [&](Obj& g) { s.gpu_firmware.push_back(gpu_firmware_from(g)); });
+  s.platform = opt_string_map(o, "platform");
+  for (const auto& [name, version] : s.platform) {
+    if (name.empty()) o.fail("platform", "a platform component needs a name");
+  }
+  facts.finish();
   o.finish();
   return s;
+}
+
+PciGpu pci_gpu_from(Obj& p) {
+  PciGpu g;
+  g.bus_id = p.nonempty_str("bus_id");
+  g.device_id = p.str("device_id");
+  g.pci_class = p.str("class");
+  g.driver = p.str("driver");
+  p.finish();
+  return g;
 }
 
 NodeFacts node_from(const element& e, const std::string& file, const Where& where) {
@@ -104,19 +201,9 @@ NodeFacts node_from(const element& e, const std::string& file, const Where& wher
   n.k8s_labels = o.string_map("k8s_labels", "label value must be a string");
   if (o.has("pci_gpus")) {
     n.pci_gpus.emplace();
-    std::size_t i = 0;
-    for (element e : o.array("pci_gpus")) {
-      Obj p(e, file, o.at("pci_gpus", i++));
-      // Evaluated in order: the same first error as record_json.cpp.
-      PciGpu g;
-      g.bus_id = p.nonempty_str("bus_id");
-      g.device_id = p.str("device_id");
-      g.pci_class = p.str("class");
-      g.driver = p.str("driver");
-      n.pci_gpus->push_back(std::move(g));
-      p.finish();
-    }
+    for_each_element(o, file, "pci_gpus", [&](Obj& p) { n.pci_gpus->push_back(pci_gpu_from(p)); });
   }
+  // Facts added within v1 are optional, so records of older gpuqual versions read as before.
   n.kernel_module_version = o.str_or("kernel_module_version", "");
   n.nvml_driver_version = o.str_or("nvml_driver_version", "");
   n.nvml_cuda_driver_version = o.str_or("nvml_cuda_driver_version", "");
@@ -140,6 +227,7 @@ Metric metric_from(const element& e, const std::string& file, const Where& where
   if (!d) o.fail("direction", fmt::format("unknown direction \"{}\" (expected higher or lower)", dir));
   m.direction = *d;
   m.gpu = read_gpu(o);
+  // Every unit gpuqual measures is a magnitude: a negative bandwidth or time is corrupt data.
   m.median = o.number("median", 0);
   m.samples = o.number_array("samples", 0);
   const auto n = o.integer("n", 0);
@@ -176,6 +264,19 @@ Finding finding_from(const element& e, const std::string& file, const Where& whe
   return f;
 }
 
+GpuCheckStatus per_gpu_from(Obj& g) {
+  GpuCheckStatus gs;
+  gs.gpu = static_cast<int>(g.integer("gpu", 0, 1023));
+  const std::string gst = g.str("status");
+  auto gs_status = parse_status(gst);
+  if (!gs_status) g.fail("status", fmt::format("unknown status \"{}\"", gst));
+  gs.status = *gs_status;
+  gs.reason = g.str("reason");
+  gs.reason_code = read_reason_code(g, gs.status);
+  g.finish();
+  return gs;
+}
+
 CheckResult check_from(const element& e, const std::string& file, const Where& where) {
   Obj o(e, file, where);
   CheckResult c;
@@ -192,21 +293,8 @@ CheckResult check_from(const element& e, const std::string& file, const Where& w
   c.optional = o.opt_boolean("optional").value_or(false);
   c.started_at = o.str("started_at");
   c.duration_s = o.number("duration_s", 0);
+  for_each_element(o, file, "per_gpu", [&](Obj& g) { c.per_gpu.push_back(per_gpu_from(g)); });
   std::size_t i = 0;
-  for (element g_el : o.array("per_gpu")) {
-    Obj g(g_el, file, o.at("per_gpu", i++));
-    GpuCheckStatus gs;
-    gs.gpu = static_cast<int>(g.integer("gpu", 0, 1023));
-    const std::string gst = g.str("status");
-    auto gs_status = parse_status(gst);
-    if (!gs_status) g.fail("status", fmt::format("unknown status \"{}\"", gst));
-    gs.status = *gs_status;
-    gs.reason = g.str("reason");
-    gs.reason_code = read_reason_code(g, gs.status);
-    g.finish();
-    c.per_gpu.push_back(gs);
-  }
-  i = 0;
   const simdjson::dom::array metrics = o.array("metrics");
   c.metrics.reserve(metrics.size());
   for (element m : metrics) c.metrics.push_back(metric_from(m, file, o.at("metrics", i++)));
@@ -217,6 +305,56 @@ CheckResult check_from(const element& e, const std::string& file, const Where& w
   return c;
 }
 
+ToolInfo tool_from(Obj& o) {
+  Obj t(o.object("tool"), o.file(), o.at("tool"));
+  ToolInfo tool;
+  tool.version = t.str("version");
+  tool.git_revision = t.str("git_revision");
+  t.finish();
+  return tool;
+}
+
+HardwareClass hardware_class_from(Obj& o) {
+  Obj h(o.object("hardware_class"), o.file(), o.at("hardware_class"));
+  HardwareClass hc;
+  hc.slug = h.nonempty_str("slug");
+  hc.gpu_count = static_cast<int>(h.integer("gpu_count", 0, 1024));
+  hc.product = h.str("product");
+  if (auto mib = h.opt_integer("memory_mib", 0)) hc.memory_mib = static_cast<std::uint64_t>(*mib);
+  hc.overridden = h.boolean("overridden");
+  h.finish();
+  return hc;
+}
+
+// The GPUs, each index once, and the class they give (docs/hardware-class.md, "Identity").
+void read_gpus(Obj& o, RunRecord& r, std::set<int>& indices) {
+  std::size_t i = 0;
+  for (element g_el : o.array("gpus")) {
+    const Where p = o.at("gpus", i++);
+    GpuInfo g = gpu_from(g_el, o.file(), p);
+    if (!indices.insert(g.index).second)
+      throw InputError(o.file(), p.str() + ".index", fmt::format("duplicate GPU index {}", g.index));
+    r.gpus.push_back(std::move(g));
+  }
+  if (auto bad = gpu_identity_problem(r.hardware_class, r.gpus)) {
+    throw InputError(o.file(), bad->field, bad->problem);
+  }
+}
+
+// Every GPU a check names must be a GPU of the record.
+void check_gpu_references(const CheckResult& c, const std::set<int>& indices, const std::string& file,
+                          const Where& p) {
+  auto check_gpu = [&](const std::optional<int>& gpu, const char* array, std::size_t k) {
+    if (gpu && !indices.count(*gpu)) {
+      throw InputError(file, Where{&p, array, k}.str() + ".gpu",
+                       fmt::format("GPU {} is not in $.gpus", *gpu));
+    }
+  };
+  for (std::size_t k = 0; k < c.metrics.size(); ++k) check_gpu(c.metrics[k].gpu, "metrics", k);
+  for (std::size_t k = 0; k < c.findings.size(); ++k) check_gpu(c.findings[k].gpu, "findings", k);
+  for (std::size_t k = 0; k < c.per_gpu.size(); ++k) check_gpu(c.per_gpu[k].gpu, "per_gpu", k);
+}
+
 RunRecord record_from(const element& root, const std::string& file) {
   const Where root_where;
   Obj o(root, file, root_where);
@@ -225,12 +363,7 @@ RunRecord record_from(const element& root, const std::string& file) {
   if (r.schema != kRunSchema) {
     o.fail("schema", fmt::format("unsupported schema \"{}\" (this gpuqual reads {})", r.schema, kRunSchema));
   }
-  {
-    Obj t(o.object("tool"), file, o.at("tool"));
-    r.tool.version = t.str("version");
-    r.tool.git_revision = t.str("git_revision");
-    t.finish();
-  }
+  r.tool = tool_from(o);
   r.run_id = o.nonempty_str("run_id");
   r.started_at = o.str("started_at");
   r.ended_at = o.str("ended_at");
@@ -238,38 +371,14 @@ RunRecord record_from(const element& root, const std::string& file) {
   r.argv = o.string_array("argv");
   r.suite = o.str("suite");
   r.node = node_from(o.object("node"), file, o.at("node"));
-  {
-    Obj h(o.object("hardware_class"), file, o.at("hardware_class"));
-    r.hardware_class.slug = h.nonempty_str("slug");
-    r.hardware_class.gpu_count = static_cast<int>(h.integer("gpu_count", 0, 1024));
-    r.hardware_class.product = h.str("product");
-    if (auto mib = h.opt_integer("memory_mib", 0)) r.hardware_class.memory_mib = static_cast<std::uint64_t>(*mib);
-    r.hardware_class.overridden = h.boolean("overridden");
-    h.finish();
-  }
+  r.hardware_class = hardware_class_from(o);
   std::set<int> indices;
+  read_gpus(o, r, indices);
   std::size_t i = 0;
-  for (element g_el : o.array("gpus")) {
-    const Where p = o.at("gpus", i++);
-    GpuInfo g = gpu_from(g_el, file, p);
-    if (!indices.insert(g.index).second)
-      throw InputError(file, p.str() + ".index", fmt::format("duplicate GPU index {}", g.index));
-    r.gpus.push_back(std::move(g));
-  }
-  if (auto bad = gpu_identity_problem(r.hardware_class, r.gpus))
-    throw InputError(file, bad->field, bad->problem);
-  i = 0;
   for (element c_el : o.array("checks")) {
     const Where p = o.at("checks", i++);
     CheckResult c = check_from(c_el, file, p);
-    auto check_gpu = [&](const std::optional<int>& gpu, const char* array, std::size_t k) {
-      if (gpu && !indices.count(*gpu)) {
-        throw InputError(file, Where{&p, array, k}.str() + ".gpu", fmt::format("GPU {} is not in $.gpus", *gpu));
-      }
-    };
-    for (std::size_t k = 0; k < c.metrics.size(); ++k) check_gpu(c.metrics[k].gpu, "metrics", k);
-    for (std::size_t k = 0; k < c.findings.size(); ++k) check_gpu(c.findings[k].gpu, "findings", k);
-    for (std::size_t k = 0; k < c.per_gpu.size(); ++k) check_gpu(c.per_gpu[k].gpu, "per_gpu", k);
+    check_gpu_references(c, indices, file, p);
     r.checks.push_back(std::move(c));
   }
   o.finish();
@@ -279,29 +388,56 @@ RunRecord record_from(const element& root, const std::string& file) {
 }  // namespace
 
 struct StreamingRecordReader::Impl {
-  explicit Impl(const JsonLimits& limits) : parser(limits) {}
+  explicit Impl(const JsonLimits& l) : limits(l), parser(l) {}
+
+  // simdjson says what is wrong, not where: for malformed text the message is nlohmann's, with
+  // line and column, as read_json_file gives it. Text nlohmann reads and simdjson refuses (an
+  // integer beyond 64 bits, which nlohmann reads as a double) is read as nlohmann rewrites it,
+  // so the reader accepts exactly what nlohmann's parser and these rules accept.
+  element root(const std::string& origin) {
+    try {
+      return parser.parse(text, origin);
+    } catch (const InputError&) {
+      const nlohmann::json located = parse_json_text(text, origin, limits);  // throws the located message
+      text = located.dump();
+      simdjson_fields::Parser::pad(text);
+      return parser.parse(text, origin);
+    }
+  }
+  element root(std::string_view in, const std::string& origin) {
+    text.assign(in);
+    simdjson_fields::Parser::pad(text);
+    return root(origin);
+  }
+
+  JsonLimits limits;
   simdjson_fields::Parser parser;
-  std::string text;  // the file being read; its allocation, with simdjson's padding, is reused
+  std::string text;  // the text being read; its allocation, with simdjson's padding, is reused
 };
 
-StreamingRecordReader::StreamingRecordReader(const JsonLimits& limits) : impl_(std::make_unique<Impl>(limits)), limits_(limits) {}
+StreamingRecordReader::StreamingRecordReader(const JsonLimits& limits)
+    : impl_(std::make_unique<Impl>(limits)) {}
 
 StreamingRecordReader::~StreamingRecordReader() = default;
 
 RunRecord StreamingRecordReader::read(const std::string& path) {
-  read_text_file_into(path, limits_.max_bytes, impl_->text, simdjson::SIMDJSON_PADDING);
-  return parse_padded(path);
+  // The text keeps SIMDJSON_PADDING bytes of capacity behind it: simdjson parses it in place.
+  read_text_file_into(path, impl_->limits.max_bytes, impl_->text, simdjson::SIMDJSON_PADDING);
+  return record_from(impl_->root(path), path);
 }
 
 RunRecord StreamingRecordReader::parse(std::string_view text, const std::string& origin) {
-  impl_->text.assign(text);
-  simdjson_fields::Parser::pad(impl_->text);
-  return parse_padded(origin);
+  return record_from(impl_->root(text, origin), origin);
 }
 
-RunRecord StreamingRecordReader::parse_padded(const std::string& origin) {
-  // The text has SIMDJSON_PADDING bytes of capacity behind it: simdjson parses it in place.
-  return record_from(impl_->parser.parse(impl_->text, origin), origin);
+CheckResult StreamingRecordReader::parse_check(std::string_view text, const std::string& origin,
+                                               const std::string& path) {
+  return check_from(impl_->root(text, origin), origin, Where{nullptr, "", Where::kNoIndex, path});
+}
+
+Finding StreamingRecordReader::parse_finding(std::string_view text, const std::string& origin,
+                                             const std::string& path) {
+  return finding_from(impl_->root(text, origin), origin, Where{nullptr, "", Where::kNoIndex, path});
 }
 
 }  // namespace gpuqual

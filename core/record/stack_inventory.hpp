@@ -10,8 +10,8 @@
 //
 // `stack_components` is the ONE list of a record's stack as (name, value) pairs: `diff` reports
 // changes of it, the Prometheus output carries it as labels, `matrix` groups records by it.
-// A new stack fact is added to StackInventory, its JSON (record_json.cpp and
-// gate_record_reader.cpp, schemas/run-record.v1.schema.json) and stack_components.cpp.
+// A new stack fact is added to StackInventory, its JSON (stack_inventory_json.cpp writes it,
+// record_reader.cpp reads it, schemas/run-record.v1.schema.json) and stack_components.cpp.
 #include <map>
 #include <optional>
 #include <string>
@@ -83,7 +83,7 @@ struct StackInventory {
   friend bool operator==(const StackInventory&, const StackInventory&) = default;
 };
 
-// The facts of each stack object in write order: the writer and both readers walk these lists,
+// The facts of each stack object in write order: the writer and the reader walk these lists,
 // so a fact added here is written, read and validated everywhere at once.
 template <class Stack, class Fn>
 void for_each_stack_fact(Stack& s, Fn&& fn) {

@@ -2,9 +2,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/base/json_fields.hpp"
-#include "core/record/stack_fact_reader.hpp"
-
 namespace gpuqual {
 
 using nlohmann::json;
@@ -23,18 +20,6 @@ void put_fact(json& j, json& unread, const char* key, const StackFact& f) {
 
 // Written even when empty, so every object of the stack has the same keys.
 void put_unread(json& j, json unread) { j["unread"] = std::move(unread); }
-
-// An object of string values (`unread`, `platform`), each non-string value an error.
-std::map<std::string, std::string> string_map(JsonObject& o, const char* key) {
-  std::map<std::string, std::string> out;
-  const json* m = o.opt_object(key);
-  if (!m) return out;
-  for (auto it = m->begin(); it != m->end(); ++it) {
-    if (!it->is_string()) o.fail(std::string(key) + "." + it.key(), "expected a string");
-    out[it.key()] = it->get<std::string>();
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -68,20 +53,6 @@ json to_json(const StackInventory& s) {
   j["platform"] = s.platform;
   put_unread(j, std::move(unread));
   return j;
-}
-
-StackInventory stack_from_json(const json& j, const std::string& file, const std::string& path) {
-  JsonObject o(j, file, path);
-  StackInventory s = read_stack_object(o, string_map, [&](JsonObject& parent, const char* key, auto&& each) {
-    const json& arr = parent.array(key);
-    const std::string p = parent.child_path(key);
-    for (std::size_t i = 0; i < arr.size(); ++i) {
-      JsonObject e(arr[i], file, JsonObject::index_path(p, i));
-      each(e);
-    }
-  });
-  o.finish();
-  return s;
 }
 
 }  // namespace gpuqual
