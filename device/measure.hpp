@@ -4,7 +4,7 @@
 // or the time budget ends, reading the SM clock and throttle state every `probe_every` samples.
 //
 // The engine knows nothing of CUDA: a SampleTimer times `reps` runs of one operation (CUDA
-// events on the GPU, see measure_cuda_timer.hpp; a scripted timer in CPU tests) and the wall
+// events on the GPU, see measure_timers.hpp; a scripted timer in CPU tests) and the wall
 // clock, the clock probe and the stop flag are injected, so the stopping rule, the statistics
 // and the budget are tested on the CPU.
 #include <functional>
