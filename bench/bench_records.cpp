@@ -1,8 +1,6 @@
-// The per-record costs under gate and diff: reading a record (nlohmann strict reader vs the
-// simdjson streaming reader), compare, summarizing a node for the pool, and diff of two records.
+// The per-record costs under gate and diff: reading a record (the one reader, simdjson's
+// StreamingRecordReader), compare, summarizing a node for the pool, and diff of two records.
 #include <benchmark/benchmark.h>
-
-#include <nlohmann/json.hpp>
 
 #include "bench/bench_guard.hpp"
 #include "bench/synthetic_records.hpp"
@@ -10,7 +8,6 @@
 #include "core/judge/diff.hpp"
 #include "core/judge/gate.hpp"
 #include "core/record/record_reader.hpp"
-#include "core/base/json_input.hpp"
 #include "core/record/record_json.hpp"
 
 namespace {
@@ -33,15 +30,6 @@ void check_read_back(benchmark::State& state, const RunRecord& r, const char* re
   if (v.outcome != Outcome::pass)
     guard_failed(state, std::string(reader) + ": the record read back does not pass: " + v.summary);
 }
-
-void BM_StrictReader(benchmark::State& state) {
-  check_read_back(state, record_from_json(parse_json_text(record_text(), "r.json"), "r.json"),
-                  "strict reader");
-  for (auto _ : state)
-    benchmark::DoNotOptimize(record_from_json(parse_json_text(record_text(), "r.json"), "r.json"));
-  state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(record_text().size()));
-}
-BENCHMARK(BM_StrictReader)->Unit(benchmark::kMicrosecond);
 
 void BM_StreamingReader(benchmark::State& state) {
   StreamingRecordReader reader;

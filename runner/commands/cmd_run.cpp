@@ -23,9 +23,9 @@
 #include "core/rules/health_rules.hpp"
 #include "core/rules/health_severity.hpp"
 #include "core/base/input_error.hpp"
-#include "core/base/json_input.hpp"
 #include "core/record/record_json.hpp"
 #include "core/record/record_io.hpp"
+#include "core/record/record_reader.hpp"
 #include "core/base/text_escape.hpp"
 #include "core/base/text_table.hpp"
 #include "core/base/text_width.hpp"
@@ -243,12 +243,12 @@ int report_unjudged(const RunRecord& done, const std::string& gpu_unavailable_re
   return unjudged_exit_code(done);
 }
 
-// Judge the record this run wrote, through the strict reader exactly as `gpuqual compare`
+// Judge the record this run wrote, through the record reader exactly as `gpuqual compare`
 // reads a file, but from memory: the path may already hold another writer's record (or be a
 // device or a pipe that reads back nothing).
 int judge_written_record(const RunArgs& a, const RunInputs& in, const RunRecord& done,
                          const std::string& output, const std::vector<std::string>& steps) {
-  const RunRecord as_written = record_from_json(parse_json_text(record_to_text(done), output), output);
+  const RunRecord as_written = StreamingRecordReader().parse(record_to_text(done), output);
   const CompareOptions options{a.report.strict, expect_gpus_value(a.expect_gpus), in.target.get()};
   const Verdict verdict = compare_record(as_written, in.baseline.get(), options);
   // Where the record went, on stdout too (a Job log shows stdout), after the table; not in
