@@ -31,6 +31,10 @@ void poll_until(const std::function<bool()>& done, double timeout_s, const std::
   }
 }
 
+namespace {
+
+// Throws NcclError when a communicator reports an asynchronous error; true when none is still
+// ncclInProgress (a non-blocking init or enqueue finished).
 bool comms_settled(std::span<const ncclComm_t> comms) {
   bool settled = true;
   for (ncclComm_t c : comms) {
@@ -44,6 +48,8 @@ bool comms_settled(std::span<const ncclComm_t> comms) {
   }
   return settled;
 }
+
+}  // namespace
 
 void wait_comms_settled(std::span<const ncclComm_t> comms, double timeout_s, const std::string& what) {
   poll_until([&] { return comms_settled(comms); }, timeout_s, what);

@@ -28,10 +28,6 @@ class NcclTimeout : public std::runtime_error {
 // may throw (an asynchronous NCCL error), which ends the wait with that error.
 void poll_until(const std::function<bool()>& done, double timeout_s, const std::string& what);
 
-// Throws NcclError when a communicator reports an asynchronous error; true when none is still
-// ncclInProgress (a non-blocking init or enqueue finished).
-bool comms_settled(std::span<const ncclComm_t> comms);
-
 // Waits until every communicator finished its non-blocking init or enqueue.
 void wait_comms_settled(std::span<const ncclComm_t> comms, double timeout_s, const std::string& what);
 

@@ -21,8 +21,7 @@ void resolve(void* handle, const char* name, Fn& out) {
   out = reinterpret_cast<Fn>(dlsym(handle, name));
 }
 
-}  // namespace
-
+// A name for an NVML status that needs no loaded library ("NVML_ERROR_NOT_SUPPORTED").
 std::string nvml_status_name(nvmlReturn_t status) {
   switch (status) {
     case NVML_SUCCESS: return "NVML_SUCCESS";
@@ -44,6 +43,8 @@ std::string nvml_status_name(nvmlReturn_t status) {
     default: return "NVML status " + std::to_string(static_cast<int>(status));
   }
 }
+
+}  // namespace
 
 std::string nvml_error_text(nvmlReturn_t status) {
   std::string name = nvml_status_name(status);

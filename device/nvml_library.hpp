@@ -118,7 +118,4 @@ class NvmlSession {
   std::vector<std::string> missing_;
 };
 
-// A name for an NVML status that needs no loaded library ("NVML_ERROR_NOT_SUPPORTED").
-std::string nvml_status_name(nvmlReturn_t status);
-
 }  // namespace gpuqual

@@ -11,6 +11,9 @@
 
 namespace gpuqual {
 
+namespace {
+
+// The programs looked for, in report order.
 const std::vector<std::string>& known_container_runtimes() {
   // Engines first, then the low-level runtimes and NVIDIA's toolkit pieces they would use.
   static const std::vector<std::string> names{"docker",    "podman", "containerd",
@@ -18,6 +21,8 @@ const std::vector<std::string>& known_container_runtimes() {
                                               "nvidia-container-runtime", "nvidia-ctk"};
   return names;
 }
+
+}  // namespace
 
 std::string parse_tool_version(std::string_view version_output) {
   std::string first_line(version_output.substr(0, version_output.find('\n')));

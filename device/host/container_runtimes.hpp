@@ -9,9 +9,6 @@
 
 namespace gpuqual {
 
-// The programs looked for, in report order.
-const std::vector<std::string>& known_container_runtimes();
-
 // First dotted version in a `--version` line: "Docker version 28.2.2, build e6534b4" → "28.2.2";
 // "containerd github.com/containerd/containerd 1.6.20~ds1 ..." → "1.6.20~ds1". Empty if none.
 std::string parse_tool_version(std::string_view version_output);
