@@ -184,11 +184,11 @@ void remove_orphans(ContainerRuntime& runtime, CheckResult& result) {
   try {
     const SweepResult swept = sweep_orphaned_containers(runtime);
     for (const auto& n : swept.removed) {
-      Finding f;
-      f.code = "container.orphan_removed";
-      f.severity = Severity::info;
-      f.detail = fmt::format("removed {}, left by a gpuqual process that no longer exists", n);
-      result.findings.push_back(std::move(f));
+      result.findings.push_back(Finding{
+          .code = "container.orphan_removed",
+          .severity = Severity::info,
+          .detail = fmt::format("removed {}, left by a gpuqual process that no longer exists", n),
+      });
     }
     if (!swept.failed.empty())
       result.attributes["orphans_not_removed"] = fmt::format("{}", fmt::join(swept.failed, "; "));

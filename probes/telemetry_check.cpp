@@ -137,11 +137,8 @@ CheckResult run_telemetry(const TelemetryConfig& config, const std::vector<GpuIn
   } catch (const PromParseError& e) {
     r.status = Status::fail;
     r.reason = fmt::format("{} is not valid Prometheus text: {}", config.url, e.what());
-    Finding f;
-    f.code = "telemetry.malformed";
-    f.severity = Severity::fail;
-    f.detail = r.reason;
-    r.findings.push_back(std::move(f));
+    r.findings.push_back(
+        Finding{.code = "telemetry.malformed", .severity = Severity::fail, .detail = r.reason});
     return r;
   }
   r.attributes["samples"] = std::to_string(doc.samples.size());

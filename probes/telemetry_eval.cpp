@@ -72,25 +72,25 @@ GpuCheckStatus judge_gpu(const TelemetryGpu& g, const std::vector<std::string>& 
   } else if (!index.all_uuids.count(g.uuid)) {
     st.status = Status::fail;
     st.reason = "no series at all for this GPU";
-    Finding f;
-    f.code = "telemetry.gpu_missing";
-    f.severity = Severity::fail;
-    f.gpu = g.index;
-    f.detail = fmt::format("GPU {} ({}) reports no series at all", g.index, g.uuid);
-    f.action = "check the exporter's GPU selection and that it runs on this node";
-    j.findings.push_back(std::move(f));
+    j.findings.push_back(Finding{
+        .code = "telemetry.gpu_missing",
+        .severity = Severity::fail,
+        .gpu = g.index,
+        .detail = fmt::format("GPU {} ({}) reports no series at all", g.index, g.uuid),
+        .action = "check the exporter's GPU selection and that it runs on this node",
+    });
     shortfalls.missing_gpus.push_back(fmt::format("GPU {}", g.index));
   } else {
     st.status = Status::fail;
     st.reason = fmt::format("missing {}", fmt::join(missing, ", "));
     for (const auto& series : missing) {
-      Finding f;
-      f.code = "telemetry.series_missing";
-      f.severity = Severity::fail;
-      f.gpu = g.index;
-      f.detail = fmt::format("GPU {} ({}) does not report {}", g.index, g.uuid, series);
-      f.action = "check the exporter's counters file (dcgm-exporter -f) and the DCGM field's support";
-      j.findings.push_back(std::move(f));
+      j.findings.push_back(Finding{
+          .code = "telemetry.series_missing",
+          .severity = Severity::fail,
+          .gpu = g.index,
+          .detail = fmt::format("GPU {} ({}) does not report {}", g.index, g.uuid, series),
+          .action = "check the exporter's counters file (dcgm-exporter -f) and the DCGM field's support",
+      });
     }
     shortfalls.incomplete_gpus.push_back(fmt::format("GPU {} lacks {}", g.index, fmt::join(missing, ", ")));
   }
@@ -102,11 +102,11 @@ void note_unknown_gpus(const SeriesIndex& index, const std::set<std::string>& no
                        TelemetryJudgement& j) {
   for (const auto& u : index.all_uuids) {
     if (node_uuids.count(u)) continue;
-    Finding f;
-    f.code = "telemetry.unknown_gpu";
-    f.severity = Severity::info;
-    f.detail = fmt::format("the endpoint reports {}, which is not a GPU of this node", u);
-    j.findings.push_back(std::move(f));
+    j.findings.push_back(Finding{
+        .code = "telemetry.unknown_gpu",
+        .severity = Severity::info,
+        .detail = fmt::format("the endpoint reports {}, which is not a GPU of this node", u),
+    });
   }
 }
 
