@@ -132,14 +132,14 @@ RunRecord full_record() {
   health.started_at = "2026-11-30T12:00:20Z";
   health.duration_s = 0.4;
   health.per_gpu = {{0, Status::pass, "", ""}, {1, Status::fail, "ecc.uncorrected_volatile", ""}};
-  Finding ecc;
-  ecc.code = "ecc.uncorrected_volatile";
-  ecc.severity = Severity::fail;
-  ecc.gpu = 1;
-  ecc.detail = "2 uncorrected volatile ECC errors";
-  ecc.action = "drain the node and reset GPU 1";
-  ecc.value = 2;
-  health.findings.push_back(ecc);
+  health.findings.push_back(Finding{
+      .code = "ecc.uncorrected_volatile",
+      .severity = Severity::fail,
+      .gpu = 1,
+      .detail = "2 uncorrected volatile ECC errors",
+      .action = "drain the node and reset GPU 1",
+      .value = 2,
+  });
   health.metrics.push_back(summarize_metric("health.temperature", "celsius", Direction::lower, 0, {41}));
   r.checks.push_back(health);
 
@@ -169,10 +169,7 @@ RunRecord minimal_record() {
   c.status = Status::skip;
   c.reason = "no GPU: CUDA driver version is insufficient for CUDA runtime version";
   c.metrics.push_back(summarize_metric("run.duration", "s", Direction::lower, std::nullopt, {}));
-  Finding f;
-  f.code = "inventory.no_gpu";
-  f.severity = Severity::info;
-  c.findings.push_back(f);
+  c.findings.push_back(Finding{.code = "inventory.no_gpu", .severity = Severity::info});
   r.checks.push_back(c);
   return r;
 }

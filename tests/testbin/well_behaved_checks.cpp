@@ -30,11 +30,8 @@ class FailCheck : public Check {
   CheckResult run(const CheckContext& ctx) override {
     note_pid(ctx, "check", getpid());
     CheckResult r = result(Status::fail, "planted failure");
-    Finding f;
-    f.code = "test.planted";
-    f.severity = Severity::fail;
-    f.detail = "a finding planted by the test";
-    r.findings.push_back(f);
+    r.findings.push_back(
+        Finding{.code = "test.planted", .severity = Severity::fail, .detail = "a finding planted by the test"});
     return r;
   }
 };

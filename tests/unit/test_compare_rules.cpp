@@ -41,13 +41,7 @@ CheckResult check(std::string name, Status status, std::vector<Metric> metrics, 
 }
 
 Finding finding(std::string code, Severity sev, std::optional<int> gpu, std::optional<double> value = std::nullopt) {
-  Finding f;
-  f.code = std::move(code);
-  f.severity = sev;
-  f.gpu = gpu;
-  f.detail = "seen";
-  f.value = value;
-  return f;
+  return Finding{.code = std::move(code), .severity = sev, .gpu = gpu, .detail = "seen", .value = value};
 }
 
 // A 2-GPU record with one gemm check whose GPUs measured `g0` and `g1` (three equal samples).

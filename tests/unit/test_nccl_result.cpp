@@ -30,13 +30,11 @@ AllreduceBenchOutcome healthy_outcome() {
 }
 
 Finding wrong_finding(int gpu, double count) {
-  Finding f;
-  f.code = "nccl.wrong_result";
-  f.severity = Severity::fail;
-  f.gpu = gpu;
-  f.value = count;
-  f.detail = "float 2GiB out-of-place: 3 wrong elements";
-  return f;
+  return Finding{.code = "nccl.wrong_result",
+                 .severity = Severity::fail,
+                 .gpu = gpu,
+                 .detail = "float 2GiB out-of-place: 3 wrong elements",
+                 .value = count};
 }
 
 TEST(NcclResult, HealthyRunPassesWithNodeMetricsAndEveryGpu) {

@@ -27,13 +27,11 @@ RunRecord sample_record() {
   c.duration_s = 12.5;
   c.metrics.push_back(make_metric("gemm.bf16.tflops", "TFLOP/s", {770, 772, 771}, 0));
   c.metrics.push_back(make_metric("gemm.bf16.tflops", "TFLOP/s", {769, 770, 771}, 1));
-  Finding f;
-  f.code = "ecc.corrected_volatile";
-  f.severity = Severity::info;
-  f.gpu = 1;
-  f.detail = "3 corrected errors";
-  f.value = 3;
-  c.findings.push_back(f);
+  c.findings.push_back(Finding{.code = "ecc.corrected_volatile",
+                               .severity = Severity::info,
+                               .gpu = 1,
+                               .detail = "3 corrected errors",
+                               .value = 3});
   c.per_gpu = {{0, Status::pass, "", ""}, {1, Status::pass, "", ""}};
   c.attributes["size"] = "8192";
   r.checks.push_back(c);
