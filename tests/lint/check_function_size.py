@@ -6,30 +6,16 @@ files included: walking a folder, lizard passes over .cu and .cuh (it knows no s
 every file is named and read as C++. lizard is installed by scripts/install-deps.sh (pip); a
 missing lizard fails the test, never skips it. Prints lizard's warnings; exits 1 if there is one."""
 import argparse
-import os
-import subprocess
 import sys
 
-PRODUCT_ROOTS = ("core", "device", "kernels", "probes", "suites", "runner")
+from source_files import PRODUCT_ROOTS, listed_files
+
 SOURCE_EXT = (".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".cu", ".cuh")
 LIMITS = ["-w", "-L", "80", "-C", "30"]
 
 
 def product_files(root):
     return [f"{root}/{p}" for p in listed_files(root, PRODUCT_ROOTS, lambda p: p.endswith(SOURCE_EXT))]
-
-
-def listed_files(root, roots, keep):
-    """The files under `roots` that git lists (tracked, and new ones it does not ignore), or, in a
-    source tree without git (an unpacked tarball), every file there; those `keep` accepts."""
-    r = subprocess.run(["git", "-C", root, "ls-files", "--cached", "--others", "--exclude-standard", "--",
-                        *roots], capture_output=True, text=True)
-    if r.returncode == 0:
-        paths = r.stdout.splitlines()
-    else:
-        paths = [os.path.relpath(os.path.join(d, f), root) for top in roots
-                 for d, _, names in os.walk(os.path.join(root, top)) for f in names]
-    return sorted(p for p in paths if keep(p) and os.path.isfile(os.path.join(root, p)))
 
 
 def main():

@@ -9,10 +9,10 @@ there is one; exits 3 if the table cannot be read."""
 import argparse
 import os
 import re
-import subprocess
 import sys
 
-PRODUCT_ROOTS = ("core", "device", "kernels", "suites", "probes", "runner")
+from source_files import PRODUCT_ROOTS, listed_files
+
 SOURCE_EXT = (".cpp", ".hpp", ".cu", ".cuh", ".h")
 TABLE_MARKER = "<!-- layering table: tests/lint/check_layering.py reads it -->"
 # A header of a GPU library, whichever way it is included.
@@ -58,19 +58,6 @@ def read_table(doc):
 
 def product_files(root):
     return listed_files(root, PRODUCT_ROOTS, lambda p: p.endswith(SOURCE_EXT))
-
-
-def listed_files(root, roots, keep):
-    """The files under `roots` that git lists (tracked, and new ones it does not ignore), or, in a
-    source tree without git (an unpacked tarball), every file there; those `keep` accepts."""
-    r = subprocess.run(["git", "-C", root, "ls-files", "--cached", "--others", "--exclude-standard", "--",
-                        *roots], capture_output=True, text=True)
-    if r.returncode == 0:
-        paths = r.stdout.splitlines()
-    else:
-        paths = [os.path.relpath(os.path.join(d, f), root) for top in roots
-                 for d, _, names in os.walk(os.path.join(root, top)) for f in names]
-    return sorted(p for p in paths if keep(p) and os.path.isfile(os.path.join(root, p)))
 
 
 def row_of(path, rows):
