@@ -6,9 +6,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <charconv>
-#include <cmath>
 #include <limits>
-#include <set>
 #include <sstream>
 #include <string_view>
 

@@ -1,5 +1,4 @@
 // Where `--baseline auto` looks for `<class>.yaml`.
-#include <cstdlib>
 #include <filesystem>
 #include <system_error>
 

@@ -5,8 +5,6 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
-#include <cmath>
-
 #include "core/baseline/baseline.hpp"
 
 namespace gpuqual {

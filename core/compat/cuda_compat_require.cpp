@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 
 #include "core/base/input_error.hpp"
 #include "core/base/text_case.hpp"

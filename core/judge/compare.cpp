@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <set>
-#include <tuple>
 
 #include "core/verdict/check_rows.hpp"
 #include "core/verdict/inventory_findings.hpp"

@@ -2,13 +2,9 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <cctype>
-#include <cmath>
 #include <vector>
 
 #include "core/judge/compare_rules.hpp"
-#include "core/judge/gate.hpp"
 #include "core/record/hardware_class.hpp"
 #include "core/base/plural.hpp"
 #include "core/base/text_case.hpp"

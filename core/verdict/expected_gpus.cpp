@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <charconv>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "core/base/plural.hpp"
