@@ -3,7 +3,6 @@
 #include <cublasLt.h>
 #include <cublas_v2.h>
 
-#include <cstring>
 #include <memory>
 #include <stdexcept>
 #include <vector>

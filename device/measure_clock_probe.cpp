@@ -2,9 +2,6 @@
 
 #include <cuda_runtime_api.h>
 
-#include <utility>
-#include <vector>
-
 #include "device/nvml_devices.hpp"
 #include "device/nvml_library.hpp"
 

@@ -1,8 +1,5 @@
 #include "device/nvml_devices.hpp"
 
-#include <algorithm>
-#include <cctype>
-
 #include "core/record/gpu_match.hpp"  // normalize_pci_bus_id: CUDA and NVML write the domain differently
 #include "core/base/text_case.hpp"
 #include "device/nvml_library.hpp"

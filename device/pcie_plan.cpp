@@ -4,7 +4,6 @@
 #include <cctype>
 #include <charconv>
 #include <fstream>
-#include <sstream>
 
 #include "kernels/copy_pattern.cuh"
 #include "core/base/text_case.hpp"
