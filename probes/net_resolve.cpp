@@ -1,7 +1,7 @@
 #include "probes/net_resolve.hpp"
 
-#include <arpa/inet.h>
 #include <netdb.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 
 #include <chrono>

@@ -4,7 +4,6 @@
 
 #include <chrono>
 #include <nlohmann/json.hpp>
-#include <set>
 
 #include "core/base/json_fields.hpp"
 #include "core/record/metric_summary.hpp"

@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <memory>
+#include <regex>
 
 #include "core/base/elapsed.hpp"
 #include "core/base/plural.hpp"

@@ -12,7 +12,6 @@
 #include <atomic>
 #include <map>
 #include <optional>
-#include <regex>
 #include <string>
 #include <vector>
 

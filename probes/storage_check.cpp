@@ -5,7 +5,6 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 #include <random>
-#include <set>
 
 #include "core/base/json_fields.hpp"
 #include "core/record/metric_summary.hpp"
