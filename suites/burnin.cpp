@@ -27,7 +27,6 @@
 #include "device/burnin_runner.hpp"
 #include "device/cuda_error.hpp"
 #include "device/measure_gpus.hpp"
-#include "device/measure_report.hpp"
 #include "device/memtest_report.hpp"
 #include "device/nvml_library.hpp"
 #include "device/telemetry_sampler.hpp"

@@ -22,7 +22,6 @@
 #include "core/compat/cuda_compat_image.hpp"
 #include "core/compat/cuda_compat_reexec.hpp"
 #include "core/rules/health_severity.hpp"
-#include "core/base/input_error.hpp"
 #include "core/base/json_fields.hpp"
 #include "device/compat_facts.hpp"
 #include "suites/check.hpp"

@@ -11,7 +11,6 @@
 
 #include "core/compat/cuda_compat.hpp"
 #include "core/rules/health_severity.hpp"
-#include "core/base/input_error.hpp"
 #include "device/compat_facts.hpp"
 #include "probes/container_owner.hpp"
 #include "probes/names.hpp"

@@ -6,7 +6,6 @@
 #include <cuda_runtime_api.h>
 
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "core/base/input_error.hpp"
 #include "device/cuda_error.hpp"

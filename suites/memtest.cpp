@@ -14,7 +14,6 @@
 #include "core/rules/memtest_coverage.hpp"
 #include "core/base/json_fields.hpp"
 #include "device/measure_gpus.hpp"
-#include "device/measure_report.hpp"
 #include "device/memtest_report.hpp"
 #include "device/memtest_runner.hpp"
 #include "suites/check.hpp"

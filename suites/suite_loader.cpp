@@ -3,7 +3,6 @@
 // reads like every other input error: "suites/x.yaml: line 12: $.checks[2].check: problem".
 #include <fmt/format.h>
 
-#include <cmath>
 #include <map>
 #include <regex>
 #include <set>

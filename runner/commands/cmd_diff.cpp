@@ -10,7 +10,6 @@
 #include "core/judge/diff_pair.hpp"
 #include "core/verdict/noise_model_options.hpp"
 #include "core/record/record_io.hpp"
-#include "core/base/text_escape.hpp"
 #include "runner/cli/command.hpp"
 #include "runner/commands/diff_inputs.hpp"
 #include "runner/cli/freshness_options.hpp"

@@ -3,14 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <memory>
 
 #include "core/judge/gate.hpp"
 #include "core/judge/gate_stream.hpp"
 #include "core/base/input_error.hpp"
-#include "core/verdict/noise_model_options.hpp"
 #include "runner/cli/command.hpp"
 #include "runner/cli/expect_gpus_option.hpp"
 #include "runner/cli/target_option.hpp"
