@@ -5,7 +5,6 @@
 // and memtest passes interleaved every `memtest_every_s`.
 #include <cstdint>
 #include <functional>
-#include <string>
 
 #include "core/rules/burnin_logic.hpp"
 #include "core/rules/telemetry_summary.hpp"

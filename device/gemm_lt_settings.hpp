@@ -9,7 +9,6 @@
 //    tolerance already models Hopper's ~14-bit accumulation between promotions.
 #include <cublasLt.h>
 
-#include <cstddef>
 #include <cstdint>
 
 #include "device/gemm_precision.hpp"

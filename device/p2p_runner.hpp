@@ -5,7 +5,6 @@
 // Each copy carries a pattern seeded by its source GPU and is checked on the destination.
 #include <cstdint>
 #include <functional>
-#include <memory>
 #include <string>
 #include <vector>
 

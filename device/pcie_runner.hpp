@@ -10,7 +10,6 @@
 // limit (root complex, memory bandwidth, NUMA links).
 #include <cstdint>
 #include <functional>
-#include <memory>
 #include <optional>
 #include <string>
 #include <vector>

@@ -20,7 +20,6 @@
 // After fork the watcher only makes async-signal-safe calls (read, socket, connect, write,
 // fork, execve, waitpid, nanosleep): everything it needs is prepared before the fork, so it is
 // safe in a multi-threaded process.
-#include <string>
 #include <sys/types.h>
 
 #include "probes/container_runtime.hpp"

@@ -8,7 +8,6 @@
 //   reached Gen5 x16 under load is healthy even if one sample caught it retraining.
 #include <functional>
 #include <optional>
-#include <string>
 
 #include "core/rules/health_snapshot.hpp"
 

@@ -7,7 +7,6 @@
 // hide from: NVML and CUDA only list what the driver bound (core/verdict/gpu_presence.hpp judges it).
 #include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "core/record/record.hpp"
