@@ -19,6 +19,7 @@
 #include "core/record/hardware_class.hpp"
 #include "core/rules/health_severity.hpp"
 #include "core/verdict/inventory_findings.hpp"
+#include "core/verdict/noise_model.hpp"
 #include "core/verdict/outcome_badness.hpp"
 #include "core/record/record_lookup.hpp"
 #include "core/record/skip_reason.hpp"

@@ -12,11 +12,9 @@
 // a metric whose samples scatter far more than the class's noise.
 // diff is never weaker than compare (docs/diff.md): the after-record is also judged as compare
 // judges it, against `after_baseline`, and the worse of the two verdicts stands.
-#include <optional>
 #include <string>
 
 #include "core/baseline/baseline.hpp"
-#include "core/verdict/noise_model.hpp"
 #include "core/record/record.hpp"
 #include "core/verdict/target.hpp"
 #include "core/verdict/verdict.hpp"

@@ -8,6 +8,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "core/judge/compare.hpp"
 #include "core/judge/gate_summary.hpp"
 #include "core/record/hardware_class.hpp"
 #include "core/verdict/noise_model.hpp"

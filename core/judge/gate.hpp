@@ -31,7 +31,6 @@
 #include <vector>
 
 #include "core/baseline/baseline.hpp"
-#include "core/judge/compare.hpp"
 #include "core/record/record.hpp"
 #include "core/verdict/record_age.hpp"
 #include "core/verdict/target.hpp"
