@@ -48,7 +48,8 @@ BENCHMARK(BM_GateInProcess)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseR
 void BM_GateProcess(benchmark::State& state) {
   ProcessTally tally;
   for (auto _ : state) {
-    const ProcessRun r = run_process({gpuqual_binary(), "gate", records().records_dir(), "--baseline", records().baseline_path()});
+    const ProcessRun r = run_process(
+        {gpuqual_binary(), "gate", records().records_dir(), "--baseline", records().baseline_path()});
     if (r.exit_code != 0) guard_failed(state, "gpuqual gate exited " + std::to_string(r.exit_code));
     state.SetIterationTime(r.wall_s);
     tally.add(r);
@@ -62,8 +63,8 @@ BENCHMARK(BM_GateProcess)->UseManualTime()->Unit(benchmark::kMillisecond)->Itera
 void BM_CompareProcess(benchmark::State& state) {
   ProcessTally tally;
   for (auto _ : state) {
-    const ProcessRun r =
-        run_process({gpuqual_binary(), "compare", records().paths().front(), "--baseline", records().baseline_path()});
+    const ProcessRun r = run_process(
+        {gpuqual_binary(), "compare", records().paths().front(), "--baseline", records().baseline_path()});
     if (r.exit_code != 0) guard_failed(state, "gpuqual compare exited " + std::to_string(r.exit_code));
     state.SetIterationTime(r.wall_s);
     tally.add(r);

@@ -37,5 +37,5 @@ inline int run_benchmarks(int argc, char** argv) {
 }  // namespace gpuqual::bench
 
 // Instead of BENCHMARK_MAIN(): the same, plus exit 1 when a correctness guard failed.
-#define GPUQUAL_BENCHMARK_MAIN()                                                  \
+#define GPUQUAL_BENCHMARK_MAIN() \
   int main(int argc, char** argv) { return gpuqual::bench::run_benchmarks(argc, argv); }

@@ -42,7 +42,8 @@ class Fleet {
       dir_ = tmpl;
     }
     std::filesystem::create_directories(dir_ + "/records");
-    const bool reuse = keep_ && std::filesystem::exists(dir_ + "/h200-sxm-141gb.yaml") && count_records() == n;
+    const bool reuse =
+        keep_ && std::filesystem::exists(dir_ + "/h200-sxm-141gb.yaml") && count_records() == n;
     for (int i = 0; i < n; ++i) {
       const std::string p = fmt::format("{}/records/node-{:06d}.json", dir_, i);
       paths_.push_back(p);
@@ -52,7 +53,8 @@ class Fleet {
       r.node.driver_version = kDrivers[static_cast<std::size_t>(i) % kDrivers.size()];
       write_record(p, r);
     }
-    if (!reuse) write_file_atomic(dir_ + "/h200-sxm-141gb.yaml", baseline_to_yaml(synthetic_baseline(metrics)));
+    if (!reuse)
+      write_file_atomic(dir_ + "/h200-sxm-141gb.yaml", baseline_to_yaml(synthetic_baseline(metrics)));
   }
   ~Fleet() {
     if (keep_) return;
@@ -65,7 +67,8 @@ class Fleet {
  private:
   int count_records() const {
     int k = 0;
-    for (const auto& e : std::filesystem::directory_iterator(dir_ + "/records")) k += e.path().extension() == ".json";
+    for (const auto& e : std::filesystem::directory_iterator(dir_ + "/records"))
+      k += e.path().extension() == ".json";
     return k;
   }
   std::string dir_;
@@ -83,7 +86,8 @@ std::string wrong(const Matrix& m) {
   const std::size_t want_rows = std::min<std::size_t>(kDrivers.size(), fleet().paths().size());
   if (m.rows.size() != want_rows) return fmt::format("{} rows, expected {}", m.rows.size(), want_rows);
   for (const auto& r : m.rows) {
-    if (r.state != MatrixState::known_good) return "a row is " + std::string(to_string(r.state)) + ": " + r.why;
+    if (r.state != MatrixState::known_good)
+      return "a row is " + std::string(to_string(r.state)) + ": " + r.why;
   }
   return "";
 }
@@ -92,7 +96,8 @@ void BM_MatrixBuildInProcess(benchmark::State& state) {
   const auto& paths = fleet().paths();
   FixedBaselines baselines(std::vector<Baseline>{synthetic_baseline(per_gpu())});
   for (auto _ : state) {
-    MatrixBuildResult res = build_matrix(paths, baselines, kDefaultMinNodes, static_cast<unsigned>(state.range(0)));
+    MatrixBuildResult res =
+        build_matrix(paths, baselines, kDefaultMinNodes, static_cast<unsigned>(state.range(0)));
     if (const std::string w = wrong(res.matrix); !w.empty()) guard_failed(state, w);
     benchmark::DoNotOptimize(res);
   }
@@ -105,8 +110,8 @@ void BM_MatrixBuildProcess(benchmark::State& state) {
   const std::string out = fleet().dir() + "/matrix.yaml";
   ProcessTally tally;
   for (auto _ : state) {
-    const ProcessRun r = run_process({gpuqual_binary(), "matrix", "build", fleet().dir() + "/records", "--baselines-dir",
-                                      fleet().dir(), "-o", out});
+    const ProcessRun r = run_process({gpuqual_binary(), "matrix", "build", fleet().dir() + "/records",
+                                      "--baselines-dir", fleet().dir(), "-o", out});
     if (r.exit_code != 0) guard_failed(state, "gpuqual matrix build exited " + std::to_string(r.exit_code));
     state.SetIterationTime(r.wall_s);
     tally.add(r);

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "bench/bench_guard.hpp"
-#include "core/verdict/noise_model.hpp"
 #include "core/base/stats.hpp"
+#include "core/verdict/noise_model.hpp"
 
 namespace {
 
@@ -33,7 +33,8 @@ void BM_RelativeChange(benchmark::State& state) {
   // A 1 % drop on a 0.5 % CV must come out as about -1 % (4 standard errors at n = 20).
   const auto change = noise::relative_change(before, after, 0.95);
   if (!change || change->estimate < -0.015 || change->estimate > -0.005)
-    guard_failed(state, change ? fmt::format("estimate {:.4f}, expected about -0.01", change->estimate) : "no estimate");
+    guard_failed(state, change ? fmt::format("estimate {:.4f}, expected about -0.01", change->estimate)
+                               : "no estimate");
   for (auto _ : state) benchmark::DoNotOptimize(noise::relative_change(before, after, 0.95));
 }
 BENCHMARK(BM_RelativeChange)->Arg(20)->Arg(100)->Arg(1000)->Arg(10000)->Unit(benchmark::kMicrosecond);
@@ -42,7 +43,8 @@ void BM_MedianVsExpected(benchmark::State& state) {
   const auto values = samples(static_cast<std::size_t>(state.range(0)), 1000, 3);
   const auto change = noise::median_vs_expected(values, 1000, 0.95);
   if (!change || std::abs(change->estimate) > 0.01)
-    guard_failed(state, change ? fmt::format("estimate {:.4f}, expected about 0", change->estimate) : "no estimate");
+    guard_failed(state,
+                 change ? fmt::format("estimate {:.4f}, expected about 0", change->estimate) : "no estimate");
   for (auto _ : state) benchmark::DoNotOptimize(noise::median_vs_expected(values, 1000, 0.95));
 }
 BENCHMARK(BM_MedianVsExpected)->Arg(8)->Arg(10000)->Unit(benchmark::kMicrosecond);
@@ -77,7 +79,8 @@ void BM_MedianWithHint(benchmark::State& state) {
   std::vector<double> stored;
   for (const auto& s : sets) stored.push_back(sorted_median(s));
   for (std::size_t k = 0; k < sets.size(); ++k) {
-    if (stats::median_with_hint(sets[k], stored[k]) != stored[k]) guard_failed(state, "median_with_hint is not the median");
+    if (stats::median_with_hint(sets[k], stored[k]) != stored[k])
+      guard_failed(state, "median_with_hint is not the median");
   }
   std::size_t i = 0;
   for (auto _ : state) {

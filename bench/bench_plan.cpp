@@ -11,10 +11,10 @@
 #include "bench/synthetic_cluster.hpp"
 #include "bench/synthetic_records.hpp"
 #include "core/base/json_input.hpp"
+#include "core/base/simdjson_fields.hpp"
 #include "core/fleet/plan.hpp"
 #include "core/fleet/plan_cluster_json.hpp"
 #include "core/fleet/plan_policy.hpp"
-#include "core/base/simdjson_fields.hpp"
 
 namespace {
 
@@ -55,7 +55,8 @@ classes:
   a100-sxm-80gb: {min_schedulable_gpus: "85%", max_nodes_out: 20, canary: 1}
   l40s-pcie-48gb: {min_schedulable_gpus: "80%", max_nodes_out: 40, canary: 3}
   h200-sxm-141gb: {min_schedulable_gpus: "90%", max_nodes_out: 10, canary: 1}
-)", "policy.yaml");
+)",
+                                                     "policy.yaml");
   return p;
 }
 
@@ -87,7 +88,8 @@ void BM_PlanFromJson(benchmark::State& state) {
     benchmark::DoNotOptimize(make_plan(c, policy(), {}));
   }
   state.counters["pods"] = static_cast<double>(read(t).pods.size());
-  state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(t.nodes.size() + t.pods.size() + t.pdbs.size()));
+  state.SetBytesProcessed(state.iterations() *
+                          static_cast<std::int64_t>(t.nodes.size() + t.pods.size() + t.pdbs.size()));
 }
 BENCHMARK(BM_PlanFromJson)->Unit(benchmark::kMillisecond);
 

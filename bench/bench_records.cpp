@@ -7,8 +7,8 @@
 #include "core/judge/compare.hpp"
 #include "core/judge/diff.hpp"
 #include "core/judge/gate.hpp"
-#include "core/record/record_reader.hpp"
 #include "core/record/record_json.hpp"
+#include "core/record/record_reader.hpp"
 
 namespace {
 

@@ -23,9 +23,9 @@ class DeviceApiError : public std::runtime_error {
         line_(line),
         message_(std::move(message)) {}
 
-  const std::string& api() const { return api_; }          // "CUDA", "cuBLAS", "NCCL", "NVML"
-  long long code() const { return code_; }                 // the library's status value
-  const std::string& call() const { return call_; }        // the expression, as written
+  const std::string& api() const { return api_; }    // "CUDA", "cuBLAS", "NCCL", "NVML"
+  long long code() const { return code_; }           // the library's status value
+  const std::string& call() const { return call_; }  // the expression, as written
   const std::string& file() const { return file_; }
   int line() const { return line_; }
   const std::string& message() const { return message_; }  // the library's own text
@@ -35,8 +35,8 @@ class DeviceApiError : public std::runtime_error {
   //  CUDA driver version is insufficient for CUDA runtime version"
   static std::string compose(const std::string& api, long long code, const std::string& call,
                              const std::string& file, int line, const std::string& message) {
-    return api + " error " + std::to_string(code) + " at " + short_path(file) + ":" +
-           std::to_string(line) + ": " + call + ": " + message;
+    return api + " error " + std::to_string(code) + " at " + short_path(file) + ":" + std::to_string(line) +
+           ": " + call + ": " + message;
   }
   // __FILE__ is absolute with some generators; keep the part from the repo's top folder on.
   static std::string short_path(const std::string& file) {

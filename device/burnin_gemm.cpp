@@ -135,9 +135,11 @@ GemmCheck BurninGemm::check_output(int samples) const {
   for (const auto& p : points) indices.push_back(gemm_output_index(p, m.n));
   DeviceBuffer d_indices(indices.size() * sizeof(std::uint64_t));
   DeviceBuffer d_values(indices.size() * sizeof(double));
-  CUDA_CHECK(cudaMemcpyAsync(d_indices.get(), indices.data(), d_indices.bytes(), cudaMemcpyHostToDevice, m.stream));
-  CUDA_CHECK(kernels::launch_gemm_gather(gemm_output_kind(m.precision), m.d.get(), d_indices.as<std::uint64_t>(),
-                                         static_cast<std::uint32_t>(indices.size()), d_values.as<double>(), m.stream));
+  CUDA_CHECK(
+      cudaMemcpyAsync(d_indices.get(), indices.data(), d_indices.bytes(), cudaMemcpyHostToDevice, m.stream));
+  CUDA_CHECK(kernels::launch_gemm_gather(
+      gemm_output_kind(m.precision), m.d.get(), d_indices.as<std::uint64_t>(),
+      static_cast<std::uint32_t>(indices.size()), d_values.as<double>(), m.stream));
   std::vector<double> got(indices.size());
   CUDA_CHECK(cudaMemcpyAsync(got.data(), d_values.get(), d_values.bytes(), cudaMemcpyDeviceToHost, m.stream));
   CUDA_CHECK(cudaStreamSynchronize(m.stream));

@@ -9,8 +9,8 @@
 #include "core/rules/burnin_logic.hpp"
 #include "core/rules/telemetry_summary.hpp"
 #include "device/gemm_precision.hpp"
-#include "device/measure_params.hpp"
 #include "device/gemm_verify.hpp"
+#include "device/measure_params.hpp"
 #include "device/memtest_runner.hpp"
 
 namespace gpuqual {
@@ -19,12 +19,12 @@ struct BurninConfig {
   GemmPrecision precision = GemmPrecision::bf16;
   std::uint64_t size = 8192;
   double duration_s = 60;
-  double window_s = 1.0;         // GEMMs per TFLOP/s figure: about this long
+  double window_s = 1.0;                // GEMMs per TFLOP/s figure: about this long
   double warmup_s = kDenseGemmWarmupS;  // wall time of untimed GEMMs first, out of the series (<= 0: none)
-  double memtest_every_s = 600;  // <= 0: no memtest
-  MemtestConfig memtest;         // passes forced to 1 per interleaved run
+  double memtest_every_s = 600;         // <= 0: no memtest
+  MemtestConfig memtest;                // passes forced to 1 per interleaved run
   std::uint64_t seed = 1;
-  int verify_samples = 256;      // elements of the first product checked against the host
+  int verify_samples = 256;  // elements of the first product checked against the host
 };
 
 struct BurninGpuResult {

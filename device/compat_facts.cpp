@@ -10,13 +10,20 @@ namespace gpuqual {
 
 std::string libnvidia_container_brand(int nvml_brand) {
   switch (nvml_brand) {
-    case NVML_BRAND_QUADRO: return "Quadro";
-    case NVML_BRAND_TESLA: return "Tesla";
-    case NVML_BRAND_NVS: return "NVS";
-    case NVML_BRAND_GRID: return "GRID";
-    case NVML_BRAND_GEFORCE: return "GeForce";
-    case NVML_BRAND_TITAN: return "TITAN";
-    default: return "Unknown";
+    case NVML_BRAND_QUADRO:
+      return "Quadro";
+    case NVML_BRAND_TESLA:
+      return "Tesla";
+    case NVML_BRAND_NVS:
+      return "NVS";
+    case NVML_BRAND_GRID:
+      return "GRID";
+    case NVML_BRAND_GEFORCE:
+      return "GeForce";
+    case NVML_BRAND_TITAN:
+      return "TITAN";
+    default:
+      return "Unknown";
   }
 }
 
@@ -40,7 +47,8 @@ CompatFacts collect_compat_facts() {
     g.cuda = f.host.cuda;
     if (nvml.api().nvmlDeviceGetBrand) {
       nvmlBrandType_t brand{};
-      if (nvml.api().nvmlDeviceGetBrand(d.handle, &brand) == NVML_SUCCESS) g.brand = libnvidia_container_brand(brand);
+      if (nvml.api().nvmlDeviceGetBrand(d.handle, &brand) == NVML_SUCCESS)
+        g.brand = libnvidia_container_brand(brand);
     }
     if (nvml.api().nvmlDeviceGetCudaComputeCapability) {
       int major = 0, minor = 0;

@@ -13,9 +13,9 @@ namespace gpuqual {
 
 struct CompatFacts {
   HostDriver host;
-  std::optional<DottedVersion> runtime;   // cudaRuntimeGetVersion
-  std::vector<RequireFacts> gpus;         // empty when NVML sees none
-  std::string nvml_note;                  // why GPUs could not be listed, if so
+  std::optional<DottedVersion> runtime;  // cudaRuntimeGetVersion
+  std::vector<RequireFacts> gpus;        // empty when NVML sees none
+  std::string nvml_note;                 // why GPUs could not be listed, if so
 };
 
 CompatFacts collect_compat_facts();

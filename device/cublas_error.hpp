@@ -10,8 +10,8 @@ namespace gpuqual {
 class CublasError : public DeviceApiError {
  public:
   CublasError(cublasStatus_t status, std::string call, std::string file, int line)
-      : DeviceApiError("cuBLAS", static_cast<long long>(status), std::move(call), std::move(file),
-                       line, describe(status)),
+      : DeviceApiError("cuBLAS", static_cast<long long>(status), std::move(call), std::move(file), line,
+                       describe(status)),
         status_(status) {}
   cublasStatus_t status() const { return status_; }
 

@@ -82,7 +82,8 @@ void observe(CublasLtAttributeCall::Target target, int attribute, const void* bu
   std::lock_guard<std::mutex> lock(observer_mutex);
   if (!attribute_observer) return;
   const auto* bytes = static_cast<const std::uint8_t*>(buf);
-  attribute_observer({target, attribute, std::vector<std::uint8_t>(bytes, bytes + (buf != nullptr ? size : 0))});
+  attribute_observer(
+      {target, attribute, std::vector<std::uint8_t>(bytes, bytes + (buf != nullptr ? size : 0))});
 }
 
 }  // namespace

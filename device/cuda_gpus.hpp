@@ -8,11 +8,12 @@
 namespace gpuqual {
 
 struct CudaGpuScan {
-  std::vector<GpuInfo> gpus;   // index = CUDA device ordinal (what checks pass to cudaSetDevice)
-  std::string error;           // the runtime's message when it cannot enumerate; "" otherwise
+  std::vector<GpuInfo> gpus;  // index = CUDA device ordinal (what checks pass to cudaSetDevice)
+  std::string error;          // the runtime's message when it cannot enumerate; "" otherwise
 };
 
-// Never throws: a missing or too-old driver is a fact ("cudaGetDeviceCount: cudaErrorInsufficientDriver: ...").
+// Never throws: a missing or too-old driver is a fact ("cudaGetDeviceCount: cudaErrorInsufficientDriver:
+// ...").
 CudaGpuScan scan_cuda_gpus();
 
 // cudaUUID_t bytes as NVML prints them: "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx".

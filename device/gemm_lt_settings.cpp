@@ -22,10 +22,11 @@ void apply_gemm_desc_settings(cublasLtMatmulDesc_t desc, const GemmLtSettings& s
 
 void apply_gemm_preference_settings(cublasLtMatmulPreference_t pref, const GemmLtSettings& s) {
   const std::uint64_t ws = s.max_workspace_bytes;
-  CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws));
-  const std::uint32_t mask = s.reduction_scheme_mask;
   CUBLAS_CHECK(
-      cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &mask, sizeof mask));
+      cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws));
+  const std::uint32_t mask = s.reduction_scheme_mask;
+  CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &mask,
+                                                    sizeof mask));
 }
 
 }  // namespace gpuqual

@@ -17,7 +17,8 @@ namespace gpuqual {
 
 struct GemmLtSettings {
   bool fast_accum = false;
-  std::uint32_t reduction_scheme_mask = CUBLASLT_REDUCTION_SCHEME_NONE | CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE;
+  std::uint32_t reduction_scheme_mask =
+      CUBLASLT_REDUCTION_SCHEME_NONE | CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE;
   std::uint64_t max_workspace_bytes = 32u << 20;  // cuBLASLt's recommendation for Hopper
 };
 

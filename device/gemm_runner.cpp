@@ -25,13 +25,20 @@ struct GemmTypes {
 
 GemmTypes gemm_types(GemmPrecision p) {
   switch (p) {
-    case GemmPrecision::fp64: return {CUBLAS_COMPUTE_64F, CUDA_R_64F, CUDA_R_64F, CUDA_R_64F};
-    case GemmPrecision::fp32: return {CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F};
-    case GemmPrecision::tf32: return {CUBLAS_COMPUTE_32F_FAST_TF32, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F};
-    case GemmPrecision::fp16: return {CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_16F, CUDA_R_16F};
-    case GemmPrecision::bf16: return {CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_16BF, CUDA_R_16BF};
-    case GemmPrecision::fp8: return {CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_8F_E4M3, CUDA_R_16BF};
-    case GemmPrecision::int8: return {CUBLAS_COMPUTE_32I, CUDA_R_32I, CUDA_R_8I, CUDA_R_32I};
+    case GemmPrecision::fp64:
+      return {CUBLAS_COMPUTE_64F, CUDA_R_64F, CUDA_R_64F, CUDA_R_64F};
+    case GemmPrecision::fp32:
+      return {CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F};
+    case GemmPrecision::tf32:
+      return {CUBLAS_COMPUTE_32F_FAST_TF32, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F};
+    case GemmPrecision::fp16:
+      return {CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_16F, CUDA_R_16F};
+    case GemmPrecision::bf16:
+      return {CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_16BF, CUDA_R_16BF};
+    case GemmPrecision::fp8:
+      return {CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_8F_E4M3, CUDA_R_16BF};
+    case GemmPrecision::int8:
+      return {CUBLAS_COMPUTE_32I, CUDA_R_32I, CUDA_R_8I, CUDA_R_32I};
   }
   throw std::invalid_argument("unknown GEMM precision");
 }
@@ -41,8 +48,12 @@ struct Scalars {
   double d1 = 1, d0 = 0;
   float f1 = 1, f0 = 0;
   int i1 = 1, i0 = 0;
-  const void* one(cudaDataType_t t) const { return t == CUDA_R_64F ? (const void*)&d1 : t == CUDA_R_32I ? (const void*)&i1 : &f1; }
-  const void* zero(cudaDataType_t t) const { return t == CUDA_R_64F ? (const void*)&d0 : t == CUDA_R_32I ? (const void*)&i0 : &f0; }
+  const void* one(cudaDataType_t t) const {
+    return t == CUDA_R_64F ? (const void*)&d1 : t == CUDA_R_32I ? (const void*)&i1 : &f1;
+  }
+  const void* zero(cudaDataType_t t) const {
+    return t == CUDA_R_64F ? (const void*)&d0 : t == CUDA_R_32I ? (const void*)&i0 : &f0;
+  }
 };
 
 // Owners of the cuBLASLt descriptors (plain C handles with their own destroy functions).
@@ -96,8 +107,8 @@ class GemmOp {
     if (p == GemmPrecision::fp8) {
       // cublasGemmEx has no FP8; there is nothing to fall back to.
       CUBLAS_CHECK(st);
-      throw CublasError(CUBLAS_STATUS_NOT_SUPPORTED, "cublasLtMatmulAlgoGetHeuristic (FP8 e4m3, no algorithm)",
-                        __FILE__, __LINE__);
+      throw CublasError(CUBLAS_STATUS_NOT_SUPPORTED,
+                        "cublasLtMatmulAlgoGetHeuristic (FP8 e4m3, no algorithm)", __FILE__, __LINE__);
     }
     blas_ = std::make_unique<CublasHandle>();
     blas_->set_stream(stream);
@@ -108,9 +119,9 @@ class GemmOp {
 
   void enqueue() {
     if (!blas_) {
-      CUBLAS_CHECK(cublasLtMatmul(lt_.get(), desc_.get(), scalars_.one(types_.scale), a_, la_.get(), b_, lb_.get(),
-                                  scalars_.zero(types_.scale), d_, lc_.get(), d_, ld_.get(), &heuristic_.algo,
-                                  workspace_.get(), workspace_.bytes(), stream_));
+      CUBLAS_CHECK(cublasLtMatmul(lt_.get(), desc_.get(), scalars_.one(types_.scale), a_, la_.get(), b_,
+                                  lb_.get(), scalars_.zero(types_.scale), d_, lc_.get(), d_, ld_.get(),
+                                  &heuristic_.algo, workspace_.get(), workspace_.bytes(), stream_));
       return;
     }
     const int n = static_cast<int>(n_);
@@ -145,9 +156,11 @@ GemmCheck verify(const GemmRunConfig& c, const void* d, cudaStream_t stream) {
   for (const auto& p : points) indices.push_back(gemm_output_index(p, c.size));
   DeviceBuffer d_indices(indices.size() * sizeof(std::uint64_t));
   DeviceBuffer d_values(indices.size() * sizeof(double));
-  CUDA_CHECK(cudaMemcpyAsync(d_indices.get(), indices.data(), d_indices.bytes(), cudaMemcpyHostToDevice, stream));
+  CUDA_CHECK(
+      cudaMemcpyAsync(d_indices.get(), indices.data(), d_indices.bytes(), cudaMemcpyHostToDevice, stream));
   CUDA_CHECK(kernels::launch_gemm_gather(gemm_output_kind(c.precision), d, d_indices.as<std::uint64_t>(),
-                                         static_cast<std::uint32_t>(indices.size()), d_values.as<double>(), stream));
+                                         static_cast<std::uint32_t>(indices.size()), d_values.as<double>(),
+                                         stream));
   std::vector<double> got(indices.size());
   CUDA_CHECK(cudaMemcpyAsync(got.data(), d_values.get(), d_values.bytes(), cudaMemcpyDeviceToHost, stream));
   CUDA_CHECK(cudaStreamSynchronize(stream));

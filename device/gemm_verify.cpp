@@ -74,8 +74,8 @@ GemmCheck check_gemm_samples(GemmPrecision p, std::uint64_t k, const std::vector
     if (!ok) {
       if (c.wrong == 0) {
         std::ostringstream w;
-        w << "D[" << points[i].row << "," << points[i].col << "] = " << g << " expected " << r << " (allowed error "
-          << allowed << ")";
+        w << "D[" << points[i].row << "," << points[i].col << "] = " << g << " expected " << r
+          << " (allowed error " << allowed << ")";
         c.first_wrong = w.str();
       }
       ++c.wrong;

@@ -34,10 +34,10 @@ GemmReference gemm_reference(GemmPrecision p, std::uint64_t seed, std::uint64_t 
 
 struct GemmCheck {
   int checked = 0;
-  int wrong = 0;              // elements outside the per-element tolerance (NaN/Inf included)
-  double rel_rms_error = 0;   // sqrt(sum err^2 / sum ref^2)
-  double worst_ratio = 0;     // max |err| / allowed error (> 1 is wrong)
-  std::string first_wrong;    // "D[12,4077] = 1.5 expected 3.25 (allowed error 0.01)"
+  int wrong = 0;             // elements outside the per-element tolerance (NaN/Inf included)
+  double rel_rms_error = 0;  // sqrt(sum err^2 / sum ref^2)
+  double worst_ratio = 0;    // max |err| / allowed error (> 1 is wrong)
+  std::string first_wrong;   // "D[12,4077] = 1.5 expected 3.25 (allowed error 0.01)"
   bool ok() const { return checked > 0 && wrong == 0; }
   bool rms_ok = true;
   bool passed() const { return ok() && rms_ok; }

@@ -19,11 +19,13 @@ StackFact nvml_string(const NvmlSession& nvml, const char* symbol, bool present,
   return StackFact::read(buf);
 }
 
-StackFact inforom_object(const NvmlSession& nvml, nvmlDevice_t h, nvmlInforomObject_t object, const char* name) {
+StackFact inforom_object(const NvmlSession& nvml, nvmlDevice_t h, nvmlInforomObject_t object,
+                         const char* name) {
   const auto& api = nvml.api();
   StackFact f = nvml_string<NVML_DEVICE_INFOROM_VERSION_BUFFER_SIZE>(
-      nvml, "nvmlDeviceGetInforomVersion", api.nvmlDeviceGetInforomVersion != nullptr,
-      [&](char* buf) { return api.nvmlDeviceGetInforomVersion(h, object, buf, NVML_DEVICE_INFOROM_VERSION_BUFFER_SIZE); });
+      nvml, "nvmlDeviceGetInforomVersion", api.nvmlDeviceGetInforomVersion != nullptr, [&](char* buf) {
+        return api.nvmlDeviceGetInforomVersion(h, object, buf, NVML_DEVICE_INFOROM_VERSION_BUFFER_SIZE);
+      });
   if (!f.known()) f.reason = fmt::format("{} ({})", f.reason, name);
   return f;
 }
@@ -32,14 +34,16 @@ StackFact inforom_object(const NvmlSession& nvml, nvmlDevice_t h, nvmlInforomObj
 
 std::vector<GpuFirmware> read_gpu_firmware(const NvmlSession& nvml, const std::vector<GpuInfo>& gpus) {
   std::vector<GpuFirmware> out;
-  const std::vector<NvmlDeviceRef> devices = nvml.ok() ? list_nvml_devices(nvml) : std::vector<NvmlDeviceRef>{};
+  const std::vector<NvmlDeviceRef> devices =
+      nvml.ok() ? list_nvml_devices(nvml) : std::vector<NvmlDeviceRef>{};
   for (const auto& g : gpus) {
     GpuFirmware f;
     f.gpu = g.index;
     f.uuid = g.uuid;
     const NvmlDeviceRef* d = nvml.ok() ? match_nvml_device(devices, g.uuid, g.pci_bus_id) : nullptr;
     if (!d) {
-      const std::string why = nvml.ok() ? "NVML lists no GPU with this UUID or bus id" : "NVML: " + nvml.reason();
+      const std::string why =
+          nvml.ok() ? "NVML lists no GPU with this UUID or bus id" : "NVML: " + nvml.reason();
       for_each_gpu_firmware_fact(f, [&](const char*, StackFact& x) { x = StackFact::unread(why); });
       out.push_back(std::move(f));
       continue;
@@ -48,7 +52,9 @@ std::vector<GpuFirmware> read_gpu_firmware(const NvmlSession& nvml, const std::v
     nvmlDevice_t h = d->handle;
     f.inforom_image = nvml_string<NVML_DEVICE_INFOROM_VERSION_BUFFER_SIZE>(
         nvml, "nvmlDeviceGetInforomImageVersion", api.nvmlDeviceGetInforomImageVersion != nullptr,
-        [&](char* buf) { return api.nvmlDeviceGetInforomImageVersion(h, buf, NVML_DEVICE_INFOROM_VERSION_BUFFER_SIZE); });
+        [&](char* buf) {
+          return api.nvmlDeviceGetInforomImageVersion(h, buf, NVML_DEVICE_INFOROM_VERSION_BUFFER_SIZE);
+        });
     f.inforom_oem = inforom_object(nvml, h, NVML_INFOROM_OEM, "OEM");
     f.inforom_ecc = inforom_object(nvml, h, NVML_INFOROM_ECC, "ECC");
     f.inforom_power = inforom_object(nvml, h, NVML_INFOROM_POWER, "power");
@@ -57,10 +63,11 @@ std::vector<GpuFirmware> read_gpu_firmware(const NvmlSession& nvml, const std::v
     if (api.nvmlDeviceGetGspFirmwareVersion) {
       char buf[NVML_GSP_FIRMWARE_VERSION_BUF_SIZE] = {};
       const nvmlReturn_t st = api.nvmlDeviceGetGspFirmwareVersion(h, buf);
-      f.gsp_firmware = st == NVML_SUCCESS               ? StackFact::read(buf)
-                       : st == NVML_ERROR_NOT_SUPPORTED ? StackFact::read("not enabled")
-                                                        : StackFact::unread(fmt::format("nvmlDeviceGetGspFirmwareVersion: {}",
-                                                                                        nvml.error_text(st)));
+      f.gsp_firmware =
+          st == NVML_SUCCESS ? StackFact::read(buf)
+          : st == NVML_ERROR_NOT_SUPPORTED
+              ? StackFact::read("not enabled")
+              : StackFact::unread(fmt::format("nvmlDeviceGetGspFirmwareVersion: {}", nvml.error_text(st)));
     } else {
       f.gsp_firmware = StackFact::unread(nvml.missing("nvmlDeviceGetGspFirmwareVersion"));
     }

@@ -11,12 +11,18 @@ namespace gpuqual {
 
 std::string_view to_string(StreamKernel k) {
   switch (k) {
-    case StreamKernel::copy: return "copy";
-    case StreamKernel::scale: return "scale";
-    case StreamKernel::add: return "add";
-    case StreamKernel::triad: return "triad";
-    case StreamKernel::read: return "read";
-    case StreamKernel::write: return "write";
+    case StreamKernel::copy:
+      return "copy";
+    case StreamKernel::scale:
+      return "scale";
+    case StreamKernel::add:
+      return "add";
+    case StreamKernel::triad:
+      return "triad";
+    case StreamKernel::read:
+      return "read";
+    case StreamKernel::write:
+      return "write";
   }
   return "?";
 }
@@ -29,11 +35,12 @@ std::optional<StreamKernel> parse_stream_kernel(std::string_view text) {
 }
 
 std::vector<StreamKernel> all_stream_kernels() {
-  return {StreamKernel::copy, StreamKernel::scale, StreamKernel::add,
-          StreamKernel::triad, StreamKernel::read, StreamKernel::write};
+  return {StreamKernel::copy,  StreamKernel::scale, StreamKernel::add,
+          StreamKernel::triad, StreamKernel::read,  StreamKernel::write};
 }
 
-HbmArrayPlan plan_hbm_arrays(std::uint64_t l2_bytes, std::uint64_t memory_bytes, std::uint64_t requested_bytes) {
+HbmArrayPlan plan_hbm_arrays(std::uint64_t l2_bytes, std::uint64_t memory_bytes,
+                             std::uint64_t requested_bytes) {
   constexpr std::uint64_t kGranule = 1ULL << 20;
   const std::uint64_t floor_bytes = 4 * l2_bytes;
   HbmArrayPlan plan;
@@ -46,7 +53,8 @@ HbmArrayPlan plan_hbm_arrays(std::uint64_t l2_bytes, std::uint64_t memory_bytes,
   const std::uint64_t cap = std::min(kHbmMaxArrayBytes, memory_bytes / 8);
   if (bytes > cap) {
     if (cap < floor_bytes) {
-      throw std::invalid_argument("GPU memory (" + std::to_string(memory_bytes) + " bytes) cannot hold three arrays of 4 x L2 (" +
+      throw std::invalid_argument("GPU memory (" + std::to_string(memory_bytes) +
+                                  " bytes) cannot hold three arrays of 4 x L2 (" +
                                   std::to_string(floor_bytes) + " bytes each)");
     }
     if (note.tellp() > 0) note << "; ";

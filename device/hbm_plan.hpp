@@ -23,13 +23,14 @@ inline constexpr std::uint64_t kHbmMaxArrayBytes = 8ULL << 30;  // 2^30 doubles:
 struct HbmArrayPlan {
   std::uint64_t elements = 0;  // doubles per array (a, b, d), a multiple of 2^17 (1 MiB)
   std::uint64_t bytes = 0;
-  std::string note;            // when the request was raised or lowered, why
+  std::string note;  // when the request was raised or lowered, why
 };
 // Array size: `requested_bytes` (0 = max(4 x L2, 1 GiB)), raised to at least 4 x L2 so the
 // kernels stream from HBM and not from cache, capped at 8 GiB and at an eighth of the GPU's memory
 // (three arrays plus the rest of the process). Throws std::invalid_argument when even 4 x L2
 // does not fit.
-HbmArrayPlan plan_hbm_arrays(std::uint64_t l2_bytes, std::uint64_t memory_bytes, std::uint64_t requested_bytes);
+HbmArrayPlan plan_hbm_arrays(std::uint64_t l2_bytes, std::uint64_t memory_bytes,
+                             std::uint64_t requested_bytes);
 
 // Bytes read plus written by one run of kernel k over n doubles.
 double hbm_bytes_per_op(StreamKernel k, std::uint64_t n);

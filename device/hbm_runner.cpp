@@ -20,11 +20,14 @@ std::string HbmKernelResult::problem() const {
   out.precision(17);
   const auto sep = [&] { return out.tellp() > 0 ? "; " : ""; };
   if (device_mismatches) {
-    out << device_mismatches << " elements wrong after " << to_string(kernel) << " (first at index " << first_mismatch
-        << ")";
+    out << device_mismatches << " elements wrong after " << to_string(kernel) << " (first at index "
+        << first_mismatch << ")";
   }
-  if (replay.wrong) out << sep() << replay.wrong << " of " << replay.checked << " replayed samples wrong (" << replay.first_wrong << ")";
-  if (sum_checked && sum_got != sum_expected) out << sep() << "read sum " << sum_got << " expected " << sum_expected;
+  if (replay.wrong)
+    out << sep() << replay.wrong << " of " << replay.checked << " replayed samples wrong ("
+        << replay.first_wrong << ")";
+  if (sum_checked && sum_got != sum_expected)
+    out << sep() << "read sum " << sum_got << " expected " << sum_expected;
   return out.str();
 }
 
@@ -32,7 +35,8 @@ namespace {
 
 double sum_partials(const DeviceBuffer& partials, unsigned blocks, cudaStream_t stream) {
   std::vector<double> host(blocks);
-  CUDA_CHECK(cudaMemcpyAsync(host.data(), partials.get(), blocks * sizeof(double), cudaMemcpyDeviceToHost, stream));
+  CUDA_CHECK(
+      cudaMemcpyAsync(host.data(), partials.get(), blocks * sizeof(double), cudaMemcpyDeviceToHost, stream));
   CUDA_CHECK(cudaStreamSynchronize(stream));
   double sum = 0;
   for (double v : host) sum += v;  // exact: see stream_ops.cuh
@@ -57,7 +61,8 @@ HbmRunResult run_hbm(const HbmConfig& config, const MeasureHooks& hooks, const H
   // One resident wave of blocks: every SM full, each thread striding over the arrays.
   int per_sm = 0;
   CUDA_CHECK(kernels::stream_blocks_per_sm(StreamKernel::triad, config.threads_per_block, &per_sm));
-  kernels::LaunchShape shape{static_cast<unsigned>(sms * (per_sm > 0 ? per_sm : 1)), config.threads_per_block};
+  kernels::LaunchShape shape{static_cast<unsigned>(sms * (per_sm > 0 ? per_sm : 1)),
+                             config.threads_per_block};
   run.blocks = shape.blocks;
   run.threads = shape.threads;
 
@@ -71,7 +76,8 @@ HbmRunResult run_hbm(const HbmConfig& config, const MeasureHooks& hooks, const H
 
   const auto indices = hbm_sample_indices(n, config.verify_samples, config.seed);
   DeviceBuffer d_indices(indices.size() * sizeof(std::uint64_t)), d_values(indices.size() * sizeof(double));
-  CUDA_CHECK(cudaMemcpyAsync(d_indices.get(), indices.data(), d_indices.bytes(), cudaMemcpyHostToDevice, stream));
+  CUDA_CHECK(
+      cudaMemcpyAsync(d_indices.get(), indices.data(), d_indices.bytes(), cudaMemcpyHostToDevice, stream));
 
   for (StreamKernel k : config.kernels) {
     HbmKernelResult r;
@@ -93,8 +99,9 @@ HbmRunResult run_hbm(const HbmConfig& config, const MeasureHooks& hooks, const H
     // Every element, on the GPU, against the generator (not against memory).
     const unsigned long long init[2] = {0, ~0ULL};
     CUDA_CHECK(cudaMemcpyAsync(counters.get(), init, sizeof init, cudaMemcpyHostToDevice, stream));
-    CUDA_CHECK(kernels::launch_stream_verify(k, a.as<double>(), b.as<double>(), d.as<double>(), n, config.seed, sc,
-                                             counters.as<unsigned long long>(), shape, stream));
+    CUDA_CHECK(kernels::launch_stream_verify(k, a.as<double>(), b.as<double>(), d.as<double>(), n,
+                                             config.seed, sc, counters.as<unsigned long long>(), shape,
+                                             stream));
     unsigned long long got[2] = {0, 0};
     CUDA_CHECK(cudaMemcpyAsync(got, counters.get(), sizeof got, cudaMemcpyDeviceToHost, stream));
     CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -105,14 +112,17 @@ HbmRunResult run_hbm(const HbmConfig& config, const MeasureHooks& hooks, const H
       // The timed kernel's own sum (from its last run) against the generator's exact sum.
       r.sum_checked = true;
       r.sum_got = sum_partials(partials, shape.blocks, stream);
-      CUDA_CHECK(kernels::launch_stream_expected_sum(config.seed, n, expected_partials.as<double>(), shape, stream));
+      CUDA_CHECK(
+          kernels::launch_stream_expected_sum(config.seed, n, expected_partials.as<double>(), shape, stream));
       r.sum_expected = sum_partials(expected_partials, shape.blocks, stream);
     } else {
       // BabelStream's check: replay the arithmetic on the host for sampled elements.
       CUDA_CHECK(kernels::launch_gather_f64(d.as<double>(), d_indices.as<std::uint64_t>(),
-                                            static_cast<std::uint32_t>(indices.size()), d_values.as<double>(), stream));
+                                            static_cast<std::uint32_t>(indices.size()), d_values.as<double>(),
+                                            stream));
       std::vector<double> values(indices.size());
-      CUDA_CHECK(cudaMemcpyAsync(values.data(), d_values.get(), d_values.bytes(), cudaMemcpyDeviceToHost, stream));
+      CUDA_CHECK(
+          cudaMemcpyAsync(values.data(), d_values.get(), d_values.bytes(), cudaMemcpyDeviceToHost, stream));
       CUDA_CHECK(cudaStreamSynchronize(stream));
       r.replay = replay_stream_samples(k, config.seed, sc, indices, values);
     }

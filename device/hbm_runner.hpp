@@ -28,8 +28,8 @@ struct HbmKernelResult {
   double bytes_per_op = 0;
   unsigned long long device_mismatches = 0;  // elements of a, b or d the GPU-side check found wrong
   unsigned long long first_mismatch = 0;
-  HbmReplay replay;                          // host replay of sampled elements
-  bool sum_checked = false;                  // read kernel only
+  HbmReplay replay;          // host replay of sampled elements
+  bool sum_checked = false;  // read kernel only
   double sum_got = 0, sum_expected = 0;
   bool ok() const;
   std::string problem() const;  // what was wrong, "" when ok()

@@ -2,17 +2,17 @@
 
 #include <cstdlib>
 
-#include "core/record/hardware_class.hpp"
 #include "core/base/input_error.hpp"
-#include "device/host/container_runtimes.hpp"
+#include "core/record/hardware_class.hpp"
 #include "device/cuda_gpus.hpp"
+#include "device/host/container_runtimes.hpp"
 #include "device/host/host_facts.hpp"
 #include "device/host/k8s_node.hpp"
 #include "device/host/k8s_node_info.hpp"
+#include "device/host/pci_gpus.hpp"
 #include "device/library_versions.hpp"
 #include "device/nvml_devices.hpp"
 #include "device/nvml_library.hpp"
-#include "device/host/pci_gpus.hpp"
 #include "device/stack_collect.hpp"
 
 namespace gpuqual {
@@ -71,8 +71,9 @@ void collect_gpus(const NvmlSession& nvml, Inventory& inv) {
 
 Inventory collect_inventory(const InventoryOptions& options) {
   if (!options.class_override.empty() && !is_valid_class_slug(options.class_override)) {
-    throw InputError("--class", "", "'" + options.class_override +
-                                        "' is not a class slug (1-63 of [a-z0-9-], e.g. h200-sxm-141gb)");
+    throw InputError(
+        "--class", "",
+        "'" + options.class_override + "' is not a class slug (1-63 of [a-z0-9-], e.g. h200-sxm-141gb)");
   }
   Inventory inv;
   NodeFacts& n = inv.node;

@@ -11,9 +11,9 @@
 namespace gpuqual {
 
 struct InventoryOptions {
-  std::string class_override;      // --class; empty = derive
-  std::string k8s_labels_file;     // mounted labels file (key=value lines), optional
-  std::string k8s_node_file;       // the Node object as JSON (--node-file), optional
+  std::string class_override;                   // --class; empty = derive
+  std::string k8s_labels_file;                  // mounted labels file (key=value lines), optional
+  std::string k8s_node_file;                    // the Node object as JSON (--node-file), optional
   std::map<std::string, std::string> platform;  // --platform NAME=VERSION
 };
 

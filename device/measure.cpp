@@ -7,8 +7,8 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "core/record/metric_summary.hpp"
 #include "core/base/stats.hpp"
+#include "core/record/metric_summary.hpp"
 
 namespace gpuqual {
 
@@ -56,10 +56,14 @@ double warm_up(SampleTimer& timer, const MeasureConfig& config, Elapsed&& elapse
 
 std::string_view to_string(StopReason r) {
   switch (r) {
-    case StopReason::converged: return "converged";
-    case StopReason::budget: return "budget";
-    case StopReason::max_samples: return "max_samples";
-    case StopReason::stop_requested: return "stop_requested";
+    case StopReason::converged:
+      return "converged";
+    case StopReason::budget:
+      return "budget";
+    case StopReason::max_samples:
+      return "max_samples";
+    case StopReason::stop_requested:
+      return "stop_requested";
   }
   return "unknown";
 }
@@ -71,9 +75,10 @@ std::span<const double> stop_window(const std::vector<double>& samples, int wind
 }
 
 MeasureResult measure(SampleTimer& timer, const MeasureConfig& config, const MeasureHooks& hooks) {
-  if (config.min_samples < 1 || config.cv_window < 0 || config.max_samples < config.min_samples || config.max_reps < 1 ||
-      !(config.target_cv >= 0) || !(config.budget_s > 0)) {
-    throw std::invalid_argument("measure: inconsistent configuration (min/max samples, reps, CV target or budget)");
+  if (config.min_samples < 1 || config.cv_window < 0 || config.max_samples < config.min_samples ||
+      config.max_reps < 1 || !(config.target_cv >= 0) || !(config.budget_s > 0)) {
+    throw std::invalid_argument(
+        "measure: inconsistent configuration (min/max samples, reps, CV target or budget)");
   }
   const auto now = hooks.now_s ? hooks.now_s : std::function<double()>(steady_now_s);
   const auto stopping = [&] { return hooks.should_stop && hooks.should_stop(); };
@@ -84,8 +89,8 @@ MeasureResult measure(SampleTimer& timer, const MeasureConfig& config, const Mea
 
   const double per_op = warm_up(
       timer, config, [&] { return now() - start; }, stopping, result);
-  result.reps_per_sample =
-      static_cast<int>(std::clamp(std::ceil(config.min_sample_s / per_op), 1.0, static_cast<double>(config.max_reps)));
+  result.reps_per_sample = static_cast<int>(
+      std::clamp(std::ceil(config.min_sample_s / per_op), 1.0, static_cast<double>(config.max_reps)));
 
   std::set<std::string> reasons;
   // The clock probe brackets groups of `probe_every` samples: the samples since the previous

@@ -18,23 +18,23 @@
 namespace gpuqual {
 
 struct MeasureConfig {
-  int warmup_runs = 3;         // untimed runs before sampling (at least this many...)
-  double warmup_s = 0.05;      // ... and for at least this long, so clocks settle (dense GEMM: 1 s,
-                               // see kDenseGemmWarmupS)
-  int min_samples = 5;         // never call a result converged with fewer samples
+  int warmup_runs = 3;     // untimed runs before sampling (at least this many...)
+  double warmup_s = 0.05;  // ... and for at least this long, so clocks settle (dense GEMM: 1 s,
+                           // see kDenseGemmWarmupS)
+  int min_samples = 5;     // never call a result converged with fewer samples
   int max_samples = 100;
-  double target_cv = 0.005;    // stop when the CV of the samples is at or under this (0.5 %)
-  int cv_window = 10;          // ... judged on the last this many samples (0: all of them), so a
-                               // clock transient in the first samples does not hold off convergence
-  double budget_s = 10;        // wall time for warm-up plus sampling; at least one sample is taken
-  double min_sample_s = 0.005; // each sample runs the operation enough times to last this long
+  double target_cv = 0.005;     // stop when the CV of the samples is at or under this (0.5 %)
+  int cv_window = 10;           // ... judged on the last this many samples (0: all of them), so a
+                                // clock transient in the first samples does not hold off convergence
+  double budget_s = 10;         // wall time for warm-up plus sampling; at least one sample is taken
+  double min_sample_s = 0.005;  // each sample runs the operation enough times to last this long
   int max_reps = 100000;
   double max_throttled_fraction = 0.1;  // more throttled samples than this: warn
-  double warn_cv = 0.05;       // a result noisier than this (5 %) is a warn: not worth gating on
-  int probe_every = 10;        // the clock probe reads after every this many samples (and before
-                               // the first, and after the last), not around each: its NVML calls
-                               // leave the GPU idle 0.3-1 ms, which next to ~10 ms samples would
-                               // make the figures nearer burst than sustained
+  double warn_cv = 0.05;                // a result noisier than this (5 %) is a warn: not worth gating on
+  int probe_every = 10;                 // the clock probe reads after every this many samples (and before
+                                        // the first, and after the last), not around each: its NVML calls
+                                        // leave the GPU idle 0.3-1 ms, which next to ~10 ms samples would
+                                        // make the figures nearer burst than sustained
 };
 
 // Times `reps` back-to-back runs of one operation and returns the seconds they took in all.
@@ -48,33 +48,33 @@ class SampleTimer {
 // `probe_every` samples: the samples between two readings are throttled when either is.
 struct ClockReading {
   std::optional<double> sm_clock_mhz;
-  bool throttled = false;   // a reason that lowers clocks (power cap, thermal, HW slowdown) was active
-  std::string reasons;      // names of the active reasons, for the record ("sw_power_cap,hw_thermal")
+  bool throttled = false;  // a reason that lowers clocks (power cap, thermal, HW slowdown) was active
+  std::string reasons;     // names of the active reasons, for the record ("sw_power_cap,hw_thermal")
 };
 using ClockProbe = std::function<ClockReading()>;
 
 struct MeasureHooks {
-  std::function<double()> now_s;        // wall clock in seconds; steady_clock when empty
-  ClockProbe clock_probe;               // empty: no clock/throttle readings (recorded as such)
-  std::function<bool()> should_stop;    // the run is being stopped: keep what we have
+  std::function<double()> now_s;      // wall clock in seconds; steady_clock when empty
+  ClockProbe clock_probe;             // empty: no clock/throttle readings (recorded as such)
+  std::function<bool()> should_stop;  // the run is being stopped: keep what we have
 };
 
 enum class StopReason { converged, budget, max_samples, stop_requested };
 std::string_view to_string(StopReason r);
 
 struct MeasureResult {
-  std::vector<double> seconds_per_op;   // one per sample: sample time / reps
-  std::vector<bool> throttled;          // per sample
-  std::vector<double> sm_clock_mhz;     // per reading after samples where the probe read one (may be empty)
-  int clock_readings = 0;               // readings the probe took
+  std::vector<double> seconds_per_op;  // one per sample: sample time / reps
+  std::vector<bool> throttled;         // per sample
+  std::vector<double> sm_clock_mhz;    // per reading after samples where the probe read one (may be empty)
+  int clock_readings = 0;              // readings the probe took
   int throttled_samples = 0;
-  std::string throttle_reasons;         // every reason seen during sampling, comma separated
-  bool clock_probed = false;            // false: no probe was given (no NVML)
+  std::string throttle_reasons;  // every reason seen during sampling, comma separated
+  bool clock_probed = false;     // false: no probe was given (no NVML)
   int warmup_runs = 0;
   int reps_per_sample = 1;
-  double cv = 0;                        // CV of the samples the stopping rule judged (stop_window)
+  double cv = 0;  // CV of the samples the stopping rule judged (stop_window)
   StopReason stop = StopReason::converged;
-  int min_samples = 0;                  // the config's: fewer when the budget ran out is "too few to gate on"
+  int min_samples = 0;  // the config's: fewer when the budget ran out is "too few to gate on"
   bool converged() const { return stop == StopReason::converged; }
 };
 

@@ -25,7 +25,7 @@ struct ClassFloors {
   std::string_view slug;
   double gemm_bf16_tflops = 0;  // at the canonical 8192^3
   double hbm_copy_gbps = 0;
-  double pcie_gbps = 0;         // each of h2d, d2h
+  double pcie_gbps = 0;               // each of h2d, d2h
   std::string_view pcie_provisional;  // why the PCIe floor is not yet firm ("" when it is)
 };
 

@@ -60,7 +60,8 @@ ClockProbe make_nvml_clock_probe(const NvmlSession& nvml, int cuda_device, std::
   auto reasons_fn = api.nvmlDeviceGetCurrentClocksEventReasons;
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-  if (!reasons_fn) reasons_fn = reinterpret_cast<decltype(reasons_fn)>(api.nvmlDeviceGetCurrentClocksThrottleReasons);
+  if (!reasons_fn)
+    reasons_fn = reinterpret_cast<decltype(reasons_fn)>(api.nvmlDeviceGetCurrentClocksThrottleReasons);
 #pragma GCC diagnostic pop
   if (!reasons_fn) {
     *why = nvml.missing("nvmlDeviceGetCurrentClocksEventReasons");

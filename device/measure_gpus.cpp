@@ -17,13 +17,14 @@ CudaProbe probe_cuda() {
   if (status == cudaErrorNoDevice) {
     (void)cudaGetLastError();
     probe.no_device = true;
-    probe.reason = "no GPU: cudaGetDeviceCount returned " + std::to_string(status) + " (" + CudaError::describe(status) + ")";
+    probe.reason = "no GPU: cudaGetDeviceCount returned " + std::to_string(status) + " (" +
+                   CudaError::describe(status) + ")";
     return probe;
   }
   if (status != cudaSuccess) {
     (void)cudaGetLastError();  // clear it, so later calls do not report it again
-    probe.reason = "CUDA runtime cannot use a GPU: cudaGetDeviceCount returned " + std::to_string(status) + " (" +
-                   CudaError::describe(status) + ")";
+    probe.reason = "CUDA runtime cannot use a GPU: cudaGetDeviceCount returned " + std::to_string(status) +
+                   " (" + CudaError::describe(status) + ")";
     return probe;
   }
   probe.device_count = count;
@@ -38,7 +39,8 @@ CheckResult no_gpu_result(const std::string& check, const CudaProbe& probe) {
   return unmeasurable(check, probe.no_device ? Status::skip : Status::error, probe.reason);
 }
 
-std::vector<int> select_gpus(const std::vector<int>& requested, int device_count, std::vector<int>* invisible) {
+std::vector<int> select_gpus(const std::vector<int>& requested, int device_count,
+                             std::vector<int>* invisible) {
   std::vector<int> out;
   if (requested.empty()) {
     for (int i = 0; i < device_count; ++i) out.push_back(i);
@@ -94,8 +96,9 @@ bool is_sticky_cuda_error(int cuda_status) {
   }
 }
 
-void run_gpu_steps(std::size_t count, const std::function<void(std::size_t step)>& step,
-                   const std::function<void(std::size_t step, const std::string& what, std::size_t remaining)>& on_error) {
+void run_gpu_steps(
+    std::size_t count, const std::function<void(std::size_t step)>& step,
+    const std::function<void(std::size_t step, const std::string& what, std::size_t remaining)>& on_error) {
   for (std::size_t i = 0; i < count; ++i) {
     try {
       step(i);
@@ -111,7 +114,8 @@ void run_gpu_steps(std::size_t count, const std::function<void(std::size_t step)
       }
       const std::size_t remaining = count - i - 1;
       what += "; the GPU's CUDA context is lost (sticky error)";
-      if (remaining > 0) what += ": " + std::to_string(remaining) + " later measurement(s) on this GPU not run";
+      if (remaining > 0)
+        what += ": " + std::to_string(remaining) + " later measurement(s) on this GPU not run";
       on_error(i, what, remaining);
       return;
     }
@@ -130,7 +134,8 @@ void merge_outcomes(CheckResult& result, const std::vector<int>& gpus, std::vect
     if (!errors[slot].empty()) o.add(Status::error, errors[slot]);
     // No outcome is pass by default: every check merged here reports a metric for what it
     // measured, so a GPU still `pass` with none was never measured (issue 14: "not measured").
-    if (o.status == Status::pass && o.metrics.empty()) o.add(Status::error, "not measured: no metric reported for this GPU");
+    if (o.status == Status::pass && o.metrics.empty())
+      o.add(Status::error, "not measured: no metric reported for this GPU");
     for (auto& m : o.metrics) result.metrics.push_back(std::move(m));
     for (auto& f : o.findings) result.findings.push_back(std::move(f));
     for (auto& [k, v] : o.attributes) result.attributes[k] = v;
@@ -156,8 +161,9 @@ void roll_up(CheckResult& result) {
   result.reason_code.clear();
   if (status == Status::skip) {
     const std::string& code = result.per_gpu.front().reason_code;
-    const bool same = std::all_of(result.per_gpu.begin(), result.per_gpu.end(),
-                                  [&](const GpuCheckStatus& g) { return g.status != Status::skip || g.reason_code == code; });
+    const bool same = std::all_of(result.per_gpu.begin(), result.per_gpu.end(), [&](const GpuCheckStatus& g) {
+      return g.status != Status::skip || g.reason_code == code;
+    });
     if (same) result.reason_code = code;
   }
 }

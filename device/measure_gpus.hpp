@@ -28,7 +28,8 @@ CheckResult no_gpu_result(const std::string& check, const CudaProbe& probe);
 
 // The CUDA devices to measure: `requested` (the runner's selection) when given, every visible
 // device when it is empty. Indices CUDA cannot see are returned in `invisible`.
-std::vector<int> select_gpus(const std::vector<int>& requested, int device_count, std::vector<int>* invisible);
+std::vector<int> select_gpus(const std::vector<int>& requested, int device_count,
+                             std::vector<int>* invisible);
 
 // Runs body(slot, gpu) on one host thread per GPU with that GPU current (docs/architecture.md: GPUs of a
 // node are measured in parallel). Returns per slot "" or what the body threw.
@@ -43,7 +44,7 @@ struct GpuOutcome {
   std::vector<Metric> metrics;
   std::vector<Finding> findings;
   std::map<std::string, std::string> attributes;
-  std::string reason_code;         // with a skip: its not-applicable code (core/record/skip_reason.hpp)
+  std::string reason_code;               // with a skip: its not-applicable code (core/record/skip_reason.hpp)
   void add(Status s, std::string note);  // status = worse_of(status, s); note kept when non-empty
 };
 
@@ -67,8 +68,9 @@ bool is_sticky_cuda_error(int cuda_status);
 // (a CudaError with a sticky status, or one cudaPeekAtLastError still reports): then the loop
 // stops, and `remaining` says how many steps were not run, so the GPU's failure is reported once
 // instead of once per later step.
-void run_gpu_steps(std::size_t count, const std::function<void(std::size_t step)>& step,
-                   const std::function<void(std::size_t step, const std::string& what, std::size_t remaining)>& on_error);
+void run_gpu_steps(
+    std::size_t count, const std::function<void(std::size_t step)>& step,
+    const std::function<void(std::size_t step, const std::string& what, std::size_t remaining)>& on_error);
 
 // unmeasurable(name, status, reason), for a check that cannot measure, is in core/record/record.hpp.
 

@@ -23,8 +23,9 @@ void record_measurement_attributes(GpuOutcome& out, const std::string& key, int 
   // (issue 14): recorded, but warn.
   const auto n = static_cast<int>(m.seconds_per_op.size());
   if (m.stop == StopReason::budget && n < m.min_samples) {
-    out.add(Status::warn, key + " gpu " + std::to_string(gpu) + ": too few samples to gate on (" + std::to_string(n) +
-                              " of min_samples " + std::to_string(m.min_samples) + " before the budget ran out)");
+    out.add(Status::warn, key + " gpu " + std::to_string(gpu) + ": too few samples to gate on (" +
+                              std::to_string(n) + " of min_samples " + std::to_string(m.min_samples) +
+                              " before the budget ran out)");
   }
 }
 

@@ -7,7 +7,8 @@ namespace gpuqual {
 CudaEventTimer::CudaEventTimer(cudaStream_t stream, std::function<void()> enqueue_one)
     : stream_(stream), enqueue_one_(std::move(enqueue_one)) {}
 
-void enqueue_timed_batch(int reps, const std::function<void()>& run_one, const std::function<void()>& record_start,
+void enqueue_timed_batch(int reps, const std::function<void()>& run_one,
+                         const std::function<void()>& record_start,
                          const std::function<void()>& record_stop) {
   run_one();  // untimed: the start event waits behind it, so the GPU is busy when timing starts
   record_start();
@@ -16,7 +17,8 @@ void enqueue_timed_batch(int reps, const std::function<void()>& run_one, const s
 }
 
 double CudaEventTimer::time_reps(int reps) {
-  enqueue_timed_batch(reps, enqueue_one_, [this] { start_.record(stream_); }, [this] { stop_.record(stream_); });
+  enqueue_timed_batch(
+      reps, enqueue_one_, [this] { start_.record(stream_); }, [this] { stop_.record(stream_); });
   stop_.synchronize();
   // A kernel fault shows up at the synchronisation or here; never time a failed launch.
   CUDA_CHECK(cudaGetLastError());

@@ -17,8 +17,8 @@
 namespace gpuqual {
 
 // The order of one timed batch: one untimed run, the start event, `reps` runs, the stop event.
-void enqueue_timed_batch(int reps, const std::function<void()>& run_one, const std::function<void()>& record_start,
-                         const std::function<void()>& record_stop);
+void enqueue_timed_batch(int reps, const std::function<void()>& run_one,
+                         const std::function<void()>& record_start, const std::function<void()>& record_stop);
 
 class CudaEventTimer : public SampleTimer {
  public:

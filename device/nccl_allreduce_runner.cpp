@@ -168,7 +168,8 @@ bool NcclAllreduceRunner::capture(const AllreduceItem& item, int reps, double ti
       if (!capturing[k]) continue;
       DeviceGuard g(locals_[k].gpu);
       cudaGraph_t graph = nullptr;
-      if (cudaStreamEndCapture(locals_[k].stream, &graph) == cudaSuccess && graph) (void)cudaGraphDestroy(graph);
+      if (cudaStreamEndCapture(locals_[k].stream, &graph) == cudaSuccess && graph)
+        (void)cudaGraphDestroy(graph);
     }
     (void)cudaGetLastError();  // the capture's error is reported as the fallback's reason
     captured_.reset();
@@ -182,7 +183,8 @@ bool NcclAllreduceRunner::capture(const AllreduceItem& item, int reps, double ti
 }
 
 double NcclAllreduceRunner::time_reps(const AllreduceItem& item, int reps, double timeout_s) {
-  if (allreduce_timing(item.bytes, graph_failed_) == AllreduceTiming::graph && capture(item, reps, timeout_s)) {
+  if (allreduce_timing(item.bytes, graph_failed_) == AllreduceTiming::graph &&
+      capture(item, reps, timeout_s)) {
     // The graph holds the sample's `reps` all-reduces: one launch a run (and one untimed).
     return timed(item, reps, allreduce_runs_per_batch(AllreduceTiming::graph, reps), timeout_s,
                  [&] { launch_graphs(); });

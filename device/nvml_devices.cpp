@@ -1,18 +1,23 @@
 #include "device/nvml_devices.hpp"
 
-#include "core/record/gpu_match.hpp"  // normalize_pci_bus_id: CUDA and NVML write the domain differently
 #include "core/base/text_case.hpp"
+#include "core/record/gpu_match.hpp"  // normalize_pci_bus_id: CUDA and NVML write the domain differently
 #include "device/nvml_library.hpp"
 
 namespace gpuqual {
 
 std::string virtualization_mode_name(int mode) {
   switch (mode) {
-    case NVML_GPU_VIRTUALIZATION_MODE_NONE: return "none";
-    case NVML_GPU_VIRTUALIZATION_MODE_PASSTHROUGH: return "passthrough";
-    case NVML_GPU_VIRTUALIZATION_MODE_VGPU: return "vgpu";
-    case NVML_GPU_VIRTUALIZATION_MODE_HOST_VGPU: return "host_vgpu";
-    case NVML_GPU_VIRTUALIZATION_MODE_HOST_VSGA: return "host_vsga";
+    case NVML_GPU_VIRTUALIZATION_MODE_NONE:
+      return "none";
+    case NVML_GPU_VIRTUALIZATION_MODE_PASSTHROUGH:
+      return "passthrough";
+    case NVML_GPU_VIRTUALIZATION_MODE_VGPU:
+      return "vgpu";
+    case NVML_GPU_VIRTUALIZATION_MODE_HOST_VGPU:
+      return "host_vgpu";
+    case NVML_GPU_VIRTUALIZATION_MODE_HOST_VSGA:
+      return "host_vsga";
   }
   return "";  // a mode newer than this nvml.h: not read rather than guessed
 }

@@ -24,7 +24,8 @@ struct NvmlDeviceRef {
 
 // Every device NVML can open; devices NVML lists but cannot open are skipped (their error goes
 // to `problems` when given).
-std::vector<NvmlDeviceRef> list_nvml_devices(const NvmlSession& nvml, std::vector<std::string>* problems = nullptr);
+std::vector<NvmlDeviceRef> list_nvml_devices(const NvmlSession& nvml,
+                                             std::vector<std::string>* problems = nullptr);
 
 // Finds the NVML device with this UUID (case-insensitive), else with this PCI bus id.
 const NvmlDeviceRef* match_nvml_device(const std::vector<NvmlDeviceRef>& devices, const std::string& uuid,

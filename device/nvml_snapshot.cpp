@@ -1,7 +1,7 @@
 #include "device/nvml_snapshot.hpp"
 
-#include "core/rules/health_sampling.hpp"
 #include "core/base/utc_time.hpp"
+#include "core/rules/health_sampling.hpp"
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
@@ -53,21 +53,27 @@ void read_ecc(const NvmlApi& api, nvmlDevice_t h, Reader& r) {
   // Counters only mean something with ECC on; NVML answers NOT_SUPPORTED otherwise.
   if (!g.ecc_enabled.value_or(false)) return;
   if (r.has(api.nvmlDeviceGetTotalEccErrors, "nvmlDeviceGetTotalEccErrors", "ecc_counters")) {
-    auto total = [&](nvmlMemoryErrorType_t type, nvmlEccCounterType_t counter, std::optional<std::uint64_t>& out,
-                     const char* what) {
+    auto total = [&](nvmlMemoryErrorType_t type, nvmlEccCounterType_t counter,
+                     std::optional<std::uint64_t>& out, const char* what) {
       unsigned long long v = 0;
       if (r.ok(api.nvmlDeviceGetTotalEccErrors(h, type, counter, &v), what)) out = v;
     };
-    total(NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_VOLATILE_ECC, g.ecc_volatile_corrected, "ecc_volatile_corrected");
-    total(NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC, g.ecc_volatile_uncorrected, "ecc_volatile_uncorrected");
-    total(NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_AGGREGATE_ECC, g.ecc_aggregate_corrected, "ecc_aggregate_corrected");
-    total(NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_AGGREGATE_ECC, g.ecc_aggregate_uncorrected, "ecc_aggregate_uncorrected");
+    total(NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_VOLATILE_ECC, g.ecc_volatile_corrected,
+          "ecc_volatile_corrected");
+    total(NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC, g.ecc_volatile_uncorrected,
+          "ecc_volatile_uncorrected");
+    total(NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_AGGREGATE_ECC, g.ecc_aggregate_corrected,
+          "ecc_aggregate_corrected");
+    total(NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_AGGREGATE_ECC, g.ecc_aggregate_uncorrected,
+          "ecc_aggregate_uncorrected");
   }
   // Per location: many boards report only some locations, so a failure here is not listed.
   if (api.nvmlDeviceGetMemoryErrorCounter) {
     auto at = [&](nvmlEccCounterType_t counter, nvmlMemoryLocation_t loc, std::optional<std::uint64_t>& out) {
       unsigned long long v = 0;
-      if (api.nvmlDeviceGetMemoryErrorCounter(h, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, counter, loc, &v) == NVML_SUCCESS) out = v;
+      if (api.nvmlDeviceGetMemoryErrorCounter(h, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, counter, loc, &v) ==
+          NVML_SUCCESS)
+        out = v;
     };
     at(NVML_VOLATILE_ECC, NVML_MEMORY_LOCATION_DRAM, g.ecc_dram_volatile_uncorrected);
     at(NVML_VOLATILE_ECC, NVML_MEMORY_LOCATION_SRAM, g.ecc_sram_volatile_uncorrected);
@@ -97,10 +103,12 @@ void read_memory_repair(const NvmlApi& api, nvmlDevice_t h, Reader& r) {
       if (rc == NVML_ERROR_INSUFFICIENT_SIZE) rc = NVML_SUCCESS;
       if (r.ok(rc, what)) out = n;
     };
-    count(NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS, g.retired_pages_sbe, "retired_pages_sbe");
+    count(NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS, g.retired_pages_sbe,
+          "retired_pages_sbe");
     count(NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR, g.retired_pages_dbe, "retired_pages_dbe");
   }
-  if (r.has(api.nvmlDeviceGetRetiredPagesPendingStatus, "nvmlDeviceGetRetiredPagesPendingStatus", "retired_pages_pending")) {
+  if (r.has(api.nvmlDeviceGetRetiredPagesPendingStatus, "nvmlDeviceGetRetiredPagesPendingStatus",
+            "retired_pages_pending")) {
     nvmlEnableState_t pending{};
     if (r.ok(api.nvmlDeviceGetRetiredPagesPendingStatus(h, &pending), "retired_pages_pending")) {
       g.retired_pages_pending = pending == NVML_FEATURE_ENABLED;
@@ -111,8 +119,10 @@ void read_memory_repair(const NvmlApi& api, nvmlDevice_t h, Reader& r) {
 void read_limits(const NvmlApi& api, nvmlDevice_t h, Reader& r) {
   GpuHealthReading& g = r.g;
   unsigned v = 0;
-  if (r.has(api.nvmlDeviceGetTemperatureThreshold, "nvmlDeviceGetTemperatureThreshold", "temperature_thresholds")) {
-    if (r.ok(api.nvmlDeviceGetTemperatureThreshold(h, NVML_TEMPERATURE_THRESHOLD_SLOWDOWN, &v), "slowdown_temp")) {
+  if (r.has(api.nvmlDeviceGetTemperatureThreshold, "nvmlDeviceGetTemperatureThreshold",
+            "temperature_thresholds")) {
+    if (r.ok(api.nvmlDeviceGetTemperatureThreshold(h, NVML_TEMPERATURE_THRESHOLD_SLOWDOWN, &v),
+             "slowdown_temp")) {
       g.slowdown_temp_c = static_cast<int>(v);
     }
     if (api.nvmlDeviceGetTemperatureThreshold(h, NVML_TEMPERATURE_THRESHOLD_SHUTDOWN, &v) == NVML_SUCCESS) {
@@ -123,7 +133,8 @@ void read_limits(const NvmlApi& api, nvmlDevice_t h, Reader& r) {
       r.ok(api.nvmlDeviceGetEnforcedPowerLimit(h, &v), "power_limit")) {
     g.power_limit_w = v / 1000.0;
   }
-  if (r.has(api.nvmlDeviceGetPowerManagementDefaultLimit, "nvmlDeviceGetPowerManagementDefaultLimit", "default_power_limit") &&
+  if (r.has(api.nvmlDeviceGetPowerManagementDefaultLimit, "nvmlDeviceGetPowerManagementDefaultLimit",
+            "default_power_limit") &&
       r.ok(api.nvmlDeviceGetPowerManagementDefaultLimit(h, &v), "default_power_limit")) {
     g.default_power_limit_w = v / 1000.0;
   }
@@ -135,7 +146,8 @@ void read_limits(const NvmlApi& api, nvmlDevice_t h, Reader& r) {
       r.ok(api.nvmlDeviceGetMaxPcieLinkWidth(h, &v), "pcie_max_width")) {
     g.pcie_max_width = static_cast<int>(v);
   }
-  if (api.nvmlDeviceGetGpuMaxPcieLinkGeneration && api.nvmlDeviceGetGpuMaxPcieLinkGeneration(h, &v) == NVML_SUCCESS) {
+  if (api.nvmlDeviceGetGpuMaxPcieLinkGeneration &&
+      api.nvmlDeviceGetGpuMaxPcieLinkGeneration(h, &v) == NVML_SUCCESS) {
     g.pcie_gpu_max_gen = static_cast<int>(v);
   }
   if (r.has(api.nvmlDeviceGetPcieReplayCounter, "nvmlDeviceGetPcieReplayCounter", "pcie_replay_counter") &&
@@ -170,8 +182,10 @@ void read_nvlinks(const NvmlApi& api, nvmlDevice_t h, GpuHealthReading& g) {
 void sample_one(const NvmlApi& api, nvmlDevice_t h, GpuHealthReading& g) {
   unsigned long long reasons = 0;
   nvmlReturn_t rc = NVML_ERROR_FUNCTION_NOT_FOUND;
-  if (api.nvmlDeviceGetCurrentClocksEventReasons) rc = api.nvmlDeviceGetCurrentClocksEventReasons(h, &reasons);
-  else if (api.nvmlDeviceGetCurrentClocksThrottleReasons) rc = api.nvmlDeviceGetCurrentClocksThrottleReasons(h, &reasons);
+  if (api.nvmlDeviceGetCurrentClocksEventReasons)
+    rc = api.nvmlDeviceGetCurrentClocksEventReasons(h, &reasons);
+  else if (api.nvmlDeviceGetCurrentClocksThrottleReasons)
+    rc = api.nvmlDeviceGetCurrentClocksThrottleReasons(h, &reasons);
   if (rc == NVML_SUCCESS) {
     g.throttle_reasons = g.throttle_reasons.value_or(0) | reasons;
     ++g.throttle_samples;
@@ -186,7 +200,8 @@ void sample_one(const NvmlApi& api, nvmlDevice_t h, GpuHealthReading& g) {
   if (temp) g.temperature_c = std::max(g.temperature_c.value_or(*temp), *temp);
   // The highest link seen while sampling (core/rules/health_sampling.hpp: idle links train down).
   std::optional<int> gen, width;
-  if (api.nvmlDeviceGetCurrPcieLinkGeneration && api.nvmlDeviceGetCurrPcieLinkGeneration(h, &v) == NVML_SUCCESS) {
+  if (api.nvmlDeviceGetCurrPcieLinkGeneration &&
+      api.nvmlDeviceGetCurrPcieLinkGeneration(h, &v) == NVML_SUCCESS) {
     gen = static_cast<int>(v);
   }
   if (api.nvmlDeviceGetCurrPcieLinkWidth && api.nvmlDeviceGetCurrPcieLinkWidth(h, &v) == NVML_SUCCESS) {
@@ -201,7 +216,8 @@ NvmlHealthReader::NvmlHealthReader(const NvmlSession& nvml, const std::vector<Gp
     : nvml_(nvml) {
   std::vector<NvmlDeviceRef> all = list_nvml_devices(nvml, &problems_);
   unsigned count = 0;
-  if (nvml.ok() && nvml.api().nvmlDeviceGetCount_v2(&count) == NVML_SUCCESS) nvml_count_ = static_cast<int>(count);
+  if (nvml.ok() && nvml.api().nvmlDeviceGetCount_v2(&count) == NVML_SUCCESS)
+    nvml_count_ = static_cast<int>(count);
   for (const auto& d : all) {
     std::optional<int> index;
     if (record_gpus.empty()) index = static_cast<int>(d.nvml_index);

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "core/rules/health_snapshot.hpp"
 #include "core/record/record.hpp"
+#include "core/rules/health_snapshot.hpp"
 #include "device/nvml_devices.hpp"
 
 namespace gpuqual {
@@ -37,7 +37,7 @@ class NvmlHealthReader {
   std::vector<NvmlDeviceRef> devices_;
   std::vector<int> record_index_;  // parallel to devices_
   std::vector<std::string> problems_;
-  int nvml_count_ = 0;      // every device NVML lists, opened or not
+  int nvml_count_ = 0;  // every device NVML lists, opened or not
 };
 
 }  // namespace gpuqual

@@ -10,7 +10,9 @@ namespace gpuqual {
 
 namespace {
 
-std::uint64_t peer_seed(std::uint64_t seed, int gpu) { return seed * 7919ULL + 0x7032700ULL + static_cast<std::uint64_t>(gpu); }
+std::uint64_t peer_seed(std::uint64_t seed, int gpu) {
+  return seed * 7919ULL + 0x7032700ULL + static_cast<std::uint64_t>(gpu);
+}
 
 // Events and streams belong to the device current at creation: set it before the members exist.
 int enter(int gpu) {
@@ -24,12 +26,14 @@ std::uint64_t verify_on(int gpu, const DeviceBuffer& dst, const DeviceBuffer& co
   const unsigned long long init[2] = {0, ~0ULL};
   unsigned long long got[2] = {0, 0};
   CUDA_CHECK(cudaMemcpyAsync(counters.get(), init, sizeof init, cudaMemcpyHostToDevice, stream));
-  CUDA_CHECK(kernels::launch_pattern_verify(dst.as<std::uint64_t>(), words, seed, counters.as<unsigned long long>(), stream));
+  CUDA_CHECK(kernels::launch_pattern_verify(dst.as<std::uint64_t>(), words, seed,
+                                            counters.as<unsigned long long>(), stream));
   CUDA_CHECK(cudaMemcpyAsync(got, counters.get(), sizeof got, cudaMemcpyDeviceToHost, stream));
   CUDA_CHECK(cudaStreamSynchronize(stream));
   if (got[0]) {
     std::ostringstream w;
-    w << "gpu " << from << " -> gpu " << gpu << ": " << got[0] << " of " << words << " words wrong (first at word " << got[1] << ")";
+    w << "gpu " << from << " -> gpu " << gpu << ": " << got[0] << " of " << words
+      << " words wrong (first at word " << got[1] << ")";
     *problem += (problem->empty() ? "" : "; ") + w.str();
   }
   return got[0];
@@ -74,7 +78,8 @@ std::vector<PeerAccess> enable_peer_access(const std::vector<int>& gpus) {
 }
 
 CopyResult run_p2p_pair(P2pEndpoint& from, P2pEndpoint& to, bool bidirectional, const P2pConfig& config,
-                        const MeasureHooks& hooks, const std::function<void(std::uint64_t*, std::uint64_t)>& corrupt) {
+                        const MeasureHooks& hooks,
+                        const std::function<void(std::uint64_t*, std::uint64_t)>& corrupt) {
   const std::size_t bytes = from.words_ * sizeof(std::uint64_t);
   {
     DeviceGuard g(to.gpu_);
@@ -87,7 +92,8 @@ CopyResult run_p2p_pair(P2pEndpoint& from, P2pEndpoint& to, bool bidirectional, 
 
   CudaEventTimer timer(from.stream_, [&] {
     if (!bidirectional) {
-      CUDA_CHECK(cudaMemcpyPeerAsync(to.dst_.get(), to.gpu_, from.src_.get(), from.gpu_, bytes, from.stream_));
+      CUDA_CHECK(
+          cudaMemcpyPeerAsync(to.dst_.get(), to.gpu_, from.src_.get(), from.gpu_, bytes, from.stream_));
       return;
     }
     from.fork_.record(from.stream_);
@@ -108,9 +114,11 @@ CopyResult run_p2p_pair(P2pEndpoint& from, P2pEndpoint& to, bool bidirectional, 
     corrupt(to.dst_.as<std::uint64_t>(), to.words_);
     CUDA_CHECK(cudaDeviceSynchronize());
   }
-  r.mismatches = verify_on(to.gpu_, to.dst_, to.counters_, to.words_, from.seed_, to.stream_, from.gpu_, &r.problem);
+  r.mismatches =
+      verify_on(to.gpu_, to.dst_, to.counters_, to.words_, from.seed_, to.stream_, from.gpu_, &r.problem);
   if (bidirectional) {
-    r.mismatches += verify_on(from.gpu_, from.dst_, from.counters_, from.words_, to.seed_, from.stream_, to.gpu_, &r.problem);
+    r.mismatches += verify_on(from.gpu_, from.dst_, from.counters_, from.words_, to.seed_, from.stream_,
+                              to.gpu_, &r.problem);
   }
   return r;
 }

@@ -5,16 +5,19 @@
 #include <charconv>
 #include <fstream>
 
-#include "kernels/copy_pattern.cuh"
 #include "core/base/text_case.hpp"
+#include "kernels/copy_pattern.cuh"
 
 namespace gpuqual {
 
 std::string_view to_string(CopyDirection d) {
   switch (d) {
-    case CopyDirection::h2d: return "h2d";
-    case CopyDirection::d2h: return "d2h";
-    case CopyDirection::bidir: return "bidir";
+    case CopyDirection::h2d:
+      return "h2d";
+    case CopyDirection::d2h:
+      return "d2h";
+    case CopyDirection::bidir:
+      return "bidir";
   }
   return "?";
 }
@@ -26,18 +29,22 @@ std::optional<CopyDirection> parse_copy_direction(std::string_view text) {
   return std::nullopt;
 }
 
-std::vector<CopyDirection> all_copy_directions() { return {CopyDirection::h2d, CopyDirection::d2h, CopyDirection::bidir}; }
+std::vector<CopyDirection> all_copy_directions() {
+  return {CopyDirection::h2d, CopyDirection::d2h, CopyDirection::bidir};
+}
 
 double copy_bytes_per_op(CopyDirection d, std::uint64_t bytes) {
   return static_cast<double>(bytes) * (d == CopyDirection::bidir ? 2.0 : 1.0);
 }
 
 std::string pcie_metric_name(CopyDirection d) { return "pcie." + std::string(to_string(d)) + ".gbps"; }
-std::string pcie_all_metric_name(CopyDirection d) { return "pcie.all." + std::string(to_string(d)) + ".gbps"; }
+std::string pcie_all_metric_name(CopyDirection d) {
+  return "pcie.all." + std::string(to_string(d)) + ".gbps";
+}
 
 std::string p2p_metric_name(bool bidirectional, int from, int to) {
-  return std::string("p2p.") + (bidirectional ? "bidir." : "uni.") + std::to_string(from) + "_" + std::to_string(to) +
-         ".gbps";
+  return std::string("p2p.") + (bidirectional ? "bidir." : "uni.") + std::to_string(from) + "_" +
+         std::to_string(to) + ".gbps";
 }
 
 std::optional<std::string> sysfs_pci_address(std::string_view bus_id) {
@@ -45,11 +52,14 @@ std::optional<std::string> sysfs_pci_address(std::string_view bus_id) {
   const auto first = bus_id.find(':');
   if (first == std::string_view::npos) return std::nullopt;
   std::string_view domain = bus_id.substr(0, first), rest = bus_id.substr(first + 1);
-  if (domain.empty() || domain.size() > 8 || rest.size() != 7 || rest[2] != ':' || rest[5] != '.') return std::nullopt;
+  if (domain.empty() || domain.size() > 8 || rest.size() != 7 || rest[2] != ':' || rest[5] != '.')
+    return std::nullopt;
   auto hex = [](std::string_view s) {
-    return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
+    return !s.empty() && std::all_of(s.begin(), s.end(),
+                                     [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
   };
-  if (!hex(domain) || !hex(rest.substr(0, 2)) || !hex(rest.substr(3, 2)) || !hex(rest.substr(6, 1))) return std::nullopt;
+  if (!hex(domain) || !hex(rest.substr(0, 2)) || !hex(rest.substr(3, 2)) || !hex(rest.substr(6, 1)))
+    return std::nullopt;
   // An 8-digit domain's upper half must be zero to fit sysfs's 4 digits.
   std::string d(domain);
   while (d.size() > 4) {
@@ -104,8 +114,8 @@ void fill_pattern_host(std::uint64_t* words, std::uint64_t count, std::uint64_t 
   for (std::uint64_t i = 0; i < count; ++i) words[i] = kernels::copy_pattern_word(seed, i);
 }
 
-std::uint64_t count_pattern_mismatches_host(const std::uint64_t* words, std::uint64_t count, std::uint64_t seed,
-                                            std::uint64_t* first_bad) {
+std::uint64_t count_pattern_mismatches_host(const std::uint64_t* words, std::uint64_t count,
+                                            std::uint64_t seed, std::uint64_t* first_bad) {
   std::uint64_t bad = 0;
   for (std::uint64_t i = 0; i < count; ++i) {
     if (words[i] != kernels::copy_pattern_word(seed, i)) {

@@ -39,8 +39,8 @@ std::optional<std::vector<int>> read_numa_cpus(const std::string& sysfs_root, in
 
 // Host side of kernels::copy_pattern_word: fill, and count words that differ (first index out).
 void fill_pattern_host(std::uint64_t* words, std::uint64_t count, std::uint64_t seed);
-std::uint64_t count_pattern_mismatches_host(const std::uint64_t* words, std::uint64_t count, std::uint64_t seed,
-                                            std::uint64_t* first_bad);
+std::uint64_t count_pattern_mismatches_host(const std::uint64_t* words, std::uint64_t count,
+                                            std::uint64_t seed, std::uint64_t* first_bad);
 
 // Ordered pairs (i, j), i != j, of the given GPUs, and the unordered ones (i < j).
 std::vector<std::pair<int, int>> ordered_pairs(const std::vector<int>& gpus);

@@ -13,8 +13,12 @@ namespace gpuqual {
 
 namespace {
 
-std::uint64_t up_seed(std::uint64_t seed, int gpu) { return seed * 1000003ULL + 2ULL * static_cast<std::uint64_t>(gpu) + 1; }
-std::uint64_t down_seed(std::uint64_t seed, int gpu) { return seed * 1000003ULL + 2ULL * static_cast<std::uint64_t>(gpu) + 2; }
+std::uint64_t up_seed(std::uint64_t seed, int gpu) {
+  return seed * 1000003ULL + 2ULL * static_cast<std::uint64_t>(gpu) + 1;
+}
+std::uint64_t down_seed(std::uint64_t seed, int gpu) {
+  return seed * 1000003ULL + 2ULL * static_cast<std::uint64_t>(gpu) + 2;
+}
 
 // Binds the calling thread to the CPUs of the GPU's NUMA node for as long as `affinity` lives;
 // returns what was done, for the record.
@@ -56,7 +60,8 @@ PcieBench::PcieBench(int gpu, const PcieConfig& config)
   dev_src_ = DeviceBuffer(bytes);
   dev_dst_ = DeviceBuffer(bytes);
   counters_ = DeviceBuffer(2 * sizeof(unsigned long long));
-  CUDA_CHECK(kernels::launch_pattern_fill(dev_src_.as<std::uint64_t>(), words_, down_seed(config.seed, gpu), down_));
+  CUDA_CHECK(
+      kernels::launch_pattern_fill(dev_src_.as<std::uint64_t>(), words_, down_seed(config.seed, gpu), down_));
   down_.synchronize();
 }
 
@@ -104,17 +109,23 @@ std::uint64_t PcieBench::verify(CopyDirection d, std::string* problem) {
     const unsigned long long init[2] = {0, ~0ULL};
     unsigned long long got[2] = {0, 0};
     CUDA_CHECK(cudaMemcpyAsync(counters_.get(), init, sizeof init, cudaMemcpyHostToDevice, up_));
-    CUDA_CHECK(kernels::launch_pattern_verify(dev_dst_.as<std::uint64_t>(), words_, up_seed(config_.seed, gpu_),
-                                              counters_.as<unsigned long long>(), up_));
+    CUDA_CHECK(kernels::launch_pattern_verify(dev_dst_.as<std::uint64_t>(), words_,
+                                              up_seed(config_.seed, gpu_), counters_.as<unsigned long long>(),
+                                              up_));
     CUDA_CHECK(cudaMemcpyAsync(got, counters_.get(), sizeof got, cudaMemcpyDeviceToHost, up_));
     up_.synchronize();
-    if (got[0]) why << "gpu " << gpu_ << ": " << got[0] << " of " << words_ << " words wrong after host-to-device copy (first at word " << got[1] << ")";
+    if (got[0])
+      why << "gpu " << gpu_ << ": " << got[0] << " of " << words_
+          << " words wrong after host-to-device copy (first at word " << got[1] << ")";
     total += got[0];
   }
   if (d != CopyDirection::h2d) {
     std::uint64_t first = 0;
-    const auto bad = count_pattern_mismatches_host(host_dst_.as<std::uint64_t>(), words_, down_seed(config_.seed, gpu_), &first);
-    if (bad) why << (why.tellp() > 0 ? "; " : "") << "gpu " << gpu_ << ": " << bad << " of " << words_ << " words wrong after device-to-host copy (first at word " << first << ")";
+    const auto bad = count_pattern_mismatches_host(host_dst_.as<std::uint64_t>(), words_,
+                                                   down_seed(config_.seed, gpu_), &first);
+    if (bad)
+      why << (why.tellp() > 0 ? "; " : "") << "gpu " << gpu_ << ": " << bad << " of " << words_
+          << " words wrong after device-to-host copy (first at word " << first << ")";
     total += bad;
   }
   *problem = why.str();

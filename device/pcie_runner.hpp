@@ -42,7 +42,8 @@ struct CopyResult {
 
 // Test hook: damages the destination(s) after timing, before verification.
 // Arguments: direction, device destination, host destination, words.
-using CopyCorruptor = std::function<void(CopyDirection, std::uint64_t* device_dst, std::uint64_t* host_dst, std::uint64_t words)>;
+using CopyCorruptor = std::function<void(CopyDirection, std::uint64_t* device_dst, std::uint64_t* host_dst,
+                                         std::uint64_t words)>;
 
 class PcieBench {
  public:

@@ -6,10 +6,10 @@
 #include <nlohmann/json.hpp>
 
 #include "core/base/atomic_file.hpp"
+#include "core/base/utc_time.hpp"
 #include "core/rules/fabric_rules.hpp"
 #include "core/rules/health_rules.hpp"
 #include "core/rules/health_snapshot_json.hpp"
-#include "core/base/utc_time.hpp"
 #include "device/host/fabric_sysfs.hpp"
 #include "device/nvml_snapshot.hpp"
 
@@ -76,8 +76,9 @@ CheckResult RunHealthMonitor::stop(const SeverityTable& table) {
   r.status = status_of_findings(r.findings);
   r.attributes["events"] = std::to_string(events.size());
   if (!why.empty()) r.attributes["capture_notes"] = why;
-  r.reason = events.empty() ? fmt::format("no Xid on {} GPU(s) during the run", xids_->watched_gpus().size())
-                            : fmt::format("{} Xid event(s), {} distinct (code, GPU)", events.size(), r.findings.size());
+  r.reason = events.empty()
+                 ? fmt::format("no Xid on {} GPU(s) during the run", xids_->watched_gpus().size())
+                 : fmt::format("{} Xid event(s), {} distinct (code, GPU)", events.size(), r.findings.size());
   return r;
 }
 

@@ -10,14 +10,14 @@
 // start() also writes <side_dir>/nvml-before.json, the NVML counters at the start of the run,
 // which the `health` check (when it runs later in the suite) uses to report counters that grew
 // during the whole run, and, on a node with InfiniBand/RoCE adapters, <side_dir>/fabric-before.json
-// (their error counters) for the `fabric` check. Never throws for a missing NVML: stop() then returns a `skip` result
-// with the reason.
+// (their error counters) for the `fabric` check. Never throws for a missing NVML: stop() then returns a
+// `skip` result with the reason.
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "core/rules/health_severity.hpp"
 #include "core/record/record.hpp"
+#include "core/rules/health_severity.hpp"
 #include "device/xid_monitor.hpp"
 
 namespace gpuqual {

@@ -2,9 +2,9 @@
 
 #include <cstdlib>
 
+#include "device/gpu_firmware.hpp"
 #include "device/host/container_toolkit.hpp"
 #include "device/host/driver_addons.hpp"
-#include "device/gpu_firmware.hpp"
 #include "device/host/k8s_node_info.hpp"
 #include "device/host/nic_firmware.hpp"
 #include "device/host/platform_firmware.hpp"

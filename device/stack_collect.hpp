@@ -15,9 +15,9 @@ class NvmlSession;
 struct StackSources {
   std::string sys = "/sys";
   std::string proc = "/proc";
-  std::string root;                 // prefix of /etc, /usr, /lib, /var/run ("" = the real /)
-  std::string path_env;             // PATH to look for nv-fabricmanager, nvidia-ctk ("" = $PATH)
-  std::string node_file;            // Kubernetes Node JSON (--node-file / $GPUQUAL_NODE_FILE), "" none
+  std::string root;       // prefix of /etc, /usr, /lib, /var/run ("" = the real /)
+  std::string path_env;   // PATH to look for nv-fabricmanager, nvidia-ctk ("" = $PATH)
+  std::string node_file;  // Kubernetes Node JSON (--node-file / $GPUQUAL_NODE_FILE), "" none
   std::map<std::string, std::string> platform;  // --platform NAME=VERSION
 };
 

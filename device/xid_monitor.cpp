@@ -28,7 +28,8 @@ bool XidMonitor::start() {
     return false;
   }
   const NvmlApi& api = nvml_.api();
-  for (const char* missing : {"nvmlEventSetCreate", "nvmlDeviceRegisterEvents", "nvmlEventSetWait_v2", "nvmlEventSetFree"}) {
+  for (const char* missing :
+       {"nvmlEventSetCreate", "nvmlDeviceRegisterEvents", "nvmlEventSetWait_v2", "nvmlEventSetFree"}) {
     for (const auto& m : nvml_.missing_symbols()) {
       if (m == missing) {
         reason_ = "Xid events unavailable: " + nvml_.missing(missing);
@@ -87,7 +88,8 @@ void XidMonitor::loop() {
       // GPU_IS_LOST and friends: note once, keep waiting for the other GPUs.
       std::lock_guard<std::mutex> lock(mu_);
       if (reason_.find("nvmlEventSetWait") == std::string::npos) {
-        reason_ += (reason_.empty() ? "" : "; ") + std::string("nvmlEventSetWait_v2: ") + nvml_.error_text(rc);
+        reason_ +=
+            (reason_.empty() ? "" : "; ") + std::string("nvmlEventSetWait_v2: ") + nvml_.error_text(rc);
       }
       if (rc == NVML_ERROR_UNINITIALIZED) return;
       continue;

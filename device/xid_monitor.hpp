@@ -11,8 +11,8 @@
 #include <thread>
 #include <vector>
 
-#include "core/rules/health_snapshot.hpp"
 #include "core/record/record.hpp"
+#include "core/rules/health_snapshot.hpp"
 #include "device/nvml_library.hpp"
 #include "device/nvml_snapshot.hpp"
 
@@ -28,7 +28,8 @@ bool xid_events_unsupported(const std::vector<XidRegistration>& answers);
 class XidMonitor {
  public:
   // `record_gpus` maps NVML devices to run-record GPU indices (by UUID).
-  explicit XidMonitor(const std::vector<GpuInfo>& record_gpus, const std::string& nvml_library = kNvmlLibrary);
+  explicit XidMonitor(const std::vector<GpuInfo>& record_gpus,
+                      const std::string& nvml_library = kNvmlLibrary);
   ~XidMonitor();  // stops the thread; never throws
   XidMonitor(const XidMonitor&) = delete;
   XidMonitor& operator=(const XidMonitor&) = delete;

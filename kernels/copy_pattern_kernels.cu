@@ -12,7 +12,8 @@ unsigned blocks_for(std::uint64_t count) {
 
 __global__ void fill_kernel(std::uint64_t* words, std::uint64_t count, std::uint64_t seed) {
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
-  for (std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; i < count; i += stride)
+  for (std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; i < count;
+       i += stride)
     words[i] = copy_pattern_word(seed, i);
 }
 
@@ -35,7 +36,8 @@ __global__ void verify_kernel(const std::uint64_t* words, std::uint64_t count, s
 
 }  // namespace
 
-cudaError_t launch_pattern_fill(std::uint64_t* words, std::uint64_t count, std::uint64_t seed, cudaStream_t stream) {
+cudaError_t launch_pattern_fill(std::uint64_t* words, std::uint64_t count, std::uint64_t seed,
+                                cudaStream_t stream) {
   fill_kernel<<<blocks_for(count), kThreads, 0, stream>>>(words, count, seed);
   return cudaGetLastError();
 }

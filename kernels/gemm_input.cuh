@@ -21,13 +21,20 @@ enum class GemmOutputKind : int { f64 = 0, f32, f16, bf16, i32 };
 
 GPUQUAL_HD inline int gemm_input_mantissa_bits(GemmInputKind kind) {
   switch (kind) {
-    case GemmInputKind::f64: return 52;
-    case GemmInputKind::f32: return 23;
-    case GemmInputKind::tf32: return 10;
-    case GemmInputKind::f16: return 10;
-    case GemmInputKind::bf16: return 7;
-    case GemmInputKind::e4m3: return 3;
-    case GemmInputKind::i8: return 0;
+    case GemmInputKind::f64:
+      return 52;
+    case GemmInputKind::f32:
+      return 23;
+    case GemmInputKind::tf32:
+      return 10;
+    case GemmInputKind::f16:
+      return 10;
+    case GemmInputKind::bf16:
+      return 7;
+    case GemmInputKind::e4m3:
+      return 3;
+    case GemmInputKind::i8:
+      return 0;
   }
   return 0;
 }
@@ -43,9 +50,9 @@ GPUQUAL_HD inline double gemm_input_value(GemmInputKind kind, std::uint64_t seed
     return sign * magnitude;
   }
   const int m = gemm_input_mantissa_bits(kind);
-  const std::uint64_t frac = h >> (64 - m);                       // top m bits
-  const double unit = 1.0 / static_cast<double>(1ULL << m);       // 2^-m, exact
-  const double mantissa = 1.0 + static_cast<double>(frac) * unit; // exact: frac < 2^m <= 2^52
+  const std::uint64_t frac = h >> (64 - m);                        // top m bits
+  const double unit = 1.0 / static_cast<double>(1ULL << m);        // 2^-m, exact
+  const double mantissa = 1.0 + static_cast<double>(frac) * unit;  // exact: frac < 2^m <= 2^52
   const double scale = ((h >> 1) & 1U) ? 1.0 : 0.5;
   return sign * mantissa * scale;
 }
@@ -53,11 +60,16 @@ GPUQUAL_HD inline double gemm_input_value(GemmInputKind kind, std::uint64_t seed
 // Unit roundoff of the output format: half an ulp relative, for round-to-nearest output.
 GPUQUAL_HD inline double gemm_output_unit_roundoff(GemmOutputKind kind) {
   switch (kind) {
-    case GemmOutputKind::f64: return 1.1102230246251565e-16;  // 2^-53
-    case GemmOutputKind::f32: return 5.9604644775390625e-08;  // 2^-24
-    case GemmOutputKind::f16: return 4.8828125e-04;           // 2^-11
-    case GemmOutputKind::bf16: return 3.90625e-03;            // 2^-8
-    case GemmOutputKind::i32: return 0.0;                     // integer results are exact
+    case GemmOutputKind::f64:
+      return 1.1102230246251565e-16;  // 2^-53
+    case GemmOutputKind::f32:
+      return 5.9604644775390625e-08;  // 2^-24
+    case GemmOutputKind::f16:
+      return 4.8828125e-04;  // 2^-11
+    case GemmOutputKind::bf16:
+      return 3.90625e-03;  // 2^-8
+    case GemmOutputKind::i32:
+      return 0.0;  // integer results are exact
   }
   return 0.0;
 }

@@ -8,7 +8,9 @@ namespace {
 __device__ __forceinline__ std::uint64_t first_index() {
   return blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x;
 }
-__device__ __forceinline__ std::uint64_t grid_stride() { return static_cast<std::uint64_t>(gridDim.x) * blockDim.x; }
+__device__ __forceinline__ std::uint64_t grid_stride() {
+  return static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+}
 
 // One element pair of kernel K: d from a (and b) at vector v.
 template <StreamKernel K>
@@ -35,8 +37,8 @@ constexpr bool kReadsB = K == StreamKernel::add || K == StreamKernel::triad;
 // of each input before any store (kernels/stream_tiling.cuh says why and which vectors), then a
 // grid-stride tail.
 template <StreamKernel K>
-__global__ void stream_kernel(const double* __restrict__ a, const double* __restrict__ b, double* __restrict__ d,
-                              std::uint64_t n, StreamScalars sc) {
+__global__ void stream_kernel(const double* __restrict__ a, const double* __restrict__ b,
+                              double* __restrict__ d, std::uint64_t n, StreamScalars sc) {
   const auto* a2 = reinterpret_cast<const double2*>(a);
   const auto* b2 = reinterpret_cast<const double2*>(b);
   auto* d2 = reinterpret_cast<double2*>(d);
@@ -89,7 +91,8 @@ __global__ void read_kernel(const double* __restrict__ a, std::uint64_t n, doubl
   for (std::uint64_t t = 0; t < tiles; ++t) {
     double2 x[kStreamUnroll];
 #pragma unroll
-    for (unsigned u = 0; u < kStreamUnroll; ++u) x[u] = a2[stream_tile_index(t, u, tid, threads, kStreamUnroll)];
+    for (unsigned u = 0; u < kStreamUnroll; ++u)
+      x[u] = a2[stream_tile_index(t, u, tid, threads, kStreamUnroll)];
 #pragma unroll
     for (unsigned u = 0; u < kStreamUnroll; ++u) sums[u] += x[u].x + x[u].y;
   }
@@ -113,8 +116,9 @@ __global__ void init_kernel(double* dst, std::uint64_t n, std::uint64_t seed, st
   for (std::uint64_t i = first_index(); i < n; i += grid_stride()) dst[i] = stream_init_value(seed, array, i);
 }
 
-__global__ void verify_kernel(StreamKernel k, const double* a, const double* b, const double* d, std::uint64_t n,
-                              std::uint64_t seed, StreamScalars sc, unsigned long long* counters) {
+__global__ void verify_kernel(StreamKernel k, const double* a, const double* b, const double* d,
+                              std::uint64_t n, std::uint64_t seed, StreamScalars sc,
+                              unsigned long long* counters) {
   unsigned long long bad = 0, first = ~0ULL;
   for (std::uint64_t i = first_index(); i < n; i += grid_stride()) {
     const double ea = stream_init_value(seed, 0, i);
@@ -154,12 +158,18 @@ cudaError_t blocks_for(Kernel kernel, unsigned threads, int* blocks_per_sm) {
 
 cudaError_t stream_blocks_per_sm(StreamKernel k, unsigned threads, int* blocks_per_sm) {
   switch (k) {
-    case StreamKernel::copy: return blocks_for(stream_kernel<StreamKernel::copy>, threads, blocks_per_sm);
-    case StreamKernel::scale: return blocks_for(stream_kernel<StreamKernel::scale>, threads, blocks_per_sm);
-    case StreamKernel::add: return blocks_for(stream_kernel<StreamKernel::add>, threads, blocks_per_sm);
-    case StreamKernel::triad: return blocks_for(stream_kernel<StreamKernel::triad>, threads, blocks_per_sm);
-    case StreamKernel::write: return blocks_for(stream_kernel<StreamKernel::write>, threads, blocks_per_sm);
-    case StreamKernel::read: return blocks_for(read_kernel, threads, blocks_per_sm);
+    case StreamKernel::copy:
+      return blocks_for(stream_kernel<StreamKernel::copy>, threads, blocks_per_sm);
+    case StreamKernel::scale:
+      return blocks_for(stream_kernel<StreamKernel::scale>, threads, blocks_per_sm);
+    case StreamKernel::add:
+      return blocks_for(stream_kernel<StreamKernel::add>, threads, blocks_per_sm);
+    case StreamKernel::triad:
+      return blocks_for(stream_kernel<StreamKernel::triad>, threads, blocks_per_sm);
+    case StreamKernel::write:
+      return blocks_for(stream_kernel<StreamKernel::write>, threads, blocks_per_sm);
+    case StreamKernel::read:
+      return blocks_for(read_kernel, threads, blocks_per_sm);
   }
   return cudaErrorInvalidValue;
 }
@@ -171,24 +181,38 @@ cudaError_t launch_stream_init(double* dst, std::uint64_t n, std::uint64_t seed,
   return cudaGetLastError();
 }
 
-cudaError_t launch_stream_kernel(StreamKernel k, const double* a, const double* b, double* d, double* partials,
-                                 std::uint64_t n, StreamScalars sc, LaunchShape shape, cudaStream_t stream) {
+cudaError_t launch_stream_kernel(StreamKernel k, const double* a, const double* b, double* d,
+                                 double* partials, std::uint64_t n, StreamScalars sc, LaunchShape shape,
+                                 cudaStream_t stream) {
   if (!valid(shape) || n % 2 != 0) return cudaErrorInvalidValue;
   const unsigned g = shape.blocks, t = shape.threads;
   switch (k) {
-    case StreamKernel::copy: stream_kernel<StreamKernel::copy><<<g, t, 0, stream>>>(a, b, d, n, sc); break;
-    case StreamKernel::scale: stream_kernel<StreamKernel::scale><<<g, t, 0, stream>>>(a, b, d, n, sc); break;
-    case StreamKernel::add: stream_kernel<StreamKernel::add><<<g, t, 0, stream>>>(a, b, d, n, sc); break;
-    case StreamKernel::triad: stream_kernel<StreamKernel::triad><<<g, t, 0, stream>>>(a, b, d, n, sc); break;
-    case StreamKernel::write: stream_kernel<StreamKernel::write><<<g, t, 0, stream>>>(a, b, d, n, sc); break;
-    case StreamKernel::read: read_kernel<<<g, t, 0, stream>>>(a, n, partials); break;
-    default: return cudaErrorInvalidValue;
+    case StreamKernel::copy:
+      stream_kernel<StreamKernel::copy><<<g, t, 0, stream>>>(a, b, d, n, sc);
+      break;
+    case StreamKernel::scale:
+      stream_kernel<StreamKernel::scale><<<g, t, 0, stream>>>(a, b, d, n, sc);
+      break;
+    case StreamKernel::add:
+      stream_kernel<StreamKernel::add><<<g, t, 0, stream>>>(a, b, d, n, sc);
+      break;
+    case StreamKernel::triad:
+      stream_kernel<StreamKernel::triad><<<g, t, 0, stream>>>(a, b, d, n, sc);
+      break;
+    case StreamKernel::write:
+      stream_kernel<StreamKernel::write><<<g, t, 0, stream>>>(a, b, d, n, sc);
+      break;
+    case StreamKernel::read:
+      read_kernel<<<g, t, 0, stream>>>(a, n, partials);
+      break;
+    default:
+      return cudaErrorInvalidValue;
   }
   return cudaGetLastError();
 }
 
-cudaError_t launch_stream_expected_sum(std::uint64_t seed, std::uint64_t n, double* partials, LaunchShape shape,
-                                       cudaStream_t stream) {
+cudaError_t launch_stream_expected_sum(std::uint64_t seed, std::uint64_t n, double* partials,
+                                       LaunchShape shape, cudaStream_t stream) {
   if (!valid(shape)) return cudaErrorInvalidConfiguration;
   expected_sum_kernel<<<shape.blocks, shape.threads, 0, stream>>>(seed, n, partials);
   return cudaGetLastError();
@@ -202,8 +226,8 @@ cudaError_t launch_stream_verify(StreamKernel k, const double* a, const double* 
   return cudaGetLastError();
 }
 
-cudaError_t launch_gather_f64(const double* src, const std::uint64_t* indices, std::uint32_t count, double* out,
-                              cudaStream_t stream) {
+cudaError_t launch_gather_f64(const double* src, const std::uint64_t* indices, std::uint32_t count,
+                              double* out, cudaStream_t stream) {
   if (count == 0) return cudaSuccess;
   gather_f64_kernel<<<(count + 255) / 256, 256, 0, stream>>>(src, indices, count, out);
   return cudaGetLastError();

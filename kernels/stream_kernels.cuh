@@ -26,13 +26,14 @@ cudaError_t launch_stream_init(double* dst, std::uint64_t n, std::uint64_t seed,
 
 // Runs kernel `k`: d from a (and b). `read` writes shape.blocks partial sums of a to `partials`
 // (which must hold shape.blocks doubles) and touches no d.
-cudaError_t launch_stream_kernel(StreamKernel k, const double* a, const double* b, double* d, double* partials,
-                                 std::uint64_t n, StreamScalars sc, LaunchShape shape, cudaStream_t stream);
+cudaError_t launch_stream_kernel(StreamKernel k, const double* a, const double* b, double* d,
+                                 double* partials, std::uint64_t n, StreamScalars sc, LaunchShape shape,
+                                 cudaStream_t stream);
 
 // The exact expected sum of array a = stream_init_value(seed, 0, i) over i < n, computed from
 // the generator (not from memory) into shape.blocks partials.
-cudaError_t launch_stream_expected_sum(std::uint64_t seed, std::uint64_t n, double* partials, LaunchShape shape,
-                                       cudaStream_t stream);
+cudaError_t launch_stream_expected_sum(std::uint64_t seed, std::uint64_t n, double* partials,
+                                       LaunchShape shape, cudaStream_t stream);
 
 // Checks every element: a and b against the generator, d against stream_expected_output (for
 // every kernel but `read`). counters[0] += mismatches, counters[1] = min(counters[1], first bad
@@ -42,7 +43,7 @@ cudaError_t launch_stream_verify(StreamKernel k, const double* a, const double* 
                                  unsigned long long* counters, LaunchShape shape, cudaStream_t stream);
 
 // out[j] = src[indices[j]] (doubles), for the host's sampled replay.
-cudaError_t launch_gather_f64(const double* src, const std::uint64_t* indices, std::uint32_t count, double* out,
-                              cudaStream_t stream);
+cudaError_t launch_gather_f64(const double* src, const std::uint64_t* indices, std::uint32_t count,
+                              double* out, cudaStream_t stream);
 
 }  // namespace gpuqual::kernels

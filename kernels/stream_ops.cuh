@@ -53,12 +53,18 @@ GPUQUAL_HD inline double stream_expected_output(StreamKernel k, double a, double
                                                 StreamScalars sc, bool* ok) {
   *ok = true;
   switch (k) {
-    case StreamKernel::copy: return a;
-    case StreamKernel::scale: return stream_scale(a, sc.s);
-    case StreamKernel::add: return stream_add(a, b);
-    case StreamKernel::triad: return stream_triad(a, b, sc.s);
-    case StreamKernel::write: return stream_write_value(i, sc.w0, sc.w1);
-    case StreamKernel::read: break;
+    case StreamKernel::copy:
+      return a;
+    case StreamKernel::scale:
+      return stream_scale(a, sc.s);
+    case StreamKernel::add:
+      return stream_add(a, b);
+    case StreamKernel::triad:
+      return stream_triad(a, b, sc.s);
+    case StreamKernel::write:
+      return stream_write_value(i, sc.w0, sc.w1);
+    case StreamKernel::read:
+      break;
   }
   *ok = false;
   return 0.0;
@@ -67,12 +73,18 @@ GPUQUAL_HD inline double stream_expected_output(StreamKernel k, double a, double
 // Bytes each kernel moves per element (8-byte doubles), counting reads plus writes.
 GPUQUAL_HD inline int stream_bytes_per_element(StreamKernel k) {
   switch (k) {
-    case StreamKernel::copy: return 16;   // read a, write d
-    case StreamKernel::scale: return 16;  // read a, write d
-    case StreamKernel::add: return 24;    // read a, b, write d
-    case StreamKernel::triad: return 24;  // read a, b, write d
-    case StreamKernel::read: return 8;    // read a
-    case StreamKernel::write: return 8;   // write d
+    case StreamKernel::copy:
+      return 16;  // read a, write d
+    case StreamKernel::scale:
+      return 16;  // read a, write d
+    case StreamKernel::add:
+      return 24;  // read a, b, write d
+    case StreamKernel::triad:
+      return 24;  // read a, b, write d
+    case StreamKernel::read:
+      return 8;  // read a
+    case StreamKernel::write:
+      return 8;  // write d
   }
   return 0;
 }

@@ -15,7 +15,8 @@ namespace gpuqual::kernels {
 
 inline constexpr unsigned kStreamUnroll = 4;  // 64 bytes of loads in flight per thread and array
 
-GPUQUAL_HD inline std::uint64_t stream_full_tiles(std::uint64_t vectors, std::uint64_t threads, unsigned unroll) {
+GPUQUAL_HD inline std::uint64_t stream_full_tiles(std::uint64_t vectors, std::uint64_t threads,
+                                                  unsigned unroll) {
   return vectors / (threads * unroll);
 }
 
@@ -25,7 +26,8 @@ GPUQUAL_HD inline std::uint64_t stream_tile_index(std::uint64_t tile, unsigned s
 }
 
 // The first vector of the tail (after the full tiles); the tail is [start, vectors).
-GPUQUAL_HD inline std::uint64_t stream_tail_start(std::uint64_t vectors, std::uint64_t threads, unsigned unroll) {
+GPUQUAL_HD inline std::uint64_t stream_tail_start(std::uint64_t vectors, std::uint64_t threads,
+                                                  unsigned unroll) {
   return stream_full_tiles(vectors, threads, unroll) * threads * unroll;
 }
 

@@ -16,7 +16,8 @@ namespace gpuqual::probes {
 namespace {
 
 std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return s;
 }
 
@@ -75,17 +76,20 @@ ProcessResult run_cli(const Argv& argv, double timeout_s, std::size_t max_output
 
 std::string CliRuntime::version() {
   const ProcessResult r = run_cli(build_argv(options_.cli, options_.cli.version, {}), 30);
-  if (r.timed_out) throw RuntimeUnavailable(fmt::format("{} does not answer: {}", program(), r.describe(program())));
+  if (r.timed_out)
+    throw RuntimeUnavailable(fmt::format("{} does not answer: {}", program(), r.describe(program())));
   if (!r.ok())
-    throw RuntimeUnavailable(fmt::format("{} does not work: {}: {}", program(), r.describe(program()), message_of(r)));
+    throw RuntimeUnavailable(
+        fmt::format("{} does not work: {}: {}", program(), r.describe(program()), message_of(r)));
   return fmt::format("{} {}", program(), trim(r.out));
 }
 
 std::optional<ImageInfo> CliRuntime::inspect_image(const std::string& image) {
   require_image_reference(image);
-  const ProcessResult r =
-      run_cli(build_argv(options_.cli, options_.cli.image_inspect, {{"image", image}}), options_.request_timeout_s);
-  if (r.timed_out) throw RuntimeUnavailable(fmt::format("inspect image {}: {}", image, r.describe(program())));
+  const ProcessResult r = run_cli(build_argv(options_.cli, options_.cli.image_inspect, {{"image", image}}),
+                                  options_.request_timeout_s);
+  if (r.timed_out)
+    throw RuntimeUnavailable(fmt::format("inspect image {}: {}", image, r.describe(program())));
   if (!r.ok()) {
     if (says_not_found(r)) return std::nullopt;
     throw RuntimeError(fmt::format("inspect image {}: {}: {}", image, r.describe(program()), message_of(r)));
@@ -94,7 +98,8 @@ std::optional<ImageInfo> CliRuntime::inspect_image(const std::string& image) {
   const nlohmann::json* obj = nullptr;
   if (j.is_array() && !j.empty() && j[0].is_object()) obj = &j[0];
   if (j.is_object()) obj = &j;
-  if (!obj) throw RuntimeError(fmt::format("inspect image {}: {} did not print a JSON object", image, program()));
+  if (!obj)
+    throw RuntimeError(fmt::format("inspect image {}: {} did not print a JSON object", image, program()));
   ImageInfo info;
   info.id = obj->value("Id", std::string());
   info.repo_digests = repo_digests_of(*obj);
@@ -109,7 +114,8 @@ std::optional<ImageInfo> CliRuntime::inspect_image(const std::string& image) {
 void CliRuntime::pull_image(const std::string& image, double timeout_s) {
   require_image_reference(image);
   const ProcessResult r = run_cli(build_argv(options_.cli, options_.cli.pull, {{"image", image}}), timeout_s);
-  if (!r.ok()) throw RuntimeError(fmt::format("pull {}: {}: {}", image, r.describe(program()), message_of(r)));
+  if (!r.ok())
+    throw RuntimeError(fmt::format("pull {}: {}: {}", image, r.describe(program()), message_of(r)));
 }
 
 void CliRuntime::create(const ContainerSpec& spec) {
@@ -130,7 +136,8 @@ void CliRuntime::start(const std::string& name) {
 
 WaitResult CliRuntime::wait(const std::string& name, double timeout_s, const std::atomic<bool>* stop) {
   require_container_name(name);
-  const ProcessResult r = run_cli(build_argv(options_.cli, options_.cli.wait, {{"name", name}}), timeout_s, 1u << 16, stop);
+  const ProcessResult r =
+      run_cli(build_argv(options_.cli, options_.cli.wait, {{"name", name}}), timeout_s, 1u << 16, stop);
   WaitResult w;
   if (r.timed_out) {
     w.outcome = WaitResult::Outcome::timed_out;
@@ -157,8 +164,8 @@ WaitResult CliRuntime::wait(const std::string& name, double timeout_s, const std
 
 ContainerOutput CliRuntime::logs(const std::string& name, std::size_t max_bytes) {
   require_container_name(name);
-  const ProcessResult r =
-      run_cli(build_argv(options_.cli, options_.cli.logs, {{"name", name}}), options_.request_timeout_s, max_bytes);
+  const ProcessResult r = run_cli(build_argv(options_.cli, options_.cli.logs, {{"name", name}}),
+                                  options_.request_timeout_s, max_bytes);
   if (!r.ok() && !r.out_truncated && !r.err_truncated)
     throw RuntimeError(fmt::format("logs: {}: {}", r.describe(program()), message_of(r)));
   ContainerOutput out;
@@ -183,7 +190,8 @@ bool CliRuntime::remove(const std::string& name) {
 std::vector<LabelledContainer> CliRuntime::list_by_label(const std::string& key) {
   const ProcessResult r =
       run_cli(build_argv(options_.cli, options_.cli.list, {{"label", key}}), options_.request_timeout_s);
-  if (!r.ok()) throw RuntimeError(fmt::format("list containers: {}: {}", r.describe(program()), message_of(r)));
+  if (!r.ok())
+    throw RuntimeError(fmt::format("list containers: {}: {}", r.describe(program()), message_of(r)));
   std::vector<LabelledContainer> out;
   std::size_t pos = 0;
   while (pos < r.out.size()) {

@@ -19,7 +19,8 @@ CliTemplate docker_like(const std::string& preset, const std::string& program) {
   t.version = {"version", "--format", "{{.Client.Version}}"};
   t.image_inspect = {"image", "inspect", "{image}"};
   t.pull = {"pull", "{image}"};
-  t.create = {"create", "--name", "{name}", "{labels}", "{env}", "{gpus}", "{mounts}", "{image}", "{command}"};
+  t.create = {"create", "--name",   "{name}",  "{labels}", "{env}",
+              "{gpus}", "{mounts}", "{image}", "{command}"};
   t.start = {"start", "{name}"};
   t.wait = {"wait", "{name}"};
   t.logs = {"logs", "{name}"};
@@ -44,20 +45,29 @@ CliTemplate podman_preset() {
   return t;
 }
 
-const char* const kListKeys[] = {"base", "version", "image_inspect", "pull", "create", "start", "wait", "logs",
-                                 "remove", "list", "inspect", "label", "env", "gpus_all", "gpus_count", "gpus_each", "mount"};
+const char* const kListKeys[] = {"base", "version",  "image_inspect", "pull",      "create",  "start",
+                                 "wait", "logs",     "remove",        "list",      "inspect", "label",
+                                 "env",  "gpus_all", "gpus_count",    "gpus_each", "mount"};
 
 Argv* field(CliTemplate& t, const std::string& key) {
   static const std::map<std::string, Argv CliTemplate::*> members = {
-      {"base", &CliTemplate::base},         {"version", &CliTemplate::version},
-      {"image_inspect", &CliTemplate::image_inspect}, {"pull", &CliTemplate::pull},
-      {"create", &CliTemplate::create},     {"start", &CliTemplate::start},
-      {"wait", &CliTemplate::wait},         {"logs", &CliTemplate::logs},
-      {"remove", &CliTemplate::remove},     {"list", &CliTemplate::list},
+      {"base", &CliTemplate::base},
+      {"version", &CliTemplate::version},
+      {"image_inspect", &CliTemplate::image_inspect},
+      {"pull", &CliTemplate::pull},
+      {"create", &CliTemplate::create},
+      {"start", &CliTemplate::start},
+      {"wait", &CliTemplate::wait},
+      {"logs", &CliTemplate::logs},
+      {"remove", &CliTemplate::remove},
+      {"list", &CliTemplate::list},
       {"inspect", &CliTemplate::inspect},
-      {"label", &CliTemplate::label},       {"env", &CliTemplate::env},
-      {"gpus_all", &CliTemplate::gpus_all}, {"gpus_count", &CliTemplate::gpus_count},
-      {"gpus_each", &CliTemplate::gpus_each}, {"mount", &CliTemplate::mount}};
+      {"label", &CliTemplate::label},
+      {"env", &CliTemplate::env},
+      {"gpus_all", &CliTemplate::gpus_all},
+      {"gpus_count", &CliTemplate::gpus_count},
+      {"gpus_each", &CliTemplate::gpus_each},
+      {"mount", &CliTemplate::mount}};
   return &(t.*members.at(key));
 }
 
@@ -93,7 +103,8 @@ CliTemplate parse_cli_template(const nlohmann::json& doc, const std::string& fil
   if (t.base.empty() || t.base[0].empty()) o.fail("base", "must name the program");
   for (const char* key : {"image_inspect", "create", "start", "wait", "logs", "remove", "list", "inspect"})
     if (field(t, key)->empty()) o.fail(key, "must not be empty");
-  if (!t.gpus_count.empty() && !t.gpus_each.empty()) o.fail("gpus_each", "give gpus_count or gpus_each, not both");
+  if (!t.gpus_count.empty() && !t.gpus_each.empty())
+    o.fail("gpus_each", "give gpus_count or gpus_each, not both");
   return t;
 }
 
@@ -146,12 +157,14 @@ Argv build_create_argv(const CliTemplate& t, const ContainerSpec& spec) {
         } else if (!t.gpus_each.empty()) {
           for (int i = 0; i < spec.gpus.count; ++i) expand(t.gpus_each, {{"index", std::to_string(i)}}, argv);
         } else {
-          throw std::invalid_argument("the CLI template cannot request a number of GPUs (no gpus_count/gpus_each)");
+          throw std::invalid_argument(
+              "the CLI template cannot request a number of GPUs (no gpus_count/gpus_each)");
         }
       }
     } else if (a == "{mounts}") {
       for (const auto& m : spec.mounts)
-        expand(t.mount, {{"source", m.source}, {"target", m.target}, {"mode", m.read_only ? "ro" : "rw"}}, argv);
+        expand(t.mount, {{"source", m.source}, {"target", m.target}, {"mode", m.read_only ? "ro" : "rw"}},
+               argv);
     } else if (a == "{command}") {
       for (const auto& c : spec.command) argv.push_back(c);  // verbatim: never substituted
     } else {

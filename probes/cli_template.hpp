@@ -23,21 +23,21 @@ namespace gpuqual::probes {
 using Argv = std::vector<std::string>;
 
 struct CliTemplate {
-  std::string preset;        // "podman", "nerdctl", "docker-cli", or "" (custom)
-  Argv base;                 // the program and its global flags
-  Argv version;              // prints the version on stdout
-  Argv image_inspect;        // {image}: prints a JSON array with Config.Env; non-zero if absent
-  Argv pull;                 // {image}
-  Argv create;               // {name} {labels} {env} {gpus} {mounts} {image} {command}
-  Argv start, wait, logs;    // {name}; wait prints the exit code
-  Argv remove;               // {name}: force-remove, also a running container
-  Argv list;                 // {label}: a label key; prints one container name per line
-  Argv inspect;              // {name}: prints a JSON array with Config.Labels
-  Argv label, env;           // per label / env entry: {kv}
-  Argv gpus_all;             // GPU request "all"
-  Argv gpus_count;           // GPU request N, once with {count} (nerdctl, docker) ...
-  Argv gpus_each;            // ... or once per GPU with {index} (podman CDI)
-  Argv mount;                // per bind mount: {source} {target} {mode} (ro|rw)
+  std::string preset;      // "podman", "nerdctl", "docker-cli", or "" (custom)
+  Argv base;               // the program and its global flags
+  Argv version;            // prints the version on stdout
+  Argv image_inspect;      // {image}: prints a JSON array with Config.Env; non-zero if absent
+  Argv pull;               // {image}
+  Argv create;             // {name} {labels} {env} {gpus} {mounts} {image} {command}
+  Argv start, wait, logs;  // {name}; wait prints the exit code
+  Argv remove;             // {name}: force-remove, also a running container
+  Argv list;               // {label}: a label key; prints one container name per line
+  Argv inspect;            // {name}: prints a JSON array with Config.Labels
+  Argv label, env;         // per label / env entry: {kv}
+  Argv gpus_all;           // GPU request "all"
+  Argv gpus_count;         // GPU request N, once with {count} (nerdctl, docker) ...
+  Argv gpus_each;          // ... or once per GPU with {index} (podman CDI)
+  Argv mount;              // per bind mount: {source} {target} {mode} (ro|rw)
 };
 
 // The built-in presets; throws std::invalid_argument for an unknown name.

@@ -72,7 +72,8 @@ OwnerState owner_state(const std::string& owner) {
   const auto parts = split(owner, '/');
   if (parts.size() != 4 || parts[0] != hostname()) return OwnerState::foreign;
   if (parts[1] != boot_id()) return OwnerState::gone;  // the host rebooted since
-  if (parts[2].empty() || parts[2].find_first_not_of("0123456789") != std::string::npos) return OwnerState::foreign;
+  if (parts[2].empty() || parts[2].find_first_not_of("0123456789") != std::string::npos)
+    return OwnerState::foreign;
   const std::string now = start_time(parts[2]);
   return !now.empty() && now == parts[3] ? OwnerState::alive : OwnerState::gone;
 }

@@ -25,7 +25,7 @@ OwnerState owner_state(const std::string& owner);
 
 struct SweepResult {
   std::vector<std::string> removed;
-  std::vector<std::string> failed;   // "name: why"
+  std::vector<std::string> failed;  // "name: why"
 };
 // Removes the containers of dead owners. Throws RuntimeUnavailable when the runtime is down.
 SweepResult sweep_orphaned_containers(ContainerRuntime& runtime);

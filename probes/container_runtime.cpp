@@ -6,9 +6,12 @@ namespace gpuqual::probes {
 
 std::string GpuRequest::to_string() const {
   switch (kind) {
-    case Kind::none: return "none";
-    case Kind::all: return "all";
-    case Kind::count: return std::to_string(count);
+    case Kind::none:
+      return "none";
+    case Kind::all:
+      return "all";
+    case Kind::count:
+      return std::to_string(count);
   }
   return "none";
 }

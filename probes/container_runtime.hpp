@@ -44,25 +44,25 @@ struct BindMount {
 };
 
 struct ContainerSpec {
-  std::string name;                             // chosen by the probe (run id + probe)
+  std::string name;  // chosen by the probe (run id + probe)
   std::string image;
-  std::vector<std::string> command;             // empty: the image's default command
-  std::vector<std::string> env;                 // "K=V"
-  std::map<std::string, std::string> labels;    // gpuqual.run=<id>, gpuqual.probe=<name>
+  std::vector<std::string> command;           // empty: the image's default command
+  std::vector<std::string> env;               // "K=V"
+  std::map<std::string, std::string> labels;  // gpuqual.run=<id>, gpuqual.probe=<name>
   GpuRequest gpus;
   std::vector<BindMount> mounts;
 };
 
 struct ImageInfo {
-  std::string id;                               // Id, "sha256:..." (the local image's config digest)
-  std::vector<std::string> repo_digests;        // RepoDigests, "repo@sha256:..." (registry manifest digests)
-  std::vector<std::string> env;                 // Config.Env, "K=V"
+  std::string id;                         // Id, "sha256:..." (the local image's config digest)
+  std::vector<std::string> repo_digests;  // RepoDigests, "repo@sha256:..." (registry manifest digests)
+  std::vector<std::string> env;           // Config.Env, "K=V"
 };
 
 struct WaitResult {
   enum class Outcome { exited, timed_out, stopped } outcome = Outcome::exited;
   int exit_code = -1;
-  std::string error;                            // the runtime's State.Error, if any
+  std::string error;  // the runtime's State.Error, if any
 };
 
 struct LabelledContainer {
@@ -71,7 +71,7 @@ struct LabelledContainer {
 };
 
 struct ContainerOutput {
-  std::string text;                             // stdout and stderr as the runtime returns them
+  std::string text;  // stdout and stderr as the runtime returns them
   bool truncated = false;
 };
 

@@ -17,7 +17,8 @@ using nlohmann::json;
 // The message of a Docker API error body ({"message": "..."}), or the raw body.
 std::string api_message(const HttpResponse& r) {
   const json j = json::parse(r.body, nullptr, false);
-  if (j.is_object() && j.contains("message") && j["message"].is_string()) return j["message"].get<std::string>();
+  if (j.is_object() && j.contains("message") && j["message"].is_string())
+    return j["message"].get<std::string>();
   std::string body = r.body.substr(0, 300);
   while (!body.empty() && (body.back() == '\n' || body.back() == '\r')) body.pop_back();
   return body.empty() ? fmt::format("HTTP {}", r.status) : body;
@@ -27,15 +28,19 @@ std::string api_message(const HttpResponse& r) {
 
 DockerApiRuntime::DockerApiRuntime(DockerApiOptions options) : options_(std::move(options)) {
   if (options_.gpu_style != "device-request" && options_.gpu_style != "cdi")
-    throw std::invalid_argument(fmt::format("unknown gpu style '{}' (device-request or cdi)", options_.gpu_style));
+    throw std::invalid_argument(
+        fmt::format("unknown gpu style '{}' (device-request or cdi)", options_.gpu_style));
 }
 
-std::string DockerApiRuntime::describe() const { return fmt::format("docker-api unix://{}", options_.socket); }
+std::string DockerApiRuntime::describe() const {
+  return fmt::format("docker-api unix://{}", options_.socket);
+}
 
 namespace {
 
-HttpResponse call(const DockerApiOptions& o, const std::string& method, const std::string& path, std::string body = {},
-                  double timeout_s = 0, std::size_t max_body = 16u << 20, const std::atomic<bool>* stop = nullptr) {
+HttpResponse call(const DockerApiOptions& o, const std::string& method, const std::string& path,
+                  std::string body = {}, double timeout_s = 0, std::size_t max_body = 16u << 20,
+                  const std::atomic<bool>* stop = nullptr) {
   HttpRequest req;
   req.method = method;
   req.url = "http://docker" + path;
@@ -62,9 +67,11 @@ std::string DockerApiRuntime::version() {
   } catch (const HttpError& e) {
     throw RuntimeUnavailable(fmt::format("{} does not answer: {}", describe(), e.what()));
   }
-  if (r.status != 200) throw RuntimeUnavailable(fmt::format("{}: GET /version: {}", describe(), api_message(r)));
+  if (r.status != 200)
+    throw RuntimeUnavailable(fmt::format("{}: GET /version: {}", describe(), api_message(r)));
   const json j = json::parse(r.body, nullptr, false);
-  if (!j.is_object()) throw RuntimeUnavailable(fmt::format("{}: GET /version: not a Docker API answer", describe()));
+  if (!j.is_object())
+    throw RuntimeUnavailable(fmt::format("{}: GET /version: not a Docker API answer", describe()));
   std::string product = "Docker Engine";
   if (j.contains("Components") && j["Components"].is_array() && !j["Components"].empty()) {
     const auto& c0 = j["Components"][0];
@@ -85,7 +92,8 @@ std::optional<ImageInfo> DockerApiRuntime::inspect_image(const std::string& imag
   ImageInfo info;
   info.id = j.value("Id", std::string());
   info.repo_digests = repo_digests_of(j);
-  if (j.contains("Config") && j["Config"].is_object() && j["Config"].contains("Env") && j["Config"]["Env"].is_array()) {
+  if (j.contains("Config") && j["Config"].is_object() && j["Config"].contains("Env") &&
+      j["Config"]["Env"].is_array()) {
     for (const auto& e : j["Config"]["Env"])
       if (e.is_string()) info.env.push_back(e.get<std::string>());
   }
@@ -107,8 +115,9 @@ void DockerApiRuntime::pull_image(const std::string& image, double timeout_s) {
     if (end == std::string::npos) end = r.body.size();
     const json line = json::parse(r.body.substr(pos, end - pos), nullptr, false);
     if (line.is_object() && line.contains("error"))
-      throw RuntimeError(fmt::format("pull {}: {}", image, line["error"].is_string() ? line["error"].get<std::string>()
-                                                                                    : line["error"].dump()));
+      throw RuntimeError(
+          fmt::format("pull {}: {}", image,
+                      line["error"].is_string() ? line["error"].get<std::string>() : line["error"].dump()));
     pos = end + 1;
   }
 }
@@ -126,7 +135,8 @@ std::string DockerApiRuntime::create_body(const ContainerSpec& spec) const {
   json host = json::object();
   host["AutoRemove"] = false;  // see the header: wait for the exit code, then remove
   json binds = json::array();
-  for (const auto& m : spec.mounts) binds.push_back(fmt::format("{}:{}:{}", m.source, m.target, m.read_only ? "ro" : "rw"));
+  for (const auto& m : spec.mounts)
+    binds.push_back(fmt::format("{}:{}:{}", m.source, m.target, m.read_only ? "ro" : "rw"));
   if (!binds.empty()) host["Binds"] = binds;
   if (spec.gpus.requested()) {
     json req = json::object();
@@ -153,8 +163,8 @@ std::string DockerApiRuntime::create_body(const ContainerSpec& spec) const {
 void DockerApiRuntime::create(const ContainerSpec& spec) {
   require_container_name(spec.name);
   require_image_reference(spec.image);
-  const HttpResponse r =
-      call(options_, "POST", fmt::format("/containers/create?name={}", url_escape(spec.name)), create_body(spec));
+  const HttpResponse r = call(
+      options_, "POST", fmt::format("/containers/create?name={}", url_escape(spec.name)), create_body(spec));
   if (r.status != 201) throw RuntimeError(fmt::format("create: {}", api_message(r)));
 }
 
@@ -207,7 +217,9 @@ std::string demultiplex_docker_stream(const std::string& raw) {
       // A cut header at the end (bounded read) or garbage: keep nothing of it.
       break;
     }
-    const auto b = [&](std::size_t i) { return static_cast<std::uint32_t>(static_cast<unsigned char>(raw[pos + i])); };
+    const auto b = [&](std::size_t i) {
+      return static_cast<std::uint32_t>(static_cast<unsigned char>(raw[pos + i]));
+    };
     const std::size_t len = (b(4) << 24) | (b(5) << 16) | (b(6) << 8) | b(7);
     const std::size_t start = pos + 8;
     const std::size_t take = std::min(len, raw.size() - start);
@@ -248,7 +260,8 @@ bool DockerApiRuntime::remove(const std::string& name) {
 
 std::vector<LabelledContainer> DockerApiRuntime::list_by_label(const std::string& key) {
   const json filters = {{"label", json::array({key})}};
-  const HttpResponse r = call(options_, "GET", "/containers/json?all=true&filters=" + url_escape(filters.dump()));
+  const HttpResponse r =
+      call(options_, "GET", "/containers/json?all=true&filters=" + url_escape(filters.dump()));
   if (r.status != 200) throw RuntimeError(fmt::format("list containers: {}", api_message(r)));
   const json j = json::parse(r.body, nullptr, false);
   if (!j.is_array()) throw RuntimeError("list containers: answer is not a JSON array");

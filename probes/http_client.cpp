@@ -67,7 +67,8 @@ HttpResponse http_request(const HttpRequest& request) {
   char errbuf[CURL_ERROR_SIZE] = {0};
 
   curl_easy_setopt(c, CURLOPT_URL, request.url.c_str());
-  if (!request.unix_socket.empty()) curl_easy_setopt(c, CURLOPT_UNIX_SOCKET_PATH, request.unix_socket.c_str());
+  if (!request.unix_socket.empty())
+    curl_easy_setopt(c, CURLOPT_UNIX_SOCKET_PATH, request.unix_socket.c_str());
   curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, request.method.c_str());
   if (!request.body.empty() || request.method == "POST" || request.method == "PUT") {
     curl_easy_setopt(c, CURLOPT_POSTFIELDS, request.body.c_str());
@@ -96,7 +97,8 @@ HttpResponse http_request(const HttpRequest& request) {
   response.truncated = sink.truncated;
   if (rc == CURLE_OK || (rc == CURLE_WRITE_ERROR && sink.truncated)) return response;
 
-  const std::string where = request.unix_socket.empty() ? request.url : fmt::format("unix://{}", request.unix_socket);
+  const std::string where =
+      request.unix_socket.empty() ? request.url : fmt::format("unix://{}", request.unix_socket);
   const std::string detail = errbuf[0] ? errbuf : curl_easy_strerror(rc);
   switch (rc) {
     case CURLE_COULDNT_CONNECT:
@@ -104,9 +106,11 @@ HttpResponse http_request(const HttpRequest& request) {
       throw HttpError(HttpError::Kind::connect, fmt::format("cannot connect to {}: {}", where, detail));
     case CURLE_OPERATION_TIMEDOUT:
       throw HttpError(HttpError::Kind::timeout,
-                      fmt::format("{} {} timed out after {:.1f} s: {}", request.method, where, request.timeout_s, detail));
+                      fmt::format("{} {} timed out after {:.1f} s: {}", request.method, where,
+                                  request.timeout_s, detail));
     case CURLE_ABORTED_BY_CALLBACK:
-      throw HttpError(HttpError::Kind::stopped, fmt::format("{} {} stopped (run interrupted)", request.method, where));
+      throw HttpError(HttpError::Kind::stopped,
+                      fmt::format("{} {} stopped (run interrupted)", request.method, where));
     default:
       throw HttpError(HttpError::Kind::other, fmt::format("{} {}: {}", request.method, where, detail));
   }

@@ -13,13 +13,13 @@ namespace gpuqual::probes {
 
 struct HttpRequest {
   std::string method = "GET";
-  std::string url;                        // http://docker/containers/json when over a socket
-  std::string unix_socket;                // empty: plain TCP
-  std::string body;                       // sent when non-empty (or method is POST/PUT)
-  std::vector<std::string> headers;       // "Content-Type: application/json"
-  double timeout_s = 30;                  // whole transfer
+  std::string url;                   // http://docker/containers/json when over a socket
+  std::string unix_socket;           // empty: plain TCP
+  std::string body;                  // sent when non-empty (or method is POST/PUT)
+  std::vector<std::string> headers;  // "Content-Type: application/json"
+  double timeout_s = 30;             // whole transfer
   double connect_timeout_s = 5;
-  std::size_t max_body = 16u << 20;       // longer bodies are cut; `truncated` says so
+  std::size_t max_body = 16u << 20;  // longer bodies are cut; `truncated` says so
   const std::atomic<bool>* stop = nullptr;
 };
 

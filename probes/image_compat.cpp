@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "core/compat/cuda_compat_image.hpp"
 #include "core/base/input_error.hpp"
+#include "core/compat/cuda_compat_image.hpp"
 
 namespace gpuqual::probes {
 

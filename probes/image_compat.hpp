@@ -20,7 +20,7 @@ struct CompatInputs {
   std::shared_ptr<const CudaCompatTable> table;  // null: not loaded (`problem` says why)
   std::string problem;
   HostDriver host;
-  std::vector<RequireFacts> gpus;                // the GPUs as NVIDIA_REQUIRE_* sees them
+  std::vector<RequireFacts> gpus;  // the GPUs as NVIDIA_REQUIRE_* sees them
 };
 
 struct ImageCompatVerdict {
@@ -29,7 +29,7 @@ struct ImageCompatVerdict {
   // driver, no table).
   Status status = Status::skip;
   std::string summary;
-  std::vector<Finding> findings;                 // compat.* findings of the rules
+  std::vector<Finding> findings;  // compat.* findings of the rules
 };
 
 ImageCompatVerdict check_image_compat(const std::string& image, const std::vector<std::string>& env,

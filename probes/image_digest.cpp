@@ -28,7 +28,8 @@ std::string repository_of(const std::string& reference) {
 
 bool same_repository(const std::string& a, const std::string& b) {
   auto ends_with_path = [](const std::string& longer, const std::string& shorter) {
-    return longer.size() > shorter.size() && longer.ends_with(shorter) && longer[longer.size() - shorter.size() - 1] == '/';
+    return longer.size() > shorter.size() && longer.ends_with(shorter) &&
+           longer[longer.size() - shorter.size() - 1] == '/';
   };
   return a == b || ends_with_path(a, b) || ends_with_path(b, a);
 }

@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "core/record/metric_summary.hpp"
 #include "core/base/units.hpp"
+#include "core/record/metric_summary.hpp"
 
 namespace gpuqual::probes {
 
@@ -47,12 +47,15 @@ std::string parse_one(std::string_view text, std::string& name, Pending& m) {
       return fmt::format("unknown field \"{}\"", k);
   if (!j.contains("name") || !j["name"].is_string()) return "\"name\" (a string) is required";
   name = j["name"].get<std::string>();
-  if (!valid_name(name)) return fmt::format("name \"{}\" is not [a-z0-9_.] (at most 64 characters)", excerpt(name));
+  if (!valid_name(name))
+    return fmt::format("name \"{}\" is not [a-z0-9_.] (at most 64 characters)", excerpt(name));
   if (kReserved.count(name)) return fmt::format("name \"{}\" is reserved for the probe's own metric", name);
   if (!j.contains("unit") || !j["unit"].is_string()) return "\"unit\" (a string) is required";
   m.unit = j["unit"].get<std::string>();
-  if (!is_known_unit(m.unit)) return fmt::format("unknown unit \"{}\" (see docs/container-probes.md)", excerpt(m.unit));
-  if (!j.contains("direction") || !j["direction"].is_string()) return "\"direction\" (higher or lower) is required";
+  if (!is_known_unit(m.unit))
+    return fmt::format("unknown unit \"{}\" (see docs/container-probes.md)", excerpt(m.unit));
+  if (!j.contains("direction") || !j["direction"].is_string())
+    return "\"direction\" (higher or lower) is required";
   const auto dir = parse_direction(j["direction"].get<std::string>());
   if (!dir) return "\"direction\" must be higher or lower";
   m.direction = *dir;
@@ -100,22 +103,25 @@ MetricLines parse_metric_lines(std::string_view output, bool truncated, const st
   for (std::size_t pos = 0; pos < output.size();) {
     const std::size_t nl = output.find('\n', pos);
     if (nl == std::string_view::npos && truncated) break;  // cut by the capture limit: incomplete
-    std::string_view line = output.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
+    std::string_view line =
+        output.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
     pos = nl == std::string_view::npos ? output.size() : nl + 1;
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (!line.starts_with(kMetricLineMarker)) continue;
     if (out.lines == max_lines) {
-      out.findings.push_back(finding("container.metric_limit",
-                                     fmt::format("{}: more than {} gpuqual-metric lines; line {} and later ignored",
-                                                 probe_key, max_lines, line_no)));
+      out.findings.push_back(
+          finding("container.metric_limit",
+                  fmt::format("{}: more than {} gpuqual-metric lines; line {} and later ignored", probe_key,
+                              max_lines, line_no)));
       break;
     }
     ++out.lines;
     if (line.size() > kMaxMetricLineBytes) {
-      out.findings.push_back(finding("container.metric_limit",
-                                     fmt::format("{}: line {} is longer than {} bytes; it and later lines ignored",
-                                                 probe_key, line_no, kMaxMetricLineBytes)));
+      out.findings.push_back(
+          finding("container.metric_limit",
+                  fmt::format("{}: line {} is longer than {} bytes; it and later lines ignored", probe_key,
+                              line_no, kMaxMetricLineBytes)));
       break;
     }
     std::string name;
@@ -126,8 +132,8 @@ MetricLines parse_metric_lines(std::string_view output, bool truncated, const st
       if (fresh) {
         order.push_back(name);
       } else if (it->second.unit != m.unit || it->second.direction != m.direction) {
-        problem = fmt::format("\"{}\" was reported before with unit {} and direction {}", name, it->second.unit,
-                              to_string(it->second.direction));
+        problem = fmt::format("\"{}\" was reported before with unit {} and direction {}", name,
+                              it->second.unit, to_string(it->second.direction));
       } else if (it->second.samples.size() + m.samples.size() > kMaxMetricSamples) {
         problem = fmt::format("\"{}\" has more than {} samples", name, kMaxMetricSamples);
       } else {
@@ -142,8 +148,8 @@ MetricLines parse_metric_lines(std::string_view output, bool truncated, const st
   }
   for (const auto& name : order) {
     Pending& m = metrics.at(name);
-    out.metrics.push_back(summarize_metric(fmt::format("container.{}.{}", probe_key, name), m.unit, m.direction,
-                                           std::nullopt, std::move(m.samples)));
+    out.metrics.push_back(summarize_metric(fmt::format("container.{}.{}", probe_key, name), m.unit,
+                                           m.direction, std::nullopt, std::move(m.samples)));
   }
   return out;
 }

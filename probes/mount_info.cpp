@@ -40,7 +40,9 @@ bool is_path_prefix(const std::string& mount_point, const std::string& path) {
 
 }  // namespace
 
-bool MountEntry::read_only() const { return has_option(mount_options, "ro") || has_option(super_options, "ro"); }
+bool MountEntry::read_only() const {
+  return has_option(mount_options, "ro") || has_option(super_options, "ro");
+}
 
 std::vector<MountEntry> parse_mountinfo(std::string_view text) {
   // 36 35 98:0 /mnt1 /mnt2 rw,noatime master:1 - ext3 /dev/root rw,errors=continue

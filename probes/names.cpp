@@ -29,7 +29,8 @@ bool is_valid_image_reference(const std::string& image) {
 }
 
 void require_container_name(const std::string& name) {
-  if (!is_valid_container_name(name)) throw std::invalid_argument(fmt::format("invalid container name '{}'", name));
+  if (!is_valid_container_name(name))
+    throw std::invalid_argument(fmt::format("invalid container name '{}'", name));
 }
 
 void require_image_reference(const std::string& image) {
@@ -68,8 +69,9 @@ std::string local_run_id() {
   char host[256] = {0};
   ::gethostname(host, sizeof host - 1);
   std::random_device rd;
-  const auto secs = std::chrono::duration_cast<std::chrono::seconds>(
-                        std::chrono::system_clock::now().time_since_epoch()).count();
+  const auto secs =
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count();
   return fmt::format("{}-{}-{}-{:04x}", slug(host).substr(0, 16), ::getpid(), secs, rd() & 0xffff);
 }
 

@@ -27,7 +27,9 @@ int on_progress(void* stop, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
   return s && s->load() ? 1 : 0;
 }
 
-std::string host_in_url(const std::string& host) { return host.find(':') != std::string::npos ? "[" + host + "]" : host; }
+std::string host_in_url(const std::string& host) {
+  return host.find(':') != std::string::npos ? "[" + host + "]" : host;
+}
 
 double ms(CURL* c, CURLINFO what) {
   curl_off_t us = 0;
@@ -37,18 +39,25 @@ double ms(CURL* c, CURLINFO what) {
 
 NetProblem classify(CURLcode rc) {
   switch (rc) {
-    case CURLE_OK: return NetProblem::none;
-    case CURLE_COULDNT_RESOLVE_HOST: return NetProblem::dns_failed;
-    case CURLE_COULDNT_CONNECT: return NetProblem::refused;
-    case CURLE_OPERATION_TIMEDOUT: return NetProblem::timeout;
-    case CURLE_ABORTED_BY_CALLBACK: return NetProblem::stopped;
+    case CURLE_OK:
+      return NetProblem::none;
+    case CURLE_COULDNT_RESOLVE_HOST:
+      return NetProblem::dns_failed;
+    case CURLE_COULDNT_CONNECT:
+      return NetProblem::refused;
+    case CURLE_OPERATION_TIMEDOUT:
+      return NetProblem::timeout;
+    case CURLE_ABORTED_BY_CALLBACK:
+      return NetProblem::stopped;
     case CURLE_PEER_FAILED_VERIFICATION:
     case CURLE_SSL_CONNECT_ERROR:
     case CURLE_SSL_CERTPROBLEM:
     case CURLE_SSL_CACERT_BADFILE:
     case CURLE_SSL_ISSUER_ERROR:
-    case CURLE_SSL_PINNEDPUBKEYNOTMATCH: return NetProblem::tls_invalid;
-    default: return NetProblem::protocol_error;
+    case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+      return NetProblem::tls_invalid;
+    default:
+      return NetProblem::protocol_error;
   }
 }
 
@@ -56,13 +65,20 @@ NetProblem classify(CURLcode rc) {
 
 std::string_view to_string(NetProblem p) {
   switch (p) {
-    case NetProblem::none: return "none";
-    case NetProblem::dns_failed: return "dns_failed";
-    case NetProblem::refused: return "refused";
-    case NetProblem::timeout: return "timeout";
-    case NetProblem::tls_invalid: return "tls_invalid";
-    case NetProblem::protocol_error: return "protocol_error";
-    case NetProblem::stopped: return "stopped";
+    case NetProblem::none:
+      return "none";
+    case NetProblem::dns_failed:
+      return "dns_failed";
+    case NetProblem::refused:
+      return "refused";
+    case NetProblem::timeout:
+      return "timeout";
+    case NetProblem::tls_invalid:
+      return "tls_invalid";
+    case NetProblem::protocol_error:
+      return "protocol_error";
+    case NetProblem::stopped:
+      return "stopped";
   }
   return "protocol_error";
 }
@@ -129,9 +145,10 @@ NetAttempt net_attempt(const NetTarget& t) {
   if (a.problem != NetProblem::none) {
     a.detail = err[0] ? err : curl_easy_strerror(rc);
     if (a.problem == NetProblem::timeout) {
-      const char* phase = !a.resolved ? "resolving the name" : !a.connected ? "connecting"
+      const char* phase = !a.resolved                                              ? "resolving the name"
+                          : !a.connected                                           ? "connecting"
                           : (t.tls || url.rfind("https", 0) == 0) && !a.handshaken ? "the TLS handshake"
-                                                                                    : "waiting for the answer";
+                                                                                   : "waiting for the answer";
       a.detail = fmt::format("no progress within {} s while {} ({})", t.timeout_s, phase, a.detail);
     }
   }

@@ -35,7 +35,8 @@ void lookup(const std::string& name, ResolveResult& out) {
   std::set<std::string> seen;
   for (const addrinfo* a = res; a != nullptr; a = a->ai_next) {
     char buf[INET6_ADDRSTRLEN] = {};
-    if (::getnameinfo(a->ai_addr, a->ai_addrlen, buf, sizeof buf, nullptr, 0, NI_NUMERICHOST) == 0 && seen.insert(buf).second)
+    if (::getnameinfo(a->ai_addr, a->ai_addrlen, buf, sizeof buf, nullptr, 0, NI_NUMERICHOST) == 0 &&
+        seen.insert(buf).second)
       out.addresses.push_back(buf);
   }
   ::freeaddrinfo(res);
@@ -55,7 +56,8 @@ ResolveResult resolve_name(const std::string& name, double timeout_s) {
     shared->cv.notify_all();
   }).detach();
   std::unique_lock<std::mutex> lock(shared->mu);
-  const bool done = shared->cv.wait_for(lock, std::chrono::duration<double>(timeout_s), [&] { return shared->done; });
+  const bool done =
+      shared->cv.wait_for(lock, std::chrono::duration<double>(timeout_s), [&] { return shared->done; });
   ResolveResult r = done ? shared->result : ResolveResult{};
   r.timed_out = !done;
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

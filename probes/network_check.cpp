@@ -52,7 +52,8 @@ NetEndpoint read_endpoint(JsonObject& o, const Defaults& d) {
   } else if (o.has("connect")) {
     e.kind = NetEndpoint::Kind::connect;
     e.target = o.nonempty_str("connect");
-    if (!split_host_port(e.target, e.net.host, e.net.port)) o.fail("connect", fmt::format("'{}' is not HOST:PORT", e.target));
+    if (!split_host_port(e.target, e.net.host, e.net.port))
+      o.fail("connect", fmt::format("'{}' is not HOST:PORT", e.target));
     e.net.tls = o.opt_boolean("tls").value_or(false);
     e.net.tls_name = o.str_or("tls_name", "");
     if (!e.net.tls && !e.net.tls_name.empty()) o.fail("tls_name", "only with tls: true");
@@ -69,8 +70,10 @@ NetEndpoint read_endpoint(JsonObject& o, const Defaults& d) {
   }
   e.net.ca_file = o.str_or("ca_file", "");
   e.name = o.str_or("name", slug(e.target));
-  if (e.name.empty() || e.name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_-") != std::string::npos)
-    o.fail("name", fmt::format("'{}' is not a metric name part (lower-case letters, digits, '_', '-')", e.name));
+  if (e.name.empty() ||
+      e.name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_-") != std::string::npos)
+    o.fail("name",
+           fmt::format("'{}' is not a metric name part (lower-case letters, digits, '_', '-')", e.name));
   e.timeout_s = o.opt_number("timeout_s", kMinAttemptS, 600).value_or(d.timeout_s);
   e.samples = static_cast<int>(o.opt_integer("samples", 1, 100).value_or(d.samples));
   o.finish();
@@ -90,12 +93,18 @@ std::string expected_text(const NetEndpoint& e) {
 
 std::string action_for(NetProblem p) {
   switch (p) {
-    case NetProblem::dns_failed: return "check the node's resolver (/etc/resolv.conf, CoreDNS, the upstream DNS) and the name";
-    case NetProblem::refused: return "nothing listens there, or a firewall rejects: check the service and the node's network policy";
-    case NetProblem::timeout: return "packets are dropped or the server hangs: check routes, firewalls, MTU and the server";
-    case NetProblem::tls_invalid: return "the certificate is expired, untrusted or for another name: renew it or fix the CA bundle";
-    case NetProblem::protocol_error: return "the server answered something unexpected: check that the endpoint is the service meant";
-    default: return "";
+    case NetProblem::dns_failed:
+      return "check the node's resolver (/etc/resolv.conf, CoreDNS, the upstream DNS) and the name";
+    case NetProblem::refused:
+      return "nothing listens there, or a firewall rejects: check the service and the node's network policy";
+    case NetProblem::timeout:
+      return "packets are dropped or the server hangs: check routes, firewalls, MTU and the server";
+    case NetProblem::tls_invalid:
+      return "the certificate is expired, untrusted or for another name: renew it or fix the CA bundle";
+    case NetProblem::protocol_error:
+      return "the server answered something unexpected: check that the endpoint is the service meant";
+    default:
+      return "";
   }
 }
 
@@ -153,7 +162,8 @@ NetAttempt run_endpoint(const NetEndpoint& e, double left_s, const std::atomic<b
 
 NetworkConfig parse_network_params(const nlohmann::json& params, const std::string& origin) {
   const SiteParams site = resolve_site_params(params, "network", origin);
-  const std::string where = site.site_file_present ? fmt::format("{} (with {})", origin, site.site_file) : origin;
+  const std::string where =
+      site.site_file_present ? fmt::format("{} (with {})", origin, site.site_file) : origin;
   JsonObject o(site.params, where, "$");
   Defaults d;
   d.timeout_s = o.opt_number("timeout_s", kMinAttemptS, 600).value_or(d.timeout_s);
@@ -189,11 +199,19 @@ CheckResult run_network(const NetworkConfig& config, const std::atomic<bool>* st
     std::string addresses;
     const NetAttempt a = run_endpoint(e, left, stop, s, addresses);
     if (!addresses.empty()) r.attributes[k + "addresses"] = addresses;
-    if (!s.resolve.empty()) r.metrics.push_back(summarize_metric(k + "resolve_ms", "ms", Direction::lower, std::nullopt, s.resolve));
-    if (!s.connect.empty()) r.metrics.push_back(summarize_metric(k + "connect_ms", "ms", Direction::lower, std::nullopt, s.connect));
-    if (!s.tls.empty()) r.metrics.push_back(summarize_metric(k + "tls_ms", "ms", Direction::lower, std::nullopt, s.tls));
-    if (!s.request.empty()) r.metrics.push_back(summarize_metric(k + "request_ms", "ms", Direction::lower, std::nullopt, s.request));
-    if (e.kind == NetEndpoint::Kind::url && a.http_status != 0) r.attributes[k + "http_status"] = std::to_string(a.http_status);
+    if (!s.resolve.empty())
+      r.metrics.push_back(
+          summarize_metric(k + "resolve_ms", "ms", Direction::lower, std::nullopt, s.resolve));
+    if (!s.connect.empty())
+      r.metrics.push_back(
+          summarize_metric(k + "connect_ms", "ms", Direction::lower, std::nullopt, s.connect));
+    if (!s.tls.empty())
+      r.metrics.push_back(summarize_metric(k + "tls_ms", "ms", Direction::lower, std::nullopt, s.tls));
+    if (!s.request.empty())
+      r.metrics.push_back(
+          summarize_metric(k + "request_ms", "ms", Direction::lower, std::nullopt, s.request));
+    if (e.kind == NetEndpoint::Kind::url && a.http_status != 0)
+      r.attributes[k + "http_status"] = std::to_string(a.http_status);
 
     if (a.problem == NetProblem::stopped) {
       errors.push_back(fmt::format("network {} ({}): not measured: {}", e.name, e.target, a.detail));

@@ -30,9 +30,9 @@ namespace gpuqual::probes {
 struct NetEndpoint {
   std::string name;
   enum class Kind { resolve, connect, url } kind = Kind::connect;
-  std::string target;              // what the config said: the name, host:port or URL
-  NetTarget net;                   // host/port/tls/url for connect and url
-  std::vector<long> expect_status; // url: accepted statuses; empty = 200..399
+  std::string target;               // what the config said: the name, host:port or URL
+  NetTarget net;                    // host/port/tls/url for connect and url
+  std::vector<long> expect_status;  // url: accepted statuses; empty = 200..399
   double timeout_s = 5;
   int samples = 3;
 };

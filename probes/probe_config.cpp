@@ -67,7 +67,8 @@ ProbeSpec parse_probe(const nlohmann::json& j, const std::string& origin, const 
   p.max_metric_lines = static_cast<std::size_t>(
       o.opt_integer("max_metric_lines", 0, 10000).value_or(static_cast<std::int64_t>(p.max_metric_lines)));
   p.self_probe = o.opt_boolean("self_probe").value_or(false);
-  if (p.self_probe && !p.command.empty()) o.fail("command", "self_probe runs gpuqual's own program: give no command");
+  if (p.self_probe && !p.command.empty())
+    o.fail("command", "self_probe runs gpuqual's own program: give no command");
   o.finish({"env", "gpus"});
   const std::string problem = validate_probe_spec(p);
   if (!problem.empty()) o.fail("", problem);
@@ -90,7 +91,8 @@ std::unique_ptr<ContainerRuntime> make_runtime(const RuntimeConfig& config) {
     o.gpu_style = config.gpu_style;
     return std::make_unique<DockerApiRuntime>(o);
   }
-  if (!kKinds.count(config.kind)) throw std::invalid_argument(fmt::format("unknown runtime '{}'", config.kind));
+  if (!kKinds.count(config.kind))
+    throw std::invalid_argument(fmt::format("unknown runtime '{}'", config.kind));
   CliRuntimeOptions o;
   if (config.cli) {
     o.cli = *config.cli;
@@ -110,7 +112,8 @@ std::string validate_probe_spec(const ProbeSpec& spec) {
     try {
       std::regex re(spec.expect_output, std::regex::ECMAScript | std::regex::multiline);
     } catch (const std::regex_error& e) {
-      return fmt::format("expect_output /{}/ is not a valid regular expression: {}", spec.expect_output, e.what());
+      return fmt::format("expect_output /{}/ is not a valid regular expression: {}", spec.expect_output,
+                         e.what());
     }
   }
   return "";
@@ -121,7 +124,8 @@ ContainerProbeConfig parse_container_probe_params(const nlohmann::json& params, 
   ContainerProbeConfig c;
   c.runtime.kind = o.str_or("runtime", "docker");
   if (!kKinds.count(c.runtime.kind))
-    o.fail("runtime", fmt::format("unknown runtime '{}' (docker, podman, nerdctl, docker-cli, cli)", c.runtime.kind));
+    o.fail("runtime",
+           fmt::format("unknown runtime '{}' (docker, podman, nerdctl, docker-cli, cli)", c.runtime.kind));
   c.runtime.socket = o.str_or("socket", "");
   if (!c.runtime.socket.empty() && c.runtime.kind != "docker") o.fail("socket", "only for runtime docker");
   c.runtime.gpu_style = o.str_or("gpu_style", "device-request");

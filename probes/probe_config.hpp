@@ -37,16 +37,16 @@ namespace gpuqual::probes {
 
 struct RuntimeConfig {
   std::string kind = "docker";
-  std::string socket;                    // "" → default_docker_socket()
+  std::string socket;  // "" → default_docker_socket()
   std::string gpu_style = "device-request";
-  std::optional<CliTemplate> cli;        // for CLI kinds; "" → the preset of `kind`
+  std::optional<CliTemplate> cli;  // for CLI kinds; "" → the preset of `kind`
 };
 
 struct ContainerProbeConfig {
   RuntimeConfig runtime;
   std::vector<ProbeSpec> probes;
   bool sweep_orphans = true;
-  std::string tables_dir;                // where cuda-compat.yaml is; "" = the baselines directory
+  std::string tables_dir;  // where cuda-compat.yaml is; "" = the baselines directory
 };
 
 // Throws std::invalid_argument for an unknown kind or a bad template.

@@ -9,13 +9,13 @@
 
 #include "core/base/elapsed.hpp"
 #include "core/base/plural.hpp"
+#include "core/base/text_case.hpp"
 #include "probes/container_janitor.hpp"
 #include "probes/container_owner.hpp"
 #include "probes/image_digest.hpp"
 #include "probes/metric_lines.hpp"
 #include "probes/names.hpp"
 #include "probes/self_probe.hpp"
-#include "core/base/text_case.hpp"
 
 namespace gpuqual::probes {
 
@@ -43,7 +43,8 @@ std::string tail(const std::string& s, std::size_t n = 300) {
   return t;
 }
 
-void add_finding(ProbeOutcome& o, std::string code, Severity sev, std::string detail, std::string action = {}) {
+void add_finding(ProbeOutcome& o, std::string code, Severity sev, std::string detail,
+                 std::string action = {}) {
   o.findings.push_back(Finding{
       .code = std::move(code),
       .severity = sev,
@@ -67,23 +68,26 @@ void judge_exit_and_output(const ProbeSpec& spec, ProbeOutcome& o) {
   if (*o.exit_code != spec.expect_exit) {
     set(o, Status::fail, fmt::format("exit code {}, expected {}", *o.exit_code, spec.expect_exit));
     add_finding(o, "container.exit_code", Severity::fail,
-                fmt::format("{} ({}) exited with {} (expected {}); output: {}", spec.name, spec.image, *o.exit_code,
-                            spec.expect_exit, tail(o.output)));
+                fmt::format("{} ({}) exited with {} (expected {}); output: {}", spec.name, spec.image,
+                            *o.exit_code, spec.expect_exit, tail(o.output)));
     o.findings.back().value = *o.exit_code;
     return;
   }
   if (!spec.expect_output.empty()) {
     bool found = false;
     try {
-      found = std::regex_search(o.output, std::regex(spec.expect_output, std::regex::ECMAScript | std::regex::multiline));
+      found = std::regex_search(
+          o.output, std::regex(spec.expect_output, std::regex::ECMAScript | std::regex::multiline));
     } catch (const std::regex_error& e) {
-      set(o, Status::error, fmt::format("cannot search the output for /{}/: {}", spec.expect_output, e.what()));
+      set(o, Status::error,
+          fmt::format("cannot search the output for /{}/: {}", spec.expect_output, e.what()));
       return;
     }
     if (!found) {
       set(o, Status::fail,
-          fmt::format("output does not match /{}/{}", spec.expect_output,
-                      o.output_truncated ? fmt::format(" (searched the first {} bytes)", o.output.size()) : ""));
+          fmt::format(
+              "output does not match /{}/{}", spec.expect_output,
+              o.output_truncated ? fmt::format(" (searched the first {} bytes)", o.output.size()) : ""));
       add_finding(o, "container.output_mismatch", Severity::fail,
                   fmt::format("{} ({}) output does not match /{}/; output: {}", spec.name, spec.image,
                               spec.expect_output, tail(o.output)));
@@ -95,7 +99,9 @@ void judge_exit_and_output(const ProbeSpec& spec, ProbeOutcome& o) {
 
 void judge_self_probe_outcome(const ProbeSpec& spec, ProbeOutcome& o) {
   if (o.exit_code && *o.exit_code != 0) {
-    set(o, Status::error, fmt::format("gpuqual's probe program exited with {} in this image: {}", *o.exit_code, tail(o.output)));
+    set(o, Status::error,
+        fmt::format("gpuqual's probe program exited with {} in this image: {}", *o.exit_code,
+                    tail(o.output)));
     return;
   }
   SelfProbeJudgement j = judge_self_probe(o.output, spec.gpus);
@@ -144,8 +150,9 @@ std::optional<ImageInfo> find_image(ContainerRuntime& runtime, const ProbeSpec& 
     return std::nullopt;
   }
   if (!image) {
-    set(o, Status::error, fmt::format("image {} is not present on this node ({}); set pull to fetch it",
-                                      spec.image, runtime.describe()));
+    set(o, Status::error,
+        fmt::format("image {} is not present on this node ({}); set pull to fetch it", spec.image,
+                    runtime.describe()));
   }
   return image;
 }
@@ -196,8 +203,9 @@ void judge_start_refusal(const ProbeSpec& spec, const std::string& what, ProbeOu
                   fmt::format("{} ({}): {}", spec.name, spec.image, what),
                   "upgrade the driver, or use an image built for an older CUDA");
     } else {
-      set(o, Status::fail, fmt::format("GPU requested ({}) but the runtime could not provide it: {}",
-                                       spec.gpus.to_string(), what));
+      set(o, Status::fail,
+          fmt::format("GPU requested ({}) but the runtime could not provide it: {}", spec.gpus.to_string(),
+                      what));
       add_finding(o, "container.gpu_unavailable", Severity::fail,
                   fmt::format("{} ({}): {}", spec.name, spec.image, what),
                   "check the NVIDIA Container Toolkit / CDI spec on the node");
@@ -234,8 +242,8 @@ bool create_and_start(ContainerRuntime& runtime, const ContainerSpec& cs, const 
 }
 
 // The container exited: its output, judged as gpuqual's program's or as the probe asks.
-void judge_exited(ContainerRuntime& runtime, const ContainerSpec& cs, const ProbeSpec& spec,
-                  int exit_code, ProbeOutcome& o) {
+void judge_exited(ContainerRuntime& runtime, const ContainerSpec& cs, const ProbeSpec& spec, int exit_code,
+                  ProbeOutcome& o) {
   o.exit_code = exit_code;
   try {
     const ContainerOutput out = runtime.logs(cs.name, spec.max_output);
@@ -261,9 +269,9 @@ void wait_and_judge(ContainerRuntime& runtime, const ContainerSpec& cs, const Pr
     o.exited_s = seconds_since(t0);
     if (w.outcome == WaitResult::Outcome::timed_out) {
       set(o, Status::fail, fmt::format("timed out: still running after {:g} s", spec.timeout_s));
-      add_finding(o, "container.timeout", Severity::fail,
-                  fmt::format("{} ({}) did not exit within {:g} s; removed", spec.name, spec.image,
-                              spec.timeout_s));
+      add_finding(
+          o, "container.timeout", Severity::fail,
+          fmt::format("{} ({}) did not exit within {:g} s; removed", spec.name, spec.image, spec.timeout_s));
     } else if (w.outcome == WaitResult::Outcome::stopped) {
       set(o, Status::error, "stopped: the run was interrupted");
     } else {
@@ -294,10 +302,10 @@ void skip_without_gpu(const ProbeSpec& spec, const ProbeContext& ctx, const std:
                       ProbeOutcome& o) {
   const bool node_without_gpu = ctx.host.has_gpus.has_value() && !*ctx.host.has_gpus;
   if (!spec.gpus.requested() || !node_without_gpu || o.status == Status::error) return;
-  const std::string what =
-      !gpu_refusal.empty() ? fmt::format("the runtime refused: {}", gpu_refusal)
-      : o.exit_code        ? fmt::format("the container ran without one and exited with {}", *o.exit_code)
-                           : o.reason;
+  const std::string what = !gpu_refusal.empty() ? fmt::format("the runtime refused: {}", gpu_refusal)
+                           : o.exit_code
+                               ? fmt::format("the container ran without one and exited with {}", *o.exit_code)
+                               : o.reason;
   o.findings.clear();
   set(o, Status::skip,
       fmt::format("GPU requested ({}) but this node has no GPU{}; {}", spec.gpus.to_string(),

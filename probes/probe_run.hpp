@@ -23,18 +23,18 @@
 namespace gpuqual::probes {
 
 struct ProbeSpec {
-  std::string name;                   // used in container and metric names
+  std::string name;  // used in container and metric names
   std::string image;
-  std::vector<std::string> command;   // empty: the image's own command
-  std::vector<std::string> env;       // "K=V"
+  std::vector<std::string> command;  // empty: the image's own command
+  std::vector<std::string> env;      // "K=V"
   GpuRequest gpus;
-  double timeout_s = 60;              // from start to exit
+  double timeout_s = 60;  // from start to exit
   int expect_exit = 0;
-  std::string expect_output;          // ECMAScript regex searched in the output (^ and $ match at
-                                      // line ends); "" = none
+  std::string expect_output;  // ECMAScript regex searched in the output (^ and $ match at
+                              // line ends); "" = none
   bool pull = false;
   double pull_timeout_s = 600;
-  std::size_t max_output = 64u << 10; // bytes of output kept (and searched)
+  std::size_t max_output = 64u << 10;  // bytes of output kept (and searched)
   // Run gpuqual's own program inside instead of a command (self_probe.hpp): GPUs visible, CUDA
   // driver and runtime inside, a tiny kernel per GPU.
   bool self_probe = false;
@@ -44,24 +44,24 @@ struct ProbeSpec {
 
 // What the node is, for the compatibility preflight and the GPU-less case.
 struct HostFacts {
-  CompatInputs compat;                // driver, GPUs and the rules table for the CUDA preflight
-  std::optional<bool> has_gpus;       // unknown when no inventory was taken
+  CompatInputs compat;           // driver, GPUs and the rules table for the CUDA preflight
+  std::optional<bool> has_gpus;  // unknown when no inventory was taken
   std::string no_gpu_reason;
 };
 
 struct ProbeContext {
-  std::string run_id;                 // containers are named gpuqual-<run>-<probe>-<n>
+  std::string run_id;  // containers are named gpuqual-<run>-<probe>-<n>
   HostFacts host;
   const std::atomic<bool>* stop = nullptr;
-  std::string self_probe_program;     // host path of gpuqual-container-probe ("" = not found)
+  std::string self_probe_program;  // host path of gpuqual-container-probe ("" = not found)
 };
 
 struct ProbeOutcome {
   std::string probe;
   std::string image;
-  std::string image_id;               // what the runtime says the image is (ImageInfo::id)
-  std::string image_digest;           // its registry digest, "repo@sha256:...", "" when it has none
-  std::string container;              // the name it had
+  std::string image_id;      // what the runtime says the image is (ImageInfo::id)
+  std::string image_digest;  // its registry digest, "repo@sha256:...", "" when it has none
+  std::string container;     // the name it had
   Status status = Status::error;
   std::string reason;
   std::optional<int> exit_code;
@@ -69,8 +69,8 @@ struct ProbeOutcome {
   std::optional<double> created_s, started_s, exited_s;
   std::string output;
   bool output_truncated = false;
-  bool removed = false;               // the probe saw the container removed
-  std::string compat;                 // what the CUDA preflight concluded, "" when not run
+  bool removed = false;                     // the probe saw the container removed
+  std::string compat;                       // what the CUDA preflight concluded, "" when not run
   std::map<std::string, std::string> seen;  // what the self-probe saw inside (visible_gpus, ...)
   std::vector<Finding> findings;
   // What the image reported about itself (gpuqual-metric lines): container.<probe>.<name>.

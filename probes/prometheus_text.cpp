@@ -66,10 +66,14 @@ class Line {
       }
       if (done()) fail("unterminated escape in label value");
       const char e = s_[i_++];
-      if (e == '\\') out += '\\';
-      else if (e == '"') out += '"';
-      else if (e == 'n') out += '\n';
-      else fail(fmt::format("invalid escape '\\{}' in label value", e));
+      if (e == '\\')
+        out += '\\';
+      else if (e == '"')
+        out += '"';
+      else if (e == 'n')
+        out += '\n';
+      else
+        fail(fmt::format("invalid escape '\\{}' in label value", e));
     }
   }
   std::string_view token() {
@@ -176,7 +180,8 @@ PromSample parse_sample(Line& line, int number) {
     const std::string_view ts = line.token();
     std::int64_t t = 0;
     const auto [end, ec] = std::from_chars(ts.data(), ts.data() + ts.size(), t);
-    if (ec != std::errc() || end != ts.data() + ts.size()) line.fail(fmt::format("invalid timestamp '{}'", ts));
+    if (ec != std::errc() || end != ts.data() + ts.size())
+      line.fail(fmt::format("invalid timestamp '{}'", ts));
     s.timestamp_ms = t;
     line.skip_blanks();
     if (!line.done()) line.fail("unexpected text after the timestamp");

@@ -61,10 +61,10 @@ std::vector<std::string> read_devices(const nlohmann::json& doc, const nlohmann:
     const std::string k = str_or(d, "kernel", "not run");
     if (k != "ok") {
       failed_kernels.push_back(fmt::format("GPU {}: {}", index, k));
-      j.findings.push_back(make_finding("container.kernel_failed",
-                                        fmt::format("the tiny kernel on container GPU {} ({}): {}", index,
-                                                    str_or(d, "uuid", "?"), k),
-                                        std::nullopt, "run the health and memtest checks on this GPU"));
+      j.findings.push_back(make_finding(
+          "container.kernel_failed",
+          fmt::format("the tiny kernel on container GPU {} ({}): {}", index, str_or(d, "uuid", "?"), k),
+          std::nullopt, "run the health and memtest checks on this GPU"));
     }
   }
   if (!names.empty()) j.attributes["gpus"] = fmt::format("{}", fmt::join(names, "; "));
@@ -110,7 +110,8 @@ void judge_requested_gpus(const GpuRequest& requested, const nlohmann::json& doc
 }  // namespace
 
 std::string find_container_probe_program() {
-  if (const char* env = std::getenv("GPUQUAL_CONTAINER_PROBE"); env && *env) return executable(env) ? env : "";
+  if (const char* env = std::getenv("GPUQUAL_CONTAINER_PROBE"); env && *env)
+    return executable(env) ? env : "";
   char buf[4096];
   const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
   if (n <= 0) return "";
@@ -129,8 +130,9 @@ SelfProbeJudgement judge_self_probe(const std::string& output, const GpuRequest&
     j.status = Status::error;
     std::string head = output.substr(0, 200);
     while (!head.empty() && (head.back() == '\n' || head.back() == '\r')) head.pop_back();
-    j.reason = fmt::format("gpuqual's probe program printed no result (does the image have glibc >= 2.34?): {}",
-                           head.empty() ? "no output" : head);
+    j.reason =
+        fmt::format("gpuqual's probe program printed no result (does the image have glibc >= 2.34?): {}",
+                    head.empty() ? "no output" : head);
     return j;
   }
   const nlohmann::json devices =

@@ -24,14 +24,15 @@ namespace gpuqual::probes {
 
 struct SiteParams {
   nlohmann::json params = nlohmann::json::object();  // suite params with the site section laid over
-  std::string site_file;                              // "" when none was named
+  std::string site_file;                             // "" when none was named
   bool site_file_present = false;
 };
 
 // `params` are the check's suite parameters; `section` "storage" or "network". A site file that
 // does not exist is reported (site_file_present false), not an error: the site configured
 // nothing. An unreadable or malformed one throws InputError naming the file and line.
-SiteParams resolve_site_params(const nlohmann::json& params, const std::string& section, const std::string& origin);
+SiteParams resolve_site_params(const nlohmann::json& params, const std::string& section,
+                               const std::string& origin);
 
 // The entries of a site list (`paths`, `endpoints`), each read by `read(JsonObject&)` into
 // something with a `name`; names must differ, since they name the check's metrics.
@@ -43,7 +44,8 @@ auto read_named_entries(JsonObject& o, const char* key, const std::string& where
     for (std::size_t i = 0; i < list->size(); ++i) {
       JsonObject p((*list)[i], where, JsonObject::index_path(std::string("$.") + key, i));
       auto entry = read(p);
-      if (!names.insert(entry.name).second) p.fail("name", fmt::format("'{}' is used twice (metric names must differ)", entry.name));
+      if (!names.insert(entry.name).second)
+        p.fail("name", fmt::format("'{}' is used twice (metric names must differ)", entry.name));
       out.push_back(std::move(entry));
     }
   }

@@ -7,8 +7,8 @@
 #include <random>
 
 #include "core/base/json_fields.hpp"
-#include "core/record/metric_summary.hpp"
 #include "core/base/stats.hpp"
+#include "core/record/metric_summary.hpp"
 #include "probes/names.hpp"
 #include "probes/site_config.hpp"
 #include "probes/storage_files.hpp"
@@ -34,12 +34,15 @@ StoragePathSpec read_path(JsonObject& o, const Defaults& d) {
   s.path = o.nonempty_str("path");
   if (s.path.front() != '/') o.fail("path", fmt::format("'{}' is not an absolute path", s.path));
   s.name = o.str_or("name", slug(s.path));
-  if (s.name.empty() || s.name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_-") != std::string::npos)
-    o.fail("name", fmt::format("'{}' is not a metric name part (lower-case letters, digits, '_', '-')", s.name));
+  if (s.name.empty() ||
+      s.name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_-") != std::string::npos)
+    o.fail("name",
+           fmt::format("'{}' is not a metric name part (lower-case letters, digits, '_', '-')", s.name));
   const double size_mib = o.opt_number("size_mib", 1, 1 << 20).value_or(d.size_mib);
   // O_DIRECT wants whole 4 KiB blocks: round the size up to one.
   s.size_bytes = (static_cast<std::uint64_t>(size_mib * kMiB) + 4095) / 4096 * 4096;
-  s.min_free_bytes = static_cast<std::uint64_t>(o.opt_number("min_free_gib", 0, 1e9).value_or(d.min_free_gib) * kGiB);
+  s.min_free_bytes =
+      static_cast<std::uint64_t>(o.opt_number("min_free_gib", 0, 1e9).value_or(d.min_free_gib) * kGiB);
   s.fsync_samples = static_cast<int>(o.opt_integer("fsync_samples", 1, 10000).value_or(d.fsync_samples));
   s.direct = o.opt_boolean("direct").value_or(d.direct);
   s.writable = o.opt_boolean("writable").value_or(true);
@@ -50,13 +53,22 @@ StoragePathSpec read_path(JsonObject& o, const Defaults& d) {
 
 std::string action_for(StorageProblem p) {
   switch (p) {
-    case StorageProblem::missing: return "the path is gone: check the mount (fstab, the PVC, the CSI driver's node plugin)";
-    case StorageProblem::permission: return "check the directory's owner and mode, the pod's fsGroup/runAsUser, and SELinux/AppArmor labels";
-    case StorageProblem::read_only: return "the filesystem is read-only: a remount after errors (dmesg), or a read-only mount option";
-    case StorageProblem::no_space: return "free space or raise the quota; jobs writing checkpoints here will fail";
-    case StorageProblem::io_error: return "the device or server returned an I/O error: check dmesg, the disk's SMART data or the file server";
-    case StorageProblem::corrupt: return "data read back differs from what was written: drain the node and check the device, controller or server";
-    case StorageProblem::none: break;
+    case StorageProblem::missing:
+      return "the path is gone: check the mount (fstab, the PVC, the CSI driver's node plugin)";
+    case StorageProblem::permission:
+      return "check the directory's owner and mode, the pod's fsGroup/runAsUser, and SELinux/AppArmor labels";
+    case StorageProblem::read_only:
+      return "the filesystem is read-only: a remount after errors (dmesg), or a read-only mount option";
+    case StorageProblem::no_space:
+      return "free space or raise the quota; jobs writing checkpoints here will fail";
+    case StorageProblem::io_error:
+      return "the device or server returned an I/O error: check dmesg, the disk's SMART data or the file "
+             "server";
+    case StorageProblem::corrupt:
+      return "data read back differs from what was written: drain the node and check the device, controller "
+             "or server";
+    case StorageProblem::none:
+      break;
   }
   return "";
 }
@@ -70,8 +82,8 @@ std::uint64_t run_seed() {
   return (static_cast<std::uint64_t>(rd()) << 32) ^ rd() ^ 1;  // never 0
 }
 
-void record_path(CheckResult& r, const StoragePathSpec& spec, const StorageOutcome& o, std::vector<std::string>& errors,
-                 std::vector<std::string>& failures) {
+void record_path(CheckResult& r, const StoragePathSpec& spec, const StorageOutcome& o,
+                 std::vector<std::string>& errors, std::vector<std::string>& failures) {
   const std::string k = "storage." + spec.name + ".";
   const StorageReport& rep = o.report;
   r.attributes[k + "path"] = spec.path;
@@ -84,18 +96,22 @@ void record_path(CheckResult& r, const StoragePathSpec& spec, const StorageOutco
     r.attributes[k + "total_bytes"] = std::to_string(rep.total_bytes);
   }
   if (!rep.io_mode.empty()) r.attributes[k + "io_mode"] = rep.io_mode;
-  if (spec.writable) r.attributes[k + "size_bytes"] = std::to_string(spec.size_bytes);
-  else r.attributes[k + "writable"] = "false (read-only expected: mount and free space only)";
+  if (spec.writable)
+    r.attributes[k + "size_bytes"] = std::to_string(spec.size_bytes);
+  else
+    r.attributes[k + "writable"] = "false (read-only expected: mount and free space only)";
   if (!rep.swept.empty()) r.attributes[k + "swept"] = fmt::format("{}", fmt::join(rep.swept, ","));
   if (!o.removal.empty()) r.attributes[k + "removal"] = o.removal;
 
   if (rep.write_s > 0 && rep.bytes > 0)
-    r.metrics.push_back(one_value(k + "write_gbps", "GB/s", Direction::higher, rep.bytes / rep.write_s / 1e9));
+    r.metrics.push_back(
+        one_value(k + "write_gbps", "GB/s", Direction::higher, rep.bytes / rep.write_s / 1e9));
   if (rep.read_s > 0 && rep.bytes > 0 && rep.problem != StorageProblem::corrupt)
     r.metrics.push_back(one_value(k + "read_gbps", "GB/s", Direction::higher, rep.bytes / rep.read_s / 1e9));
   if (!rep.fsync_ms.empty()) {
     r.metrics.push_back(summarize_metric(k + "fsync_ms", "ms", Direction::lower, std::nullopt, rep.fsync_ms));
-    r.metrics.push_back(one_value(k + "fsync_p99_ms", "ms", Direction::lower, stats::percentile(rep.fsync_ms, 99)));
+    r.metrics.push_back(
+        one_value(k + "fsync_p99_ms", "ms", Direction::lower, stats::percentile(rep.fsync_ms, 99)));
   }
 
   if (!o.error.empty()) {
@@ -119,7 +135,8 @@ void record_path(CheckResult& r, const StoragePathSpec& spec, const StorageOutco
 
 StorageConfig parse_storage_params(const nlohmann::json& params, const std::string& origin) {
   const SiteParams site = resolve_site_params(params, "storage", origin);
-  const std::string where = site.site_file_present ? fmt::format("{} (with {})", origin, site.site_file) : origin;
+  const std::string where =
+      site.site_file_present ? fmt::format("{} (with {})", origin, site.site_file) : origin;
   JsonObject o(site.params, where, "$");
   Defaults d;
   d.size_mib = o.opt_number("size_mib", 1, 1 << 20).value_or(d.size_mib);
@@ -159,8 +176,8 @@ CheckResult run_storage(const StorageConfig& config, const std::atomic<bool>* st
     const double left =
         config.total_timeout_s - std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (left <= 0) {
-      errors.push_back(fmt::format("storage {} ({}): not run, total_timeout_s {} s reached", spec.name, spec.path,
-                                   config.total_timeout_s));
+      errors.push_back(fmt::format("storage {} ({}): not run, total_timeout_s {} s reached", spec.name,
+                                   spec.path, config.total_timeout_s));
       continue;
     }
     spec.timeout_s = std::min(spec.timeout_s, left);

@@ -31,8 +31,8 @@ namespace gpuqual::probes {
 
 struct StorageConfig {
   std::vector<StoragePathSpec> paths;
-  double total_timeout_s = 100;   // paths not started by then are errors "not run"
-  std::string site_file;          // "" when none named
+  double total_timeout_s = 100;  // paths not started by then are errors "not run"
+  std::string site_file;         // "" when none named
   bool site_file_present = false;
 };
 

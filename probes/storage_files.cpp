@@ -99,7 +99,8 @@ std::vector<std::string> sweep_stale_storage_files(const std::string& dir) {
 std::vector<std::string> sweep_stale_storage_files_bounded(const std::string& dir, double wait_s) {
   // The helper reports its removals through a pipe, one path per line.
   int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) return {fmt::format("not swept: {}: pipe: {}", dir, std::strerror(errno))};
+  if (::pipe2(fds, O_CLOEXEC) != 0)
+    return {fmt::format("not swept: {}: pipe: {}", dir, std::strerror(errno))};
   const int write_fd = fds[1];
   const auto status = run_forked_bounded(
       [&] {
@@ -119,14 +120,20 @@ std::vector<std::string> sweep_stale_storage_files_bounded(const std::string& di
   ::fcntl(fds[0], F_SETFL, O_NONBLOCK);
   for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) text.append(buf, static_cast<std::size_t>(n));
   ::close(fds[0]);
-  for (std::size_t s = 0, e; (e = text.find('\n', s)) != std::string::npos; s = e + 1) out.push_back(text.substr(s, e - s));
+  for (std::size_t s = 0, e; (e = text.find('\n', s)) != std::string::npos; s = e + 1)
+    out.push_back(text.substr(s, e - s));
   if (!status) out.push_back(fmt::format("not swept: {} did not answer within {} s", dir, wait_s));
   return out;
 }
 
 std::string remove_file_bounded(const std::string& file, double wait_s) {
-  const auto status = run_forked_bounded([&] { return ::unlink(file.c_str()) == 0 || errno == ENOENT ? 0 : errno; }, wait_s);
-  if (!status) return fmt::format("{} not removed yet: the mount did not answer within {} s (it goes when the mount answers; a later run sweeps it)", file, wait_s);
+  const auto status =
+      run_forked_bounded([&] { return ::unlink(file.c_str()) == 0 || errno == ENOENT ? 0 : errno; }, wait_s);
+  if (!status)
+    return fmt::format(
+        "{} not removed yet: the mount did not answer within {} s (it goes when the mount answers; a later "
+        "run sweeps it)",
+        file, wait_s);
   if (*status != 0) return fmt::format("{} not removed: {}", file, std::strerror(*status));
   return "";
 }

@@ -32,7 +32,9 @@ struct FreeDeleter {
   void operator()(std::byte* p) const { std::free(p); }
 };
 using AlignedBuffer = std::unique_ptr<std::byte, FreeDeleter>;
-AlignedBuffer aligned_buffer(std::size_t n) { return AlignedBuffer(static_cast<std::byte*>(std::aligned_alloc(kAlign, n))); }
+AlignedBuffer aligned_buffer(std::size_t n) {
+  return AlignedBuffer(static_cast<std::byte*>(std::aligned_alloc(kAlign, n)));
+}
 
 class Fd {
  public:
@@ -77,8 +79,8 @@ class Sequence {
   Sequence(const StoragePathSpec& spec, const StageSink& sink) : spec_(spec), sink_(sink) {}
 
   StorageReport run() {
-    if (resolve() && inspect_mount() && check_space() && spec_.writable && create() && write() && fsync_series() &&
-        read_back())
+    if (resolve() && inspect_mount() && check_space() && spec_.writable && create() && write() &&
+        fsync_series() && read_back())
       remove();
     if (!r_.file.empty() && !r_.file_removed) remove();
     return r_;
@@ -134,8 +136,8 @@ class Sequence {
     const std::uint64_t need = spec_.min_free_bytes + (spec_.writable ? spec_.size_bytes : 0);
     if (r_.free_bytes < need) {
       r_.problem = StorageProblem::no_space;
-      r_.detail = fmt::format("{} has {} bytes free, under the {} needed ({} minimum free{})", r_.canonical_path,
-                              r_.free_bytes, need, spec_.min_free_bytes,
+      r_.detail = fmt::format("{} has {} bytes free, under the {} needed ({} minimum free{})",
+                              r_.canonical_path, r_.free_bytes, need, spec_.min_free_bytes,
                               spec_.writable ? fmt::format(" + {} for the test file", spec_.size_bytes) : "");
       return false;
     }
@@ -158,8 +160,9 @@ class Sequence {
         r_.io_mode = "direct";
       } else if (errno == EINVAL) {
         // open(2): EINVAL "The filesystem does not support the O_DIRECT flag" (tmpfs before 6.6, some FUSE).
-        r_.io_mode = fmt::format("buffered: {} refused O_DIRECT (EINVAL); the page cache is dropped before the read",
-                                 r_.fs_type.empty() ? "the filesystem" : r_.fs_type);
+        r_.io_mode =
+            fmt::format("buffered: {} refused O_DIRECT (EINVAL); the page cache is dropped before the read",
+                        r_.fs_type.empty() ? "the filesystem" : r_.fs_type);
       } else {
         return fail_errno(r_, errno, fmt::format("creating {}", file));
       }
@@ -185,7 +188,9 @@ class Sequence {
         // Some filesystems accept O_DIRECT at open and refuse the aligned write (EINVAL):
         // continue buffered and say so.
         ::fcntl(fd_.get(), F_SETFL, ::fcntl(fd_.get(), F_GETFL) & ~O_DIRECT);
-        r_.io_mode = "buffered: the first O_DIRECT write was refused (EINVAL); the page cache is dropped before the read";
+        r_.io_mode =
+            "buffered: the first O_DIRECT write was refused (EINVAL); the page cache is dropped before the "
+            "read";
         err = write_all(fd_.get(), buf_.get(), n, off);
       }
       if (err != 0) return fail_errno(r_, err, fmt::format("writing {} at offset {}", r_.file, off));
@@ -225,7 +230,8 @@ class Sequence {
     if (fd_.get() < 0) return fail_errno(r_, errno, fmt::format("opening {} to read it back", r_.file));
     double read_s = 0;
     for (std::uint64_t off = 0; off < spec_.size_bytes; off += kChunk) {
-      const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(kChunk, spec_.size_bytes - off));
+      const std::size_t want =
+          static_cast<std::size_t>(std::min<std::uint64_t>(kChunk, spec_.size_bytes - off));
       std::size_t got = 0;
       const auto t0 = Clock::now();
       while (got < want) {
@@ -247,8 +253,9 @@ class Sequence {
     r_.read_s = read_s;
     if (r_.mismatch.bad_bytes > 0) {
       r_.problem = StorageProblem::corrupt;
-      r_.detail = fmt::format("{}: {} of {} bytes read back differ from what was written (first at offset {})",
-                              r_.file, r_.mismatch.bad_bytes, spec_.size_bytes, r_.mismatch.first_bad_offset);
+      r_.detail =
+          fmt::format("{}: {} of {} bytes read back differ from what was written (first at offset {})",
+                      r_.file, r_.mismatch.bad_bytes, spec_.size_bytes, r_.mismatch.first_bad_offset);
       return false;
     }
     return true;
@@ -277,13 +284,20 @@ class Sequence {
 
 std::string_view to_string(StorageProblem p) {
   switch (p) {
-    case StorageProblem::none: return "none";
-    case StorageProblem::missing: return "missing";
-    case StorageProblem::permission: return "permission";
-    case StorageProblem::read_only: return "read_only";
-    case StorageProblem::no_space: return "no_space";
-    case StorageProblem::io_error: return "io_error";
-    case StorageProblem::corrupt: return "corrupt";
+    case StorageProblem::none:
+      return "none";
+    case StorageProblem::missing:
+      return "missing";
+    case StorageProblem::permission:
+      return "permission";
+    case StorageProblem::read_only:
+      return "read_only";
+    case StorageProblem::no_space:
+      return "no_space";
+    case StorageProblem::io_error:
+      return "io_error";
+    case StorageProblem::corrupt:
+      return "corrupt";
   }
   return "io_error";
 }
@@ -291,13 +305,18 @@ std::string_view to_string(StorageProblem p) {
 StorageProblem problem_for_errno(int err) {
   switch (err) {
     case ENOENT:
-    case ENOTDIR: return StorageProblem::missing;
+    case ENOTDIR:
+      return StorageProblem::missing;
     case EACCES:
-    case EPERM: return StorageProblem::permission;
-    case EROFS: return StorageProblem::read_only;
+    case EPERM:
+      return StorageProblem::permission;
+    case EROFS:
+      return StorageProblem::read_only;
     case ENOSPC:
-    case EDQUOT: return StorageProblem::no_space;
-    default: return StorageProblem::io_error;
+    case EDQUOT:
+      return StorageProblem::no_space;
+    default:
+      return StorageProblem::io_error;
   }
 }
 

@@ -16,15 +16,15 @@
 namespace gpuqual::probes {
 
 struct StoragePathSpec {
-  std::string name;                      // metric names: storage.<name>.write_gbps
-  std::string path;                      // a directory
-  std::uint64_t size_bytes = 1ull << 30; // the test file (default 1 GiB, issue 18)
-  std::uint64_t min_free_bytes = 0;      // free space required beyond the test file
+  std::string name;                       // metric names: storage.<name>.write_gbps
+  std::string path;                       // a directory
+  std::uint64_t size_bytes = 1ull << 30;  // the test file (default 1 GiB, issue 18)
+  std::uint64_t min_free_bytes = 0;       // free space required beyond the test file
   int fsync_samples = 20;
-  bool writable = true;                  // false: a read-only mount is expected (only mount + free space)
-  bool direct = true;                    // try O_DIRECT first (false: buffered from the start)
-  double timeout_s = 120;                // the whole sequence on this path, enforced by the worker
-  std::uint64_t seed = 0;                // 0: chosen per run
+  bool writable = true;    // false: a read-only mount is expected (only mount + free space)
+  bool direct = true;      // try O_DIRECT first (false: buffered from the start)
+  double timeout_s = 120;  // the whole sequence on this path, enforced by the worker
+  std::uint64_t seed = 0;  // 0: chosen per run
 };
 
 // The finding kinds (storage.<kind>); none = the sequence completed.
@@ -39,17 +39,17 @@ struct StorageReport {
   std::string mount_point, fs_type, source, mount_options;
   bool read_only = false;
   std::uint64_t free_bytes = 0, total_bytes = 0;
-  std::string io_mode;                 // "direct", or "buffered: <why>"
-  std::string file;                    // the test file, once created
+  std::string io_mode;  // "direct", or "buffered: <why>"
+  std::string file;     // the test file, once created
   bool file_removed = false;
-  std::uint64_t bytes = 0;             // written and read back
-  double write_s = 0;                  // the writes plus the fsync that made them durable
-  double read_s = 0;                   // the reads (verification not counted)
+  std::uint64_t bytes = 0;  // written and read back
+  double write_s = 0;       // the writes plus the fsync that made them durable
+  double read_s = 0;        // the reads (verification not counted)
   std::vector<double> fsync_ms;
   PatternMismatch mismatch;
-  std::vector<std::string> swept;      // stale test files of dead runs removed first
+  std::vector<std::string> swept;  // stale test files of dead runs removed first
   StorageProblem problem = StorageProblem::none;
-  std::string detail;                  // what happened, naming the path
+  std::string detail;  // what happened, naming the path
 };
 
 // `on_stage(stage, file)`: called as each stage starts (resolve, mount, statvfs, sweep, create,

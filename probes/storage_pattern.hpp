@@ -14,8 +14,8 @@ namespace gpuqual::probes {
 void fill_storage_pattern(std::uint64_t seed, std::uint64_t offset, std::span<std::byte> out);
 
 struct PatternMismatch {
-  std::uint64_t bad_bytes = 0;             // bytes that differ from the pattern
-  std::uint64_t first_bad_offset = 0;      // file offset of the first one (valid when bad_bytes > 0)
+  std::uint64_t bad_bytes = 0;         // bytes that differ from the pattern
+  std::uint64_t first_bad_offset = 0;  // file offset of the first one (valid when bad_bytes > 0)
 };
 
 // Compares `data` (the file range starting at `offset`, a multiple of 8) with the pattern,

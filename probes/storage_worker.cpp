@@ -27,13 +27,26 @@ using Clock = std::chrono::steady_clock;
 constexpr double kRemoveWaitS = 1.0;
 
 json report_to_json(const StorageReport& r) {
-  return json{{"canonical_path", r.canonical_path}, {"mount_point", r.mount_point}, {"fs_type", r.fs_type},
-              {"source", r.source}, {"mount_options", r.mount_options}, {"read_only", r.read_only},
-              {"free_bytes", r.free_bytes}, {"total_bytes", r.total_bytes}, {"io_mode", r.io_mode},
-              {"file", r.file}, {"file_removed", r.file_removed}, {"bytes", r.bytes}, {"write_s", r.write_s},
-              {"read_s", r.read_s}, {"fsync_ms", r.fsync_ms}, {"bad_bytes", r.mismatch.bad_bytes},
-              {"first_bad_offset", r.mismatch.first_bad_offset}, {"swept", r.swept},
-              {"problem", static_cast<int>(r.problem)}, {"detail", r.detail}};
+  return json{{"canonical_path", r.canonical_path},
+              {"mount_point", r.mount_point},
+              {"fs_type", r.fs_type},
+              {"source", r.source},
+              {"mount_options", r.mount_options},
+              {"read_only", r.read_only},
+              {"free_bytes", r.free_bytes},
+              {"total_bytes", r.total_bytes},
+              {"io_mode", r.io_mode},
+              {"file", r.file},
+              {"file_removed", r.file_removed},
+              {"bytes", r.bytes},
+              {"write_s", r.write_s},
+              {"read_s", r.read_s},
+              {"fsync_ms", r.fsync_ms},
+              {"bad_bytes", r.mismatch.bad_bytes},
+              {"first_bad_offset", r.mismatch.first_bad_offset},
+              {"swept", r.swept},
+              {"problem", static_cast<int>(r.problem)},
+              {"detail", r.detail}};
 }
 
 StorageReport report_from_json(const json& j) {
@@ -79,10 +92,9 @@ bool write_line(int fd, const json& j) {
   ::signal(SIGTERM, SIG_DFL);
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   detach_helper_stdio();
-  const StorageReport r =
-      run_storage_io(spec, [fd](const std::string& stage, const std::string& file) {
-        write_line(fd, json{{"stage", stage}, {"file", file}});
-      });
+  const StorageReport r = run_storage_io(spec, [fd](const std::string& stage, const std::string& file) {
+    write_line(fd, json{{"stage", stage}, {"file", file}});
+  });
   _exit(write_line(fd, json{{"report", report_to_json(r)}}) ? 0 : 1);
 }
 
@@ -174,9 +186,10 @@ void give_up_on_worker(pid_t pid, const StoragePathSpec& spec, const std::atomic
   if (out.hung) {
     out.error = (stop && stop->load())
                     ? fmt::format("{}: stopped during {} (the run is being stopped)", spec.path, p.stage)
-                    : fmt::format("{}: {} did not finish within {} s: the mount is not answering (a dead NFS "
-                                  "server, a frozen or hung filesystem?)",
-                                  spec.path, p.stage, spec.timeout_s);
+                    : fmt::format(
+                          "{}: {} did not finish within {} s: the mount is not answering (a dead NFS "
+                          "server, a frozen or hung filesystem?)",
+                          spec.path, p.stage, spec.timeout_s);
   } else {
     out.error = fmt::format("{}: the I/O worker died during {} ({})", spec.path, p.stage,
                             w == pid && WIFSIGNALED(st) ? strsignal(WTERMSIG(st)) : "no report");

@@ -15,11 +15,11 @@
 namespace gpuqual::probes {
 
 struct StorageOutcome {
-  StorageReport report;             // what the worker sent (partial when it hung or died)
-  bool hung = false;                // the deadline (or a stop) ended it
-  std::string hung_stage;           // the stage it was in
-  std::string error;                // the worker could not run, died, or hung: why (names the path)
-  std::string removal;              // "" or why the test file could not be removed
+  StorageReport report;    // what the worker sent (partial when it hung or died)
+  bool hung = false;       // the deadline (or a stop) ended it
+  std::string hung_stage;  // the stage it was in
+  std::string error;       // the worker could not run, died, or hung: why (names the path)
+  std::string removal;     // "" or why the test file could not be removed
 };
 
 StorageOutcome run_storage_worker(const StoragePathSpec& spec, const std::atomic<bool>* stop);

@@ -29,8 +29,9 @@ TelemetryConfig parse_telemetry_params(const nlohmann::json& params, const std::
     }
   }
   if (c.url.rfind("http://", 0) != 0 && c.url.rfind("https://", 0) != 0)
-    o.fail(c.url_from.empty() ? "url" : "url_env", fmt::format("'{}'{} is not an http:// or https:// URL", c.url,
-                                                               c.url_from.empty() ? "" : " (from " + c.url_from + ")"));
+    o.fail(c.url_from.empty() ? "url" : "url_env",
+           fmt::format("'{}'{} is not an http:// or https:// URL", c.url,
+                       c.url_from.empty() ? "" : " (from " + c.url_from + ")"));
   if (o.has("series")) {
     c.series = o.string_array("series");
     if (c.series.empty()) o.fail("series", "at least one series is needed");

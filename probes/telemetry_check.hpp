@@ -25,7 +25,7 @@ namespace gpuqual::probes {
 
 struct TelemetryConfig {
   std::string url = "http://localhost:9400/metrics";
-  std::string url_from;                // "$GPUQUAL_TELEMETRY_URL" when url_env supplied the URL
+  std::string url_from;  // "$GPUQUAL_TELEMETRY_URL" when url_env supplied the URL
   std::vector<std::string> series = default_dcgm_series();
   double timeout_s = 10;
   std::vector<std::string> uuid_labels = {"UUID", "uuid"};

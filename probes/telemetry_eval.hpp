@@ -18,7 +18,7 @@ namespace gpuqual::probes {
 const std::vector<std::string>& default_dcgm_series();
 
 struct TelemetryGpu {
-  int index = 0;             // the node's GPU index (RunRecord::gpus)
+  int index = 0;  // the node's GPU index (RunRecord::gpus)
   std::string uuid;
 };
 
@@ -27,7 +27,7 @@ struct TelemetryJudgement {
   std::string reason;
   std::vector<GpuCheckStatus> per_gpu;
   std::vector<Finding> findings;
-  std::size_t expected_pairs = 0;   // GPUs × series
+  std::size_t expected_pairs = 0;  // GPUs × series
   std::size_t present_pairs = 0;
 };
 

@@ -1,12 +1,12 @@
 // `burnin`: sustained load for `duration_s` on every GPU at once: tensor-core GEMM at the class's
 // main precision (bf16 on sm_80+) with every product's output compared bit for bit with the
 // first, which is itself checked against the host reference on 256 sampled elements before its
-// fingerprint becomes the reference (wrong: burnin.wrong_first_product, fail), memtest passes every `memtest_every_s`, and a telemetry sampler at `telemetry_hz`
-// streaming to a side file (burnin-telemetry.jsonl next to the record) while the record keeps a
-// fixed-size summary. Findings: burnin.wrong_result and memtest.bit_errors (fail), new ECC
-// errors and Xids (fail; corrected ECC growth warns), throttling above
-// `throttle_warn_fraction` of the time (warn); no telemetry sample or the Xid watch off: warn
-// (core/rules/burnin_logic.hpp burnin_unwatched). Stopped before `min_duration_s`: error "stopped
+// fingerprint becomes the reference (wrong: burnin.wrong_first_product, fail), memtest passes every
+// `memtest_every_s`, and a telemetry sampler at `telemetry_hz` streaming to a side file
+// (burnin-telemetry.jsonl next to the record) while the record keeps a fixed-size summary. Findings:
+// burnin.wrong_result and memtest.bit_errors (fail), new ECC errors and Xids (fail; corrected ECC growth
+// warns), throttling above `throttle_warn_fraction` of the time (warn); no telemetry sample or the Xid watch
+// off: warn (core/rules/burnin_logic.hpp burnin_unwatched). Stopped before `min_duration_s`: error "stopped
 // after N of M minutes", keeping what was measured.
 // Parameters: duration_s, min_duration_s (default duration_s), telemetry_hz 1, memtest_every_s
 // 600 (0: none), memtest_fraction 0.9, precision auto|bf16|fp16|fp8|tf32|fp32, size 8192,
@@ -20,10 +20,10 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 
-#include "core/rules/burnin_logic.hpp"
 #include "core/base/input_error.hpp"
 #include "core/base/json_fields.hpp"
 #include "core/record/metric_summary.hpp"
+#include "core/rules/burnin_logic.hpp"
 #include "device/burnin_runner.hpp"
 #include "device/cuda_error.hpp"
 #include "device/measure_gpus.hpp"
@@ -157,8 +157,8 @@ void report_throughput(GpuOutcome& out, int gpu, const BurninGpuResult& r) {
   const std::string g = "burnin.gpu" + std::to_string(gpu) + ".";
   const std::string prec = out.attributes[g + "precision"];
   if (r.tflops.seen() > 0) {
-    out.metrics.push_back(summarize_metric("burnin." + prec + ".tflops", "TFLOP/s", Direction::higher, gpu,
-                                           r.tflops.values()));
+    out.metrics.push_back(
+        summarize_metric("burnin." + prec + ".tflops", "TFLOP/s", Direction::higher, gpu, r.tflops.values()));
     out.metrics.push_back(one_value("burnin." + prec + ".tflops_p5", "TFLOP/s", Direction::higher, gpu,
                                     r.tflops.percentile(5)));
   }
@@ -242,7 +242,8 @@ std::vector<std::string> burn_each_gpu(const CheckContext& ctx, const BurninPara
 class Burnin : public Check {
  public:
   CheckResult run(const CheckContext& ctx) override {
-    auto start = start_gpu_check("burnin", ctx, [](const nlohmann::json& json) { return read_burnin_params(json); });
+    auto start =
+        start_gpu_check("burnin", ctx, [](const nlohmann::json& json) { return read_burnin_params(json); });
     if (start.early) return *start.early;
     auto& params = start.params;
     auto& gpus = start.gpus;

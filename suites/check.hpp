@@ -33,8 +33,8 @@ using AfterAbortCleanUp = std::function<std::vector<std::string>(const nlohmann:
 
 struct CheckInfo {
   std::string name;
-  std::string description;     // one line for `gpuqual list`
-  bool test_only = false;      // test-only checks are never listed nor allowed in shipped suites
+  std::string description;  // one line for `gpuqual list`
+  bool test_only = false;   // test-only checks are never listed nor allowed in shipped suites
   std::function<std::unique_ptr<Check>()> make;
   AfterAbortCleanUp after_abort;  // empty: killing the process tree is clean-up enough
 };
@@ -56,13 +56,14 @@ class CheckRegistry {
 }  // namespace gpuqual
 
 // Registers `Type` (a Check with a default constructor) under `name`. Use once per check file.
-#define GPUQUAL_REGISTER_CHECK(Type, name, description)                                          \
-  static const bool gpuqual_registered_##Type = ::gpuqual::CheckRegistry::instance().add(       \
+#define GPUQUAL_REGISTER_CHECK(Type, name, description)                                   \
+  static const bool gpuqual_registered_##Type = ::gpuqual::CheckRegistry::instance().add( \
       ::gpuqual::CheckInfo{name, description, false, [] { return std::make_unique<Type>(); }, {}})
 // The same, for a check that declares its after-abort clean-up (a function of the check's params).
-#define GPUQUAL_REGISTER_CHECK_WITH_CLEANUP(Type, name, description, after_abort_fn)             \
-  static const bool gpuqual_registered_##Type = ::gpuqual::CheckRegistry::instance().add(       \
-      ::gpuqual::CheckInfo{name, description, false, [] { return std::make_unique<Type>(); }, after_abort_fn})
-#define GPUQUAL_REGISTER_TEST_CHECK(Type, name, description)                                     \
-  static const bool gpuqual_registered_##Type = ::gpuqual::CheckRegistry::instance().add(       \
+#define GPUQUAL_REGISTER_CHECK_WITH_CLEANUP(Type, name, description, after_abort_fn) \
+  static const bool gpuqual_registered_##Type =                                      \
+      ::gpuqual::CheckRegistry::instance().add(::gpuqual::CheckInfo{                 \
+          name, description, false, [] { return std::make_unique<Type>(); }, after_abort_fn})
+#define GPUQUAL_REGISTER_TEST_CHECK(Type, name, description)                              \
+  static const bool gpuqual_registered_##Type = ::gpuqual::CheckRegistry::instance().add( \
       ::gpuqual::CheckInfo{name, description, true, [] { return std::make_unique<Type>(); }, {}})

@@ -6,7 +6,8 @@
 // minimum named. Needs no GPU time, only the driver's version.
 //
 // Parameters (suite YAML):
-//   images: [{name: nvcr.io/nvidia/pytorch:25.01-py3, env: ["CUDA_VERSION=12.8.0", "NVIDIA_REQUIRE_CUDA=cuda>=12.8 ..."]},
+//   images: [{name: nvcr.io/nvidia/pytorch:25.01-py3, env: ["CUDA_VERSION=12.8.0",
+//   "NVIDIA_REQUIRE_CUDA=cuda>=12.8 ..."]},
 //            {name: my/app:1, cuda_version: "12.4.1", require_cuda: "cuda>=12.4 ..."}]
 //   forward_compat_dir: where gpuqual's own image keeps cuda-compat (default /usr/local/cuda/compat)
 //   tables_dir: where cuda-compat.yaml is (default: the baselines directory)
@@ -17,12 +18,12 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "core/base/json_fields.hpp"
 #include "core/compat/cuda_compat.hpp"
 #include "core/compat/cuda_compat_forward.hpp"
 #include "core/compat/cuda_compat_image.hpp"
 #include "core/compat/cuda_compat_reexec.hpp"
 #include "core/rules/health_severity.hpp"
-#include "core/base/json_fields.hpp"
 #include "device/compat_facts.hpp"
 #include "suites/check.hpp"
 #include "suites/check_context.hpp"
@@ -111,8 +112,9 @@ class CompatCheck : public Check {
     }
     {
       const char* proc = std::getenv("GPUQUAL_PROC_DRIVER_DIR");
-      const ForwardCompatDecision fc = decide_forward_compat(
-          read_forward_compat_host(proc && *proc ? proc : "/proc/driver/nvidia"), compat_libs, p.forward_compat_dir);
+      const ForwardCompatDecision fc =
+          decide_forward_compat(read_forward_compat_host(proc && *proc ? proc : "/proc/driver/nvidia"),
+                                compat_libs, p.forward_compat_dir);
       r.attributes["forward_compat_rule"] = fc.rule;
     }
     ImageCompat runtime = judge_runtime(*facts.runtime, table, facts.host, compat_libs);
@@ -136,7 +138,8 @@ class CompatCheck : public Check {
     }
     r.status = status;
     r.reason = reasons.empty()
-                   ? fmt::format("driver {} runs CUDA {} ({}){}", facts.host.driver_text, facts.runtime->str(), runtime.rule,
+                   ? fmt::format("driver {} runs CUDA {} ({}){}", facts.host.driver_text,
+                                 facts.runtime->str(), runtime.rule,
                                  p.images.empty() ? "" : fmt::format(" and {} image(s)", p.images.size()))
                    : fmt::format("{}", fmt::join(reasons, "; "));
     return r;
@@ -145,8 +148,9 @@ class CompatCheck : public Check {
 
 }  // namespace
 
-GPUQUAL_REGISTER_CHECK(CompatCheck, "compat",
-                       "CUDA/driver compatibility preflight: host driver vs gpuqual's CUDA runtime and the suite's "
-                       "images (CUDA_VERSION, NVIDIA_REQUIRE_CUDA), saying which rule decided");
+GPUQUAL_REGISTER_CHECK(
+    CompatCheck, "compat",
+    "CUDA/driver compatibility preflight: host driver vs gpuqual's CUDA runtime and the suite's "
+    "images (CUDA_VERSION, NVIDIA_REQUIRE_CUDA), saying which rule decided");
 
 }  // namespace gpuqual

@@ -38,7 +38,8 @@ probes::CompatInputs node_compat_inputs(const std::string& tables_dir) {
 std::vector<std::string> container_probe_after_abort(const nlohmann::json& params) {
   std::vector<std::string> out;
   try {
-    const probes::ContainerProbeConfig config = probes::parse_container_probe_params(params, "container_probe params");
+    const probes::ContainerProbeConfig config =
+        probes::parse_container_probe_params(params, "container_probe params");
     auto runtime = probes::make_runtime(config.runtime);
     const probes::SweepResult swept = probes::sweep_orphaned_containers(*runtime);
     out = swept.removed;
@@ -54,7 +55,8 @@ namespace {
 class ContainerProbeCheck : public Check {
  public:
   CheckResult run(const CheckContext& ctx) override {
-    const probes::ContainerProbeConfig config = probes::parse_container_probe_params(ctx.params, "container_probe params");
+    const probes::ContainerProbeConfig config =
+        probes::parse_container_probe_params(ctx.params, "container_probe params");
     probes::ProbeContext pc;
     // Containers are named and labelled after the run; the runner exports its run id.
     const char* run_id = std::getenv("GPUQUAL_RUN_ID");
@@ -71,8 +73,9 @@ class ContainerProbeCheck : public Check {
 
 // Its janitor removes the container when the check dies, but the runner's orphan reaper may have
 // killed the janitor too: after an abort the runner sweeps containers whose owner is gone.
-GPUQUAL_REGISTER_CHECK_WITH_CLEANUP(ContainerProbeCheck, "container_probe",
-                                    "Start the node's container images (docker/podman/nerdctl), check exit code, output and GPU access",
-                                    container_probe_after_abort);
+GPUQUAL_REGISTER_CHECK_WITH_CLEANUP(
+    ContainerProbeCheck, "container_probe",
+    "Start the node's container images (docker/podman/nerdctl), check exit code, output and GPU access",
+    container_probe_after_abort);
 
 }  // namespace gpuqual

@@ -12,14 +12,14 @@
 
 #include <algorithm>
 #include <chrono>
-#include <map>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "core/rules/fabric_rules.hpp"
 #include "core/base/input_error.hpp"
+#include "core/rules/fabric_rules.hpp"
 #include "core/rules/pci_relation.hpp"
 #include "device/host/fabric_sysfs.hpp"
 #include "device/host/pci_gpus.hpp"
@@ -60,22 +60,26 @@ std::optional<int> gpu_index(const CheckContext& ctx, const std::string& bus_id)
   return std::nullopt;
 }
 
-void record_topology(const FabricSnapshot& s, const FabricExpectations& expect, const CheckContext& ctx, CheckResult& r) {
+void record_topology(const FabricSnapshot& s, const FabricExpectations& expect, const CheckContext& ctx,
+                     CheckResult& r) {
   const auto gpus = read_pci_gpus(expect.root + "/sys/bus/pci/devices");
   if (!gpus || gpus->empty()) {
     r.attributes["topology"] = "no NVIDIA GPU on the PCI bus: nothing to relate the HCAs to";
     return;
   }
   // Best first: the relation names in core/rules/pci_relation.hpp, nearest to farthest.
-  const std::vector<std::string_view> order{"pcie_switch", "host_bridge", "numa_node", "cross_numa", "unknown"};
-  auto rank = [&](std::string_view rel) { return std::find(order.begin(), order.end(), rel) - order.begin(); };
+  const std::vector<std::string_view> order{"pcie_switch", "host_bridge", "numa_node", "cross_numa",
+                                            "unknown"};
+  auto rank = [&](std::string_view rel) {
+    return std::find(order.begin(), order.end(), rel) - order.begin();
+  };
   std::map<std::string, std::pair<std::string, std::string_view>> nearest;  // gpu bus id → (hca, relation)
   for (const auto& h : s.hcas) {
     std::vector<std::string> parts;
     for (const auto& g : *gpus) {
       const auto loc = read_pci_location(expect.root, g.bus_id);
-      const std::string_view rel =
-          loc ? pci_relation(h.pci_path, h.numa_node, loc->path, loc->numa_node) : std::string_view("unknown");
+      const std::string_view rel = loc ? pci_relation(h.pci_path, h.numa_node, loc->path, loc->numa_node)
+                                       : std::string_view("unknown");
       const auto idx = gpu_index(ctx, g.bus_id);
       parts.push_back(fmt::format("{}{}={}", idx ? fmt::format("gpu{} ", *idx) : "", g.bus_id, rel));
       auto& best = nearest[g.bus_id];
@@ -85,7 +89,8 @@ void record_topology(const FabricSnapshot& s, const FabricExpectations& expect, 
   }
   for (const auto& [bus, best] : nearest) {
     const auto idx = gpu_index(ctx, bus);
-    r.attributes[(idx ? "gpu" + std::to_string(*idx) : bus) + ".nearest_hca"] = fmt::format("{} ({})", best.first, best.second);
+    r.attributes[(idx ? "gpu" + std::to_string(*idx) : bus) + ".nearest_hca"] =
+        fmt::format("{} ({})", best.first, best.second);
   }
 }
 
@@ -97,9 +102,9 @@ void record_facts(const FabricSnapshot& s, const GpuDirectFacts& gd, CheckResult
     r.attributes[h.name + ".pci"] = h.pci_address.empty() ? "none (not a PCI device)" : h.pci_address;
     r.attributes[h.name + ".numa_node"] = h.numa_node ? std::to_string(*h.numa_node) : "unknown";
     for (const auto& p : h.ports) {
-      r.attributes[fmt::format("{}/{}", h.name, p.number)] =
-          fmt::format("{} {} {} {}", p.state, p.phys_state, p.link_layer,
-                      p.rate_gbps ? fmt::format("{:g} Gb/s ({} {})", *p.rate_gbps, p.width, p.speed) : "rate unreadable");
+      r.attributes[fmt::format("{}/{}", h.name, p.number)] = fmt::format(
+          "{} {} {} {}", p.state, p.phys_state, p.link_layer,
+          p.rate_gbps ? fmt::format("{:g} Gb/s ({} {})", *p.rate_gbps, p.width, p.speed) : "rate unreadable");
     }
   }
   std::string why;
@@ -124,7 +129,8 @@ class FabricCheck : public Check {
     const auto start = read_fabric_snapshot(expect.root, expect.counters);
     if (!start) {
       r.status = Status::error;
-      r.reason = fmt::format("cannot list {}/sys/class: sysfs is not readable here", expect.root == "/" ? "" : expect.root);
+      r.reason = fmt::format("cannot list {}/sys/class: sysfs is not readable here",
+                             expect.root == "/" ? "" : expect.root);
       return done();
     }
     if (start->hcas.empty() && expect.hcas.empty() && !expect.expect_hcas) {
@@ -145,7 +151,8 @@ class FabricCheck : public Check {
       r.attributes["counters_since"] = "start of the run (" + ctx.side_dir + "/" + kFabricBeforeFile + ")";
     } else {
       before = start;
-      r.attributes["counters_since"] = fmt::format("start of the fabric check ({:g} s window)", expect.window_s);
+      r.attributes["counters_since"] =
+          fmt::format("start of the fabric check ({:g} s window)", expect.window_s);
     }
     const auto after = read_fabric_snapshot(expect.root, expect.counters);
     if (!after) {
@@ -173,7 +180,8 @@ class FabricCheck : public Check {
 
 }  // namespace
 
-GPUQUAL_REGISTER_CHECK(FabricCheck, "fabric",
-                       "InfiniBand/RoCE ports from sysfs: state, rate, firmware, error counters, GPUDirect RDMA, GPU affinity");
+GPUQUAL_REGISTER_CHECK(
+    FabricCheck, "fabric",
+    "InfiniBand/RoCE ports from sysfs: state, rate, firmware, error counters, GPUDirect RDMA, GPU affinity");
 
 }  // namespace gpuqual

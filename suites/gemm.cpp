@@ -40,7 +40,8 @@ GemmParams read_gemm_params(const nlohmann::json& json) {
       if (!arr[i].is_number_integer()) throw InputError("suite", where, "expected an integer matrix size");
       const auto n = arr[i].get<std::int64_t>();
       if (n < 256 || n > 32768 || n % 16 != 0) {
-        throw InputError("suite", where, "size " + std::to_string(n) + " must be a multiple of 16 in [256, 32768]");
+        throw InputError("suite", where,
+                         "size " + std::to_string(n) + " must be a multiple of 16 in [256, 32768]");
       }
       p.sizes.push_back(static_cast<std::uint64_t>(n));
     }
@@ -50,7 +51,8 @@ GemmParams read_gemm_params(const nlohmann::json& json) {
     p.precisions.clear();
     for (const auto& name : o.string_array("precisions")) {
       const auto prec = parse_gemm_precision(name);
-      if (!prec) o.fail("precisions", "unknown precision '" + name + "' (fp64, fp32, tf32, fp16, bf16, fp8, int8)");
+      if (!prec)
+        o.fail("precisions", "unknown precision '" + name + "' (fp64, fp32, tf32, fp16, bf16, fp8, int8)");
       p.precisions.push_back(*prec);
     }
     if (p.precisions.empty()) o.fail("precisions", "must name at least one precision");
@@ -67,7 +69,8 @@ GemmParams read_gemm_params(const nlohmann::json& json) {
 class GemmBench : public Check {
  public:
   CheckResult run(const CheckContext& ctx) override {
-    auto start = start_gpu_check("gemm", ctx, [](const nlohmann::json& json) { return read_gemm_params(json); });
+    auto start =
+        start_gpu_check("gemm", ctx, [](const nlohmann::json& json) { return read_gemm_params(json); });
     if (start.early) return *start.early;
     auto& params = start.params;
     auto& gpus = start.gpus;
@@ -86,7 +89,8 @@ class GemmBench : public Check {
       CUDA_CHECK(cudaGetDeviceProperties(&prop, gpu));
       const ComputeCapability cc{prop.major, prop.minor};
       std::string probe_note;
-      const MeasureHooks hooks{{}, make_nvml_clock_probe(nvml, gpu, &probe_note), [&ctx] { return ctx.should_stop(); }};
+      const MeasureHooks hooks{
+          {}, make_nvml_clock_probe(nvml, gpu, &probe_note), [&ctx] { return ctx.should_stop(); }};
       if (!probe_note.empty()) out.attributes["gemm.clock_probe"] = "not read: " + probe_note;
       int ran = 0;
       struct Step {
@@ -97,7 +101,8 @@ class GemmBench : public Check {
       std::vector<Step> steps;
       for (std::uint64_t size : params.sizes) {
         for (GemmPrecision p : params.precisions) {
-          const std::string label = std::string(to_string(p)) + (size == kGemmCanonicalSize ? "" : " n" + std::to_string(size));
+          const std::string label =
+              std::string(to_string(p)) + (size == kGemmCanonicalSize ? "" : " n" + std::to_string(size));
           if (auto why = gemm_skip_reason(p, cc)) {
             out.notes.push_back(label + " skipped: " + *why);
             out.attributes["gemm." + std::string(to_string(p)) + ".skipped"] = *why;
@@ -126,7 +131,9 @@ class GemmBench : public Check {
             ++ran;
             report_gemm(out, gpu, st.label, rc, r, mc);
           },
-          [&](std::size_t i, const std::string& what, std::size_t) { out.add(Status::error, steps[i].label + ": " + what); });
+          [&](std::size_t i, const std::string& what, std::size_t) {
+            out.add(Status::error, steps[i].label + ": " + what);
+          });
       if (ran == 0 && out.status == Status::pass) {
         // Every requested precision is missing from this architecture (FP8 before sm_89): not
         // applicable, unlike a GEMM that could not run.
@@ -147,8 +154,8 @@ class GemmBench : public Check {
                           const GemmRunResult& r, const MeasureConfig& mc) {
     const std::string key = "gemm." + std::string(to_string(rc.precision)) +
                             (rc.size == kGemmCanonicalSize ? "" : ".n" + std::to_string(rc.size));
-    out.metrics.push_back(rate_metric(gemm_metric_name(rc.precision, rc.size), gemm_metric_unit(rc.precision), gpu,
-                                      r.measure, r.flops_per_op, 1e12));
+    out.metrics.push_back(rate_metric(gemm_metric_name(rc.precision, rc.size), gemm_metric_unit(rc.precision),
+                                      gpu, r.measure, r.flops_per_op, 1e12));
     // Per GPU: one GPU may fall back to cublasGemmEx where another found a cuBLASLt algorithm.
     out.attributes[key + ".gpu" + std::to_string(gpu) + ".library"] = r.library;
     record_measurement_attributes(out, key, gpu, r.measure);
@@ -170,8 +177,9 @@ class GemmBench : public Check {
   }
 };
 
-GPUQUAL_REGISTER_CHECK(GemmBench, "gemm",
-                       "dense GEMM TFLOP/s via cuBLASLt at FP64/FP32/TF32/FP16/BF16/FP8/INT8, answers verified");
+GPUQUAL_REGISTER_CHECK(
+    GemmBench, "gemm",
+    "dense GEMM TFLOP/s via cuBLASLt at FP64/FP32/TF32/FP16/BF16/FP8/INT8, answers verified");
 
 }  // namespace
 }  // namespace gpuqual

@@ -21,8 +21,8 @@ template <class Params>
 struct GpuCheckStart {
   Params params{};
   CudaProbe probe;
-  std::vector<int> gpus;             // the CUDA devices to measure
-  std::vector<int> invisible;        // requested indices CUDA cannot see
+  std::vector<int> gpus;       // the CUDA devices to measure
+  std::vector<int> invisible;  // requested indices CUDA cannot see
   std::optional<CheckResult> early;
 
   // Names on `result`, under `attribute` ("gemm.gpus_not_visible"), the requested GPUs CUDA

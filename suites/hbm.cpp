@@ -57,7 +57,8 @@ HbmParams read_hbm_params(const nlohmann::json& json) {
 class HbmBench : public Check {
  public:
   CheckResult run(const CheckContext& ctx) override {
-    auto start = start_gpu_check("hbm", ctx, [](const nlohmann::json& json) { return read_hbm_params(json); });
+    auto start =
+        start_gpu_check("hbm", ctx, [](const nlohmann::json& json) { return read_hbm_params(json); });
     if (start.early) return *start.early;
     auto& params = start.params;
     auto& gpus = start.gpus;
@@ -74,17 +75,20 @@ class HbmBench : public Check {
     const auto errors = run_on_each_gpu(gpus, [&](std::size_t slot, int gpu) {
       GpuOutcome& out = outcomes[slot];
       std::string probe_note;
-      const MeasureHooks hooks{{}, make_nvml_clock_probe(nvml, gpu, &probe_note), [&ctx] { return ctx.should_stop(); }};
+      const MeasureHooks hooks{
+          {}, make_nvml_clock_probe(nvml, gpu, &probe_note), [&ctx] { return ctx.should_stop(); }};
       if (!probe_note.empty()) out.attributes["hbm.clock_probe"] = "not read: " + probe_note;
       const HbmRunResult run = run_hbm(config, hooks);
       const std::string g = "hbm.gpu" + std::to_string(gpu) + ".";
       out.attributes[g + "array_bytes"] = std::to_string(run.arrays.bytes);
       out.attributes[g + "l2_bytes"] = std::to_string(run.l2_bytes);
-      out.attributes[g + "launch"] = std::to_string(run.blocks) + " blocks x " + std::to_string(run.threads) + " threads";
+      out.attributes[g + "launch"] =
+          std::to_string(run.blocks) + " blocks x " + std::to_string(run.threads) + " threads";
       if (!run.arrays.note.empty()) out.attributes[g + "array_note"] = run.arrays.note;
       for (const auto& k : run.kernels) {
         const std::string name(to_string(k.kernel));
-        out.metrics.push_back(rate_metric(hbm_metric_name(k.kernel), "GB/s", gpu, k.measure, k.bytes_per_op, 1e9));
+        out.metrics.push_back(
+            rate_metric(hbm_metric_name(k.kernel), "GB/s", gpu, k.measure, k.bytes_per_op, 1e9));
         record_measurement_attributes(out, "hbm." + name, gpu, k.measure);
         if (!k.ok()) {
           out.findings.push_back(Finding{
@@ -109,13 +113,15 @@ class HbmBench : public Check {
     });
     merge_outcomes(result, gpus, outcomes, errors);
     result.attributes["hbm.seed"] = std::to_string(config.seed);
-    result.attributes["hbm.accounting"] = "GB/s = 1e9 bytes/s; bytes read plus written (copy/scale 16, add/triad 24, read/write 8 per element)";
+    result.attributes["hbm.accounting"] =
+        "GB/s = 1e9 bytes/s; bytes read plus written (copy/scale 16, add/triad 24, read/write 8 per element)";
     start.note_invisible(result, "hbm.gpus_not_visible");
     return result;
   }
 };
 
-GPUQUAL_REGISTER_CHECK(HbmBench, "hbm", "HBM bandwidth (copy, scale, add, triad, read, write) in GB/s, verified");
+GPUQUAL_REGISTER_CHECK(HbmBench, "hbm",
+                       "HBM bandwidth (copy, scale, add, triad, read, write) in GB/s, verified");
 
 }  // namespace
 }  // namespace gpuqual

@@ -21,12 +21,12 @@
 #include <thread>
 
 #include "core/base/atomic_file.hpp"
+#include "core/base/json_fields.hpp"
 #include "core/record/hardware_class.hpp"
 #include "core/rules/health_rules.hpp"
 #include "core/rules/health_sampling.hpp"
 #include "core/rules/health_severity.hpp"
 #include "core/rules/health_snapshot_json.hpp"
-#include "core/base/json_fields.hpp"
 #include "device/nvml_library.hpp"
 #include "device/nvml_snapshot.hpp"
 #include "device/pcie_traffic.hpp"

@@ -11,8 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/base/input_error.hpp"
-#include "core/rules/memtest_coverage.hpp"
 #include "core/base/json_fields.hpp"
+#include "core/rules/memtest_coverage.hpp"
 #include "device/measure_gpus.hpp"
 #include "device/memtest_report.hpp"
 #include "device/memtest_runner.hpp"
@@ -53,7 +53,8 @@ MemtestConfig read_memtest_params(const nlohmann::json& json) {
 class Memtest : public Check {
  public:
   CheckResult run(const CheckContext& ctx) override {
-    auto start = start_gpu_check("memtest", ctx, [](const nlohmann::json& json) { return read_memtest_params(json); });
+    auto start =
+        start_gpu_check("memtest", ctx, [](const nlohmann::json& json) { return read_memtest_params(json); });
     if (start.early) return *start.early;
     auto& config = start.params;
     auto& gpus = start.gpus;

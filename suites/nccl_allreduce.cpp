@@ -25,7 +25,9 @@ namespace {
 class NcclAllreduceBench : public Check {
  public:
   CheckResult run(const CheckContext& ctx) override {
-    auto start = start_gpu_check(kNcclAllreduceCheck, ctx, [](const nlohmann::json& json) { return read_allreduce_params(json, "suite"); });
+    auto start = start_gpu_check(kNcclAllreduceCheck, ctx, [](const nlohmann::json& json) {
+      return read_allreduce_params(json, "suite");
+    });
     if (start.early) return *start.early;
     auto& params = start.params;
     auto& probe = start.probe;

@@ -12,13 +12,15 @@ namespace {
 class NetworkCheck : public Check {
  public:
   CheckResult run(const CheckContext& ctx) override {
-    return probes::run_network(probes::parse_network_params(ctx.params, "network params"), ctx.stop_requested);
+    return probes::run_network(probes::parse_network_params(ctx.params, "network params"),
+                               ctx.stop_requested);
   }
 };
 
 }  // namespace
 
-GPUQUAL_REGISTER_CHECK(NetworkCheck, "network",
-                       "Resolve, connect, TLS-handshake and HTTP(S)-request the site's endpoints (registry, storage, API)");
+GPUQUAL_REGISTER_CHECK(
+    NetworkCheck, "network",
+    "Resolve, connect, TLS-handshake and HTTP(S)-request the site's endpoints (registry, storage, API)");
 
 }  // namespace gpuqual

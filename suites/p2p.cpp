@@ -52,7 +52,8 @@ P2pParams read_p2p_params(const nlohmann::json& json) {
 class P2pBench : public Check {
  public:
   CheckResult run(const CheckContext& ctx) override {
-    auto start = start_gpu_check("p2p", ctx, [](const nlohmann::json& json) { return read_p2p_params(json); });
+    auto start =
+        start_gpu_check("p2p", ctx, [](const nlohmann::json& json) { return read_p2p_params(json); });
     if (start.early) return *start.early;
     auto& params = start.params;
     auto& probe = start.probe;
@@ -81,7 +82,8 @@ class P2pBench : public Check {
     try {
       for (const auto& a : enable_peer_access(gpus)) {
         const std::string key = "p2p.access." + std::to_string(a.from) + "_" + std::to_string(a.to);
-        result.attributes[key] = a.enabled ? "enabled" : (a.can_access ? "failed: " + a.note : "none: " + a.note);
+        result.attributes[key] =
+            a.enabled ? "enabled" : (a.can_access ? "failed: " + a.note : "none: " + a.note);
       }
       std::map<int, std::unique_ptr<P2pEndpoint>> ends;
       for (int g : gpus) ends[g] = std::make_unique<P2pEndpoint>(g, params.config);
@@ -91,9 +93,12 @@ class P2pBench : public Check {
         const std::string label = std::to_string(from) + (bidir ? "<->" : "->") + std::to_string(to);
         try {
           const CopyResult r = run_p2p_pair(*ends[from], *ends[to], bidir, params.config, hooks);
-          out.metrics.push_back(rate_metric(p2p_metric_name(bidir, from, to), "GB/s", from, r.measure, r.bytes_per_op, 1e9));
-          record_measurement_attributes(out, std::string("p2p.") + (bidir ? "bidir." : "uni.") + std::to_string(from) +
-                                                 "_" + std::to_string(to), from, r.measure);
+          out.metrics.push_back(
+              rate_metric(p2p_metric_name(bidir, from, to), "GB/s", from, r.measure, r.bytes_per_op, 1e9));
+          record_measurement_attributes(out,
+                                        std::string("p2p.") + (bidir ? "bidir." : "uni.") +
+                                            std::to_string(from) + "_" + std::to_string(to),
+                                        from, r.measure);
           if (!r.ok()) {
             out.findings.push_back(Finding{
                 .code = "p2p.corrupt_copy",
@@ -128,8 +133,9 @@ class P2pBench : public Check {
   }
 };
 
-GPUQUAL_REGISTER_CHECK(P2pBench, "p2p",
-                       "GPU peer-to-peer copy bandwidth on the ring of GPUs (or every pair), uni- and bidirectional, verified");
+GPUQUAL_REGISTER_CHECK(
+    P2pBench, "p2p",
+    "GPU peer-to-peer copy bandwidth on the ring of GPUs (or every pair), uni- and bidirectional, verified");
 
 }  // namespace
 }  // namespace gpuqual

@@ -62,14 +62,16 @@ Finding corrupt_copy_finding(std::optional<int> gpu, const std::string& detail) 
       .gpu = gpu,
       .detail = detail,
       .action =
-          "drain the node; check the PCIe link (replays, AER errors), the riser and the GPU; RMA if it repeats",
+          "drain the node; check the PCIe link (replays, AER errors), the riser and the GPU; RMA if it "
+          "repeats",
   };
 }
 
 class PcieBenchCheck : public Check {
  public:
   CheckResult run(const CheckContext& ctx) override {
-    auto start = start_gpu_check("pcie", ctx, [](const nlohmann::json& json) { return read_pcie_params(json); });
+    auto start =
+        start_gpu_check("pcie", ctx, [](const nlohmann::json& json) { return read_pcie_params(json); });
     if (start.early) return *start.early;
     auto& params = start.params;
     auto& gpus = start.gpus;
@@ -88,7 +90,8 @@ class PcieBenchCheck : public Check {
       benches[slot] = std::make_unique<PcieBench>(gpu, params.config);
       const std::string g = "pcie.gpu" + std::to_string(gpu) + ".";
       outcomes[slot].attributes[g + "host_placement"] = benches[slot]->placement();
-      if (auto node = benches[slot]->numa_node()) outcomes[slot].attributes[g + "numa_node"] = std::to_string(*node);
+      if (auto node = benches[slot]->numa_node())
+        outcomes[slot].attributes[g + "numa_node"] = std::to_string(*node);
     });
 
     // Each GPU alone, one after the other: together they would share the host's limits.
@@ -112,8 +115,11 @@ class PcieBenchCheck : public Check {
     CheckResult result;
     result.name = "pcie";
     GpuOutcome node;  // node scope: every GPU at once
-    if (node_wide) measure_all(node, benches, params, should_stop);
-    else node.attributes["pcie.all"] = params.all_gpus ? "not measured: one GPU" : "not measured: all_gpus_at_once is false";
+    if (node_wide)
+      measure_all(node, benches, params, should_stop);
+    else
+      node.attributes["pcie.all"] =
+          params.all_gpus ? "not measured: one GPU" : "not measured: all_gpus_at_once is false";
 
     // Tear down on per-GPU threads, each with its device current.
     (void)run_on_each_gpu(gpus, [&](std::size_t slot, int) { benches[slot].reset(); });
@@ -122,7 +128,8 @@ class PcieBenchCheck : public Check {
     for (auto& f : node.findings) result.findings.push_back(std::move(f));
     for (auto& [k, v] : node.attributes) result.attributes[k] = v;
     result.status = worse_of(result.status, node.status);
-    for (const auto& n : node.notes) result.reason += (result.reason.empty() ? "" : "; ") + ("all GPUs at once: " + n);
+    for (const auto& n : node.notes)
+      result.reason += (result.reason.empty() ? "" : "; ") + ("all GPUs at once: " + n);
     result.attributes["pcie.bytes_per_copy"] = std::to_string(params.config.bytes);
     result.attributes["pcie.accounting"] = "GB/s = 1e9 bytes/s; bidir counts both directions";
     start.note_invisible(result, "pcie.gpus_not_visible");
@@ -132,7 +139,8 @@ class PcieBenchCheck : public Check {
  private:
   static void report(GpuOutcome& out, int gpu, const CopyResult& r, const MeasureConfig& mc) {
     const std::string name(to_string(r.direction));
-    out.metrics.push_back(rate_metric(pcie_metric_name(r.direction), "GB/s", gpu, r.measure, r.bytes_per_op, 1e9));
+    out.metrics.push_back(
+        rate_metric(pcie_metric_name(r.direction), "GB/s", gpu, r.measure, r.bytes_per_op, 1e9));
     record_measurement_attributes(out, "pcie." + name, gpu, r.measure);
     if (!r.ok()) {
       auto f = corrupt_copy_finding(gpu, name + ": " + r.problem);
@@ -162,7 +170,8 @@ class PcieBenchCheck : public Check {
       for (CopyDirection d : params.directions) {
         const CopyResult r = run_pcie_all(ready, d, params.config.measure, hooks);
         const std::string name(to_string(d));
-        node.metrics.push_back(rate_metric(pcie_all_metric_name(d), "GB/s", std::nullopt, r.measure, r.bytes_per_op, 1e9));
+        node.metrics.push_back(
+            rate_metric(pcie_all_metric_name(d), "GB/s", std::nullopt, r.measure, r.bytes_per_op, 1e9));
         if (!r.ok()) {
           auto f = corrupt_copy_finding(std::nullopt, "all GPUs at once, " + name + ": " + r.problem);
           f.value = static_cast<double>(r.mismatches);

@@ -14,15 +14,17 @@ namespace {
 class StorageCheck : public Check {
  public:
   CheckResult run(const CheckContext& ctx) override {
-    return probes::run_storage(probes::parse_storage_params(ctx.params, "storage params"), ctx.stop_requested);
+    return probes::run_storage(probes::parse_storage_params(ctx.params, "storage params"),
+                               ctx.stop_requested);
   }
 };
 
 }  // namespace
 
-GPUQUAL_REGISTER_CHECK_WITH_CLEANUP(StorageCheck, "storage",
-                                    "Write, fsync, read back and verify a seeded file on each configured path; "
-                                    "mount, free space, fsync latency",
-                                    probes::storage_after_abort);
+GPUQUAL_REGISTER_CHECK_WITH_CLEANUP(
+    StorageCheck, "storage",
+    "Write, fsync, read back and verify a seeded file on each configured path; "
+    "mount, free space, fsync latency",
+    probes::storage_after_abort);
 
 }  // namespace gpuqual

@@ -13,11 +13,11 @@
 namespace gpuqual {
 
 struct SuiteCheck {
-  std::string check;                                // registry name (gemm, hbm, ...)
+  std::string check;                                 // registry name (gemm, hbm, ...)
   nlohmann::json params = nlohmann::json::object();  // ${duration} already substituted
-  double budget_s = 60;   // soft budget handed to the check; also what the ETA counts on
-  double timeout_s = 150; // hard limit: the watchdog kills the check's process group after it
-  int line = 0;           // where the entry starts in the suite file (for messages)
+  double budget_s = 60;    // soft budget handed to the check; also what the ETA counts on
+  double timeout_s = 150;  // hard limit: the watchdog kills the check's process group after it
+  int line = 0;            // where the entry starts in the suite file (for messages)
   // `optional: true`: a skip of this check does not make the verdict inconclusive (recorded on
   // the check's result, so compare, diff and gate see it).
   bool optional = false;
@@ -26,15 +26,15 @@ struct SuiteCheck {
 struct Suite {
   std::string name;
   std::string description;
-  std::string origin;                    // the file it was loaded from
-  std::optional<double> budget_s;        // target wall time of the whole suite (8-GPU node)
-  bool takes_duration = false;           // some value uses ${duration}
-  std::optional<double> duration_s;      // the duration in effect (--duration or the default)
+  std::string origin;                // the file it was loaded from
+  std::optional<double> budget_s;    // target wall time of the whole suite (8-GPU node)
+  bool takes_duration = false;       // some value uses ${duration}
+  std::optional<double> duration_s;  // the duration in effect (--duration or the default)
   std::vector<SuiteCheck> checks;
 };
 
 struct SuiteOptions {
-  std::optional<double> duration_s;      // --duration; only for suites that use ${duration}
+  std::optional<double> duration_s;  // --duration; only for suites that use ${duration}
 };
 
 // Throws InputError naming `origin`, the line and the problem.

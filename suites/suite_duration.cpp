@@ -22,11 +22,20 @@ std::optional<double> parse_duration_s(std::string_view text) {
     double unit = 1;
     if (p < end) {
       switch (*p) {
-        case 's': unit = 1; break;
-        case 'm': unit = 60; break;
-        case 'h': unit = 3600; break;
-        case 'd': unit = 86400; break;
-        default: return std::nullopt;
+        case 's':
+          unit = 1;
+          break;
+        case 'm':
+          unit = 60;
+          break;
+        case 'h':
+          unit = 3600;
+          break;
+        case 'd':
+          unit = 86400;
+          break;
+        default:
+          return std::nullopt;
       }
       ++p;
     } else if (any) {

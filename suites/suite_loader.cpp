@@ -7,10 +7,10 @@
 #include <regex>
 #include <set>
 
-#include "core/base/yaml_tree.hpp"
 #include "core/base/input_error.hpp"
 #include "core/base/json_fields.hpp"
 #include "core/base/json_input.hpp"
+#include "core/base/yaml_tree.hpp"
 #include "suites/check.hpp"
 #include "suites/check_catalog.hpp"
 #include "suites/suite.hpp"
@@ -48,7 +48,8 @@ std::string known_check_names() {
 
 class SuiteReader {
  public:
-  SuiteReader(std::string origin, const SuiteOptions& options) : origin_(std::move(origin)), options_(options) {}
+  SuiteReader(std::string origin, const SuiteOptions& options)
+      : origin_(std::move(origin)), options_(options) {}
 
   Suite read(const json& root) {
     JsonObject o(root, origin_, "$");
@@ -57,7 +58,8 @@ class SuiteReader {
     s.name = o.nonempty_str("name");
     static const std::regex kName("[a-z0-9][a-z0-9_-]*");
     if (!std::regex_match(s.name, kName)) {
-      o.fail("name", fmt::format("\"{}\" is not a suite name (lower-case letters, digits, '-' and '_')", s.name));
+      o.fail("name",
+             fmt::format("\"{}\" is not a suite name (lower-case letters, digits, '-' and '_')", s.name));
     }
     s.description = o.str_or("description", "");
 
@@ -71,12 +73,15 @@ class SuiteReader {
       } else if (default_duration_) {
         duration_ = *default_duration_;
       } else {
-        o.fail("default_duration", "the suite uses ${duration} but has no default_duration (e.g. default_duration: 1h)");
+        o.fail("default_duration",
+               "the suite uses ${duration} but has no default_duration (e.g. default_duration: 1h)");
       }
       s.duration_s = duration_;
     } else if (options_.duration_s) {
-      throw InputError(origin_, "", fmt::format("--duration was given, but suite \"{}\" uses no ${{duration}}; "
-                                                "it applies to suites such as burnin", s.name));
+      throw InputError(origin_, "",
+                       fmt::format("--duration was given, but suite \"{}\" uses no ${{duration}}; "
+                                   "it applies to suites such as burnin",
+                                   s.name));
     } else if (default_duration_) {
       o.fail("default_duration", "default_duration is set but no value uses ${duration}");
     }
@@ -90,9 +95,11 @@ class SuiteReader {
       const std::string path = JsonObject::index_path("$.checks", i);
       SuiteCheck c = read_check(checks[i], path);
       if (auto [it, fresh] = seen.emplace(c.check, i); !fresh) {
-        throw InputError(origin_, path + ".check",
-                         fmt::format("check \"{}\" is listed twice (first as $.checks[{}]); a run records one "
-                                     "result per check name", c.check, it->second));
+        throw InputError(
+            origin_, path + ".check",
+            fmt::format("check \"{}\" is listed twice (first as $.checks[{}]); a run records one "
+                        "result per check name",
+                        c.check, it->second));
       }
       s.checks.push_back(std::move(c));
     }
@@ -100,8 +107,9 @@ class SuiteReader {
       double sum = 0;
       for (const auto& c : s.checks) sum += c.budget_s;
       if (sum > *s.budget_s + 1e-9) {
-        o.fail("budget_s", fmt::format("the checks' budgets add up to {} s, over the suite's budget_s of {} s",
-                                       sum, *s.budget_s));
+        o.fail("budget_s",
+               fmt::format("the checks' budgets add up to {} s, over the suite's budget_s of {} s", sum,
+                           *s.budget_s));
       }
     }
     o.finish({"default_duration", "budget_s"});
@@ -121,7 +129,8 @@ class SuiteReader {
                                      : default_timeout_s(c.budget_s);
     if (c.timeout_s < c.budget_s) {
       o.fail("timeout_s", fmt::format("timeout_s {} s is shorter than budget_s {} s (the timeout is the hard "
-                                      "limit, the budget the soft one)", c.timeout_s, c.budget_s));
+                                      "limit, the budget the soft one)",
+                                      c.timeout_s, c.budget_s));
     }
     if (const json* params = o.opt_object("params")) {
       c.params = *params;
@@ -142,7 +151,8 @@ class SuiteReader {
       std::smatch m;
       const std::string text = v.get<std::string>();
       if (!std::regex_match(text, m, kExpr)) {
-        throw InputError(origin_, where, fmt::format("expected seconds or \"${{duration}} + N\", found \"{}\"", text));
+        throw InputError(origin_, where,
+                         fmt::format("expected seconds or \"${{duration}} + N\", found \"{}\"", text));
       }
       value = duration_ + (m[2].matched ? std::stod(m[2].str()) : 0.0);
     } else {
@@ -158,10 +168,14 @@ class SuiteReader {
       if (d <= 0) throw InputError(origin_, where, "must be more than 0 s");
       return d;
     }
-    if (!v.is_string()) throw InputError(origin_, where, fmt::format("expected a duration such as 2h, found {}", v.type_name()));
+    if (!v.is_string())
+      throw InputError(origin_, where,
+                       fmt::format("expected a duration such as 2h, found {}", v.type_name()));
     auto d = parse_duration_s(v.get<std::string>());
     if (!d || *d <= 0) {
-      throw InputError(origin_, where, fmt::format("\"{}\" is not a duration (e.g. 90s, 15m, 2h, 1h30m)", v.get<std::string>()));
+      throw InputError(
+          origin_, where,
+          fmt::format("\"{}\" is not a duration (e.g. 90s, 15m, 2h, 1h30m)", v.get<std::string>()));
     }
     return *d;
   }
@@ -173,8 +187,10 @@ class SuiteReader {
       const std::string s = j.get<std::string>();
       if (s.find("${") == std::string::npos) return;
       if (s != kDurationVar) {
-        throw InputError(origin_, path, fmt::format("\"{}\": the only variable is ${{duration}}, and it must be the "
-                                                    "whole value", s));
+        throw InputError(origin_, path,
+                         fmt::format("\"{}\": the only variable is ${{duration}}, and it must be the "
+                                     "whole value",
+                                     s));
       }
       j = duration_;
     } else if (j.is_object()) {

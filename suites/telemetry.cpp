@@ -19,7 +19,8 @@ class TelemetryCheck : public Check {
 
 }  // namespace
 
-GPUQUAL_REGISTER_CHECK(TelemetryCheck, "telemetry",
-                       "Scrape the GPU exporter (dcgm-exporter) and require every expected series for every GPU");
+GPUQUAL_REGISTER_CHECK(
+    TelemetryCheck, "telemetry",
+    "Scrape the GPU exporter (dcgm-exporter) and require every expected series for every GPU");
 
 }  // namespace gpuqual

@@ -10,7 +10,8 @@ std::optional<DottedVersion> DottedVersion::parse(std::string_view text) {
   std::size_t start = 0;
   while (true) {
     const std::size_t dot = text.find('.', start);
-    const std::string_view part = text.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
+    const std::string_view part =
+        text.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
     if (part.empty() || part.size() > 9) return std::nullopt;
     for (char c : part) {
       if (c < '0' || c > '9') return std::nullopt;
@@ -52,7 +53,8 @@ std::strong_ordering operator<=>(const DottedVersion& a, const DottedVersion& b)
 
 std::optional<DottedVersion> parse_driver_version(std::string_view text) {
   auto v = DottedVersion::parse(text);
-  if (!v || v->parts.size() < 2 || v->parts.size() > 3 || v->parts[0] < 100 || v->parts[0] > 9999) return std::nullopt;
+  if (!v || v->parts.size() < 2 || v->parts.size() > 3 || v->parts[0] < 100 || v->parts[0] > 9999)
+    return std::nullopt;
   return v;
 }
 

@@ -14,7 +14,8 @@ const char* type_name(const nlohmann::json& v) { return v.type_name(); }
 
 JsonObject::JsonObject(const nlohmann::json& j, std::string file, std::string path)
     : j_(j), file_(std::move(file)), path_(std::move(path)) {
-  if (!j_.is_object()) throw InputError(file_, path_, fmt::format("expected an object, found {}", type_name(j_)));
+  if (!j_.is_object())
+    throw InputError(file_, path_, fmt::format("expected an object, found {}", type_name(j_)));
 }
 
 void JsonObject::fail(const std::string& field, const std::string& problem) const {
@@ -76,7 +77,8 @@ std::int64_t JsonObject::integer(const std::string& key, std::int64_t lo, std::i
   std::int64_t i = 0;
   if (v.is_number_unsigned()) {
     const auto u = v.get<std::uint64_t>();
-    if (u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) fail(key, "integer too large");
+    if (u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+      fail(key, "integer too large");
     i = static_cast<std::int64_t>(u);
   } else {
     i = v.get<std::int64_t>();
@@ -85,7 +87,8 @@ std::int64_t JsonObject::integer(const std::string& key, std::int64_t lo, std::i
   return i;
 }
 
-std::optional<std::int64_t> JsonObject::opt_integer(const std::string& key, std::int64_t lo, std::int64_t hi) {
+std::optional<std::int64_t> JsonObject::opt_integer(const std::string& key, std::int64_t lo,
+                                                    std::int64_t hi) {
   if (!find(key)) return std::nullopt;
   return integer(key, lo, hi);
 }
@@ -143,7 +146,8 @@ std::vector<std::string> JsonObject::string_array(const std::string& key) {
   const std::string p = child_path(key);
   for (std::size_t i = 0; i < arr.size(); ++i) {
     if (!arr[i].is_string()) {
-      throw InputError(file_, index_path(p, i), fmt::format("expected a string, found {}", type_name(arr[i])));
+      throw InputError(file_, index_path(p, i),
+                       fmt::format("expected a string, found {}", type_name(arr[i])));
     }
     out.push_back(arr[i].get<std::string>());
   }

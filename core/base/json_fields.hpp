@@ -24,7 +24,7 @@ class JsonObject {
   [[noreturn]] void fail(const std::string& field, const std::string& problem) const;
 
   bool has(const std::string& key) const;
-  std::string str(const std::string& key);                        // required, may be ""
+  std::string str(const std::string& key);  // required, may be ""
   std::string str_or(const std::string& key, std::string fallback);
   std::string nonempty_str(const std::string& key);
   double number(const std::string& key, double lo = -std::numeric_limits<double>::max(),

@@ -1,7 +1,7 @@
 #include "core/base/json_input.hpp"
 
-#include <fmt/format.h>
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -38,9 +38,11 @@ struct Fd {
 
 }  // namespace
 
-void read_text_file_into(const std::string& path, std::size_t max_bytes, std::string& text, std::size_t padding) {
+void read_text_file_into(const std::string& path, std::size_t max_bytes, std::string& text,
+                         std::size_t padding) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) throw InputError(path, "", fmt::format("cannot open: {}", std::strerror(errno)));
+  if (::stat(path.c_str(), &st) != 0)
+    throw InputError(path, "", fmt::format("cannot open: {}", std::strerror(errno)));
   if (S_ISDIR(st.st_mode)) throw InputError(path, "", "is a directory");
   const bool pipe = S_ISFIFO(st.st_mode);
   if (!S_ISREG(st.st_mode) && !pipe) throw InputError(path, "", "is not a regular file");
@@ -51,10 +53,13 @@ void read_text_file_into(const std::string& path, std::size_t max_bytes, std::st
     // A pipe (`<(cat record.json)`, /dev/stdin from a pipe) has no size to check first: read at
     // most one byte over the limit and judge what came.
     read_all(file.fd, path, text, max_bytes, static_cast<std::size_t>(-1));
-    if (text.size() > max_bytes) throw InputError(path, "", fmt::format("input is over the limit of {} bytes", max_bytes));
+    if (text.size() > max_bytes)
+      throw InputError(path, "", fmt::format("input is over the limit of {} bytes", max_bytes));
   } else {
     const auto size = static_cast<std::size_t>(st.st_size);
-    if (size > max_bytes) throw InputError(path, "", fmt::format("file is {} bytes, over the limit of {} bytes", size, max_bytes));
+    if (size > max_bytes)
+      throw InputError(path, "",
+                       fmt::format("file is {} bytes, over the limit of {} bytes", size, max_bytes));
     text.reserve(size + 1 + padding);
     read_all(file.fd, path, text, size, size);
   }
@@ -71,9 +76,12 @@ std::string read_text_file(const std::string& path, std::size_t max_bytes) {
 
 nlohmann::json parse_json_text(std::string_view text, const std::string& origin, const JsonLimits& limits) {
   if (text.size() > limits.max_bytes) {
-    throw InputError(origin, "", fmt::format("input is {} bytes, over the limit of {} bytes", text.size(), limits.max_bytes));
+    throw InputError(
+        origin, "",
+        fmt::format("input is {} bytes, over the limit of {} bytes", text.size(), limits.max_bytes));
   }
-  if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) throw InputError(origin, "", "input is empty");
+  if (text.find_first_not_of(" \t\r\n") == std::string_view::npos)
+    throw InputError(origin, "", "input is empty");
   bool too_deep = false;
   // The callback sees every value with its depth; refusing deep input here bounds the memory
   // and the recursion of everything that later walks the tree.
@@ -83,10 +91,12 @@ nlohmann::json parse_json_text(std::string_view text, const std::string& origin,
   };
   try {
     nlohmann::json j = nlohmann::json::parse(text.begin(), text.end(), guard, /*allow_exceptions=*/true);
-    if (too_deep) throw InputError(origin, "", fmt::format("nesting deeper than {} levels", limits.max_depth));
+    if (too_deep)
+      throw InputError(origin, "", fmt::format("nesting deeper than {} levels", limits.max_depth));
     return j;
   } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for 1e999
-    if (too_deep) throw InputError(origin, "", fmt::format("nesting deeper than {} levels", limits.max_depth));
+    if (too_deep)
+      throw InputError(origin, "", fmt::format("nesting deeper than {} levels", limits.max_depth));
     // nlohmann's message starts with "[json.exception.parse_error.101] "; keep the useful part.
     std::string what = e.what();
     if (auto pos = what.find("] "); pos != std::string::npos) what = what.substr(pos + 2);

@@ -23,6 +23,7 @@ nlohmann::json parse_json_text(std::string_view text, const std::string& origin,
 std::string read_text_file(const std::string& path, std::size_t max_bytes);
 // The same into `text`, whose allocation is reused from call to call (a reader judging thousands
 // of files), with at least `padding` bytes of capacity after the text (simdjson reads ahead).
-void read_text_file_into(const std::string& path, std::size_t max_bytes, std::string& text, std::size_t padding);
+void read_text_file_into(const std::string& path, std::size_t max_bytes, std::string& text,
+                         std::size_t padding);
 
 }  // namespace gpuqual

@@ -9,10 +9,10 @@
 
 #include <cmath>
 #include <cstdint>
-#include <stdexcept>
 #include <limits>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,14 +27,20 @@ using simdjson::dom::element_type;
 
 inline const char* type_name(const element& e) {
   switch (e.type()) {
-    case element_type::ARRAY: return "array";
-    case element_type::OBJECT: return "object";
+    case element_type::ARRAY:
+      return "array";
+    case element_type::OBJECT:
+      return "object";
     case element_type::INT64:
     case element_type::UINT64:
-    case element_type::DOUBLE: return "number";
-    case element_type::STRING: return "string";
-    case element_type::BOOL: return "boolean";
-    case element_type::NULL_VALUE: return "null";
+    case element_type::DOUBLE:
+      return "number";
+    case element_type::STRING:
+      return "string";
+    case element_type::BOOL:
+      return "boolean";
+    case element_type::NULL_VALUE:
+      return "null";
   }
   return "unknown";
 }
@@ -46,13 +52,18 @@ inline bool is_number(const element& e) {
 
 inline double as_double(const element& e) {
   switch (e.type()) {
-    case element_type::INT64: return static_cast<double>(int64_t(e));
-    case element_type::UINT64: return static_cast<double>(uint64_t(e));
-    default: return double(e);
+    case element_type::INT64:
+      return static_cast<double>(int64_t(e));
+    case element_type::UINT64:
+      return static_cast<double>(uint64_t(e));
+    default:
+      return double(e);
   }
 }
 
-inline std::string index_path(const std::string& array_path, std::size_t i) { return fmt::format("{}[{}]", array_path, i); }
+inline std::string index_path(const std::string& array_path, std::size_t i) {
+  return fmt::format("{}[{}]", array_path, i);
+}
 
 // Where an object sits in the record ($.checks[2].metrics[0]), spelled out only for an error:
 // building the path of every object of every record cost more than a tenth of the read.
@@ -75,7 +86,8 @@ struct Where {
 // of every metric would cost more than parsing them.
 template <class Where>
 double finite(const element& v, const std::string& file, Where where) {
-  if (!is_number(v)) throw InputError(file, where(), fmt::format("expected a number, found {}", type_name(v)));
+  if (!is_number(v))
+    throw InputError(file, where(), fmt::format("expected a number, found {}", type_name(v)));
   const double d = as_double(v);
   if (!std::isfinite(d)) throw InputError(file, where(), "number is not finite (NaN or Inf)");
   return d;
@@ -109,7 +121,9 @@ class Obj {
     if (v.type() != element_type::STRING) fail(key, fmt::format("expected a string, found {}", type_name(v)));
     return std::string(std::string_view(v));
   }
-  std::string str_or(std::string_view key, std::string fallback) { return find(key) ? str(key) : std::move(fallback); }
+  std::string str_or(std::string_view key, std::string fallback) {
+    return find(key) ? str(key) : std::move(fallback);
+  }
   bool has(std::string_view key) { return find(key) != nullptr; }
   std::string nonempty_str(std::string_view key) {
     std::string s = str(key);
@@ -133,7 +147,8 @@ class Obj {
     std::int64_t i = 0;
     if (v.type() == element_type::UINT64) {
       const std::uint64_t u = uint64_t(v);
-      if (u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) fail(key, "integer too large");
+      if (u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+        fail(key, "integer too large");
       i = static_cast<std::int64_t>(u);
     } else if (v.type() == element_type::INT64) {
       i = int64_t(v);
@@ -143,14 +158,16 @@ class Obj {
     if (i < lo || i > hi) fail(key, fmt::format("{} is out of range [{}, {}]", i, lo, hi));
     return i;
   }
-  std::optional<std::int64_t> opt_integer(std::string_view key, std::int64_t lo = std::numeric_limits<std::int64_t>::min(),
+  std::optional<std::int64_t> opt_integer(std::string_view key,
+                                          std::int64_t lo = std::numeric_limits<std::int64_t>::min(),
                                           std::int64_t hi = std::numeric_limits<std::int64_t>::max()) {
     if (!find(key)) return std::nullopt;
     return integer(key, lo, hi);
   }
   bool boolean(std::string_view key) {
     const element& v = get(key);
-    if (v.type() != element_type::BOOL) fail(key, fmt::format("expected true or false, found {}", type_name(v)));
+    if (v.type() != element_type::BOOL)
+      fail(key, fmt::format("expected true or false, found {}", type_name(v)));
     return bool(v);
   }
   std::optional<bool> opt_boolean(std::string_view key) {
@@ -164,7 +181,8 @@ class Obj {
   }
   const element& object(std::string_view key) {
     const element& v = get(key);
-    if (v.type() != element_type::OBJECT) fail(key, fmt::format("expected an object, found {}", type_name(v)));
+    if (v.type() != element_type::OBJECT)
+      fail(key, fmt::format("expected an object, found {}", type_name(v)));
     return v;
   }
   std::vector<double> number_array(std::string_view key, double lo) {
@@ -174,7 +192,9 @@ class Obj {
     std::size_t i = 0;
     for (element e : arr) {
       const double d = finite(e, file_, [&] { return index_path(child_path(key), i); });
-      if (d < lo) throw InputError(file_, index_path(child_path(key), i), fmt::format("{} is below the minimum {}", d, lo));
+      if (d < lo)
+        throw InputError(file_, index_path(child_path(key), i),
+                         fmt::format("{} is below the minimum {}", d, lo));
       out.push_back(d);
       ++i;
     }
@@ -187,7 +207,8 @@ class Obj {
     std::size_t i = 0;
     for (element e : arr) {
       if (e.type() != element_type::STRING) {
-        throw InputError(file_, index_path(child_path(key), i), fmt::format("expected a string, found {}", type_name(e)));
+        throw InputError(file_, index_path(child_path(key), i),
+                         fmt::format("expected a string, found {}", type_name(e)));
       }
       out.emplace_back(std::string_view(e));
       ++i;
@@ -232,7 +253,8 @@ class Obj {
   // which then are compared in line (keys are short; a memcmp call for each match was 4 %).
   static std::uint32_t tag_of(std::string_view k) {
     if (k.empty()) return 0;
-    return (static_cast<std::uint32_t>(k.size()) << 16) ^ (static_cast<std::uint32_t>(static_cast<unsigned char>(k.front())) << 8) ^
+    return (static_cast<std::uint32_t>(k.size()) << 16) ^
+           (static_cast<std::uint32_t>(static_cast<unsigned char>(k.front())) << 8) ^
            static_cast<unsigned char>(k.back());
   }
   static bool same_bytes(std::string_view a, std::string_view b) {
@@ -268,7 +290,6 @@ class Obj {
   std::vector<Field> fields_;
 };
 
-
 // A parser that keeps its buffers from document to document, refusing what read_json_file
 // refuses with the same messages: over the size limit, empty, malformed, nested deeper than
 // max_depth. `text` must have simdjson::SIMDJSON_PADDING bytes of capacity after its end
@@ -281,22 +302,27 @@ class Parser {
     // root as a level. (No set_max_capacity: simdjson 3.0's clamps it to 32 bytes. The size
     // limit is checked before parsing, as read_json_file does.)
     if (auto err = parser_.allocate(64 * 1024, static_cast<std::size_t>(limits.max_depth) + 1)) {
-      throw std::runtime_error(fmt::format("simdjson: cannot allocate a parser: {}", simdjson::error_message(err)));
+      throw std::runtime_error(
+          fmt::format("simdjson: cannot allocate a parser: {}", simdjson::error_message(err)));
     }
   }
   const JsonLimits& limits() const { return limits_; }
 
   element parse(const std::string& text, const std::string& origin) {
     if (text.size() > limits_.max_bytes) {
-      throw InputError(origin, "", fmt::format("input is {} bytes, over the limit of {} bytes", text.size(), limits_.max_bytes));
+      throw InputError(
+          origin, "",
+          fmt::format("input is {} bytes, over the limit of {} bytes", text.size(), limits_.max_bytes));
     }
-    if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) throw InputError(origin, "", "input is empty");
+    if (text.find_first_not_of(" \t\r\n") == std::string_view::npos)
+      throw InputError(origin, "", "input is empty");
     if (text.capacity() < text.size() + simdjson::SIMDJSON_PADDING) {
       throw std::logic_error("simdjson_fields::Parser::parse: text without simdjson's padding");
     }
     element root;
     if (auto err = parser_.parse(simdjson::padded_string_view(text, text.capacity())).get(root)) {
-      if (err == simdjson::DEPTH_ERROR) throw InputError(origin, "", fmt::format("nesting deeper than {} levels", limits_.max_depth));
+      if (err == simdjson::DEPTH_ERROR)
+        throw InputError(origin, "", fmt::format("nesting deeper than {} levels", limits_.max_depth));
       throw InputError(origin, "", fmt::format("malformed JSON: {}", simdjson::error_message(err)));
     }
     return root;

@@ -19,22 +19,22 @@
 namespace gpuqual {
 
 struct ProcessOptions {
-  double timeout_s = 60;                        // wall-clock limit; then SIGKILL
-  std::size_t max_output = 1u << 20;            // per stream; the rest is read and dropped
-  const std::atomic<bool>* stop = nullptr;      // set → SIGKILL, result.stopped
-  std::vector<std::string> extra_env;           // "K=V" added to (or replacing in) the environment
+  double timeout_s = 60;                    // wall-clock limit; then SIGKILL
+  std::size_t max_output = 1u << 20;        // per stream; the rest is read and dropped
+  const std::atomic<bool>* stop = nullptr;  // set → SIGKILL, result.stopped
+  std::vector<std::string> extra_env;       // "K=V" added to (or replacing in) the environment
   // stderr goes into `out` through the same pipe, so the two read in the order they were written
   // (a `--version` line may be on either); `err` stays empty.
   bool merge_stderr = false;
 };
 
 struct ProcessResult {
-  int exit_code = -1;          // valid when exited
-  bool exited = false;         // ended by exit(), not by a signal
-  int term_signal = 0;         // the signal that ended it, when !exited
-  bool timed_out = false;      // killed by us at the deadline
-  bool stopped = false;        // killed by us because the stop flag was set
-  int spawn_errno = 0;         // exec failed (ENOENT: program not found); nothing ran
+  int exit_code = -1;      // valid when exited
+  bool exited = false;     // ended by exit(), not by a signal
+  int term_signal = 0;     // the signal that ended it, when !exited
+  bool timed_out = false;  // killed by us at the deadline
+  bool stopped = false;    // killed by us because the stop flag was set
+  int spawn_errno = 0;     // exec failed (ENOENT: program not found); nothing ran
   std::string out;
   std::string err;
   bool out_truncated = false;

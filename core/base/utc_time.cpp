@@ -30,7 +30,8 @@ std::string utc_compact(std::chrono::system_clock::time_point t) {
 std::optional<std::int64_t> parse_rfc3339_ms(const std::string& text) {
   int y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0, used = 0;
   char sep = 0;
-  if (std::sscanf(text.c_str(), "%4d-%2d-%2d%c%2d:%2d:%2d%n", &y, &mo, &d, &sep, &h, &mi, &s, &used) != 7) return std::nullopt;
+  if (std::sscanf(text.c_str(), "%4d-%2d-%2d%c%2d:%2d:%2d%n", &y, &mo, &d, &sep, &h, &mi, &s, &used) != 7)
+    return std::nullopt;
   if (sep != 'T' && sep != 't' && sep != ' ') return std::nullopt;
   if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60) return std::nullopt;
   std::size_t i = static_cast<std::size_t>(used);

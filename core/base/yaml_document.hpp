@@ -7,16 +7,17 @@
 
 #include <string>
 
-#include "core/base/yaml_tree.hpp"
 #include "core/base/input_error.hpp"
 #include "core/base/json_fields.hpp"
+#include "core/base/yaml_tree.hpp"
 
 namespace gpuqual {
 
 // Reads `schema`; anything but `expected` is an InputError at $.schema.
 inline std::string read_schema(JsonObject& o, const char* expected) {
   std::string schema = o.str("schema");
-  if (schema != expected) o.fail("schema", fmt::format("unsupported schema \"{}\" (this gpuqual reads {})", schema, expected));
+  if (schema != expected)
+    o.fail("schema", fmt::format("unsupported schema \"{}\" (this gpuqual reads {})", schema, expected));
   return schema;
 }
 

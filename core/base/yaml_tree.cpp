@@ -32,9 +32,11 @@ class DocumentStarts : public YAML::EventHandler {
   void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
   void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
   void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
-  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {}
   void OnSequenceEnd() override {}
-  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+  }
   void OnMapEnd() override {}
 };
 
@@ -98,7 +100,8 @@ json resolve_plain(const std::string& s) {
   if (is_one_of(s, {"", "~", "null", "Null", "NULL"})) return nullptr;
   if (is_one_of(s, {"true", "True", "TRUE"})) return true;
   if (is_one_of(s, {"false", "False", "FALSE"})) return false;
-  if (is_one_of(s, {".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"})) return std::numeric_limits<double>::infinity();
+  if (is_one_of(s, {".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"}))
+    return std::numeric_limits<double>::infinity();
   if (is_one_of(s, {"-.inf", "-.Inf", "-.INF"})) return -std::numeric_limits<double>::infinity();
   if (is_one_of(s, {".nan", ".NaN", ".NAN"})) return std::numeric_limits<double>::quiet_NaN();
   const char* first = s.data();
@@ -114,7 +117,8 @@ json resolve_plain(const std::string& s) {
   double d = 0;
   auto rd = std::from_chars(first, last, d, std::chars_format::general);
   if (rd.ec == std::errc() && rd.ptr == last) return d;
-  if (rd.ec == std::errc::result_out_of_range && rd.ptr == last) return std::numeric_limits<double>::infinity();
+  if (rd.ec == std::errc::result_out_of_range && rd.ptr == last)
+    return std::numeric_limits<double>::infinity();
   return s;
 }
 
@@ -129,7 +133,8 @@ class Converter {
                        fmt::format("more than {} YAML nodes (alias expansion?)", limits_.max_nodes));
     }
     if (depth > limits_.max_depth) {
-      throw InputError(origin_, at(node.Mark()), fmt::format("nesting deeper than {} levels", limits_.max_depth));
+      throw InputError(origin_, at(node.Mark()),
+                       fmt::format("nesting deeper than {} levels", limits_.max_depth));
     }
     switch (node.Type()) {
       case YAML::NodeType::Undefined:
@@ -154,7 +159,8 @@ class Converter {
           const YAML::Node key = it->first;  // by value, as above
           if (!key.IsScalar()) throw InputError(origin_, at(key.Mark()), "a key must be a plain string");
           const std::string& k = key.Scalar();
-          if (obj.contains(k)) throw InputError(origin_, at(key.Mark()), fmt::format("duplicate key \"{}\"", k));
+          if (obj.contains(k))
+            throw InputError(origin_, at(key.Mark()), fmt::format("duplicate key \"{}\"", k));
           const std::string p = path + "." + k;
           remember(p, key.Mark());
           const YAML::Node value = it->second;
@@ -200,7 +206,9 @@ int YamlTree::line_of(const std::string& path) const {
 
 YamlTree parse_yaml_tree(const std::string& text, const std::string& origin, const YamlLimits& limits) {
   if (text.size() > limits.max_bytes) {
-    throw InputError(origin, "", fmt::format("input is {} bytes, over the limit of {} bytes", text.size(), limits.max_bytes));
+    throw InputError(
+        origin, "",
+        fmt::format("input is {} bytes, over the limit of {} bytes", text.size(), limits.max_bytes));
   }
   if (text.find('\0') != std::string::npos) throw InputError(origin, "", "binary data (NUL byte), not text");
   if (auto bad = invalid_utf8_at(text); bad != std::string_view::npos) {

@@ -8,12 +8,12 @@
 
 #include <set>
 
-#include "core/base/yaml_tree.hpp"
 #include "core/base/input_error.hpp"
 #include "core/base/json_fields.hpp"
 #include "core/base/json_input.hpp"
 #include "core/base/units.hpp"
 #include "core/base/yaml_document.hpp"
+#include "core/base/yaml_tree.hpp"
 
 namespace gpuqual {
 
@@ -48,7 +48,8 @@ Provenance provenance_from_json(const json& j, const std::string& file, const st
   if (const json* stack = o.opt_object("stack")) {
     for (auto it = stack->begin(); it != stack->end(); ++it) {
       if (!it->is_string()) {
-        o.fail("stack." + it.key(), fmt::format("expected a string, found {} (quote versions: \"12.8\")", it->type_name()));
+        o.fail("stack." + it.key(),
+               fmt::format("expected a string, found {} (quote versions: \"12.8\")", it->type_name()));
       }
       p.stack[it.key()] = it->get<std::string>();
     }
@@ -73,18 +74,22 @@ MetricExpectation expectation_from_json(const json& j, const std::string& file, 
   m.direction = *d;
   m.expected = o.number("expected");
   // Drops are relative to `expected`, so it must be a positive magnitude.
-  if (m.expected <= 0) o.fail("expected", fmt::format("expected value must be above 0, found {}", m.expected));
+  if (m.expected <= 0)
+    o.fail("expected", fmt::format("expected value must be above 0, found {}", m.expected));
   m.tolerance = o.number("tolerance");
   if (m.tolerance < 0 || m.tolerance >= 1) {
-    o.fail("tolerance", fmt::format("must be at least 0 and below 1 (a relative drop: 0.05 = 5 %), found {}", m.tolerance));
+    o.fail("tolerance", fmt::format("must be at least 0 and below 1 (a relative drop: 0.05 = 5 %), found {}",
+                                    m.tolerance));
   }
   m.warn_tolerance = o.opt_number("warn_tolerance");
   if (m.warn_tolerance && (*m.warn_tolerance < 0 || *m.warn_tolerance >= m.tolerance)) {
-    o.fail("warn_tolerance", fmt::format("must be at least 0 and below tolerance {}, found {}", m.tolerance, *m.warn_tolerance));
+    o.fail("warn_tolerance", fmt::format("must be at least 0 and below tolerance {}, found {}", m.tolerance,
+                                         *m.warn_tolerance));
   }
   m.noise_cv = o.opt_number("noise_cv");
   if (m.noise_cv && (*m.noise_cv < 0 || *m.noise_cv >= 1)) {
-    o.fail("noise_cv", fmt::format("must be at least 0 and below 1 (0.01 = 1 % run-to-run), found {}", *m.noise_cv));
+    o.fail("noise_cv",
+           fmt::format("must be at least 0 and below 1 (0.01 = 1 % run-to-run), found {}", *m.noise_cv));
   }
   m.per_gpu = o.opt_boolean("per_gpu").value_or(true);
   m.required = o.opt_boolean("required").value_or(true);
@@ -100,7 +105,8 @@ FindingLimit limit_from_json(const json& j, const std::string& file, const std::
     o.fail("code", fmt::format("\"{}\" is not a finding code or a prefix ending in \".*\"", f.code));
   }
   f.max_value = o.opt_number("max_value");
-  if (f.max_value && *f.max_value < 0) o.fail("max_value", fmt::format("must not be negative, found {}", *f.max_value));
+  if (f.max_value && *f.max_value < 0)
+    o.fail("max_value", fmt::format("must not be negative, found {}", *f.max_value));
   const std::string st = o.str_or("status", "fail");
   const auto s = parse_status(st);
   if (!s || (*s != Status::fail && *s != Status::warn)) {
@@ -145,7 +151,9 @@ Baseline baseline_from_json(const json& root, const std::string& file) {
   b.schema = read_schema(o, kBaselineSchema);  // first: a newer file fails on its version
   b.hardware_class = o.nonempty_str("hardware_class");
   if (!is_slug(b.hardware_class) || b.hardware_class == "unknown") {
-    o.fail("hardware_class", fmt::format("\"{}\" is not a hardware class slug (lowercase letters, digits, '-')", b.hardware_class));
+    o.fail("hardware_class",
+           fmt::format("\"{}\" is not a hardware class slug (lowercase letters, digits, '-')",
+                       b.hardware_class));
   }
   read_gpu_count(o, root, b);
   const std::string kind = o.str_or("kind", "measured");
@@ -162,7 +170,8 @@ Baseline baseline_from_json(const json& root, const std::string& file) {
   for (std::size_t i = 0; i < metrics.size(); ++i) {
     const std::string p = JsonObject::index_path(m_path, i);
     MetricExpectation m = expectation_from_json(metrics[i], file, p);
-    if (!names.insert(m.name).second) throw InputError(file, p + ".name", fmt::format("duplicate metric \"{}\"", m.name));
+    if (!names.insert(m.name).second)
+      throw InputError(file, p + ".name", fmt::format("duplicate metric \"{}\"", m.name));
     b.metrics.push_back(std::move(m));
   }
   if (const json* limits = o.opt_array("finding_limits")) {
@@ -171,7 +180,8 @@ Baseline baseline_from_json(const json& root, const std::string& file) {
     for (std::size_t i = 0; i < limits->size(); ++i) {
       const std::string p = JsonObject::index_path(l_path, i);
       FindingLimit f = limit_from_json((*limits)[i], file, p);
-      if (!codes.insert(f.code).second) throw InputError(file, p + ".code", fmt::format("duplicate finding limit \"{}\"", f.code));
+      if (!codes.insert(f.code).second)
+        throw InputError(file, p + ".code", fmt::format("duplicate finding limit \"{}\"", f.code));
       b.finding_limits.push_back(std::move(f));
     }
   }

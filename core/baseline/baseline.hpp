@@ -14,8 +14,8 @@ namespace gpuqual {
 inline constexpr const char* kBaselineSchema = "gpuqual.baseline/v1";
 
 struct MetricExpectation {
-  std::string name;                      // dotted metric name, as in records
-  std::string unit;                      // must match the record's unit
+  std::string name;  // dotted metric name, as in records
+  std::string unit;  // must match the record's unit
   Direction direction = Direction::higher;
   double expected = 0;                   // the healthy value (median over healthy nodes)
   double tolerance = 0.05;               // allowed relative drop before fail (0.05 = 5 %)
@@ -28,29 +28,29 @@ struct MetricExpectation {
 // A hard limit on findings whose code matches `code` (exact, or a prefix ending in ".*").
 struct FindingLimit {
   std::string code;
-  std::optional<double> max_value;       // finding value above this fails; empty: any occurrence fails
-  Status status = Status::fail;          // fail, or warn for soft limits
-  std::string action;                    // what the operator should do
+  std::optional<double> max_value;  // finding value above this fails; empty: any occurrence fails
+  Status status = Status::fail;     // fail, or warn for soft limits
+  std::string action;               // what the operator should do
 };
 
 // What the baseline says about a check as a whole (the `checks:` map, keyed by check name).
 // `required` and `every_gpu` say what a class must measure (docs/baselines.md, "What a class must
 // measure"): the floors and built baselines require health, gemm, hbm and pcie on every GPU.
 struct CheckExpectation {
-  bool optional = false;                 // a skip of this check does not make the verdict inconclusive
-  bool required = false;                 // the record must hold it, not skipped: else inconclusive
+  bool optional = false;  // a skip of this check does not make the verdict inconclusive
+  bool required = false;  // the record must hold it, not skipped: else inconclusive
   // On every GPU of the record: a metric of this check judged against the baseline (when the
   // baseline names metrics of the check), else a status of the check for that GPU.
   bool every_gpu = false;
 };
 
 struct Provenance {
-  std::string source;                    // "built by gpuqual baseline build", "hand-written", ...
+  std::string source;  // "built by gpuqual baseline build", "hand-written", ...
   int runs = 0;
   std::vector<std::string> nodes;
   std::map<std::string, std::string> stack;  // driver, cuda, nccl, ... as seen in the runs
-  std::string created;                   // RFC 3339 date
-  std::string date_range;                // first..last run
+  std::string created;                       // RFC 3339 date
+  std::string date_range;                    // first..last run
   std::string notes;
 };
 
@@ -62,7 +62,7 @@ enum class BaselineKind { measured, floor };
 
 struct Baseline {
   std::string schema = kBaselineSchema;
-  std::string hardware_class;            // slug, e.g. h200-sxm-141gb
+  std::string hardware_class;                  // slug, e.g. h200-sxm-141gb
   BaselineKind kind = BaselineKind::measured;  // YAML `kind:`, default measured
   // The GPUs a node of this class has: fewer in a record is `gpu.missing` (fail); node-scope
   // metrics (NCCL) hold for this count. One source of the expected count among several
@@ -75,7 +75,7 @@ struct Baseline {
   std::vector<MetricExpectation> metrics;
   std::vector<FindingLimit> finding_limits;
   std::map<std::string, CheckExpectation> checks;
-  std::string origin;                    // file it was loaded from (for reports)
+  std::string origin;  // file it was loaded from (for reports)
 
   bool check_optional(const std::string& check) const {
     auto it = checks.find(check);
@@ -106,6 +106,7 @@ std::string resolve_class_baseline(const std::string& slug, const std::string& d
 
 // The note every verdict judged against floors carries (`kind: floor`).
 inline constexpr const char* kFloorNote =
-    "judged against datasheet floors: catches broken, not slow; build a fleet baseline with `gpuqual baseline build`";
+    "judged against datasheet floors: catches broken, not slow; build a fleet baseline with `gpuqual "
+    "baseline build`";
 
 }  // namespace gpuqual

@@ -2,8 +2,8 @@
 #include <filesystem>
 #include <system_error>
 
-#include "core/baseline/baseline.hpp"
 #include "core/base/data_dir.hpp"
+#include "core/baseline/baseline.hpp"
 
 #ifndef GPUQUAL_SOURCE_BASELINES
 #define GPUQUAL_SOURCE_BASELINES "baselines"
@@ -19,7 +19,8 @@ namespace {
 bool safe_file_stem(const std::string& slug) {
   if (slug.empty() || slug == "unknown" || slug.front() == '.') return false;
   for (char c : slug) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+                    c == '_' || c == '.';
     if (!ok) return false;
   }
   return true;

@@ -21,9 +21,11 @@ void str(YAML::Emitter& out, const std::string& key, const std::string& value) {
 std::string threshold_comment(const MetricExpectation& m) {
   const bool higher = m.direction == Direction::higher;
   const double limit = higher ? m.expected * (1 - m.tolerance) : m.expected * (1 + m.tolerance);
-  std::string c = fmt::format("{} is better; fails {} {:.4g} {} ({}{:.3g} %)", to_string(m.direction),
-                              higher ? "below" : "above", limit, m.unit, higher ? "-" : "+", m.tolerance * 100);
-  if (m.noise_cv) c += fmt::format(", widened by the noise model (run-to-run CV {:.3g} %)", *m.noise_cv * 100);
+  std::string c =
+      fmt::format("{} is better; fails {} {:.4g} {} ({}{:.3g} %)", to_string(m.direction),
+                  higher ? "below" : "above", limit, m.unit, higher ? "-" : "+", m.tolerance * 100);
+  if (m.noise_cv)
+    c += fmt::format(", widened by the noise model (run-to-run CV {:.3g} %)", *m.noise_cv * 100);
   return c;
 }
 
@@ -47,7 +49,8 @@ void emit_limit(YAML::Emitter& out, const FindingLimit& f) {
   str(out, "code", f.code);
   if (f.max_value) {
     out << YAML::Key << "max_value" << YAML::Value << num(*f.max_value);
-    out << YAML::Comment(fmt::format("{} when the finding's value exceeds {}", to_string(f.status), num(*f.max_value)));
+    out << YAML::Comment(
+        fmt::format("{} when the finding's value exceeds {}", to_string(f.status), num(*f.max_value)));
   } else {
     out << YAML::Comment(fmt::format("any occurrence is {}", to_string(f.status)));
   }
@@ -99,7 +102,8 @@ std::string baseline_to_yaml(const Baseline& b) {
   if (b.kind == BaselineKind::floor) out << YAML::Key << "kind" << YAML::Value << "floor";
   if (b.gpu_count) {
     out << YAML::Key << "gpu_count" << YAML::Value << std::to_string(*b.gpu_count);
-    out << YAML::Comment("the GPUs a node of the class has (fewer: gpu.missing); node-scope metrics hold for it");
+    out << YAML::Comment(
+        "the GPUs a node of the class has (fewer: gpu.missing); node-scope metrics hold for it");
   } else if (b.gpu_count_from_node) {
     out << YAML::Key << "gpu_count" << YAML::Value << "node";
     out << YAML::Comment("the node's own labels, capacity and PCI bus say how many GPUs it has");

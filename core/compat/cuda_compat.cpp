@@ -23,13 +23,20 @@ std::string scalar(const YAML::Node& n, const std::string& origin, const std::st
 
 std::string_view to_string(CompatRule rule) {
   switch (rule) {
-    case CompatRule::driver_reports_cuda: return "driver-reported CUDA version";
-    case CompatRule::toolkit_table: return "toolkit/driver table (full compatibility)";
-    case CompatRule::minor_version: return "minor-version compatibility";
-    case CompatRule::forward_compat: return "forward compatibility (cuda-compat)";
-    case CompatRule::too_old: return "driver too old";
-    case CompatRule::unknown_release: return "CUDA release not in the table";
-    case CompatRule::no_driver: return "no driver";
+    case CompatRule::driver_reports_cuda:
+      return "driver-reported CUDA version";
+    case CompatRule::toolkit_table:
+      return "toolkit/driver table (full compatibility)";
+    case CompatRule::minor_version:
+      return "minor-version compatibility";
+    case CompatRule::forward_compat:
+      return "forward compatibility (cuda-compat)";
+    case CompatRule::too_old:
+      return "driver too old";
+    case CompatRule::unknown_release:
+      return "CUDA release not in the table";
+    case CompatRule::no_driver:
+      return "no driver";
   }
   return "?";
 }
@@ -94,26 +101,32 @@ CudaCompatTable parse_cuda_compat_yaml(const std::string& text, const std::strin
       const std::string path = "releases." + cuda_text;
       auto cuda = DottedVersion::parse(cuda_text);
       if (!cuda || cuda->parts.size() != 3) {
-        throw InputError(origin, line_of(kv.first, path), "toolkit version must be X.Y.Z, found \"" + cuda_text + "\"");
+        throw InputError(origin, line_of(kv.first, path),
+                         "toolkit version must be X.Y.Z, found \"" + cuda_text + "\"");
       }
       const std::string driver_text = scalar(kv.second, origin, path);
       auto driver = parse_driver_version(driver_text);
-      if (!driver) throw InputError(origin, line_of(kv.second, path), "\"" + driver_text + "\" is not a driver version");
-      if (!t.releases.emplace(*cuda, *driver).second) throw InputError(origin, line_of(kv.first, path), "duplicate release");
+      if (!driver)
+        throw InputError(origin, line_of(kv.second, path), "\"" + driver_text + "\" is not a driver version");
+      if (!t.releases.emplace(*cuda, *driver).second)
+        throw InputError(origin, line_of(kv.first, path), "duplicate release");
       t.release_text[cuda->str()] = driver_text;
     }
     const YAML::Node minor = root["minor_version"];
-    if (!minor || !minor.IsMap()) throw InputError(origin, "minor_version", "required mapping of CUDA major → minimum driver");
+    if (!minor || !minor.IsMap())
+      throw InputError(origin, "minor_version", "required mapping of CUDA major → minimum driver");
     for (const auto& kv : minor) {
       const std::string major_text = scalar(kv.first, origin, "minor_version");
       auto major = DottedVersion::parse(major_text);
       if (!major || major->parts.size() != 1) {
-        throw InputError(origin, line_of(kv.first, "minor_version." + major_text), "expected a CUDA major version");
+        throw InputError(origin, line_of(kv.first, "minor_version." + major_text),
+                         "expected a CUDA major version");
       }
       const std::string driver_text = scalar(kv.second, origin, "minor_version." + major_text);
       auto driver = DottedVersion::parse(driver_text);
       if (!driver || driver->major() < 100) {
-        throw InputError(origin, line_of(kv.second, "minor_version." + major_text), "\"" + driver_text + "\" is not a driver version");
+        throw InputError(origin, line_of(kv.second, "minor_version." + major_text),
+                         "\"" + driver_text + "\" is not a driver version");
       }
       t.minor_version[major->major()] = *driver;
       t.minor_version_text[major->major()] = driver_text;

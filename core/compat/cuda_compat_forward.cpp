@@ -21,8 +21,8 @@ namespace {
 // Architectures and compute capabilities: shared/reference/platform-support.md section 2.3 and
 // section 4 (CUDA 13 builds for 7.5 and newer only, so V100/P100 are not here).
 constexpr std::array<std::string_view, 22> kDataCenterModels = {
-    "T4",   "A2",   "A10",  "A16",   "A30",  "A40",   "A100", "A800", "L4",  "L20",  "L40",
-    "L40S", "H20",  "H100", "H800",  "H200", "GH200", "B100", "B200", "GB200", "B300", "GB300"};
+    "T4",   "A2",  "A10",  "A16",  "A30",  "A40",   "A100", "A800", "L4",    "L20",  "L40",
+    "L40S", "H20", "H100", "H800", "H200", "GH200", "B100", "B200", "GB200", "B300", "GB300"};
 
 std::string read_file(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -63,45 +63,52 @@ ForwardCompatDecision decide_forward_compat(const ForwardCompatHost& host, bool 
   }
   const auto driver = parse_driver_version(host.driver_version);
   if (!driver) {
-    d.rule = fmt::format("host driver version \"{}\" not understood: host user-mode driver used", host.driver_version);
+    d.rule = fmt::format("host driver version \"{}\" not understood: host user-mode driver used",
+                         host.driver_version);
     return d;
   }
   const int branch = driver->major();
   if (branch >= kCuda13NativeBranch) {
-    d.rule = fmt::format("host driver {} (r{}) runs CUDA 13 itself (>= r{}): host user-mode driver", host.driver_version,
-                         branch, kCuda13NativeBranch);
+    d.rule = fmt::format("host driver {} (r{}) runs CUDA 13 itself (>= r{}): host user-mode driver",
+                         host.driver_version, branch, kCuda13NativeBranch);
     return d;
   }
-  if (std::find(kForwardCompatBranches.begin(), kForwardCompatBranches.end(), branch) == kForwardCompatBranches.end()) {
-    d.rule = fmt::format("host driver {} (r{}) is older than CUDA 13 needs, and r{} is not a branch {} supports (r{})",
-                         host.driver_version, branch, branch, kForwardCompatPackage,
-                         fmt::join(kForwardCompatBranches, ", r"));
+  if (std::find(kForwardCompatBranches.begin(), kForwardCompatBranches.end(), branch) ==
+      kForwardCompatBranches.end()) {
+    d.rule = fmt::format(
+        "host driver {} (r{}) is older than CUDA 13 needs, and r{} is not a branch {} supports (r{})",
+        host.driver_version, branch, branch, kForwardCompatPackage, fmt::join(kForwardCompatBranches, ", r"));
     return d;
   }
   if (host.products.empty()) {
-    d.rule = fmt::format("host driver {} (r{}) is older than CUDA 13 needs, but no GPU is listed in "
-                         "/proc/driver/nvidia/gpus: forward compatibility needs a data-center GPU", host.driver_version, branch);
+    d.rule = fmt::format(
+        "host driver {} (r{}) is older than CUDA 13 needs, but no GPU is listed in "
+        "/proc/driver/nvidia/gpus: forward compatibility needs a data-center GPU",
+        host.driver_version, branch);
     return d;
   }
   for (const auto& p : host.products) {
     if (!forward_compat_product_supported(p)) {
-      d.rule = fmt::format("host driver {} (r{}) is older than CUDA 13 needs, but {} is not a data-center GPU "
-                           "forward compatibility supports (never GeForce or other RTX/Quadro cards)",
-                           host.driver_version, branch, p);
+      d.rule = fmt::format(
+          "host driver {} (r{}) is older than CUDA 13 needs, but {} is not a data-center GPU "
+          "forward compatibility supports (never GeForce or other RTX/Quadro cards)",
+          host.driver_version, branch, p);
       return d;
     }
   }
   if (!compat_libs_present) {
-    d.rule = fmt::format("host driver {} (r{}) is older than CUDA 13 needs and forward compatibility would apply, "
-                         "but {} has no libcuda.so.1 (install {})", host.driver_version, branch, compat_dir,
-                         kForwardCompatPackage);
+    d.rule = fmt::format(
+        "host driver {} (r{}) is older than CUDA 13 needs and forward compatibility would apply, "
+        "but {} has no libcuda.so.1 (install {})",
+        host.driver_version, branch, compat_dir, kForwardCompatPackage);
     return d;
   }
   d.use = true;
-  d.rule = fmt::format("forward compatibility: host driver {} (r{}, a branch {} supports) is older than CUDA 13 needs "
-                       "(>= r{}), on data-center GPUs ({}); the user-mode driver in {} is used",
-                       host.driver_version, branch, kForwardCompatPackage, kCuda13NativeBranch,
-                       host.products.front(), compat_dir);
+  d.rule = fmt::format(
+      "forward compatibility: host driver {} (r{}, a branch {} supports) is older than CUDA 13 needs "
+      "(>= r{}), on data-center GPUs ({}); the user-mode driver in {} is used",
+      host.driver_version, branch, kForwardCompatPackage, kCuda13NativeBranch, host.products.front(),
+      compat_dir);
   return d;
 }
 
@@ -139,7 +146,8 @@ ForwardCompatHost read_forward_compat_host(const std::string& proc_driver_dir) {
   h.driver_version = parse_nvrm_version(read_file(fs::path(proc_driver_dir) / "version"));
   std::error_code ec;
   std::vector<std::string> buses;
-  for (const auto& e : fs::directory_iterator(fs::path(proc_driver_dir) / "gpus", ec)) buses.push_back(e.path().string());
+  for (const auto& e : fs::directory_iterator(fs::path(proc_driver_dir) / "gpus", ec))
+    buses.push_back(e.path().string());
   std::sort(buses.begin(), buses.end());
   for (const auto& b : buses) {
     std::string model = parse_gpu_information_model(read_file(fs::path(b) / "information"));

@@ -27,8 +27,8 @@ inline constexpr const char* kForwardCompatPackage = "cuda-compat-13-0";
 inline constexpr const char* kDefaultForwardCompatDir = "/usr/local/cuda/compat";
 
 struct ForwardCompatHost {
-  std::string driver_version;          // "535.161.08" from /proc/driver/nvidia/version; empty: no driver
-  std::vector<std::string> products;   // each GPU's model ("NVIDIA H100 80GB HBM3")
+  std::string driver_version;         // "535.161.08" from /proc/driver/nvidia/version; empty: no driver
+  std::vector<std::string> products;  // each GPU's model ("NVIDIA H100 80GB HBM3")
 };
 
 struct ForwardCompatDecision {

@@ -20,13 +20,19 @@ Severity severity_for(Status s) {
 
 std::string code_for(CompatRule rule) {
   switch (rule) {
-    case CompatRule::too_old: return "compat.driver_too_old";
-    case CompatRule::minor_version: return "compat.minor_version";
-    case CompatRule::forward_compat: return "compat.forward_compat";
-    case CompatRule::unknown_release: return "compat.unknown_release";
-    case CompatRule::no_driver: return "compat.no_driver";
+    case CompatRule::too_old:
+      return "compat.driver_too_old";
+    case CompatRule::minor_version:
+      return "compat.minor_version";
+    case CompatRule::forward_compat:
+      return "compat.forward_compat";
+    case CompatRule::unknown_release:
+      return "compat.unknown_release";
+    case CompatRule::no_driver:
+      return "compat.no_driver";
     case CompatRule::toolkit_table:
-    case CompatRule::driver_reports_cuda: return "compat.supported";
+    case CompatRule::driver_reports_cuda:
+      return "compat.supported";
   }
   return "compat.supported";
 }
@@ -34,12 +40,17 @@ std::string code_for(CompatRule rule) {
 std::string action_for(const CompatDecision& d) {
   switch (d.rule) {
     case CompatRule::too_old:
-      return "upgrade the driver to " + (d.minimum_driver.empty() ? d.minor_minimum_driver : d.minimum_driver) +
+      return "upgrade the driver to " +
+             (d.minimum_driver.empty() ? d.minor_minimum_driver : d.minimum_driver) +
              " or later, or use an image built with an older CUDA";
-    case CompatRule::minor_version: return "upgrade the driver to " + d.minimum_driver + " for full compatibility";
-    case CompatRule::forward_compat: return "keep the image's cuda-compat libraries; data-center GPUs only";
-    case CompatRule::unknown_release: return "add the release to baselines/cuda-compat.yaml from NVIDIA's release notes";
-    default: return "";
+    case CompatRule::minor_version:
+      return "upgrade the driver to " + d.minimum_driver + " for full compatibility";
+    case CompatRule::forward_compat:
+      return "keep the image's cuda-compat libraries; data-center GPUs only";
+    case CompatRule::unknown_release:
+      return "add the release to baselines/cuda-compat.yaml from NVIDIA's release notes";
+    default:
+      return "";
   }
 }
 
@@ -58,9 +69,12 @@ ImageCudaEnv parse_image_cuda_env(const std::vector<std::string>& env) {
     if (eq == std::string::npos) continue;
     const std::string name = line.substr(0, eq);
     const std::string value = line.substr(eq + 1);
-    if (name == "CUDA_VERSION") e.cuda_version = value;
-    else if (name == "NVIDIA_DISABLE_REQUIRE") e.require_disabled = go_parse_bool_true(value);
-    else if (name == "NVIDIA_DISABLE_REQUIRES") e.misspelt_disable = true;
+    if (name == "CUDA_VERSION")
+      e.cuda_version = value;
+    else if (name == "NVIDIA_DISABLE_REQUIRE")
+      e.require_disabled = go_parse_bool_true(value);
+    else if (name == "NVIDIA_DISABLE_REQUIRES")
+      e.misspelt_disable = true;
     else if (name.starts_with("NVIDIA_REQUIRE_") && name != "NVIDIA_REQUIRE_JETPACK") {
       e.requirements.emplace_back(name, value);
       has_require_cuda = has_require_cuda || name == "NVIDIA_REQUIRE_CUDA";
@@ -83,9 +97,10 @@ ImageCompat judge_runtime(const DottedVersion& runtime, const CudaCompatTable& t
   out.status = d.status;
   out.rule = std::string(to_string(d.rule));
   out.reason = "gpuqual's CUDA runtime " + runtime.str() + ": " + d.explanation;
-  out.findings.push_back(finding(code_for(d.rule), severity_for(d.status),
-                                 fmt::format("gpuqual's CUDA runtime {} ({}): {}", runtime.str(), out.rule, d.explanation),
-                                 action_for(d)));
+  out.findings.push_back(
+      finding(code_for(d.rule), severity_for(d.status),
+              fmt::format("gpuqual's CUDA runtime {} ({}): {}", runtime.str(), out.rule, d.explanation),
+              action_for(d)));
   return out;
 }
 
@@ -100,26 +115,28 @@ ImageCompat judge_image(const std::string& image, const ImageCudaEnv& env, const
     return out;
   }
   if (env.misspelt_disable) {
-    out.findings.push_back(finding("compat.require_misspelt", Severity::warn,
-                                   who + " sets NVIDIA_DISABLE_REQUIRES, which has no effect (the toolkit reads NVIDIA_DISABLE_REQUIRE)",
-                                   "spell it NVIDIA_DISABLE_REQUIRE, or remove it"));
+    out.findings.push_back(finding(
+        "compat.require_misspelt", Severity::warn,
+        who + " sets NVIDIA_DISABLE_REQUIRES, which has no effect (the toolkit reads NVIDIA_DISABLE_REQUIRE)",
+        "spell it NVIDIA_DISABLE_REQUIRE, or remove it"));
   }
 
   // What the NVIDIA Container Toolkit would decide at container creation.
   bool require_ok = true, via_branch = false;
   std::string require_note;
   if (env.require_disabled) {
-    out.findings.push_back(finding("compat.require_disabled", Severity::warn,
-                                   who + " sets NVIDIA_DISABLE_REQUIRE: the toolkit checks no requirement, a too-new "
-                                         "image fails at its first CUDA call instead of at creation"));
+    out.findings.push_back(
+        finding("compat.require_disabled", Severity::warn,
+                who + " sets NVIDIA_DISABLE_REQUIRE: the toolkit checks no requirement, a too-new "
+                      "image fails at its first CUDA call instead of at creation"));
   } else {
     for (const auto& [name, value] : env.requirements) {
       const RequireExpression expr = parse_nvidia_require(value, "image " + image + " env " + name);
       const RequireOutcome r = evaluate_require(expr, gpus);
       if (!r.satisfied) {
         require_ok = false;
-        require_note = fmt::format("{}{}: unsatisfied condition: {}", name, env.legacy ? " (synthesized from CUDA_VERSION)" : "",
-                                   r.first_term);
+        require_note = fmt::format("{}{}: unsatisfied condition: {}", name,
+                                   env.legacy ? " (synthesized from CUDA_VERSION)" : "", r.first_term);
         break;
       }
       via_branch = via_branch || r.via_branch_clause;
@@ -132,7 +149,9 @@ ImageCompat judge_image(const std::string& image, const ImageCudaEnv& env, const
   std::optional<CompatDecision> d;
   if (!env.cuda_version.empty()) {
     auto v = DottedVersion::parse(env.cuda_version);
-    if (!v) throw InputError("image " + image + " env CUDA_VERSION", "", "'" + env.cuda_version + "' is not a version");
+    if (!v)
+      throw InputError("image " + image + " env CUDA_VERSION", "",
+                       "'" + env.cuda_version + "' is not a version");
     d = judge_cuda_on_driver(table, *v, host, via_branch);
   }
 

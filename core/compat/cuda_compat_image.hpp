@@ -28,9 +28,9 @@ ImageCudaEnv parse_image_cuda_env(const std::vector<std::string>& env);
 
 struct ImageCompat {
   Status status = Status::error;
-  std::string rule;                // which rule decided, in words
-  std::string reason;              // one line
-  std::vector<Finding> findings;   // compat.* codes, detail naming the image
+  std::string rule;               // which rule decided, in words
+  std::string reason;             // one line
+  std::vector<Finding> findings;  // compat.* codes, detail naming the image
 };
 
 // `image` names it in findings; `gpus` are the node's GPUs as the requirement sees them (empty:

@@ -29,7 +29,8 @@ void reexec_with_forward_compat_if_eligible(char** argv) {
   if (std::getenv(kForwardCompatActiveEnv) != nullptr) return;  // already running with it
   if (std::string_view(env_or("GPUQUAL_FORWARD_COMPAT", "auto")) == "off") return;
   const std::string dir = env_or("GPUQUAL_FORWARD_COMPAT_DIR", kDefaultForwardCompatDir);
-  const ForwardCompatHost host = read_forward_compat_host(env_or("GPUQUAL_PROC_DRIVER_DIR", "/proc/driver/nvidia"));
+  const ForwardCompatHost host =
+      read_forward_compat_host(env_or("GPUQUAL_PROC_DRIVER_DIR", "/proc/driver/nvidia"));
   std::error_code ec;
   const bool libs = std::filesystem::exists(std::filesystem::path(dir) / "libcuda.so.1", ec);
   const ForwardCompatDecision d = decide_forward_compat(host, libs, dir);
@@ -44,8 +45,9 @@ void reexec_with_forward_compat_if_eligible(char** argv) {
   // Could not re-execute: run on the host driver, and say so (the checks then report why CUDA
   // cannot start).
   ::unsetenv(kForwardCompatActiveEnv);
-  std::fprintf(stderr, "gpuqual: forward compatibility: cannot re-execute /proc/self/exe: %s; using the host driver\n",
-               std::strerror(err));
+  std::fprintf(
+      stderr, "gpuqual: forward compatibility: cannot re-execute /proc/self/exe: %s; using the host driver\n",
+      std::strerror(err));
 }
 
 }  // namespace gpuqual

@@ -57,11 +57,14 @@ RequireCondition parse_condition(std::string_view text, const std::string& origi
     }
   } else if (c.property == "cuda" || c.property == "driver" || c.property == "arch") {
     if (!DottedVersion::parse(c.value)) {
-      throw InputError(origin, where, fmt::format("'{}': '{}' is not a version (digits and dots)", text, c.value));
+      throw InputError(origin, where,
+                       fmt::format("'{}': '{}' is not a version (digits and dots)", text, c.value));
     }
   } else {
     // libnvidia-container refuses the whole expression ("invalid expression").
-    throw InputError(origin, where, fmt::format("'{}': unknown property '{}' (cuda, driver, arch, brand)", text, c.property));
+    throw InputError(
+        origin, where,
+        fmt::format("'{}': unknown property '{}' (cuda, driver, arch, brand)", text, c.property));
   }
   return c;
 }
@@ -69,12 +72,18 @@ RequireCondition parse_condition(std::string_view text, const std::string& origi
 bool compare(const DottedVersion& have, RequireOp op, const DottedVersion& want) {
   const auto c = have <=> want;
   switch (op) {
-    case RequireOp::eq: return c == 0;
-    case RequireOp::ne: return c != 0;
-    case RequireOp::lt: return c < 0;
-    case RequireOp::le: return c <= 0;
-    case RequireOp::gt: return c > 0;
-    case RequireOp::ge: return c >= 0;
+    case RequireOp::eq:
+      return c == 0;
+    case RequireOp::ne:
+      return c != 0;
+    case RequireOp::lt:
+      return c < 0;
+    case RequireOp::le:
+      return c <= 0;
+    case RequireOp::gt:
+      return c > 0;
+    case RequireOp::ge:
+      return c >= 0;
   }
   return false;
 }
@@ -86,28 +95,38 @@ bool holds(const RequireCondition& c, const RequireFacts& f, bool have_gpu) {
     return c.op == RequireOp::eq ? same : !same;
   }
   const std::optional<DottedVersion>* have = nullptr;
-  if (c.property == "cuda") have = &f.cuda;
-  else if (c.property == "driver") have = &f.driver;
-  else have = &f.arch;
+  if (c.property == "cuda")
+    have = &f.cuda;
+  else if (c.property == "driver")
+    have = &f.driver;
+  else
+    have = &f.arch;
   if (c.property == "arch" && !have_gpu) return true;
   if (!*have) return true;  // unknown: the toolkit lets it pass
   return compare(**have, c.op, *DottedVersion::parse(c.value));
 }
 
 bool term_holds(const RequireTerm& t, const RequireFacts& f, bool have_gpu) {
-  return std::all_of(t.conditions.begin(), t.conditions.end(), [&](const auto& c) { return holds(c, f, have_gpu); });
+  return std::all_of(t.conditions.begin(), t.conditions.end(),
+                     [&](const auto& c) { return holds(c, f, have_gpu); });
 }
 
 }  // namespace
 
 std::string_view to_string(RequireOp op) {
   switch (op) {
-    case RequireOp::eq: return "=";
-    case RequireOp::ne: return "!=";
-    case RequireOp::lt: return "<";
-    case RequireOp::le: return "<=";
-    case RequireOp::gt: return ">";
-    case RequireOp::ge: return ">=";
+    case RequireOp::eq:
+      return "=";
+    case RequireOp::ne:
+      return "!=";
+    case RequireOp::lt:
+      return "<";
+    case RequireOp::le:
+      return "<=";
+    case RequireOp::gt:
+      return ">";
+    case RequireOp::ge:
+      return ">=";
   }
   return "?";
 }
@@ -131,7 +150,8 @@ RequireExpression parse_nvidia_require(std::string_view text, const std::string&
     int cond_no = 0;
     for (std::string_view c : split(term_text, ',')) {
       ++cond_no;
-      t.conditions.push_back(parse_condition(c, origin, fmt::format("term {} condition {}", term_no, cond_no)));
+      t.conditions.push_back(
+          parse_condition(c, origin, fmt::format("term {} condition {}", term_no, cond_no)));
     }
     e.terms.push_back(std::move(t));
   }
@@ -164,7 +184,8 @@ RequireOutcome evaluate_require(const RequireExpression& expr, const std::vector
   out.satisfied = true;
   for (std::size_t i = 0; i < expr.terms.size(); ++i) {
     const auto& t = expr.terms[i];
-    if (std::all_of(subjects.begin(), subjects.end(), [&](const auto& f) { return term_holds(t, f, have_gpu); })) {
+    if (std::all_of(subjects.begin(), subjects.end(),
+                    [&](const auto& f) { return term_holds(t, f, have_gpu); })) {
       out.term = static_cast<int>(i);
       out.term_text = t.text;
       out.via_branch_clause = std::none_of(t.conditions.begin(), t.conditions.end(),
@@ -174,7 +195,8 @@ RequireOutcome evaluate_require(const RequireExpression& expr, const std::vector
       break;
     }
   }
-  out.explanation = out.term >= 0 ? "satisfied by '" + out.term_text + "'" : "satisfied (GPUs match different terms)";
+  out.explanation =
+      out.term >= 0 ? "satisfied by '" + out.term_text + "'" : "satisfied (GPUs match different terms)";
   return out;
 }
 

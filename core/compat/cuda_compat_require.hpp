@@ -21,13 +21,13 @@ std::string_view to_string(RequireOp op);
 struct RequireCondition {
   std::string property;  // cuda | driver | arch | brand
   RequireOp op = RequireOp::eq;
-  std::string value;     // as written
-  std::string text;      // the whole condition, as written ("driver>=470")
+  std::string value;  // as written
+  std::string text;   // the whole condition, as written ("driver>=470")
 };
 
 struct RequireTerm {
   std::vector<RequireCondition> conditions;
-  std::string text;      // "brand=tesla,driver>=470,driver<471"
+  std::string text;  // "brand=tesla,driver>=470,driver<471"
 };
 
 struct RequireExpression {
@@ -52,13 +52,13 @@ struct RequireFacts {
 
 struct RequireOutcome {
   bool satisfied = false;
-  int term = -1;               // index of the first term that held (for every GPU), -1 if none
+  int term = -1;  // index of the first term that held (for every GPU), -1 if none
   std::string term_text;
   // The term that held needs only a driver branch (brand/driver clauses), not cuda>=: the image
   // then runs on this driver only with forward compatibility (its cuda-compat libraries).
   bool via_branch_clause = false;
-  std::string first_term;      // what the toolkit prints on refusal: only the first term
-  std::string explanation;     // one sentence
+  std::string first_term;   // what the toolkit prints on refusal: only the first term
+  std::string explanation;  // one sentence
 };
 
 // Evaluates once per GPU (every GPU must satisfy some term; the reported term is the one that

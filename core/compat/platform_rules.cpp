@@ -7,10 +7,10 @@
 #include <chrono>
 #include <set>
 
-#include "core/base/yaml_tree.hpp"
 #include "core/base/input_error.hpp"
 #include "core/base/json_fields.hpp"
 #include "core/base/json_input.hpp"
+#include "core/base/yaml_tree.hpp"
 
 namespace gpuqual {
 
@@ -18,7 +18,8 @@ namespace {
 
 bool digits(const std::string& s, std::size_t from, std::size_t n) {
   if (s.size() < from + n) return false;
-  return std::all_of(s.begin() + static_cast<std::ptrdiff_t>(from), s.begin() + static_cast<std::ptrdiff_t>(from + n),
+  return std::all_of(s.begin() + static_cast<std::ptrdiff_t>(from),
+                     s.begin() + static_cast<std::ptrdiff_t>(from + n),
                      [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
 }
 
@@ -31,7 +32,9 @@ bool valid_date(const std::string& d, bool allow_month) {
 
 std::string date_field(JsonObject& o, const std::string& key, bool allow_month) {
   const std::string d = o.nonempty_str(key);
-  if (!valid_date(d, allow_month)) o.fail(key, fmt::format("\"{}\" is not a date ({})", d, allow_month ? "YYYY-MM or YYYY-MM-DD" : "YYYY-MM-DD"));
+  if (!valid_date(d, allow_month))
+    o.fail(key,
+           fmt::format("\"{}\" is not a date ({})", d, allow_month ? "YYYY-MM or YYYY-MM-DD" : "YYYY-MM-DD"));
   return d;
 }
 
@@ -64,7 +67,8 @@ void read_header(JsonObject& o, const char* want, Table& t) {
 
 BranchKind parse_kind(JsonObject& o) {
   const std::string k = o.str("kind");
-  for (BranchKind b : {BranchKind::long_term, BranchKind::production, BranchKind::new_feature, BranchKind::unconfirmed}) {
+  for (BranchKind b :
+       {BranchKind::long_term, BranchKind::production, BranchKind::new_feature, BranchKind::unconfirmed}) {
     if (to_string(b) == k) return b;
   }
   o.fail("kind", fmt::format("unknown kind \"{}\" (long-term, production, new-feature, unconfirmed)", k));
@@ -151,9 +155,11 @@ DriverBranchTable branches_from(const nlohmann::json& root, const std::string& f
     d.kind_confirmed = b.opt_boolean("kind_confirmed").value_or(true);
     if (b.has("first_release")) d.first_release = date_field(b, "first_release", false);
     if (b.has("native_cuda")) d.native_cuda = b.nonempty_str("native_cuda");
-    if (!d.native_cuda.empty() && !DottedVersion::parse(d.native_cuda)) b.fail("native_cuda", "not a dotted version number");
+    if (!d.native_cuda.empty() && !DottedVersion::parse(d.native_cuda))
+      b.fail("native_cuda", "not a dotted version number");
     const nlohmann::json& eol = b.array("end_of_life");
-    for (std::size_t k = 0; k < eol.size(); ++k) d.end_of_life.push_back(eol_from(eol[k], file, JsonObject::index_path(b.child_path("end_of_life"), k)));
+    for (std::size_t k = 0; k < eol.size(); ++k)
+      d.end_of_life.push_back(eol_from(eol[k], file, JsonObject::index_path(b.child_path("end_of_life"), k)));
     d.note = b.str_or("note", "");
     b.finish();
     t.branches.push_back(std::move(d));
@@ -166,10 +172,13 @@ DriverBranchTable branches_from(const nlohmann::json& root, const std::string& f
     Architecture arch;
     arch.name = a.nonempty_str("name");
     arch.compute_capabilities = a.string_array("compute_capabilities");
-    if (arch.compute_capabilities.empty()) a.fail("compute_capabilities", "list at least one compute capability");
+    if (arch.compute_capabilities.empty())
+      a.fail("compute_capabilities", "list at least one compute capability");
     for (const auto& cc : arch.compute_capabilities) {
-      if (!DottedVersion::parse(cc)) a.fail("compute_capabilities", fmt::format("\"{}\" is not a compute capability (e.g. 9.0)", cc));
-      if (!ccs.insert(cc).second) a.fail("compute_capabilities", fmt::format("compute capability {} is listed twice", cc));
+      if (!DottedVersion::parse(cc))
+        a.fail("compute_capabilities", fmt::format("\"{}\" is not a compute capability (e.g. 9.0)", cc));
+      if (!ccs.insert(cc).second)
+        a.fail("compute_capabilities", fmt::format("compute capability {} is listed twice", cc));
     }
     if (a.has("min_driver")) arch.min_driver = version_field(a, "min_driver", &arch.min_driver_text);
     if (a.has("last_branch")) arch.last_branch = static_cast<int>(a.integer("last_branch", 100, 9999));
@@ -213,13 +222,17 @@ GpuOperatorTable operator_from(const nlohmann::json& root, const std::string& fi
     JsonObject r(releases[i], file, p);
     OperatorRelease rel;
     version_field(r, "version", &rel.version);
-    if (!seen.insert(rel.version).second) r.fail("version", fmt::format("release {} is listed twice", rel.version));
+    if (!seen.insert(rel.version).second)
+      r.fail("version", fmt::format("release {} is listed twice", rel.version));
     rel.date = date_field(r, "date", false);
     rel.default_driver = r.nonempty_str("default_driver");
-    if (!parse_driver_version(rel.default_driver)) r.fail("default_driver", fmt::format("\"{}\" is not a driver version", rel.default_driver));
+    if (!parse_driver_version(rel.default_driver))
+      r.fail("default_driver", fmt::format("\"{}\" is not a driver version", rel.default_driver));
     const nlohmann::json& k8s = r.array("kubernetes");
     if (k8s.empty()) r.fail("kubernetes", "list at least one Kubernetes range");
-    for (std::size_t k = 0; k < k8s.size(); ++k) rel.kubernetes.push_back(range_from(k8s[k], file, JsonObject::index_path(r.child_path("kubernetes"), k)));
+    for (std::size_t k = 0; k < k8s.size(); ++k)
+      rel.kubernetes.push_back(
+          range_from(k8s[k], file, JsonObject::index_path(r.child_path("kubernetes"), k)));
     rel.note = r.str_or("note", "");
     r.finish();
     t.releases.push_back(std::move(rel));
@@ -244,10 +257,14 @@ GpuOperatorTable operator_from(const nlohmann::json& root, const std::string& fi
 
 std::string_view to_string(BranchKind k) {
   switch (k) {
-    case BranchKind::long_term: return "long-term";
-    case BranchKind::production: return "production";
-    case BranchKind::new_feature: return "new-feature";
-    case BranchKind::unconfirmed: return "unconfirmed";
+    case BranchKind::long_term:
+      return "long-term";
+    case BranchKind::production:
+      return "production";
+    case BranchKind::new_feature:
+      return "new-feature";
+    case BranchKind::unconfirmed:
+      return "unconfirmed";
   }
   return "unconfirmed";
 }
@@ -330,7 +347,9 @@ bool is_calendar_date(const std::string& d) {
   return ymd.ok();
 }
 
-std::string without_v(const std::string& v) { return !v.empty() && (v[0] == 'v' || v[0] == 'V') ? v.substr(1) : v; }
+std::string without_v(const std::string& v) {
+  return !v.empty() && (v[0] == 'v' || v[0] == 'V') ? v.substr(1) : v;
+}
 
 std::optional<int> driver_branch_of(const std::string& version) {
   std::size_t i = (!version.empty() && (version[0] == 'R' || version[0] == 'r')) ? 1 : 0;

@@ -67,7 +67,7 @@ struct Architecture {
 struct DriverBranchTable {
   std::vector<DriverBranch> branches;
   std::vector<Architecture> architectures;
-  std::string read;    // the date the sources were read
+  std::string read;  // the date the sources were read
   std::string source;
   std::string origin;
   const DriverBranch* find(int branch) const;

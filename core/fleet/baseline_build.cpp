@@ -9,14 +9,14 @@
 #include <ctime>
 #include <set>
 
-#include "core/base/plural.hpp"
-#include "core/judge/compare_rules.hpp"
-#include "core/verdict/expected_gpus.hpp"
-#include "core/rules/health_severity.hpp"
 #include "core/base/input_error.hpp"
-#include "core/record/record_lookup.hpp"
+#include "core/base/plural.hpp"
 #include "core/base/stats.hpp"
 #include "core/base/utc_time.hpp"
+#include "core/judge/compare_rules.hpp"
+#include "core/record/record_lookup.hpp"
+#include "core/rules/health_severity.hpp"
+#include "core/verdict/expected_gpus.hpp"
 #include "core/verdict/skip_acceptance.hpp"
 #include "core/verdict/suite_requirements.hpp"
 
@@ -31,7 +31,8 @@ std::string node_of(const RunRecord& r, const std::string& path) {
 }
 
 bool limit_matches(const FindingLimit& l, const std::string& code) {
-  if (l.code.size() >= 2 && l.code.ends_with(".*")) return code.starts_with(l.code.substr(0, l.code.size() - 1));
+  if (l.code.size() >= 2 && l.code.ends_with(".*"))
+    return code.starts_with(l.code.substr(0, l.code.size() - 1));
   return l.code == code;
 }
 
@@ -47,7 +48,8 @@ std::string unhealthy(const RunRecord& r, const std::vector<FindingLimit>& limit
         return fmt::format("finding {} on {}: {}", f.code, where, f.detail);
       }
       for (const auto& l : limits) {
-        if (l.status == Status::fail && limit_matches(l, f.code) && (!l.max_value || f.value.value_or(1) > *l.max_value)) {
+        if (l.status == Status::fail && limit_matches(l, f.code) &&
+            (!l.max_value || f.value.value_or(1) > *l.max_value)) {
           return fmt::format("finding {} on {} beyond the hard limit: {}", f.code, where, f.detail);
         }
       }
@@ -56,7 +58,8 @@ std::string unhealthy(const RunRecord& r, const std::vector<FindingLimit>& limit
   for (const auto& c : r.checks) {
     if (c.status == Status::fail) return fmt::format("check {} failed: {}", c.name, c.reason);
     for (const auto& g : c.per_gpu) {
-      if (g.status == Status::fail) return fmt::format("check {} failed on gpu {}: {}", c.name, g.gpu, g.reason);
+      if (g.status == Status::fail)
+        return fmt::format("check {} failed on gpu {}: {}", c.name, g.gpu, g.reason);
     }
   }
   return "";
@@ -129,8 +132,10 @@ void remember(std::vector<std::string>& seen, const std::string& value) {
 // The hard limits a built baseline carries (and that keep a record out of it).
 std::vector<FindingLimit> default_finding_limits() {
   return {
-      FindingLimit{"ecc.uncorrected_volatile", 0.0, Status::fail, "drain the node and reset the GPU; RMA if it recurs"},
-      FindingLimit{"remap.pending", std::nullopt, Status::fail, "reset the GPU to apply the pending row remap"},
+      FindingLimit{"ecc.uncorrected_volatile", 0.0, Status::fail,
+                   "drain the node and reset the GPU; RMA if it recurs"},
+      FindingLimit{"remap.pending", std::nullopt, Status::fail,
+                   "reset the GPU to apply the pending row remap"},
       FindingLimit{"remap.failure", std::nullopt, Status::fail, "drain the node and RMA the GPU"},
   };
 }
@@ -145,7 +150,9 @@ void BaselineBuilder::add(const RunRecord& r, const std::string& path) {
     return;
   }
   if (slug.empty() || slug == "unknown" || slug == "mixed") {
-    excluded_.push_back({path, node, fmt::format("hardware class {}: not a class a baseline can be for", slug.empty() ? "(none)" : slug)});
+    excluded_.push_back({path, node,
+                         fmt::format("hardware class {}: not a class a baseline can be for",
+                                     slug.empty() ? "(none)" : slug)});
     return;
   }
   if (std::string why = unhealthy(r, default_finding_limits()); !why.empty()) {
@@ -191,9 +198,10 @@ void BaselineBuilder::add(const RunRecord& r, const std::string& path) {
         mv.first_path = path;
         d.metric_order.push_back(key);
       } else if (mv.unit != m.unit || mv.direction != m.direction) {
-        throw InputError(path, fmt::format("$.checks[{}].metrics[{}]", ci, mi),
-                         fmt::format("{} is in {} ({} is better) here but in {} ({} is better) in {}", m.name, m.unit,
-                                     to_string(m.direction), mv.unit, to_string(mv.direction), mv.first_path));
+        throw InputError(
+            path, fmt::format("$.checks[{}].metrics[{}]", ci, mi),
+            fmt::format("{} is in {} ({} is better) here but in {} ({} is better) in {}", m.name, m.unit,
+                        to_string(m.direction), mv.unit, to_string(mv.direction), mv.first_path));
       }
       rv.values.emplace_back(key, m.median);
     }
@@ -214,7 +222,8 @@ void BaselineBuilder::leave_out_partial(ClassData& d, std::vector<ExcludedRecord
   std::vector<RecordValues> kept;
   for (auto& rv : d.records) {
     std::string why;
-    if (rv.gpus < most) why = fmt::format("partial: {} GPUs, where other records of the class have {}", rv.gpus, most);
+    if (rv.gpus < most)
+      why = fmt::format("partial: {} GPUs, where other records of the class have {}", rv.gpus, most);
     for (const auto& [check, n] : having) {
       const bool has = std::find(rv.checks.begin(), rv.checks.end(), check) != rv.checks.end();
       if (why.empty() && !has && 2 * n > total) {
@@ -282,8 +291,11 @@ BaselineBuildResult BaselineBuilder::finish() {
   out.notes = std::move(notes_);
   if (classes_.size() > 1) {
     std::vector<std::string> seen;
-    for (const auto& [slug, d] : classes_) seen.push_back(fmt::format("{} ({} records)", slug, d.records.size()));
-    throw InputError("", "", fmt::format("the records are of several hardware classes: {}; choose one with --class", fmt::join(seen, ", ")));
+    for (const auto& [slug, d] : classes_)
+      seen.push_back(fmt::format("{} ({} records)", slug, d.records.size()));
+    throw InputError("", "",
+                     fmt::format("the records are of several hardware classes: {}; choose one with --class",
+                                 fmt::join(seen, ", ")));
   }
   Baseline& b = out.baseline;
   b.hardware_class = options_.hardware_class;
@@ -305,9 +317,10 @@ BaselineBuildResult BaselineBuilder::finish() {
   // Every included record has the class's count; none (a class without GPUs) is no count.
   if (d.records.front().gpus > 0) b.gpu_count = d.records.front().gpus;
   if (d.nodes.size() < 3) {
-    out.notes.push_back(fmt::format("only {}: the spread (MAD) says little about other nodes of the class; "
-                                    "build from more nodes before gating a fleet on it",
-                                    plural(d.nodes.size(), "node")));
+    out.notes.push_back(
+        fmt::format("only {}: the spread (MAD) says little about other nodes of the class; "
+                    "build from more nodes before gating a fleet on it",
+                    plural(d.nodes.size(), "node")));
   }
   for (const auto& key : d.metric_order) {
     const MetricValues& mv = d.metrics.at(key);
@@ -327,31 +340,35 @@ BaselineBuildResult BaselineBuilder::finish() {
     e.per_gpu = mv.per_gpu;
     e.expected = round_significant(stats::median(node_medians), 5);
     if (!(e.expected > 0)) {
-      out.notes.push_back(fmt::format("{}: the median is {}, a baseline needs a positive expected value: left out", e.name, e.expected));
+      out.notes.push_back(fmt::format(
+          "{}: the median is {}, a baseline needs a positive expected value: left out", e.name, e.expected));
       continue;
     }
     const double cv = stats::robust_sigma(all) / e.expected;
     e.noise_cv = std::round(cv * 1e5) / 1e5;
-    e.tolerance = std::ceil(std::max(options_.tolerance_floor, options_.spread_k * cv) * 1000.0 - 1e-9) / 1000.0;
+    e.tolerance =
+        std::ceil(std::max(options_.tolerance_floor, options_.spread_k * cv) * 1000.0 - 1e-9) / 1000.0;
     e.required = mv.runs == d.included.size();
     if (!e.required) {
-      out.notes.push_back(fmt::format("{}: measured in {} of {} runs, so not required", e.name, mv.runs, d.included.size()));
+      out.notes.push_back(
+          fmt::format("{}: measured in {} of {} runs, so not required", e.name, mv.runs, d.included.size()));
     }
     for (const auto& [node, med] : per_node) {
       const double change = med / e.expected - 1.0;
       const double worse = e.direction == Direction::higher ? -change : change;
       if (worse > e.tolerance) {
-        out.outliers.push_back(fmt::format("{}: {} {:.1f} % {} expected ({:g} vs {:g} {}), beyond the tolerance of {:.1f} %",
-                                           node, e.name, std::fabs(change) * 100,
-                                           e.direction == Direction::higher ? "below" : "above", med, e.expected, e.unit,
-                                           e.tolerance * 100));
+        out.outliers.push_back(fmt::format(
+            "{}: {} {:.1f} % {} expected ({:g} vs {:g} {}), beyond the tolerance of {:.1f} %", node, e.name,
+            std::fabs(change) * 100, e.direction == Direction::higher ? "below" : "above", med, e.expected,
+            e.unit, e.tolerance * 100));
       }
     }
     b.metrics.push_back(std::move(e));
   }
-  b.provenance.notes = fmt::format("{} runs on {} nodes; {} records left out; tolerance = max({:g} %, {:g} x robust CV)",
-                                   d.included.size(), d.nodes.size(), out.excluded.size(), options_.tolerance_floor * 100,
-                                   options_.spread_k);
+  b.provenance.notes =
+      fmt::format("{} runs on {} nodes; {} records left out; tolerance = max({:g} %, {:g} x robust CV)",
+                  d.included.size(), d.nodes.size(), out.excluded.size(), options_.tolerance_floor * 100,
+                  options_.spread_k);
   return out;
 }
 

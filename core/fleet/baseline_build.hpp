@@ -29,10 +29,10 @@
 namespace gpuqual {
 
 struct BaselineBuildOptions {
-  std::string hardware_class;      // --class; empty: the one class every record shares
-  double tolerance_floor = 0.03;   // suggested tolerance is never below this
-  double spread_k = 4.0;           // tolerance = max(floor, spread_k * noise_cv)
-  std::string created;             // provenance date (RFC 3339); empty: today, UTC
+  std::string hardware_class;     // --class; empty: the one class every record shares
+  double tolerance_floor = 0.03;  // suggested tolerance is never below this
+  double spread_k = 4.0;          // tolerance = max(floor, spread_k * noise_cv)
+  std::string created;            // provenance date (RFC 3339); empty: today, UTC
 };
 
 struct ExcludedRecord {
@@ -43,10 +43,10 @@ struct ExcludedRecord {
 
 struct BaselineBuildResult {
   Baseline baseline;
-  std::vector<std::string> included;        // record paths the numbers come from
-  std::vector<ExcludedRecord> excluded;     // left out, with the reason
-  std::vector<std::string> outliers;        // "node-c: gemm.bf16.tflops 7.9 % below expected ..."
-  std::vector<std::string> notes;           // anything else a reviewer should know
+  std::vector<std::string> included;     // record paths the numbers come from
+  std::vector<ExcludedRecord> excluded;  // left out, with the reason
+  std::vector<std::string> outliers;     // "node-c: gemm.bf16.tflops 7.9 % below expected ..."
+  std::vector<std::string> notes;        // anything else a reviewer should know
 };
 
 // Streams records: add() keeps per (metric, node) values only, never the record.
@@ -63,24 +63,24 @@ class BaselineBuilder {
     std::string unit;
     Direction direction = Direction::higher;
     bool per_gpu = true;
-    std::string first_path;                          // where unit/direction were first seen
-    std::size_t runs = 0;                            // runs that measured it
+    std::string first_path;                              // where unit/direction were first seen
+    std::size_t runs = 0;                                // runs that measured it
     std::map<std::string, std::vector<double>> by_node;  // node → GPU-level medians, all runs
   };
   // What one record that passed add() contributes; finish() leaves out the partial ones first.
   struct RecordValues {
     std::string path, node, started_at;
     int gpus = 0;
-    std::vector<std::string> checks;                      // measured: pass, warn or an acceptable skip
-    std::vector<std::string> every_gpu;                   // of those, the ones that reported each GPU
+    std::vector<std::string> checks;                         // measured: pass, warn or an acceptable skip
+    std::vector<std::string> every_gpu;                      // of those, the ones that reported each GPU
     std::vector<std::pair<std::string, std::string>> stack;  // (key, version)
-    std::vector<std::pair<std::string, double>> values;   // (metric key, GPU-level median)
+    std::vector<std::pair<std::string, double>> values;      // (metric key, GPU-level median)
   };
   struct ClassData {
     std::vector<RecordValues> records;
     std::vector<std::string> included;
-    std::map<std::string, MetricValues> metrics;     // key: name + (per GPU ? "" : " (node)")
-    std::vector<std::string> metric_order;           // first-seen order, for a stable file
+    std::map<std::string, MetricValues> metrics;            // key: name + (per GPU ? "" : " (node)")
+    std::vector<std::string> metric_order;                  // first-seen order, for a stable file
     std::map<std::string, std::vector<std::string>> stack;  // key → versions seen, in order
     std::vector<std::string> nodes;
     std::string first_started, last_started;

@@ -27,7 +27,8 @@ std::string row_key(const MatrixObservation& o) {
 }
 
 std::string some_names(const std::vector<std::string>& names) {
-  std::vector<std::string> shown(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(std::min(names.size(), kNamesInWhy)));
+  std::vector<std::string> shown(
+      names.begin(), names.begin() + static_cast<std::ptrdiff_t>(std::min(names.size(), kNamesInWhy)));
   std::string out = fmt::format("{}", fmt::join(shown, ", "));
   if (names.size() > shown.size()) out += fmt::format(" and {} more", names.size() - shown.size());
   return out;
@@ -51,16 +52,21 @@ std::string stack_difference(const StackComponents& from, const StackComponents&
 
 std::string_view to_string(MatrixState s) {
   switch (s) {
-    case MatrixState::known_good: return "known-good";
-    case MatrixState::known_bad: return "known-bad";
-    case MatrixState::mixed: return "mixed";
-    case MatrixState::unqualified: return "unqualified";
+    case MatrixState::known_good:
+      return "known-good";
+    case MatrixState::known_bad:
+      return "known-bad";
+    case MatrixState::mixed:
+      return "mixed";
+    case MatrixState::unqualified:
+      return "unqualified";
   }
   return "unqualified";
 }
 
 std::optional<MatrixState> parse_matrix_state(std::string_view text) {
-  for (MatrixState s : {MatrixState::known_good, MatrixState::known_bad, MatrixState::mixed, MatrixState::unqualified}) {
+  for (MatrixState s :
+       {MatrixState::known_good, MatrixState::known_bad, MatrixState::mixed, MatrixState::unqualified}) {
     if (to_string(s) == text) return s;
   }
   return std::nullopt;

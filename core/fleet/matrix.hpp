@@ -42,19 +42,19 @@ std::optional<MatrixState> parse_matrix_state(std::string_view text);
 
 struct MatrixRow {
   std::string hardware_class;
-  std::string gpu_product;          // "NVIDIA H200"
-  std::string compute_capability;   // "9.0": what the driver-branch rules judge
-  StackComponents stack;            // core/fleet/matrix_stack.hpp, in its order
-  std::vector<std::string> images;  // validated workload images, sorted
+  std::string gpu_product;                // "NVIDIA H200"
+  std::string compute_capability;         // "9.0": what the driver-branch rules judge
+  StackComponents stack;                  // core/fleet/matrix_stack.hpp, in its order
+  std::vector<std::string> images;        // validated workload images, sorted
   std::vector<std::string> nodes_passed;  // distinct, sorted
   std::vector<std::string> nodes_failed;
-  int runs_passed = 0;              // outcome pass or warn
+  int runs_passed = 0;  // outcome pass or warn
   int runs_failed = 0;
   int runs_inconclusive = 0;
-  std::string first_seen;           // started_at of the earliest run, as recorded
+  std::string first_seen;  // started_at of the earliest run, as recorded
   std::string last_seen;
   MatrixState state = MatrixState::unqualified;
-  std::string why;                  // one sentence: what decided the state
+  std::string why;  // one sentence: what decided the state
   // The value of `name` in this row's stack, or null.
   const std::string* component(const std::string& name) const;
 };
@@ -62,10 +62,10 @@ struct MatrixRow {
 struct Matrix {
   std::string schema = kMatrixSchema;
   int min_nodes = kDefaultMinNodes;
-  std::size_t records = 0;          // records judged
-  std::size_t unreadable = 0;       // record files that could not be read (left out)
-  std::vector<MatrixRow> rows;      // sorted by class, then stack
-  std::string origin;               // the file it was loaded from
+  std::size_t records = 0;      // records judged
+  std::size_t unreadable = 0;   // record files that could not be read (left out)
+  std::vector<MatrixRow> rows;  // sorted by class, then stack
+  std::string origin;           // the file it was loaded from
 };
 
 // What the builder keeps of one judged record (the record itself is dropped).
@@ -79,7 +79,7 @@ struct MatrixObservation {
   std::string run_id;
   std::string started_at;
   Outcome outcome = Outcome::inconclusive;
-  bool complete = true;                // the record's `complete`
+  bool complete = true;                 // the record's `complete`
   std::vector<std::uint64_t> gpu_keys;  // hashes of its distinct GPU UUIDs: the machine's identity
 };
 MatrixObservation observe_record(const RunRecord& record, Outcome outcome);

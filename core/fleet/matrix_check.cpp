@@ -6,9 +6,9 @@
 #include <filesystem>
 #include <set>
 
-#include "core/compat/cuda_compat_forward.hpp"
 #include "core/base/exit_code.hpp"
 #include "core/base/input_error.hpp"
+#include "core/compat/cuda_compat_forward.hpp"
 
 namespace gpuqual {
 
@@ -29,9 +29,11 @@ void check_cuda(const std::map<std::string, ComponentRule>& t, const std::option
     const auto v = DottedVersion::parse(*cuda);
     const auto min = v ? rules.cuda.full_minimum(*v) : std::nullopt;
     if (!min) {
-      out.notes.push_back(fmt::format("CUDA {} is not in {}: the driver's CUDA version is not checked", *cuda, file));
+      out.notes.push_back(
+          fmt::format("CUDA {} is not in {}: the driver's CUDA version is not checked", *cuda, file));
     } else if (*driver < *DottedVersion::parse(*min)) {
-      out.broken.push_back(fmt::format("driver {} is below {}, the minimum for CUDA {} ({})", driver_text, *min, *cuda, file));
+      out.broken.push_back(
+          fmt::format("driver {} is below {}, the minimum for CUDA {} ({})", driver_text, *min, *cuda, file));
     }
   }
   if (auto rt = pinned(t, "cuda_runtime_version"); rt && driver) {
@@ -41,7 +43,8 @@ void check_cuda(const std::map<std::string, ComponentRule>& t, const std::option
     // branch CUDA 13.0's images accept, on a data-center GPU CUDA 13 can build for (CC >= 7.5).
     const auto ccv = DottedVersion::parse(cc);
     const bool fc = v->major() == 13 && branch &&
-                    std::find(kForwardCompatBranches.begin(), kForwardCompatBranches.end(), *branch) != kForwardCompatBranches.end() &&
+                    std::find(kForwardCompatBranches.begin(), kForwardCompatBranches.end(), *branch) !=
+                        kForwardCompatBranches.end() &&
                     forward_compat_product_supported(product) && ccv && *ccv >= DottedVersion{{7, 5}};
     HostDriver host;
     host.driver = driver;
@@ -68,8 +71,9 @@ void check_minimum(std::optional<int> branch, const std::optional<DottedVersion>
                                      driver ? driver_text : fmt::format("R{}", *branch), min_text, what,
                                      source, file));
   } else if (!driver && *branch == min.major() && min.parts.size() > 1) {
-    out.notes.push_back(fmt::format("{} needs driver {} or later: the target's R{} prefix does not say which ({})",
-                                    what, min_text, *branch, file));
+    out.notes.push_back(
+        fmt::format("{} needs driver {} or later: the target's R{} prefix does not say which ({})", what,
+                    min_text, *branch, file));
   }
 }
 
@@ -82,9 +86,11 @@ void check_branch(std::optional<int> branch, const std::optional<DottedVersion>&
     out.notes.push_back(fmt::format("R{} is not in {}: its kind and end of life are unknown", *branch, file));
   } else {
     if (b->kind == BranchKind::new_feature)
-      out.notes.push_back(fmt::format("R{} is a new-feature branch: short-lived, no fixes after release ({})", *branch, file));
+      out.notes.push_back(fmt::format("R{} is a new-feature branch: short-lived, no fixes after release ({})",
+                                      *branch, file));
     if (b->kind == BranchKind::unconfirmed || !b->kind_confirmed)
-      out.notes.push_back(fmt::format("R{}'s branch kind is not confirmed by an NVIDIA source ({})", *branch, file));
+      out.notes.push_back(
+          fmt::format("R{}'s branch kind is not confirmed by an NVIDIA source ({})", *branch, file));
     std::vector<std::string> past, future;
     for (const auto& e : b->end_of_life) {
       const std::string said = e.listed ? fmt::format("listed as end of life by {}", e.source)
@@ -95,25 +101,29 @@ void check_branch(std::optional<int> branch, const std::optional<DottedVersion>&
     if (b->end_of_life.empty()) {
       out.notes.push_back(fmt::format("R{}'s end of life is not confirmed ({})", *branch, file));
     } else if (future.empty()) {
-      out.broken.push_back(fmt::format("R{} ({}) is end of life on {}: {} ({})", *branch, to_string(b->kind), as_of,
-                                       fmt::join(past, "; "), file));
+      out.broken.push_back(fmt::format("R{} ({}) is end of life on {}: {} ({})", *branch, to_string(b->kind),
+                                       as_of, fmt::join(past, "; "), file));
     } else if (!past.empty()) {
-      out.notes.push_back(fmt::format("sources disagree whether R{} is end of life on {}: {} vs {} ({})", *branch, as_of,
-                                      fmt::join(past, "; "), fmt::join(future, "; "), file));
+      out.notes.push_back(fmt::format("sources disagree whether R{} is end of life on {}: {} vs {} ({})",
+                                      *branch, as_of, fmt::join(past, "; "), fmt::join(future, "; "), file));
     }
   }
   if (cc.empty()) {
-    out.notes.push_back("the class's compute capability is not known (no matrix row): driver branch vs architecture not checked");
+    out.notes.push_back(
+        "the class's compute capability is not known (no matrix row): driver branch vs architecture not "
+        "checked");
     return;
   }
   const Architecture* a = rules.branches.for_compute_capability(cc);
   if (!a) {
-    out.notes.push_back(fmt::format("compute capability {} is not in {}: driver branch vs architecture not checked", cc, file));
+    out.notes.push_back(fmt::format(
+        "compute capability {} is not in {}: driver branch vs architecture not checked", cc, file));
     return;
   }
   if (a->last_branch && *branch > *a->last_branch) {
-    out.broken.push_back(fmt::format("R{} dropped {} (compute capability {}): R{} is its last branch ({}, {})", *branch,
-                                     a->name, cc, *a->last_branch, a->source, file));
+    out.broken.push_back(
+        fmt::format("R{} dropped {} (compute capability {}): R{} is its last branch ({}, {})", *branch,
+                    a->name, cc, *a->last_branch, a->source, file));
   }
   const std::string arch_name = fmt::format("{} (compute capability {})", a->name, cc);
   if (a->min_driver)
@@ -125,32 +135,39 @@ void check_branch(std::optional<int> branch, const std::optional<DottedVersion>&
                   fmt::format("{} ({})", p->name, arch_name), p->source, file, out);
 }
 
-void check_operator(const std::map<std::string, ComponentRule>& t, const std::optional<std::string>& driver_exact,
-                    const PlatformRules& rules, RuleOutcome& out) {
+void check_operator(const std::map<std::string, ComponentRule>& t,
+                    const std::optional<std::string>& driver_exact, const PlatformRules& rules,
+                    RuleOutcome& out) {
   const GpuOperatorTable& op = rules.gpu_operator;
   const auto version = pinned(t, "gpu_operator");
   const auto k8s = pinned(t, "kubernetes");
   if (!version) {
-    if (k8s) out.notes.push_back("the target names kubernetes but no gpu_operator: the Operator's Kubernetes range is not checked");
+    if (k8s)
+      out.notes.push_back(
+          "the target names kubernetes but no gpu_operator: the Operator's Kubernetes range is not checked");
     return;
   }
   const OperatorRelease* rel = op.find(*version);
   const std::string state = op.support_state(*version);
   if (state == "end-of-life") {
-    out.broken.push_back(fmt::format("GPU Operator {} is end of life (only {}.x is supported and {}.x deprecated as of {}, {}; {})",
-                                     *version, op.supported, op.deprecated, op.as_of, op.lifecycle_source, op.origin));
+    out.broken.push_back(fmt::format(
+        "GPU Operator {} is end of life (only {}.x is supported and {}.x deprecated as of {}, {}; {})",
+        *version, op.supported, op.deprecated, op.as_of, op.lifecycle_source, op.origin));
   } else if (state == "deprecated") {
-    out.notes.push_back(fmt::format("GPU Operator {} is deprecated: critical and CVE fixes only ({}; {})", *version,
-                                    op.lifecycle_source, op.origin));
+    out.notes.push_back(fmt::format("GPU Operator {} is deprecated: critical and CVE fixes only ({}; {})",
+                                    *version, op.lifecycle_source, op.origin));
   }
   if (!rel) {
-    out.notes.push_back(fmt::format("GPU Operator {} is not in {}: its Kubernetes range and default driver are unknown", *version, op.origin));
+    out.notes.push_back(
+        fmt::format("GPU Operator {} is not in {}: its Kubernetes range and default driver are unknown",
+                    *version, op.origin));
     return;
   }
   if (k8s) {
     const auto kv = DottedVersion::parse(without_v(*k8s));
     if (!kv) {
-      out.notes.push_back(fmt::format("kubernetes \"{}\" is not a version: the Operator's range is not checked", *k8s));
+      out.notes.push_back(
+          fmt::format("kubernetes \"{}\" is not a version: the Operator's range is not checked", *k8s));
     } else {
       const DottedVersion minor = kv->major_minor();
       std::vector<std::string> in, outside;
@@ -160,14 +177,16 @@ void check_operator(const std::map<std::string, ComponentRule>& t, const std::op
         out.broken.push_back(fmt::format("GPU Operator {} supports Kubernetes {}, not {} ({})", rel->version,
                                          fmt::join(outside, " / "), *k8s, op.origin));
       } else if (!outside.empty()) {
-        out.notes.push_back(fmt::format("sources disagree whether GPU Operator {} supports Kubernetes {}: yes per {}, no per {} ({})",
-                                        rel->version, minor.str(), fmt::join(in, "; "), fmt::join(outside, "; "), op.origin));
+        out.notes.push_back(fmt::format(
+            "sources disagree whether GPU Operator {} supports Kubernetes {}: yes per {}, no per {} ({})",
+            rel->version, minor.str(), fmt::join(in, "; "), fmt::join(outside, "; "), op.origin));
       }
     }
   }
   if (driver_exact && *driver_exact != rel->default_driver) {
-    out.notes.push_back(fmt::format("GPU Operator {} deploys driver {} by default; the target pins {} (set the chart's driver.version)",
-                                    rel->version, rel->default_driver, *driver_exact));
+    out.notes.push_back(fmt::format(
+        "GPU Operator {} deploys driver {} by default; the target pins {} (set the chart's driver.version)",
+        rel->version, rel->default_driver, *driver_exact));
   }
 }
 
@@ -189,8 +208,8 @@ PlatformRules load_platform_rules(const std::string& dir) {
   return r;
 }
 
-RuleOutcome check_rules(const std::map<std::string, ComponentRule>& t, const std::string& cc, const std::string& product,
-                        const PlatformRules& rules, const std::string& as_of) {
+RuleOutcome check_rules(const std::map<std::string, ComponentRule>& t, const std::string& cc,
+                        const std::string& product, const PlatformRules& rules, const std::string& as_of) {
   RuleOutcome out;
   std::optional<DottedVersion> driver;
   std::string driver_text;
@@ -223,7 +242,8 @@ bool row_on_target(const MatrixRow& row, const std::map<std::string, ComponentRu
       std::size_t from = 0;
       for (;;) {
         const std::size_t comma = have->find(',', from);
-        if (!component_matches(rule, have->substr(from, comma == std::string::npos ? std::string::npos : comma - from)))
+        if (!component_matches(
+                rule, have->substr(from, comma == std::string::npos ? std::string::npos : comma - from)))
           return false;
         if (comma == std::string::npos) break;
         from = comma + 1;
@@ -288,7 +308,8 @@ MatrixCheck check_target(const Target& target, const Matrix* matrix, const Platf
       why = on.front()->why;
     } else {
       c.state = "never-qualified";
-      why = matrix ? fmt::format("no row of {} is on the target", matrix->origin.empty() ? "the matrix" : matrix->origin)
+      why = matrix ? fmt::format("no row of {} is on the target",
+                                 matrix->origin.empty() ? "the matrix" : matrix->origin)
                    : "no matrix given";
     }
     if (!c.rules.broken.empty() || c.state == "known-bad") {
@@ -302,7 +323,8 @@ MatrixCheck check_target(const Target& target, const Matrix* matrix, const Platf
     c.line += c.rules.broken.empty() ? "; rules: none broken" : "; rule broken: " + joined(c.rules.broken);
     if (!c.rules.notes.empty()) c.line += "; note: " + joined(c.rules.notes);
     // 1 outranks 2 outranks 0.
-    if (c.exit_code == kExitFail || (c.exit_code == kExitInconclusive && worst == kExitPass)) worst = c.exit_code;
+    if (c.exit_code == kExitFail || (c.exit_code == kExitInconclusive && worst == kExitPass))
+      worst = c.exit_code;
     out.classes.push_back(std::move(c));
   }
   out.exit_code = checked == 0 ? kExitInconclusive : worst;

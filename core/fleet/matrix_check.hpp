@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "core/compat/cuda_compat.hpp"
-#include "core/fleet/matrix.hpp"
 #include "core/compat/platform_rules.hpp"
+#include "core/fleet/matrix.hpp"
 #include "core/verdict/target.hpp"
 
 namespace gpuqual {
@@ -38,14 +38,15 @@ struct RuleOutcome {
 };
 
 // The rules alone, for one class (compute capability and product may be empty: unknown).
-RuleOutcome check_rules(const std::map<std::string, ComponentRule>& target, const std::string& compute_capability,
-                        const std::string& gpu_product, const PlatformRules& rules, const std::string& as_of);
+RuleOutcome check_rules(const std::map<std::string, ComponentRule>& target,
+                        const std::string& compute_capability, const std::string& gpu_product,
+                        const PlatformRules& rules, const std::string& as_of);
 
 struct ClassCheck {
   std::string hardware_class;
   std::string state;  // known-good, known-bad, mixed, unqualified, never-qualified, not-targeted
   int exit_code = 2;
-  std::string line;   // "h200-sxm-141gb: known-good: ...; rules: ..."
+  std::string line;  // "h200-sxm-141gb: known-good: ...; rules: ..."
   RuleOutcome rules;
 };
 

@@ -5,11 +5,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/base/yaml_tree.hpp"
 #include "core/base/input_error.hpp"
 #include "core/base/json_fields.hpp"
 #include "core/base/json_input.hpp"
 #include "core/base/text_escape.hpp"
+#include "core/base/yaml_tree.hpp"
 
 namespace gpuqual {
 
@@ -92,7 +92,8 @@ MatrixRow row_from_json(const nlohmann::json& j, const std::string& file, const 
   r.compute_capability = o.str("compute_capability");
   const std::string state = o.str("state");
   const auto s = parse_matrix_state(state);
-  if (!s) o.fail("state", fmt::format("unknown state \"{}\" (known-good, known-bad, mixed, unqualified)", state));
+  if (!s)
+    o.fail("state", fmt::format("unknown state \"{}\" (known-good, known-bad, mixed, unqualified)", state));
   r.state = *s;
   r.why = o.str("why");
   const nlohmann::json& stack = o.object("stack");
@@ -126,7 +127,8 @@ Matrix matrix_from_json(const nlohmann::json& root, const std::string& file) {
   Matrix m;
   m.schema = o.str("schema");
   if (m.schema != kMatrixSchema)
-    o.fail("schema", fmt::format("unsupported schema \"{}\" (this gpuqual reads {})", m.schema, kMatrixSchema));
+    o.fail("schema",
+           fmt::format("unsupported schema \"{}\" (this gpuqual reads {})", m.schema, kMatrixSchema));
   m.min_nodes = static_cast<int>(o.integer("min_nodes", 1, 1 << 20));
   m.records = static_cast<std::size_t>(o.integer("records", 0));
   m.unreadable = static_cast<std::size_t>(o.integer("unreadable", 0));
@@ -151,25 +153,29 @@ std::string matrix_to_yaml(const Matrix& m) {
 }
 
 std::string matrix_to_markdown(const Matrix& m) {
-  std::string out = fmt::format("## Compatibility matrix\n\n{} records judged ({} unreadable), known-good needs {} "
-                                "passing nodes and no failure.\n\n",
-                                m.records, m.unreadable, m.min_nodes);
-  out += "| class | state | stack | images | nodes passed | nodes failed | runs (pass/fail/inconclusive) | first seen | "
-         "last seen | why |\n";
+  std::string out = fmt::format(
+      "## Compatibility matrix\n\n{} records judged ({} unreadable), known-good needs {} "
+      "passing nodes and no failure.\n\n",
+      m.records, m.unreadable, m.min_nodes);
+  out +=
+      "| class | state | stack | images | nodes passed | nodes failed | runs (pass/fail/inconclusive) | "
+      "first seen | "
+      "last seen | why |\n";
   out += "|---|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& r : m.rows) {
     std::vector<std::string> stack;
     for (const auto& [n, v] : r.stack) stack.push_back(fmt::format("{} {}", n, v));
     out += fmt::format("| {} | {} | {} | {} | {} | {} | {}/{}/{} | {} | {} | {} |\n", cell(r.hardware_class),
-                       to_string(r.state), cell(stack), cell(r.images), r.nodes_passed.size(), r.nodes_failed.size(),
-                       r.runs_passed, r.runs_failed, r.runs_inconclusive, cell(r.first_seen), cell(r.last_seen),
-                       cell(r.why));
+                       to_string(r.state), cell(stack), cell(r.images), r.nodes_passed.size(),
+                       r.nodes_failed.size(), r.runs_passed, r.runs_failed, r.runs_inconclusive,
+                       cell(r.first_seen), cell(r.last_seen), cell(r.why));
   }
   return out;
 }
 
 Matrix parse_matrix(const std::string& text, const std::string& origin) {
-  if (origin.ends_with(".json")) return matrix_from_json(parse_json_text(text, origin, JsonLimits{kMaxMatrixBytes, 16}), origin);
+  if (origin.ends_with(".json"))
+    return matrix_from_json(parse_json_text(text, origin, JsonLimits{kMaxMatrixBytes, 16}), origin);
   YamlLimits limits;
   limits.max_bytes = kMaxMatrixBytes;
   limits.max_nodes = 50'000'000;
@@ -181,6 +187,8 @@ Matrix parse_matrix(const std::string& text, const std::string& origin) {
   }
 }
 
-Matrix load_matrix(const std::string& path) { return parse_matrix(read_text_file(path, kMaxMatrixBytes), path); }
+Matrix load_matrix(const std::string& path) {
+  return parse_matrix(read_text_file(path, kMaxMatrixBytes), path);
+}
 
 }  // namespace gpuqual

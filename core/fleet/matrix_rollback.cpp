@@ -21,9 +21,10 @@ std::optional<Rollback> rollback_for(const Matrix& m, const std::string& cls) {
   if (!best) return std::nullopt;
   Rollback out;
   out.row = best;
-  out.comment.push_back(fmt::format("gpuqual matrix rollback --class {}: the newest known-good stack of the class", cls));
-  out.comment.push_back(fmt::format("from {}: {}; last seen {}", m.origin.empty() ? "the matrix" : m.origin, best->why,
-                                    best->last_seen.empty() ? "(unknown)" : best->last_seen));
+  out.comment.push_back(
+      fmt::format("gpuqual matrix rollback --class {}: the newest known-good stack of the class", cls));
+  out.comment.push_back(fmt::format("from {}: {}; last seen {}", m.origin.empty() ? "the matrix" : m.origin,
+                                    best->why, best->last_seen.empty() ? "(unknown)" : best->last_seen));
   auto& rules = out.target.classes[cls];
   for (const auto& [name, value] : best->stack) {
     if (name == "vbios" && value.find(',') != std::string::npos) {

@@ -11,8 +11,8 @@ namespace gpuqual {
 
 struct Rollback {
   const MatrixRow* row = nullptr;
-  Target target;                      // the row's stack as exact rules under classes.<C>
-  std::vector<std::string> comment;   // where it came from, what was left out
+  Target target;                     // the row's stack as exact rules under classes.<C>
+  std::vector<std::string> comment;  // where it came from, what was left out
 };
 
 // nullopt when the class has no known-good row.

@@ -14,8 +14,8 @@ namespace gpuqual {
 namespace {
 
 // The order components appear in a matrix row: the driver stack first, firmware last.
-constexpr std::array<std::string_view, 7> kMatrixComponents{"driver_version", "cuda_driver_version", "kernel", "os",
-                                                           "kubernetes", "gpu_operator", "vbios"};
+constexpr std::array<std::string_view, 7> kMatrixComponents{
+    "driver_version", "cuda_driver_version", "kernel", "os", "kubernetes", "gpu_operator", "vbios"};
 
 }  // namespace
 

@@ -3,15 +3,15 @@
 #include <exception>
 #include <optional>
 
+#include "core/base/input_error.hpp"
 #include "core/judge/compare.hpp"
 #include "core/record/record_reader.hpp"
-#include "core/base/input_error.hpp"
 #include "core/record/record_workers.hpp"
 
 namespace gpuqual {
 
-MatrixBuildResult build_matrix(const std::vector<std::string>& paths, BaselineSource& baselines, int min_nodes,
-                               unsigned jobs) {
+MatrixBuildResult build_matrix(const std::vector<std::string>& paths, BaselineSource& baselines,
+                               int min_nodes, unsigned jobs) {
   const std::size_t n = paths.size();
   std::vector<std::optional<MatrixObservation>> seen(n);
   std::vector<std::string> problems(n);

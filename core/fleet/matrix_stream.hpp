@@ -20,7 +20,7 @@ struct MatrixBuildResult {
 // `jobs` 0: one per hardware thread. An unreadable record is left out and listed (a fleet's
 // matrix must not stop at one truncated file); when none can be read, the first one's
 // InputError is thrown (exit 3), as is a bad baseline file.
-MatrixBuildResult build_matrix(const std::vector<std::string>& paths, BaselineSource& baselines, int min_nodes,
-                               unsigned jobs = 0);
+MatrixBuildResult build_matrix(const std::vector<std::string>& paths, BaselineSource& baselines,
+                               int min_nodes, unsigned jobs = 0);
 
 }  // namespace gpuqual

@@ -15,11 +15,16 @@ namespace gpuqual {
 
 std::string_view to_string(NodeState s) {
   switch (s) {
-    case NodeState::planned: return "planned";
-    case NodeState::done: return "done";
-    case NodeState::failed: return "failed";
-    case NodeState::excluded: return "excluded";
-    case NodeState::deferred: return "deferred";
+    case NodeState::planned:
+      return "planned";
+    case NodeState::done:
+      return "done";
+    case NodeState::failed:
+      return "failed";
+    case NodeState::excluded:
+      return "excluded";
+    case NodeState::deferred:
+      return "deferred";
   }
   return "deferred";
 }
@@ -28,12 +33,12 @@ namespace {
 
 // What draining one node would do: the pods it evicts and the PDB budget they take.
 struct NodeWork {
-  std::vector<std::size_t> pods;                       // evictable pods, by namespace/name
-  std::vector<std::pair<std::size_t, int>> pdb_pods;   // PDB index → this node's pods under it
-  int used_gpus = 0;                                   // by every unfinished pod
-  int staying_gpus = 0;                                // by pods a drain leaves (DaemonSet, mirror)
+  std::vector<std::size_t> pods;                      // evictable pods, by namespace/name
+  std::vector<std::pair<std::size_t, int>> pdb_pods;  // PDB index → this node's pods under it
+  int used_gpus = 0;                                  // by every unfinished pod
+  int staying_gpus = 0;                               // by pods a drain leaves (DaemonSet, mirror)
   int evicted_gpu_pods = 0;
-  bool capacity = false;                               // its GPUs count as schedulable
+  bool capacity = false;  // its GPUs count as schedulable
   int class_id = -1;
 };
 
@@ -72,7 +77,8 @@ class Planner {
   void index_pods() {
     std::vector<std::size_t> pdb_order(c_.pdbs.size());
     std::iota(pdb_order.begin(), pdb_order.end(), 0);
-    std::sort(pdb_order.begin(), pdb_order.end(), [&](auto a, auto b) { return c_.pdbs[a].key() < c_.pdbs[b].key(); });
+    std::sort(pdb_order.begin(), pdb_order.end(),
+              [&](auto a, auto b) { return c_.pdbs[a].key() < c_.pdbs[b].key(); });
     for (std::size_t d : pdb_order) pdbs_in_ns_[c_.pdbs[d].ns].push_back(d);
     std::vector<std::size_t> order(c_.pods.size());
     std::iota(order.begin(), order.end(), 0);
@@ -104,20 +110,24 @@ class Planner {
       if (pod_pdbs_[p].size() > 1) {
         std::vector<std::string> names;
         for (std::size_t d : pod_pdbs_[p]) names.push_back(c_.pdbs[d].key());
-        reasons.push_back(fmt::format("pod {} is covered by {} PDBs ({}): the eviction API refuses to evict it",
-                                      pod.key(), names.size(), fmt::join(names, ", ")));
+        reasons.push_back(
+            fmt::format("pod {} is covered by {} PDBs ({}): the eviction API refuses to evict it", pod.key(),
+                        names.size(), fmt::join(names, ", ")));
       }
       for (std::size_t d : pod_pdbs_[p]) {
         auto e = std::find_if(w.pdb_pods.begin(), w.pdb_pods.end(), [&](auto& x) { return x.first == d; });
-        if (e == w.pdb_pods.end()) w.pdb_pods.emplace_back(d, 1);
-        else ++e->second;
+        if (e == w.pdb_pods.end())
+          w.pdb_pods.emplace_back(d, 1);
+        else
+          ++e->second;
       }
       if (policy_.training.blocks_drain(pod)) {
         if (policy_.training.before_drain == TrainingPolicy::BeforeDrain::done) {
-          reasons.push_back(fmt::format("training pod {}{} still running (before_drain: done)", pod.key(), owner_text(pod)));
+          reasons.push_back(fmt::format("training pod {}{} still running (before_drain: done)", pod.key(),
+                                        owner_text(pod)));
         } else {
-          reasons.push_back(fmt::format("training pod {}{} has no checkpoint ({}: \"true\" not set)", pod.key(),
-                                        owner_text(pod), policy_.training.checkpoint_annotation));
+          reasons.push_back(fmt::format("training pod {}{} has no checkpoint ({}: \"true\" not set)",
+                                        pod.key(), owner_text(pod), policy_.training.checkpoint_annotation));
         }
       }
     }
@@ -133,9 +143,12 @@ class Planner {
       cc.gpus += n.gpus;
       NodeState s = NodeState::deferred;  // "to plan" until judged below
       auto v = verdicts_.find(n.name);
-      if (policy_.exclude_nodes.count(n.name) != 0) s = NodeState::excluded;
-      else if (v != verdicts_.end() && v->second == Outcome::fail) s = NodeState::failed;
-      else if (v != verdicts_.end() && is_qualified(v->second)) s = NodeState::done;
+      if (policy_.exclude_nodes.count(n.name) != 0)
+        s = NodeState::excluded;
+      else if (v != verdicts_.end() && v->second == Outcome::fail)
+        s = NodeState::failed;
+      else if (v != verdicts_.end() && is_qualified(v->second))
+        s = NodeState::done;
       state_[i] = s;
       // Failed qualification: out of service until repaired, so no longer capacity.
       work_[i].capacity = n.ready && !n.unschedulable && s != NodeState::failed;
@@ -154,7 +167,8 @@ class Planner {
       }
       plan_.classes.push_back(cc);
     }
-    for (std::size_t i = 0; i < nodes_.size(); ++i) work_[i].class_id = class_ids_.at(nodes_[i].hardware_class);
+    for (std::size_t i = 0; i < nodes_.size(); ++i)
+      work_[i].class_id = class_ids_.at(nodes_[i].hardware_class);
   }
 
   int cap_gpus(std::size_t i) const { return work_[i].capacity ? nodes_[i].gpus : 0; }
@@ -173,11 +187,15 @@ class Planner {
       if (limits_[cid] == nullptr) {
         r.push_back(fmt::format("class {} is not in the policy (add it under classes:)", cc.hardware_class));
       } else if (cc.unmet) {
-        r.push_back(fmt::format("the floor of {} GPUs ({}) is above the {} schedulable GPUs class {} has: the policy cannot be met",
-                                cc.floor, cc.floor_text, cc.schedulable, cc.hardware_class));
+        r.push_back(
+            fmt::format("the floor of {} GPUs ({}) is above the {} schedulable GPUs class {} has: the policy "
+                        "cannot be met",
+                        cc.floor, cc.floor_text, cc.schedulable, cc.hardware_class));
       } else if (cap_gpus(i) > budget(cid)) {
-        r.push_back(fmt::format("capacity would fall below the floor: {} of {} schedulable {} GPUs would be left, the floor is {}",
-                                cc.schedulable - cap_gpus(i), cc.schedulable, cc.hardware_class, cc.floor));
+        r.push_back(
+            fmt::format("capacity would fall below the floor: {} of {} schedulable {} GPUs would be left, "
+                        "the floor is {}",
+                        cc.schedulable - cap_gpus(i), cc.schedulable, cc.hardware_class, cc.floor));
       }
       for (std::string& why : pdb_overflows(i)) r.push_back(std::move(why));
       if (r.empty()) state_[i] = NodeState::planned;  // provisional: a wave is found below
@@ -202,7 +220,8 @@ class Planner {
     PlacementIndex index(nodes_);
     for (std::size_t i = 0; i < nodes_.size(); ++i) {
       // Nodes with a verdict that passed are upgraded already: evicted pods go there first.
-      if (work_[i].capacity) index.insert(i, nodes_[i].gpus - work_[i].used_gpus, state_[i] == NodeState::done);
+      if (work_[i].capacity)
+        index.insert(i, nodes_[i].gpus - work_[i].used_gpus, state_[i] == NodeState::done);
     }
     std::vector<int> pdb_used(c_.pdbs.size(), 0);
     const std::size_t nclasses = plan_.classes.size();
@@ -253,9 +272,11 @@ class Planner {
       for (std::size_t cid = 0; cid < nclasses; ++cid) {
         if (out_nodes[cid] == 0) continue;
         const ClassCapacity& cc = plan_.classes[cid];
-        w.classes.push_back({cc.hardware_class, out_nodes[cid], out_gpus[cid], cc.schedulable - out_gpus[cid], cc.floor});
+        w.classes.push_back(
+            {cc.hardware_class, out_nodes[cid], out_gpus[cid], cc.schedulable - out_gpus[cid], cc.floor});
       }
-      std::sort(touched.begin(), touched.end(), [&](auto a, auto b) { return c_.pdbs[a].key() < c_.pdbs[b].key(); });
+      std::sort(touched.begin(), touched.end(),
+                [&](auto a, auto b) { return c_.pdbs[a].key() < c_.pdbs[b].key(); });
       for (std::size_t d : touched) {
         w.pdbs.push_back({c_.pdbs[d].key(), pdb_used[d], c_.pdbs[d].disruptions_allowed});
         pdb_used[d] = 0;  // the next wave starts after these pods are back: full budget again
@@ -323,8 +344,10 @@ class Planner {
     ++w.evicted_gpu_pods;
     for (std::size_t d : pod_pdbs_[p]) {
       auto e = std::find_if(w.pdb_pods.begin(), w.pdb_pods.end(), [&](auto& x) { return x.first == d; });
-      if (e == w.pdb_pods.end()) w.pdb_pods.emplace_back(d, 1);
-      else ++e->second;
+      if (e == w.pdb_pods.end())
+        w.pdb_pods.emplace_back(d, 1);
+      else
+        ++e->second;
     }
   }
 
@@ -333,7 +356,9 @@ class Planner {
     std::string first_wait;
     std::vector<std::string> unmet;
     for (const ClassCapacity& cc : plan_.classes) {
-      if (cc.unmet) unmet.push_back(fmt::format("{} floor {} GPUs > {} schedulable", cc.hardware_class, cc.floor, cc.schedulable));
+      if (cc.unmet)
+        unmet.push_back(
+            fmt::format("{} floor {} GPUs > {} schedulable", cc.hardware_class, cc.floor, cc.schedulable));
     }
     for (std::size_t i = 0; i < nodes_.size(); ++i) {
       NodeFate f;
@@ -347,9 +372,18 @@ class Planner {
           f.wave = wave_of_.at(i);
           ++planned;
           break;
-        case NodeState::done: ++done; f.reasons = {"qualified (verdict pass)"}; break;
-        case NodeState::failed: ++failed; f.reasons = {"failed qualification: stays out, no longer capacity"}; break;
-        case NodeState::excluded: ++excluded; f.reasons = {"excluded by the policy (exclude_nodes)"}; break;
+        case NodeState::done:
+          ++done;
+          f.reasons = {"qualified (verdict pass)"};
+          break;
+        case NodeState::failed:
+          ++failed;
+          f.reasons = {"failed qualification: stays out, no longer capacity"};
+          break;
+        case NodeState::excluded:
+          ++excluded;
+          f.reasons = {"excluded by the policy (exclude_nodes)"};
+          break;
         case NodeState::deferred:
           ++deferred;
           if (first_wait.empty()) first_wait = fmt::format("{}: {}", f.node, f.reasons.front());
@@ -365,7 +399,8 @@ class Planner {
         fmt::format("{} in {}", plural(planned, "node"), plural(plan_.waves.size(), "wave"));
     if (!unmet.empty()) {
       plan_.exit_code = 1;
-      plan_.summary = fmt::format("gpuqual plan: FAIL the policy cannot be met ({}); {}{}", fmt::join(unmet, "; "), head, tail);
+      plan_.summary = fmt::format("gpuqual plan: FAIL the policy cannot be met ({}); {}{}",
+                                  fmt::join(unmet, "; "), head, tail);
     } else if (deferred > 0) {
       plan_.exit_code = 2;
       plan_.summary = fmt::format("gpuqual plan: WAIT {} must wait ({}{}); {}{}", plural(deferred, "node"),

@@ -25,7 +25,7 @@
 namespace gpuqual {
 
 struct PlannedEviction {
-  std::string pod;                // namespace/name
+  std::string pod;  // namespace/name
   std::string node;
   int gpus = 0;
   bool training = false;          // training work with its checkpoint taken
@@ -34,15 +34,15 @@ struct PlannedEviction {
 };
 
 struct PdbUse {
-  std::string pdb;                // namespace/name
-  int evictions = 0;              // in this wave
-  int allowed = 0;                // status.disruptionsAllowed
+  std::string pdb;    // namespace/name
+  int evictions = 0;  // in this wave
+  int allowed = 0;    // status.disruptionsAllowed
 };
 
 struct WaveClass {
   std::string hardware_class;
   int nodes_out = 0;
-  int gpus_out = 0;               // schedulable GPUs leaving (a cordoned node's leave none)
+  int gpus_out = 0;  // schedulable GPUs leaving (a cordoned node's leave none)
   int schedulable_left = 0;
   int floor = 0;
 };
@@ -54,7 +54,7 @@ struct Wave {
   std::vector<WaveClass> classes;
   std::vector<PlannedEviction> evictions;
   std::vector<PdbUse> pdbs;
-  int unplaced_gpu_pods = 0;      // GPU pods that fit on no staying node of their class
+  int unplaced_gpu_pods = 0;  // GPU pods that fit on no staying node of their class
   bool fits() const { return unplaced_gpu_pods == 0; }
 };
 
@@ -66,26 +66,26 @@ struct NodeFate {
   std::string hardware_class;
   int gpus = 0;
   NodeState state = NodeState::deferred;
-  int wave = -1;                  // planned: its wave
+  int wave = -1;  // planned: its wave
   std::vector<std::string> reasons;
 };
 
 struct ClassCapacity {
   std::string hardware_class;
   int nodes = 0;
-  int gpus = 0;                   // allocatable GPUs of all its nodes
-  int schedulable = 0;            // on nodes that are Ready, not cordoned and not failed
+  int gpus = 0;         // allocatable GPUs of all its nodes
+  int schedulable = 0;  // on nodes that are Ready, not cordoned and not failed
   int floor = 0;
-  std::string floor_text;         // as the policy says it ("48", "75%"); "" when not in the policy
-  bool unmet = false;             // the floor is above what the class has
+  std::string floor_text;  // as the policy says it ("48", "75%"); "" when not in the policy
+  bool unmet = false;      // the floor is above what the class has
 };
 
 struct Plan {
   std::vector<Wave> waves;
-  std::vector<NodeFate> nodes;    // every GPU node exactly once, by name
+  std::vector<NodeFate> nodes;  // every GPU node exactly once, by name
   std::vector<ClassCapacity> classes;
-  int exit_code = 0;              // 0 every node planned (or done/out), 2 some must wait, 1 a floor cannot be met
-  std::string summary;            // one line
+  int exit_code = 0;    // 0 every node planned (or done/out), 2 some must wait, 1 a floor cannot be met
+  std::string summary;  // one line
 };
 
 Plan make_plan(const Cluster& cluster, const PlanPolicy& policy, const NodeOutcomes& verdicts);

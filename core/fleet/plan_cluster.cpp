@@ -9,10 +9,14 @@ bool LabelRequirement::matches(const Labels& labels) const {
   const bool has = it != labels.end();
   auto listed = [&] { return has && std::find(values.begin(), values.end(), it->second) != values.end(); };
   switch (op) {
-    case Op::in: return listed();
-    case Op::not_in: return !listed();  // a missing label is "not in" (labels.Selector semantics)
-    case Op::exists: return has;
-    case Op::does_not_exist: return !has;
+    case Op::in:
+      return listed();
+    case Op::not_in:
+      return !listed();  // a missing label is "not in" (labels.Selector semantics)
+    case Op::exists:
+      return has;
+    case Op::does_not_exist:
+      return !has;
   }
   return false;
 }
@@ -50,15 +54,17 @@ bool ClusterPod::can_run_on(const ClusterNode& n) const {
     if (it == n.labels.end() || it->second != v) return false;
   }
   if (!required_node_terms.empty()) {
-    const bool any_term = std::any_of(required_node_terms.begin(), required_node_terms.end(), [&](const auto& term) {
-      return std::all_of(term.begin(), term.end(), [&](const LabelRequirement& r) { return r.matches(n.labels); });
-    });
+    const bool any_term =
+        std::any_of(required_node_terms.begin(), required_node_terms.end(), [&](const auto& term) {
+          return std::all_of(term.begin(), term.end(),
+                             [&](const LabelRequirement& r) { return r.matches(n.labels); });
+        });
     if (!any_term) return false;
   }
   for (const Taint& t : n.taints) {
     if (t.effect == "PreferNoSchedule") continue;  // a preference, not a bar
-    const bool tolerated =
-        std::any_of(tolerations.begin(), tolerations.end(), [&](const Toleration& tol) { return tol.tolerates(t); });
+    const bool tolerated = std::any_of(tolerations.begin(), tolerations.end(),
+                                       [&](const Toleration& tol) { return tol.tolerates(t); });
     if (!tolerated) return false;
   }
   return true;

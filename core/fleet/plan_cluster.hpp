@@ -59,12 +59,12 @@ struct OwnerRef {
 
 struct ClusterPod {
   std::string ns, name;
-  std::string node;            // spec.nodeName; "" = not scheduled
-  std::string phase;           // status.phase
+  std::string node;   // spec.nodeName; "" = not scheduled
+  std::string phase;  // status.phase
   Labels labels, annotations;
   std::vector<OwnerRef> owners;  // metadata.ownerReferences
-  int gpus = 0;                // effective request of nvidia.com/gpu (see pod_gpu_request)
-  Labels node_selector;        // spec.nodeSelector
+  int gpus = 0;                  // effective request of nvidia.com/gpu (see pod_gpu_request)
+  Labels node_selector;          // spec.nodeSelector
   // spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution: the terms are
   // ORed, the requirements of one term ANDed. Empty: no constraint.
   std::vector<std::vector<LabelRequirement>> required_node_terms;

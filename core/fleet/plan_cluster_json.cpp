@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "core/record/hardware_class.hpp"
 #include "core/base/simdjson_fields.hpp"
+#include "core/record/hardware_class.hpp"
 
 namespace gpuqual {
 
@@ -17,8 +17,8 @@ namespace {
 using simdjson::dom::element;
 using simdjson::dom::element_type;
 using simdjson_fields::Obj;
-using simdjson_fields::Where;
 using simdjson_fields::type_name;
+using simdjson_fields::Where;
 
 // A kubectl document is read field by field: every other field of the API is left alone. The
 // JSON path of a field is spelled out only for an error (Where): a path string for each field
@@ -49,11 +49,13 @@ std::optional<element> opt_of(const element& o, const char* key, element_type wa
   return *v;
 }
 
-std::optional<element> opt_object(const element& o, const char* key, const std::string& file, const Where& where) {
+std::optional<element> opt_object(const element& o, const char* key, const std::string& file,
+                                  const Where& where) {
   return opt_of(o, key, element_type::OBJECT, "expected an object", file, where);
 }
 
-std::optional<element> opt_array(const element& o, const char* key, const std::string& file, const Where& where) {
+std::optional<element> opt_array(const element& o, const char* key, const std::string& file,
+                                 const Where& where) {
   return opt_of(o, key, element_type::ARRAY, "expected an array", file, where);
 }
 
@@ -93,13 +95,16 @@ Labels string_map(const element& o, const char* key, const std::string& file, co
 // an extended resource is a whole number (Kubernetes "Extended resources").
 int gpu_quantity(const element& v, const std::string& file, const Where& where) {
   // simdjson gives UINT64 only to integers above INT64_MAX: always out of range here.
-  if (v.type() == element_type::UINT64) throw InputError(file, where.str(), fmt::format("{} GPUs is out of range", std::uint64_t(v)));
+  if (v.type() == element_type::UINT64)
+    throw InputError(file, where.str(), fmt::format("{} GPUs is out of range", std::uint64_t(v)));
   if (v.type() == element_type::INT64) {
     const std::int64_t i(v);
-    if (i < 0 || i > 1'000'000) throw InputError(file, where.str(), fmt::format("{} GPUs is out of range", i));
+    if (i < 0 || i > 1'000'000)
+      throw InputError(file, where.str(), fmt::format("{} GPUs is out of range", i));
     return static_cast<int>(i);
   }
-  if (!is_a(v, element_type::STRING)) throw InputError(file, where.str(), "expected a quantity string such as \"8\"");
+  if (!is_a(v, element_type::STRING))
+    throw InputError(file, where.str(), "expected a quantity string such as \"8\"");
   const std::string_view s(v);
   int n = 0;
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
@@ -110,8 +115,8 @@ int gpu_quantity(const element& v, const std::string& file, const Where& where) 
 }
 
 // The GPU quantity at resources.<list>["nvidia.com/gpu"], if the list names one.
-std::optional<int> gpus_in(const element& resources, const char* list, const char* path_key, const std::string& file,
-                           const Where& res_where) {
+std::optional<int> gpus_in(const element& resources, const char* list, const char* path_key,
+                           const std::string& file, const Where& res_where) {
   const auto l = opt_object(resources, list, file, res_where);
   if (!l) return std::nullopt;
   element slot;
@@ -130,11 +135,16 @@ std::vector<LabelRequirement> requirements(const element& arr, const std::string
     LabelRequirement r;
     r.key = o.nonempty_str("key");
     const std::string op = o.str("operator");
-    if (op == "In") r.op = LabelRequirement::Op::in;
-    else if (op == "NotIn") r.op = LabelRequirement::Op::not_in;
-    else if (op == "Exists") r.op = LabelRequirement::Op::exists;
-    else if (op == "DoesNotExist") r.op = LabelRequirement::Op::does_not_exist;
-    else o.fail("operator", fmt::format("\"{}\" is not In, NotIn, Exists or DoesNotExist", op));
+    if (op == "In")
+      r.op = LabelRequirement::Op::in;
+    else if (op == "NotIn")
+      r.op = LabelRequirement::Op::not_in;
+    else if (op == "Exists")
+      r.op = LabelRequirement::Op::exists;
+    else if (op == "DoesNotExist")
+      r.op = LabelRequirement::Op::does_not_exist;
+    else
+      o.fail("operator", fmt::format("\"{}\" is not In, NotIn, Exists or DoesNotExist", op));
     if (o.has("values")) r.values = o.string_array("values");
     out.push_back(std::move(r));
   }
@@ -150,7 +160,8 @@ element metadata_of(const element& item, const std::string& file, const Where& w
 
 // metadata.name and metadata.namespace ("default" when left out) of a namespaced object.
 template <class Object>
-void read_name_and_namespace(const element& meta, const std::string& file, const Where& meta_at, Object& out) {
+void read_name_and_namespace(const element& meta, const std::string& file, const Where& meta_at,
+                             Object& out) {
   Obj m(meta, file, meta_at);
   out.name = m.nonempty_str("name");
   out.ns = m.str_or("namespace", "default");
@@ -167,7 +178,8 @@ ClusterNode node_from(const element& item, const std::string& file, const Where&
   if (const auto spec = opt_object(item, "spec", file, where)) {
     element slot;
     if (const element* u = member(*spec, "unschedulable", slot)) {
-      if (!is_a(*u, element_type::BOOL)) throw InputError(file, Where{&spec_at, "unschedulable"}.str(), "expected true or false");
+      if (!is_a(*u, element_type::BOOL))
+        throw InputError(file, Where{&spec_at, "unschedulable"}.str(), "expected true or false");
       n.unschedulable = bool(*u);
     }
     if (const auto taints = opt_array(*spec, "taints", file, spec_at)) {
@@ -180,7 +192,8 @@ ClusterNode node_from(const element& item, const std::string& file, const Where&
   }
   const Where status_at{&where, "status"};
   if (const auto status = opt_object(item, "status", file, where)) {
-    if (auto g = gpus_in(*status, "allocatable", "allocatable[\"nvidia.com/gpu\"]", file, status_at)) n.gpus = *g;
+    if (auto g = gpus_in(*status, "allocatable", "allocatable[\"nvidia.com/gpu\"]", file, status_at))
+      n.gpus = *g;
     if (const auto conditions = opt_array(*status, "conditions", file, status_at)) {
       std::size_t i = 0;
       for (element c : simdjson::dom::array(*conditions)) {
@@ -210,7 +223,8 @@ int pod_gpu_request(const element& spec, const std::string& file, const Where& s
   int sum = 0;
   if (const auto containers = opt_array(spec, "containers", file, spec_at)) {
     std::size_t i = 0;
-    for (element c : simdjson::dom::array(*containers)) sum += container_gpus(c, file, Where{&spec_at, "containers", i++});
+    for (element c : simdjson::dom::array(*containers))
+      sum += container_gpus(c, file, Where{&spec_at, "containers", i++});
   }
   int init_max = 0;
   if (const auto init = opt_array(spec, "initContainers", file, spec_at)) {
@@ -218,8 +232,10 @@ int pod_gpu_request(const element& spec, const std::string& file, const Where& s
     for (element c : simdjson::dom::array(*init)) {
       const Where at{&spec_at, "initContainers", i++};
       const int g = container_gpus(c, file, at);
-      if (opt_string(c, "restartPolicy", file, at) == "Always") sum += g;
-      else init_max = std::max(init_max, g);
+      if (opt_string(c, "restartPolicy", file, at) == "Always")
+        sum += g;
+      else
+        init_max = std::max(init_max, g);
     }
   }
   return std::max(sum, init_max);
@@ -284,7 +300,8 @@ ClusterPod pod_from(const element& item, const std::string& file, const Where& w
       }
     }
   }
-  if (const auto status = opt_object(item, "status", file, where)) p.phase = opt_string(*status, "phase", file, Where{&where, "status"});
+  if (const auto status = opt_object(item, "status", file, where))
+    p.phase = opt_string(*status, "phase", file, Where{&where, "status"});
   return p;
 }
 
@@ -309,7 +326,8 @@ ClusterPdb pdb_from(const element& item, const std::string& file, const Where& w
   // processed has no status: nothing may be evicted until it has.
   if (const auto status = opt_object(item, "status", file, where)) {
     Obj st(*status, file, Where{&where, "status"});
-    d.disruptions_allowed = static_cast<int>(st.opt_integer("disruptionsAllowed", 0, 1'000'000'000).value_or(0));
+    d.disruptions_allowed =
+        static_cast<int>(st.opt_integer("disruptionsAllowed", 0, 1'000'000'000).value_or(0));
   }
   return d;
 }
@@ -348,8 +366,10 @@ void for_each_item(const element& doc, const std::string& file, const char* kind
     const Where at{&root, "items", i++};
     if (!is_a(item, element_type::OBJECT)) throw InputError(file, at.str(), "expected an object");
     element k;
-    if (const element* kv = member(item, "kind", k); kv != nullptr && (!is_a(*kv, element_type::STRING) || std::string_view(*kv) != kind)) {
-      throw InputError(file, at.str() + ".kind", fmt::format("expected {}, found {}", kind, simdjson::minify(*kv)));
+    if (const element* kv = member(item, "kind", k);
+        kv != nullptr && (!is_a(*kv, element_type::STRING) || std::string_view(*kv) != kind)) {
+      throw InputError(file, at.str() + ".kind",
+                       fmt::format("expected {}, found {}", kind, simdjson::minify(*kv)));
     }
     on_item(item, at);
   }
@@ -370,7 +390,8 @@ std::vector<ClusterNode> read_nodes(std::string text, const std::string& origin,
   std::set<std::string> seen;  // the API never returns a name twice; a merged hand-made file might
   for_each_item(doc, origin, "Node", [&](const element& item, const Where& at) {
     out.push_back(node_from(item, origin, at));
-    if (!seen.insert(out.back().name).second) throw InputError(origin, at.str(), fmt::format("node {} listed twice", out.back().name));
+    if (!seen.insert(out.back().name).second)
+      throw InputError(origin, at.str(), fmt::format("node {} listed twice", out.back().name));
   });
   return out;
 }
@@ -382,7 +403,8 @@ std::vector<ClusterPod> read_pods(std::string text, const std::string& origin, c
   std::set<std::string> seen;
   for_each_item(doc, origin, "Pod", [&](const element& item, const Where& at) {
     out.push_back(pod_from(item, origin, at));
-    if (!seen.insert(out.back().key()).second) throw InputError(origin, at.str(), fmt::format("pod {} listed twice", out.back().key()));
+    if (!seen.insert(out.back().key()).second)
+      throw InputError(origin, at.str(), fmt::format("pod {} listed twice", out.back().key()));
   });
   return out;
 }
@@ -391,12 +413,19 @@ std::vector<ClusterPdb> read_pdbs(std::string text, const std::string& origin, c
   simdjson_fields::Parser parser(limits);
   const element doc = parse_document(parser, text, origin);
   std::vector<ClusterPdb> out;
-  for_each_item(doc, origin, "PodDisruptionBudget", [&](const element& item, const Where& at) { out.push_back(pdb_from(item, origin, at)); });
+  for_each_item(doc, origin, "PodDisruptionBudget",
+                [&](const element& item, const Where& at) { out.push_back(pdb_from(item, origin, at)); });
   return out;
 }
 
-std::vector<ClusterNode> nodes_from_json(const nlohmann::json& doc, const std::string& file) { return read_nodes(doc.dump(), file, {}); }
-std::vector<ClusterPod> pods_from_json(const nlohmann::json& doc, const std::string& file) { return read_pods(doc.dump(), file, {}); }
-std::vector<ClusterPdb> pdbs_from_json(const nlohmann::json& doc, const std::string& file) { return read_pdbs(doc.dump(), file, {}); }
+std::vector<ClusterNode> nodes_from_json(const nlohmann::json& doc, const std::string& file) {
+  return read_nodes(doc.dump(), file, {});
+}
+std::vector<ClusterPod> pods_from_json(const nlohmann::json& doc, const std::string& file) {
+  return read_pods(doc.dump(), file, {});
+}
+std::vector<ClusterPdb> pdbs_from_json(const nlohmann::json& doc, const std::string& file) {
+  return read_pdbs(doc.dump(), file, {});
+}
 
 }  // namespace gpuqual

@@ -17,16 +17,20 @@ nlohmann::json wave_json(const Wave& w) {
   }
   nlohmann::json evictions = nlohmann::json::array();
   for (const PlannedEviction& e : w.evictions) {
-    nlohmann::json j = {{"pod", e.pod}, {"node", e.node}, {"gpus", e.gpus}, {"training", e.training}, {"pdbs", e.pdbs}};
-    j["placed_on"] = e.gpus == 0 ? nlohmann::json(nullptr)
-                                 : (e.placed_on.empty() ? nlohmann::json(nullptr) : nlohmann::json(e.placed_on));
+    nlohmann::json j = {
+        {"pod", e.pod}, {"node", e.node}, {"gpus", e.gpus}, {"training", e.training}, {"pdbs", e.pdbs}};
+    j["placed_on"] = e.gpus == 0
+                         ? nlohmann::json(nullptr)
+                         : (e.placed_on.empty() ? nlohmann::json(nullptr) : nlohmann::json(e.placed_on));
     evictions.push_back(std::move(j));
   }
   nlohmann::json pdbs = nlohmann::json::array();
-  for (const PdbUse& p : w.pdbs) pdbs.push_back({{"pdb", p.pdb}, {"evictions", p.evictions}, {"allowed", p.allowed}});
-  return {{"wave", w.index},  {"canary", w.canary},       {"nodes", w.nodes},
-          {"classes", classes}, {"evictions", evictions}, {"pdbs", pdbs},
-          {"fits", w.fits()},   {"unplaced_gpu_pods", w.unplaced_gpu_pods}};
+  for (const PdbUse& p : w.pdbs)
+    pdbs.push_back({{"pdb", p.pdb}, {"evictions", p.evictions}, {"allowed", p.allowed}});
+  return {{"wave", w.index},        {"canary", w.canary},
+          {"nodes", w.nodes},       {"classes", classes},
+          {"evictions", evictions}, {"pdbs", pdbs},
+          {"fits", w.fits()},       {"unplaced_gpu_pods", w.unplaced_gpu_pods}};
 }
 
 }  // namespace
@@ -40,13 +44,14 @@ nlohmann::json plan_waves_json(const Plan& plan) {
 nlohmann::json plan_to_json(const Plan& plan) {
   nlohmann::json classes = nlohmann::json::array();
   for (const ClassCapacity& c : plan.classes) {
-    classes.push_back({{"class", c.hardware_class},
-                       {"nodes", c.nodes},
-                       {"gpus", c.gpus},
-                       {"schedulable", c.schedulable},
-                       {"floor", c.floor},
-                       {"floor_policy", c.floor_text.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.floor_text)},
-                       {"unmet", c.unmet}});
+    classes.push_back(
+        {{"class", c.hardware_class},
+         {"nodes", c.nodes},
+         {"gpus", c.gpus},
+         {"schedulable", c.schedulable},
+         {"floor", c.floor},
+         {"floor_policy", c.floor_text.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.floor_text)},
+         {"unmet", c.unmet}});
   }
   nlohmann::json nodes = nlohmann::json::array();
   for (const NodeFate& f : plan.nodes) {
@@ -57,7 +62,7 @@ nlohmann::json plan_to_json(const Plan& plan) {
                      {"wave", f.wave < 0 ? nlohmann::json(nullptr) : nlohmann::json(f.wave)},
                      {"reasons", f.reasons}});
   }
-  return {{"schema", kPlanResultSchema}, {"exit_code", plan.exit_code}, {"summary", plan.summary},
+  return {{"schema", kPlanResultSchema}, {"exit_code", plan.exit_code},    {"summary", plan.summary},
           {"classes", classes},          {"waves", plan_waves_json(plan)}, {"nodes", nodes}};
 }
 

@@ -6,11 +6,11 @@
 #include <charconv>
 #include <cmath>
 
-#include "core/record/hardware_class.hpp"
 #include "core/base/input_error.hpp"
 #include "core/base/json_fields.hpp"
 #include "core/base/json_input.hpp"
 #include "core/base/yaml_document.hpp"
+#include "core/record/hardware_class.hpp"
 
 namespace gpuqual {
 
@@ -31,7 +31,8 @@ ClassPolicy class_from_json(const nlohmann::json& j, const std::string& file, co
       if (ec != std::errc() || ptr != s.data() + s.size() - 1) pct = -1;
     }
     if (!pct_form || !(pct >= 0 && pct <= 100)) {
-      o.fail("min_schedulable_gpus", fmt::format("\"{}\" is neither a number of GPUs nor a percentage 0%-100%", s));
+      o.fail("min_schedulable_gpus",
+             fmt::format("\"{}\" is neither a number of GPUs nor a percentage 0%-100%", s));
     }
     c.min_pct = pct;
     o.str("min_schedulable_gpus");  // mark as read
@@ -41,7 +42,8 @@ ClassPolicy class_from_json(const nlohmann::json& j, const std::string& file, co
   c.max_nodes_out = static_cast<int>(o.integer("max_nodes_out", 1, 100'000));
   c.canary = static_cast<int>(o.opt_integer("canary", 1, 100'000).value_or(1));
   if (c.canary > c.max_nodes_out) {
-    o.fail("canary", fmt::format("a canary of {} nodes is more than max_nodes_out ({})", c.canary, c.max_nodes_out));
+    o.fail("canary",
+           fmt::format("a canary of {} nodes is more than max_nodes_out ({})", c.canary, c.max_nodes_out));
   }
   o.finish();
   return c;
@@ -53,15 +55,19 @@ TrainingPolicy training_from_json(const nlohmann::json& j, const std::string& fi
   if (o.has("owner_kinds")) t.owner_kinds = o.string_array("owner_kinds");
   if (const nlohmann::json* l = o.opt_object("labels")) {
     for (auto it = l->begin(); it != l->end(); ++it) {
-      if (!it->is_string()) throw InputError(file, "$.training.labels." + it.key(), "expected a string (quote numbers)");
+      if (!it->is_string())
+        throw InputError(file, "$.training.labels." + it.key(), "expected a string (quote numbers)");
       t.labels[it.key()] = it->get<std::string>();
     }
   }
   if (o.has("before_drain")) {
     const std::string mode = o.str("before_drain");
-    if (mode == "checkpoint") t.before_drain = TrainingPolicy::BeforeDrain::checkpoint;
-    else if (mode == "done") t.before_drain = TrainingPolicy::BeforeDrain::done;
-    else o.fail("before_drain", fmt::format("\"{}\" is not checkpoint or done", mode));
+    if (mode == "checkpoint")
+      t.before_drain = TrainingPolicy::BeforeDrain::checkpoint;
+    else if (mode == "done")
+      t.before_drain = TrainingPolicy::BeforeDrain::done;
+    else
+      o.fail("before_drain", fmt::format("\"{}\" is not checkpoint or done", mode));
   }
   if (o.has("checkpoint_annotation")) t.checkpoint_annotation = o.nonempty_str("checkpoint_annotation");
   o.finish();

@@ -23,8 +23,8 @@ namespace gpuqual {
 inline constexpr const char* kPlanPolicySchema = "gpuqual.plan/v1";
 
 struct ClassPolicy {
-  std::optional<int> min_gpus;     // absolute floor of schedulable GPUs
-  std::optional<double> min_pct;   // or: percent of the class's GPUs (all its nodes), rounded up
+  std::optional<int> min_gpus;    // absolute floor of schedulable GPUs
+  std::optional<double> min_pct;  // or: percent of the class's GPUs (all its nodes), rounded up
   int max_nodes_out = 1;
   int canary = 1;
   // The floor in GPUs for a class of `class_gpus` GPUs in all.

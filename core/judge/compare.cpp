@@ -8,14 +8,14 @@
 #include <algorithm>
 #include <set>
 
-#include "core/verdict/check_rows.hpp"
-#include "core/verdict/inventory_findings.hpp"
 #include "core/judge/compare_requirements.hpp"
 #include "core/judge/compare_rules.hpp"
-#include "core/verdict/expected_gpus.hpp"
+#include "core/judge/compare_summary.hpp"
 #include "core/record/hardware_class.hpp"
 #include "core/record/record_lookup.hpp"
-#include "core/judge/compare_summary.hpp"
+#include "core/verdict/check_rows.hpp"
+#include "core/verdict/expected_gpus.hpp"
+#include "core/verdict/inventory_findings.hpp"
 
 namespace gpuqual {
 
@@ -29,7 +29,8 @@ const MetricExpectation* find_expectation(const Baseline* b, const std::string& 
   return nullptr;
 }
 
-std::string missing_reason(const RunRecord& r, const std::string& check, const std::optional<int>& gpu, bool required) {
+std::string missing_reason(const RunRecord& r, const std::string& check, const std::optional<int>& gpu,
+                           bool required) {
   std::string why = required ? "required metric missing from the record" : "optional metric not measured";
   if (const CheckResult* c = find_check(r, check)) {
     auto [status, reason] = recorded_status(*c, gpu);
@@ -177,14 +178,16 @@ void add_check_rows(const RunRecord& r, const Baseline* b, Verdict& v) {
   for (const auto& m : v.metrics) {
     if (m.status != Status::error || in_record.count(m.check)) continue;
     if (!added.insert({m.check, scope_key(m.gpu)}).second) continue;
-    v.checks.push_back(CheckRow{m.check, m.gpu, Status::error, fmt::format("check did not run: {} {}", m.metric, m.reason), 0, false});
+    v.checks.push_back(CheckRow{m.check, m.gpu, Status::error,
+                                fmt::format("check did not run: {} {}", m.metric, m.reason), 0, false});
   }
 }
 
 // Fewer GPUs than the node should have: a fail no benchmark of the remaining GPUs can show. A
 // count no source gives, or a run given a subset of the node's GPUs, cannot vouch for the whole
 // node: inconclusive (docs/compare.md, "What earns a PASS"). Returns those reasons.
-std::vector<std::string> add_gpu_count_rows(const RunRecord& r, const Baseline* b, const CompareOptions& o, Verdict& v) {
+std::vector<std::string> add_gpu_count_rows(const RunRecord& r, const Baseline* b, const CompareOptions& o,
+                                            Verdict& v) {
   const auto expected = expected_gpu_count(r, b, o.expect_gpus, o.before_gpu_count);
   std::optional<std::string> unknown;
   if (expected) unknown = subset_of_node_reason(r, *expected);
@@ -198,10 +201,11 @@ std::vector<std::string> add_gpu_count_rows(const RunRecord& r, const Baseline* 
   // diff's before-record can show a GPU lost, never vouch that none was: it may have lost the
   // same GPU. Without another source the count is as unknown as compare of the after alone.
   if (!unknown && !expected_gpu_count(r, b, o.expect_gpus, std::nullopt)) {
-    unknown = fmt::format("the node's GPU count is unknown (no --expect-gpus, no gpu_count in the baseline, no "
-                          "nvidia.com/gpu label or capacity, no PCI bus reading{}): whether every GPU was judged "
-                          "cannot be told",
-                          o.before_gpu_count ? "; the before-record may have lost the same GPUs" : "");
+    unknown = fmt::format(
+        "the node's GPU count is unknown (no --expect-gpus, no gpu_count in the baseline, no "
+        "nvidia.com/gpu label or capacity, no PCI bus reading{}): whether every GPU was judged "
+        "cannot be told",
+        o.before_gpu_count ? "; the before-record may have lost the same GPUs" : "");
   }
   if (unknown) {
     v.checks.push_back(CheckRow{"gpus", std::nullopt, Status::error, *unknown, 0, false});
@@ -270,7 +274,8 @@ void decide(const RunRecord& r, const Baseline* b, const CompareOptions& options
     return nullptr;
   };
   for (const auto& m : v.metrics) {
-    if (auto* list = list_for(m.status)) list->push_back(fmt::format("{} {}: {}", m.metric, scope_name(m.gpu), m.reason));
+    if (auto* list = list_for(m.status))
+      list->push_back(fmt::format("{} {}: {}", m.metric, scope_name(m.gpu), m.reason));
   }
   for (const auto& f : v.findings) {
     // A finding row in error is its check's error, which the record's check statuses below list.
@@ -283,16 +288,19 @@ void decide(const RunRecord& r, const Baseline* b, const CompareOptions& options
   // one does not decide (core/verdict/skip_acceptance.hpp).
   for (const auto& c : v.checks) {
     if (c.status == Status::skip && !c.skip_accepted) {
-      unjudged.push_back(fmt::format("{}{} skipped: {}", c.check, c.gpu ? " " + scope_name(c.gpu) : "", c.reason));
+      unjudged.push_back(
+          fmt::format("{}{} skipped: {}", c.check, c.gpu ? " " + scope_name(c.gpu) : "", c.reason));
     }
   }
   // The record's own check statuses (a check may fail or error with no metric to show for it).
   for (const auto& c : r.checks) {
-    std::vector<std::pair<std::optional<int>, GpuCheckStatus>> results{{std::nullopt, {0, c.status, c.reason, c.reason_code}}};
+    std::vector<std::pair<std::optional<int>, GpuCheckStatus>> results{
+        {std::nullopt, {0, c.status, c.reason, c.reason_code}}};
     for (const auto& g : c.per_gpu) results.push_back({g.gpu, g});
     for (const auto& [gpu, s] : results) {
       if (auto* list = list_for(s.status)) {
-        list->push_back(fmt::format("check {} {} {}: {}", c.name, scope_name(gpu), to_string(s.status), s.reason));
+        list->push_back(
+            fmt::format("check {} {} {}: {}", c.name, scope_name(gpu), to_string(s.status), s.reason));
       }
     }
   }

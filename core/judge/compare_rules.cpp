@@ -7,8 +7,8 @@
 #include <numbers>
 #include <utility>
 
-#include "core/rules/health_severity.hpp"
 #include "core/record/record_lookup.hpp"
+#include "core/rules/health_severity.hpp"
 #include "core/verdict/tolerance.hpp"
 
 namespace gpuqual {
@@ -23,7 +23,8 @@ double relative_drop(double expected, double observed, Direction direction) {
 double allowed_drop(const MetricExpectation& e, double observed_cv, std::size_t n) {
   if (!e.noise_cv) return e.tolerance;
   // The median of n samples scatters sqrt(pi/2) times more than the mean would.
-  const double se = n > 0 ? std::sqrt(std::numbers::pi / 2) * observed_cv / std::sqrt(static_cast<double>(n)) : 0.0;
+  const double se =
+      n > 0 ? std::sqrt(std::numbers::pi / 2) * observed_cv / std::sqrt(static_cast<double>(n)) : 0.0;
   const double sigma = std::hypot(*e.noise_cv, se);
   return std::min(2 * e.tolerance, std::max(e.tolerance, 3 * sigma));
 }
@@ -65,7 +66,8 @@ MetricRow judge_metric(const std::string& check, const Metric& m, const MetricEx
   }
   if (m.direction != e.direction) {
     row.status = Status::error;
-    row.reason = fmt::format("direction {} in the record, {} in the baseline", to_string(m.direction), to_string(e.direction));
+    row.reason = fmt::format("direction {} in the record, {} in the baseline", to_string(m.direction),
+                             to_string(e.direction));
     return row;
   }
   if (m.n() == 0) {
@@ -88,17 +90,19 @@ MetricRow judge_metric(const std::string& check, const Metric& m, const MetricEx
   // Shown with as many decimals as it takes for the two numbers to read differently.
   auto pct = [&](double bound) {
     const int digits = distinct_precision(std::abs(*row.delta_pct), bound * 100);
-    return std::pair{fmt::format("{:+.{}f}%", *row.delta_pct, digits), fmt::format("{}{:.{}f}%", sign, bound * 100, digits)};
+    return std::pair{fmt::format("{:+.{}f}%", *row.delta_pct, digits),
+                     fmt::format("{}{:.{}f}%", sign, bound * 100, digits)};
   };
   if (beyond_allowed(drop, allowed)) {
     row.status = Status::fail;
     const auto [delta, bound] = pct(allowed);
-    row.reason = fmt::format("{} vs expected {:g} {}, beyond the allowed {}", delta, e.expected, e.unit, bound);
+    row.reason =
+        fmt::format("{} vs expected {:g} {}, beyond the allowed {}", delta, e.expected, e.unit, bound);
   } else if (beyond_allowed(drop, e.tolerance)) {
     row.status = Status::warn;
     const auto [delta, bound] = pct(e.tolerance);
-    row.reason = fmt::format("{} is beyond the tolerance {} but within the noise allowance {}{:.1f}%", delta, bound, sign,
-                             allowed * 100);
+    row.reason = fmt::format("{} is beyond the tolerance {} but within the noise allowance {}{:.1f}%", delta,
+                             bound, sign, allowed * 100);
   } else if (e.warn_tolerance && beyond_allowed(drop, *e.warn_tolerance)) {
     row.status = Status::warn;
     const auto [delta, bound] = pct(*e.warn_tolerance);
@@ -148,17 +152,23 @@ FindingRow judge_finding(const std::string& check, const Finding& recorded, cons
       // A finding without a value is one occurrence.
       const double value = finding.value.value_or(1);
       row.status = value > *limit->max_value ? limit->status : Status::pass;
-      row.reason = fmt::format("{:g} {} the limit {:g}{}", value, value > *limit->max_value ? "over" : "within",
-                               *limit->max_value, which);
+      row.reason = fmt::format("{:g} {} the limit {:g}{}", value,
+                               value > *limit->max_value ? "over" : "within", *limit->max_value, which);
     } else {
       row.status = limit->status;
       row.reason = fmt::format("any occurrence is {}{}", to_string(limit->status), which);
     }
   } else {
     switch (finding.severity) {
-      case Severity::fail: row.status = Status::fail; break;
-      case Severity::warn: row.status = Status::warn; break;
-      case Severity::info: row.status = Status::pass; break;
+      case Severity::fail:
+        row.status = Status::fail;
+        break;
+      case Severity::warn:
+        row.status = Status::warn;
+        break;
+      case Severity::info:
+        row.status = Status::pass;
+        break;
     }
     row.reason = fmt::format(
         "severity {}{}, no limit in the baseline", to_string(finding.severity),

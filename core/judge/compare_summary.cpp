@@ -7,10 +7,10 @@
 #include <vector>
 
 #include "core/base/plural.hpp"
-#include "core/judge/compare_rules.hpp"
-#include "core/record/hardware_class.hpp"
 #include "core/base/text_case.hpp"
 #include "core/base/text_width.hpp"
+#include "core/judge/compare_rules.hpp"
+#include "core/record/hardware_class.hpp"
 
 namespace gpuqual {
 
@@ -59,12 +59,12 @@ std::string findings_part(const Verdict& v) {
   }
   const std::size_t n = v.findings.size();
   if (first_fail) {
-    return fmt::format("{} of {} failed ({} {})", fails, plural(n, "finding"),
-                       first_fail->finding.code, scope_name(first_fail->finding.gpu));
+    return fmt::format("{} of {} failed ({} {})", fails, plural(n, "finding"), first_fail->finding.code,
+                       scope_name(first_fail->finding.gpu));
   }
   if (first_warn) {
-    return fmt::format("{} of {} warned ({} {})", warns, plural(n, "finding"),
-                       first_warn->finding.code, scope_name(first_warn->finding.gpu));
+    return fmt::format("{} of {} warned ({} {})", warns, plural(n, "finding"), first_warn->finding.code,
+                       scope_name(first_warn->finding.gpu));
   }
   return plural(n, "finding");
 }
@@ -96,8 +96,7 @@ std::string checks_part(const Verdict& v) {
       c.status == Status::skip
           ? fmt::format("{}{} skipped: {}", c.check, c.gpu ? " " + scope_name(c.gpu) : "", c.reason)
           : fmt::format("{} {} {}: {}", c.check, scope_name(c.gpu), to_string(c.status), c.reason);
-  return fmt::format("{} of {} not passed ({})", bad.size(),
-                     plural(v.checks.size(), "check result"), what);
+  return fmt::format("{} of {} not passed ({})", bad.size(), plural(v.checks.size(), "check result"), what);
 }
 
 // The parenthesized details at the top level of `line`: (position of '(', of its ')').

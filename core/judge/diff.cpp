@@ -8,23 +8,23 @@
 #include <set>
 #include <tuple>
 
-#include "core/verdict/check_rows.hpp"
+#include "core/base/plural.hpp"
+#include "core/base/stats.hpp"
 #include "core/judge/compare.hpp"
 #include "core/judge/compare_rules.hpp"
 #include "core/judge/compare_summary.hpp"
-#include "core/record/gpu_match.hpp"
 #include "core/judge/diff_stack.hpp"
-#include "core/rules/driver_consistency.hpp"
-#include "core/verdict/expected_gpus.hpp"
+#include "core/record/gpu_match.hpp"
 #include "core/record/hardware_class.hpp"
+#include "core/record/record_lookup.hpp"
+#include "core/record/skip_reason.hpp"
+#include "core/rules/driver_consistency.hpp"
 #include "core/rules/health_severity.hpp"
+#include "core/verdict/check_rows.hpp"
+#include "core/verdict/expected_gpus.hpp"
 #include "core/verdict/inventory_findings.hpp"
 #include "core/verdict/noise_model.hpp"
 #include "core/verdict/outcome_badness.hpp"
-#include "core/record/record_lookup.hpp"
-#include "core/record/skip_reason.hpp"
-#include "core/base/plural.hpp"
-#include "core/base/stats.hpp"
 #include "core/verdict/tolerance.hpp"
 
 namespace gpuqual {
@@ -85,7 +85,11 @@ noise::DropRule drop_rule_for(const std::string& metric, const DiffOptions& opti
 class Differ {
  public:
   Differ(const RunRecord& before, const RunRecord& after, const DiffOptions& options, Verdict& v)
-      : before_(before), after_(after), options_(options), v_(v), gpus_(match_gpus(before.gpus, after.gpus)) {}
+      : before_(before),
+        after_(after),
+        options_(options),
+        v_(v),
+        gpus_(match_gpus(before.gpus, after.gpus)) {}
 
   void run() {
     v_.stack_changes = stack_changes(before_, after_, gpus_);
@@ -126,7 +130,8 @@ class Differ {
     int by_pci = 0;
     for (const auto& p : gpus_.pairs) by_pci += p.matched_by == "pci_bus_id";
     if (by_pci > 0) {
-      notes_.push_back(fmt::format("{} GPU(s) matched by PCI bus id: a UUID was missing from a record", by_pci));
+      notes_.push_back(
+          fmt::format("{} GPU(s) matched by PCI bus id: a UUID was missing from a record", by_pci));
     }
   }
 
@@ -159,10 +164,12 @@ class Differ {
           // by one that did not pass before: nothing to hold the after-run to.
           const bool passed_before = passed(before_, c.name, bm.gpu);
           row.status = passed_before ? Status::fail : Status::error;
-          row.reason = passed_before ? "measured before, lost after the upgrade" : "measured before, missing after";
+          row.reason =
+              passed_before ? "measured before, lost after the upgrade" : "measured before, missing after";
           if (const CheckResult* ac = find_check(after_, c.name)) {
             auto [status, reason] = recorded_status(*ac, gpu);
-            if (status != Status::pass) row.reason += fmt::format(" (check {} {}: {})", c.name, to_string(status), reason);
+            if (status != Status::pass)
+              row.reason += fmt::format(" (check {} {}: {})", c.name, to_string(status), reason);
           } else {
             row.reason += fmt::format(" (check {} did not run after)", c.name);
           }
@@ -339,21 +346,26 @@ class Differ {
         std::optional<int> before_gpu;
         if (row.gpu) before_gpu = gpus_.before_for(*row.gpu);
         const bool passed_before = passed(before_, c.name, row.gpu ? before_gpu : std::nullopt);
-        const bool not_applicable = status == Status::skip && is_not_applicable_code(recorded_reason_code(c, row.gpu));
-        if (status == Status::fail) fails_.push_back(fmt::format("check {} {} failed after: {}", c.name, where, reason));
+        const bool not_applicable =
+            status == Status::skip && is_not_applicable_code(recorded_reason_code(c, row.gpu));
+        if (status == Status::fail)
+          fails_.push_back(fmt::format("check {} {} failed after: {}", c.name, where, reason));
         if ((status == Status::error || (status == Status::skip && (!row.skip_accepted || not_applicable))) &&
             passed_before) {
           row.status = Status::fail;
-          row.reason = fmt::format("passed before, {} after the upgrade: {}", status == Status::skip ? "skipped" : "errored",
-                                   reason);
-          fails_.push_back(fmt::format("check {} {} lost after the upgrade ({}: {})", c.name, where, to_string(status), reason));
+          row.reason = fmt::format("passed before, {} after the upgrade: {}",
+                                   status == Status::skip ? "skipped" : "errored", reason);
+          fails_.push_back(fmt::format("check {} {} lost after the upgrade ({}: {})", c.name, where,
+                                       to_string(status), reason));
           row.skip_accepted = false;
         } else if (status == Status::error) {
           unjudged_.push_back(fmt::format("check {} {} errored after: {}", c.name, where, reason));
         } else if (status == Status::skip && !row.skip_accepted) {
-          unjudged_.push_back(fmt::format("{}{} skipped after: {}", c.name, row.gpu ? " " + where : "", reason));
+          unjudged_.push_back(
+              fmt::format("{}{} skipped after: {}", c.name, row.gpu ? " " + where : "", reason));
         }
-        if (status == Status::warn) warns_.push_back(fmt::format("check {} {} warned after: {}", c.name, where, reason));
+        if (status == Status::warn)
+          warns_.push_back(fmt::format("check {} {} warned after: {}", c.name, where, reason));
         v_.checks.push_back(std::move(row));
       }
     }
@@ -362,7 +374,8 @@ class Differ {
       const bool passed_before = c.status == Status::pass || c.status == Status::warn;
       const std::string why = fmt::format("ran before ({}), not in the after-record{}", to_string(c.status),
                                           passed_before ? ": lost after the upgrade" : "");
-      v_.checks.push_back(CheckRow{c.name, std::nullopt, passed_before ? Status::fail : Status::error, why, 0, false});
+      v_.checks.push_back(
+          CheckRow{c.name, std::nullopt, passed_before ? Status::fail : Status::error, why, 0, false});
       (passed_before ? fails_ : unjudged_).push_back(fmt::format("check {}: {}", c.name, why));
     }
   }
@@ -474,10 +487,12 @@ class Differ {
     for (const auto& m : v_.metrics) {
       judged += m.status == Status::pass || m.status == Status::warn || m.status == Status::fail;
     }
-    const bool any_check_ran = std::any_of(after_.checks.begin(), after_.checks.end(), [](const CheckResult& c) {
-      return c.status == Status::pass || c.status == Status::warn || c.status == Status::fail;
-    });
-    if (judged == 0 && !any_check_ran) unjudged_.push_back("nothing to compare: no metric measured in both records and no check ran after");
+    const bool any_check_ran =
+        std::any_of(after_.checks.begin(), after_.checks.end(), [](const CheckResult& c) {
+          return c.status == Status::pass || c.status == Status::warn || c.status == Status::fail;
+        });
+    if (judged == 0 && !any_check_ran)
+      unjudged_.push_back("nothing to compare: no metric measured in both records and no check ran after");
     // A run that did not finish is never a pass (docs/diff.md): what it lacks is unknown.
     if (!after_.complete) {
       unjudged_.push_back(
@@ -488,9 +503,10 @@ class Differ {
       unjudged_.push_back(
           "the before-record is from a run that did not complete (complete: false): a partial reference");
     }
-    if (!before_.node.hostname.empty() && !after_.node.hostname.empty() && before_.node.hostname != after_.node.hostname) {
-      warns_.push_back(fmt::format("the records come from different hosts ({} before, {} after)", before_.node.hostname,
-                                   after_.node.hostname));
+    if (!before_.node.hostname.empty() && !after_.node.hostname.empty() &&
+        before_.node.hostname != after_.node.hostname) {
+      warns_.push_back(fmt::format("the records come from different hosts ({} before, {} after)",
+                                   before_.node.hostname, after_.node.hostname));
     }
     if (auto note = reboot_note(before_.node, after_.node)) notes_.push_back(*note);
     // An overridden class is said on every verdict (docs/hardware-class.md).
@@ -500,13 +516,16 @@ class Differ {
     const std::string tool_before = before_.tool.version + " (" + before_.tool.git_revision + ")";
     const std::string tool_after = after_.tool.version + " (" + after_.tool.git_revision + ")";
     if (tool_before != tool_after) {
-      warns_.push_back(fmt::format("different gpuqual builds measured: {} before, {} after (a changed harness "
-                                   "confounds the comparison)", tool_before, tool_after));
+      warns_.push_back(
+          fmt::format("different gpuqual builds measured: {} before, {} after (a changed harness "
+                      "confounds the comparison)",
+                      tool_before, tool_after));
     }
     const std::string umd_before = compat_attribute(before_, "user_mode_driver");
     const std::string umd_after = compat_attribute(after_, "user_mode_driver");
     if (!umd_before.empty() && !umd_after.empty() && umd_before != umd_after) {
-      warns_.push_back(fmt::format("different user-mode drivers measured: {} before, {} after", umd_before, umd_after));
+      warns_.push_back(
+          fmt::format("different user-mode drivers measured: {} before, {} after", umd_before, umd_after));
     }
     merge_after_alone();
     decide_outcome(v_, fails_, unjudged_, warns_, notes_, options_.strict);
@@ -566,8 +585,8 @@ void add_findings_part(const Verdict& v, std::vector<std::string>& parts) {
     if (f.status == Status::fail && !bad_findings++) first = &f;
   }
   if (first) {
-    parts.push_back(fmt::format("{} ({} {})", plural(bad_findings, "failing finding"),
-                                first->finding.code, scope_name(first->finding.gpu)));
+    parts.push_back(fmt::format("{} ({} {})", plural(bad_findings, "failing finding"), first->finding.code,
+                                scope_name(first->finding.gpu)));
   }
 }
 
@@ -611,7 +630,8 @@ std::string diff_summary(const Verdict& v) {
     return fmt::format("{} {} {}", m.metric, scope_name(m.gpu), delta_vs_allowed(m));
   };
   if (failed) {
-    parts.push_back(fmt::format("{} of {} metrics regressed{}", failed, judged, worst ? " (" + described(*worst) + ")" : ""));
+    parts.push_back(fmt::format("{} of {} metrics regressed{}", failed, judged,
+                                worst ? " (" + described(*worst) + ")" : ""));
   } else if (warned) {
     parts.push_back(fmt::format("{} of {} metrics moved, not confirmed{}", warned, judged,
                                 worst ? " (" + described(*worst) + ")" : ""));
@@ -622,7 +642,8 @@ std::string diff_summary(const Verdict& v) {
   if (unjudged) parts.push_back(fmt::format("{} not judged", unjudged));
   // The first check that did not run after: lost in the upgrade, or a skip that could not measure.
   for (const auto& c : v.checks) {
-    const bool lost_check = c.status == Status::fail && c.reason.find(" after the upgrade") != std::string::npos;
+    const bool lost_check =
+        c.status == Status::fail && c.reason.find(" after the upgrade") != std::string::npos;
     if (lost_check || (c.status == Status::skip && !c.skip_accepted)) {
       parts.push_back(fmt::format("{}{}: {}", c.check, c.gpu ? " " + scope_name(c.gpu) : "", c.reason));
       break;

@@ -22,12 +22,12 @@
 namespace gpuqual {
 
 struct DiffOptions {
-  double allowed_drop = 0.02;             // fraction; worse than this with confidence → fail
-  double confidence = 0.95;               // two-sided coverage of the interval
-  const Baseline* tolerances = nullptr;   // per-metric overrides: tolerance, warn_tolerance
-  bool strict = false;                    // warn counts as fail
-  std::string before_origin;              // path of the before-record (Verdict::baseline)
-  const Target* target = nullptr;         // --target: the after-record must be on this stack
+  double allowed_drop = 0.02;            // fraction; worse than this with confidence → fail
+  double confidence = 0.95;              // two-sided coverage of the interval
+  const Baseline* tolerances = nullptr;  // per-metric overrides: tolerance, warn_tolerance
+  bool strict = false;                   // warn counts as fail
+  std::string before_origin;             // path of the before-record (Verdict::baseline)
+  const Target* target = nullptr;        // --target: the after-record must be on this stack
   // The after-record's own baseline (as `compare --baseline` resolves it): compare's verdict of
   // the after-record alone; null when `after_baseline_missing` says why there is none (then
   // inconclusive), or when both are empty (library callers: the before-record alone decides).

@@ -20,7 +20,8 @@ std::string shown(const std::optional<T>& v) {
   }
 }
 
-void changed(std::vector<std::string>& out, const std::string& what, const std::string& a, const std::string& b) {
+void changed(std::vector<std::string>& out, const std::string& what, const std::string& a,
+             const std::string& b) {
   if (a != b) out.push_back(fmt::format("{}: {} → {}", what, shown(a), shown(b)));
 }
 
@@ -46,8 +47,8 @@ void changed(std::vector<std::string>& out, const std::string& what, const Stack
 
 // Components that the lines above already cover (or that driver_consistency judges).
 bool listed_above(const std::string& name) {
-  for (const char* legacy : {"driver", "driver.kernel_module", "driver.nvml", "cuda.driver", "cuda.runtime", "cublas",
-                             "nccl", "kernel", "os"}) {
+  for (const char* legacy : {"driver", "driver.kernel_module", "driver.nvml", "cuda.driver", "cuda.runtime",
+                             "cublas", "nccl", "kernel", "os"}) {
     if (name == legacy) return true;
   }
   return name.rfind("container_runtime.", 0) == 0 || name.rfind("gpu.", 0) == 0;
@@ -96,7 +97,8 @@ const GpuInfo* by_index(const std::vector<GpuInfo>& gpus, int index) {
 
 }  // namespace
 
-std::vector<std::string> stack_changes(const RunRecord& before, const RunRecord& after, const GpuMatching& gpus) {
+std::vector<std::string> stack_changes(const RunRecord& before, const RunRecord& after,
+                                       const GpuMatching& gpus) {
   std::vector<std::string> out;
   const NodeFacts& a = before.node;
   const NodeFacts& b = after.node;
@@ -118,14 +120,16 @@ std::vector<std::string> stack_changes(const RunRecord& before, const RunRecord&
     }
   }
   for (const auto& [name, version] : rb) {
-    if (!ra.count(name)) out.push_back(fmt::format("container runtime {}: (none) → {}", name, shown(version)));
+    if (!ra.count(name))
+      out.push_back(fmt::format("container runtime {}: (none) → {}", name, shown(version)));
   }
   for (const auto& p : gpus.pairs) {
     if (!p.after) continue;
     const GpuInfo* g0 = by_index(before.gpus, p.before);
     const GpuInfo* g1 = by_index(after.gpus, *p.after);
     if (!g0 || !g1) continue;
-    const std::string who = fmt::format("gpu {} ({})", g1->index, g1->uuid.empty() ? g1->pci_bus_id : g1->uuid);
+    const std::string who =
+        fmt::format("gpu {} ({})", g1->index, g1->uuid.empty() ? g1->pci_bus_id : g1->uuid);
     changed(out, "VBIOS " + who, g0->vbios, g1->vbios);
     changed(out, "ECC mode " + who, shown(g0->ecc_enabled), shown(g1->ecc_enabled));
     changed(out, "MIG mode " + who, shown(g0->mig_enabled), shown(g1->mig_enabled));

@@ -15,6 +15,7 @@ namespace gpuqual {
 // ("bios.version: 2.17.0 → 2.19.1", "platform.gpu-operator: v25.3.0 → v25.10.0", probe images),
 // then the hardware class and the gpuqual version. "driver: 550.90.07 → 570.133.20"; a value
 // that is missing on one side reads "(none)", one that could not be read "(unread: <reason>)".
-std::vector<std::string> stack_changes(const RunRecord& before, const RunRecord& after, const GpuMatching& gpus);
+std::vector<std::string> stack_changes(const RunRecord& before, const RunRecord& after,
+                                       const GpuMatching& gpus);
 
 }  // namespace gpuqual

@@ -8,14 +8,14 @@
 #include <set>
 #include <unordered_map>
 
+#include "core/base/plural.hpp"
+#include "core/base/stats.hpp"
+#include "core/base/utc_time.hpp"
 #include "core/judge/compare.hpp"
 #include "core/judge/gate_summary.hpp"
 #include "core/record/hardware_class.hpp"
 #include "core/verdict/noise_model.hpp"
 #include "core/verdict/record_history.hpp"
-#include "core/base/plural.hpp"
-#include "core/base/stats.hpp"
-#include "core/base/utc_time.hpp"
 
 namespace gpuqual {
 
@@ -26,20 +26,28 @@ constexpr std::size_t kNamesInReason = 5;
 
 Status status_of(Outcome o) {
   switch (o) {
-    case Outcome::pass: return Status::pass;
-    case Outcome::warn: return Status::warn;
-    case Outcome::fail: return Status::fail;
-    case Outcome::inconclusive: return Status::error;
+    case Outcome::pass:
+      return Status::pass;
+    case Outcome::warn:
+      return Status::warn;
+    case Outcome::fail:
+      return Status::fail;
+    case Outcome::inconclusive:
+      return Status::error;
   }
   return Status::error;
 }
 
 int outcome_rank(Outcome o) {
   switch (o) {
-    case Outcome::fail: return 0;
-    case Outcome::inconclusive: return 1;
-    case Outcome::warn: return 2;
-    case Outcome::pass: return 3;
+    case Outcome::fail:
+      return 0;
+    case Outcome::inconclusive:
+      return 1;
+    case Outcome::warn:
+      return 2;
+    case Outcome::pass:
+      return 3;
   }
   return 1;
 }
@@ -52,7 +60,8 @@ double badness(const MetricRow& m) {
 }
 
 std::string names(const std::vector<std::string>& list) {
-  std::vector<std::string> shown(list.begin(), list.begin() + static_cast<std::ptrdiff_t>(std::min(list.size(), kNamesInReason)));
+  std::vector<std::string> shown(
+      list.begin(), list.begin() + static_cast<std::ptrdiff_t>(std::min(list.size(), kNamesInReason)));
   std::string out = fmt::format("{}", fmt::join(shown, ", "));
   if (list.size() > shown.size()) out += fmt::format(" and {} more", list.size() - shown.size());
   return out;
@@ -76,7 +85,8 @@ template <class Row>
 void keep_not_passed(std::vector<Row>& rows, std::size_t keep) {
   std::vector<Row> kept;
   for (auto& r : rows) {
-    if (r.status != Status::pass && r.status != Status::skip && kept.size() < keep) kept.push_back(std::move(r));
+    if (r.status != Status::pass && r.status != Status::skip && kept.size() < keep)
+      kept.push_back(std::move(r));
   }
   rows = std::move(kept);
 }
@@ -105,7 +115,8 @@ void trim_node_verdict(Verdict& v, std::size_t keep_rows, std::size_t worst, std
   }
   std::size_t others = 0;
   for (const auto& m : v.metrics) {
-    if (m.status == Status::pass || m.status == Status::skip || taken.count(&m) || others >= keep_rows) continue;
+    if (m.status == Status::pass || m.status == Status::skip || taken.count(&m) || others >= keep_rows)
+      continue;
     kept.push_back(m);
     ++others;
   }
@@ -134,8 +145,8 @@ NodeSummary unreadable_node(std::string path, const std::string& problem, std::s
   return s;
 }
 
-NodeSummary summarize_node(const RunRecord& r, const Baseline* b, const GateOptions& options, std::string path,
-                           std::size_t order) {
+NodeSummary summarize_node(const RunRecord& r, const Baseline* b, const GateOptions& options,
+                           std::string path, std::size_t order) {
   NodeSummary s;
   s.node = !r.node.k8s_node_name.empty() ? r.node.k8s_node_name : r.node.hostname;
   if (s.node.empty()) s.node = path;  // nothing names the node: it can only be itself
@@ -392,8 +403,7 @@ MetricRow pool_metric_row(const MetricExpectation& e, const std::string& cls,
   row.observed = stats::median(values);
   noise::DropRule rule{std::min(e.tolerance, options.pool_allowed_drop), std::nullopt, options.confidence};
   row.allowed_drop_pct = rule.allowed_drop * 100;
-  const std::string who =
-      fmt::format("pool of {} {} node{}", values.size(), cls, plural_s(values.size()));
+  const std::string who = fmt::format("pool of {} {} node{}", values.size(), cls, plural_s(values.size()));
   auto change = noise::median_vs_expected(values, e.expected, options.confidence);
   if (values.size() < kMinPoolNodes) {
     row.status = Status::skip;
@@ -510,9 +520,8 @@ void add_unjudged_nodes(const PoolTally& t, std::size_t total, std::size_t machi
                                   *options.expect_nodes));
   }
   if (!t.inconclusive.empty()) {
-    r.unjudged.push_back(
-        fmt::format("{} could not be judged: {}", plural(t.inconclusive.size(), "node"),
-                    names(t.inconclusive)));
+    r.unjudged.push_back(fmt::format("{} could not be judged: {}", plural(t.inconclusive.size(), "node"),
+                                     names(t.inconclusive)));
   }
   if (!t.unreadable.empty()) {
     r.unjudged.push_back(

@@ -53,23 +53,23 @@ struct GateOptions {
 
 // What the pool keeps of one judged record.
 struct NodeSummary {
-  std::string node;                      // identity: Kubernetes node name, else hostname
-  std::string path;                      // the record file
+  std::string node;  // identity: Kubernetes node name, else hostname
+  std::string path;  // the record file
   std::string started_at;
   std::optional<std::int64_t> started_ms;  // parsed started_at, for "newest counts"
   std::optional<std::int64_t> ended_ms;    // parsed ended_at: runs that overlap are one run
-  std::size_t order = 0;                 // position on the command line (ties: later wins)
-  std::string boot_id;                   // record.node: where the run sits in the node's history
+  std::size_t order = 0;                   // position on the command line (ties: later wins)
+  std::string boot_id;                     // record.node: where the run sits in the node's history
   std::optional<double> uptime_s;
   bool complete = true;                 // record.complete: of two files of one run, the complete one wins
   std::vector<std::uint64_t> gpu_keys;  // hashes of the GPU UUIDs: nodes that share one are one machine
   std::string hardware_class;
-  std::string class_note;                // class_override_note: the pool says it (docs/hardware-class.md)
-  Verdict verdict;                       // the compare verdict, trimmed (see trim_node_verdict)
+  std::string class_note;  // class_override_note: the pool says it (docs/hardware-class.md)
+  Verdict verdict;         // the compare verdict, trimmed (see trim_node_verdict)
   // One value per metric of the class baseline (same order as Baseline::metrics): the median over
   // the node's GPUs of each GPU's median, or the node-scope median. NaN: not measured.
   std::vector<double> pool_values;
-  bool unreadable = false;               // see unreadable_node
+  bool unreadable = false;  // see unreadable_node
   // Each recorded component version (core/verdict/target.hpp record_components), for the pool's spread.
   std::map<std::string, std::vector<std::string>> components;
 };
@@ -90,7 +90,8 @@ NodeSummary summarize_node(const RunRecord& record, const Baseline* baseline, co
 // Keeps what a pool report needs of a node's verdict: every row that did not pass (at most
 // `keep_rows` of each kind) plus the `worst` judged metric rows by drop relative to the allowed
 // drop, and at most `keep_reasons` reasons.
-void trim_node_verdict(Verdict& v, std::size_t keep_rows = 20, std::size_t worst = 3, std::size_t keep_reasons = 10);
+void trim_node_verdict(Verdict& v, std::size_t keep_rows = 20, std::size_t worst = 3,
+                       std::size_t keep_reasons = 10);
 
 class GatePool {
  public:

@@ -12,11 +12,11 @@
 
 #include <sys/stat.h>
 
-#include "core/record/record_reader.hpp"
 #include "core/base/input_error.hpp"
 #include "core/base/json_input.hpp"
-#include "core/verdict/record_history.hpp"
+#include "core/record/record_reader.hpp"
 #include "core/record/record_workers.hpp"
+#include "core/verdict/record_history.hpp"
 
 namespace gpuqual {
 
@@ -34,7 +34,8 @@ std::vector<std::string> expand_record_paths(const std::vector<std::string>& arg
     }
     std::vector<std::string> inside;
     for (const auto& entry : fs::directory_iterator(a, ec)) {
-      if (entry.path().extension() == ".json" && entry.is_regular_file()) inside.push_back(entry.path().string());
+      if (entry.path().extension() == ".json" && entry.is_regular_file())
+        inside.push_back(entry.path().string());
     }
     if (ec) throw InputError(a, "", fmt::format("cannot list the directory: {}", ec.message()));
     std::sort(inside.begin(), inside.end());
@@ -98,8 +99,8 @@ std::vector<std::string> one_run_per_run_id(const std::vector<std::string>& path
 
 }  // namespace
 
-Verdict gate_records(const std::vector<std::string>& paths, BaselineSource& baselines, const GateOptions& options,
-                     unsigned jobs) {
+Verdict gate_records(const std::vector<std::string>& paths, BaselineSource& baselines,
+                     const GateOptions& options, unsigned jobs) {
   const std::size_t n = paths.size();
   refuse_same_file_twice(paths);
   std::vector<std::optional<NodeSummary>> summaries(n);

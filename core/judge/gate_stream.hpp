@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "core/judge/gate.hpp"
 #include "core/baseline/class_baselines.hpp"
+#include "core/judge/gate.hpp"
 
 namespace gpuqual {
 
@@ -16,7 +16,7 @@ std::vector<std::string> expand_record_paths(const std::vector<std::string>& arg
 
 // `jobs` 0: one per hardware thread. An unreadable or malformed record is an InputError (exit
 // 3); with several, the first on the command line is reported.
-Verdict gate_records(const std::vector<std::string>& paths, BaselineSource& baselines, const GateOptions& options,
-                     unsigned jobs = 0);
+Verdict gate_records(const std::vector<std::string>& paths, BaselineSource& baselines,
+                     const GateOptions& options, unsigned jobs = 0);
 
 }  // namespace gpuqual

@@ -4,11 +4,11 @@
 
 #include <vector>
 
-#include "core/judge/compare_rules.hpp"
-#include "core/record/hardware_class.hpp"
 #include "core/base/plural.hpp"
 #include "core/base/text_case.hpp"
 #include "core/base/text_escape.hpp"
+#include "core/judge/compare_rules.hpp"
+#include "core/record/hardware_class.hpp"
 
 namespace gpuqual {
 
@@ -45,7 +45,8 @@ std::string gate_summary(const Verdict& v, const GateCounts& c) {
     if (n.outcome == Outcome::fail && failed_names.size() < 3) failed_names.push_back(n.hostname);
   }
   if (c.failed) {
-    nodes.push_back(fmt::format("{} failed ({}{})", c.failed, fmt::join(failed_names, ", "), c.failed > failed_names.size() ? ", ..." : ""));
+    nodes.push_back(fmt::format("{} failed ({}{})", c.failed, fmt::join(failed_names, ", "),
+                                c.failed > failed_names.size() ? ", ..." : ""));
   }
   if (c.unreadable) nodes.push_back(fmt::format("{} unreadable", c.unreadable));
   if (c.inconclusive) nodes.push_back(fmt::format("{} inconclusive", c.inconclusive));
@@ -68,17 +69,16 @@ std::string gate_summary(const Verdict& v, const GateCounts& c) {
   if (judged == 0) {
     pool = "pool: no metric judged";
   } else if (regressed || unconfirmed) {
-    pool = fmt::format("pool: {} of {} metrics {}{}", regressed ? regressed : unconfirmed, judged,
-                       regressed ? "regressed" : "moved, not confirmed",
-                       worst && worst->delta_pct
-                           ? fmt::format(" ({} {})", worst->metric, delta_vs_allowed(*worst))
-                           : "");
+    pool = fmt::format(
+        "pool: {} of {} metrics {}{}", regressed ? regressed : unconfirmed, judged,
+        regressed ? "regressed" : "moved, not confirmed",
+        worst && worst->delta_pct ? fmt::format(" ({} {})", worst->metric, delta_vs_allowed(*worst)) : "");
   } else {
     pool = fmt::format("pool: {} metrics within the allowed drop", judged);
   }
-  std::string line = fmt::format("gpuqual gate: {} {} ({}): {}; {}", to_upper(to_string(v.outcome)),
-                                 plural(total, "node"), v.hardware_class.empty() ? "no class" : v.hardware_class,
-                                 fmt::join(nodes, ", "), pool);
+  std::string line =
+      fmt::format("gpuqual gate: {} {} ({}): {}; {}", to_upper(to_string(v.outcome)), plural(total, "node"),
+                  v.hardware_class.empty() ? "no class" : v.hardware_class, fmt::join(nodes, ", "), pool);
   return one_line(line + pool_notes(v, c));
 }
 

@@ -12,7 +12,8 @@ namespace {
 std::string lower_trimmed(const std::string& s) {
   std::string out;
   for (char c : s) {
-    if (!std::isspace(static_cast<unsigned char>(c))) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (!std::isspace(static_cast<unsigned char>(c)))
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   }
   return out;
 }
@@ -28,7 +29,8 @@ std::string normalize_pci_bus_id(const std::string& text) {
       used == static_cast<int>(t.size())) {
     return fmt::format("{:04x}:{:02x}:{:02x}.{:x}", domain, bus, device, function);
   }
-  if (std::sscanf(t.c_str(), "%x:%x.%x%n", &bus, &device, &function, &used) == 3 && used == static_cast<int>(t.size())) {
+  if (std::sscanf(t.c_str(), "%x:%x.%x%n", &bus, &device, &function, &used) == 3 &&
+      used == static_cast<int>(t.size())) {
     return fmt::format("{:04x}:{:02x}:{:02x}.{:x}", 0u, bus, device, function);
   }
   return t;
@@ -73,7 +75,8 @@ GpuMatching match_gpus(const std::vector<GpuInfo>& before, const std::vector<Gpu
     if (p.empty()) continue;
     for (std::size_t j = 0; j < after.size(); ++j) {
       if (taken[j] || normalize_pci_bus_id(after[j].pci_bus_id) != p) continue;
-      if (!before[i].uuid.empty() && !after[j].uuid.empty()) continue;  // both known and different: another card
+      if (!before[i].uuid.empty() && !after[j].uuid.empty())
+        continue;  // both known and different: another card
       taken[j] = true;
       m.pairs[i].after = after[j].index;
       m.pairs[i].matched_by = "pci_bus_id";

@@ -12,9 +12,9 @@
 namespace gpuqual {
 
 struct GpuPair {
-  int before = 0;               // GpuInfo::index in the before-record
-  std::optional<int> after;     // index in the after-record; empty: missing after
-  std::string matched_by;       // "uuid" or "pci_bus_id"; empty when missing
+  int before = 0;            // GpuInfo::index in the before-record
+  std::optional<int> after;  // index in the after-record; empty: missing after
+  std::string matched_by;    // "uuid" or "pci_bus_id"; empty when missing
 };
 
 struct GpuMatching {

@@ -10,8 +10,8 @@
 #include <optional>
 #include <string_view>
 
-#include "core/record/gpu_match.hpp"
 #include "core/base/text_case.hpp"
+#include "core/record/gpu_match.hpp"
 
 namespace gpuqual {
 
@@ -306,7 +306,8 @@ constexpr std::string_view kOverrideMark = " is an override (--class); its GPUs 
 
 std::optional<std::string> class_override_note(const RunRecord& r) {
   if (!r.hardware_class.overridden) return std::nullopt;
-  return fmt::format("class {}{}{}", r.hardware_class.slug, kOverrideMark, derive_hardware_class(r.gpus).slug);
+  return fmt::format("class {}{}{}", r.hardware_class.slug, kOverrideMark,
+                     derive_hardware_class(r.gpus).slug);
 }
 
 std::size_t class_overrides_noted(const std::vector<std::string>& reasons) {

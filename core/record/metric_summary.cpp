@@ -43,8 +43,9 @@ std::optional<SummaryMismatch> recompute_summary(Metric& m) {
   std::optional<SummaryMismatch> first;
   auto compare = [&](const char* field, double stored, double computed, double absolute) {
     if (first || agrees(stored, computed, absolute)) return;
-    first = SummaryMismatch{field, fmt::format("{} {:g} disagrees with the samples (recomputed from the {} samples: {:g})",
-                                               field, stored, m.samples.size(), computed)};
+    first = SummaryMismatch{
+        field, fmt::format("{} {:g} disagrees with the samples (recomputed from the {} samples: {:g})", field,
+                           stored, m.samples.size(), computed)};
   };
   compare("median", m.median, median, 1e-12);
   compare("min", m.min, min, 1e-12);

@@ -26,16 +26,16 @@ std::optional<Severity> parse_severity(std::string_view text);
 
 // One measured quantity of one GPU (gpu set) or of the node (gpu empty), with its samples.
 struct Metric {
-  std::string name;               // dotted: gemm.bf16.tflops, hbm.triad.gbps, ...
-  std::string unit;               // one of known_units() (units.hpp)
+  std::string name;  // dotted: gemm.bf16.tflops, hbm.triad.gbps, ...
+  std::string unit;  // one of known_units() (units.hpp)
   Direction direction = Direction::higher;
-  std::optional<int> gpu;         // GPU index in RunRecord::gpus; empty = node scope
+  std::optional<int> gpu;  // GPU index in RunRecord::gpus; empty = node scope
   double median = 0;
-  std::vector<double> samples;    // raw samples, in `unit`
-  double cv = 0;                  // coefficient of variation of samples (stddev / mean)
+  std::vector<double> samples;  // raw samples, in `unit`
+  double cv = 0;                // coefficient of variation of samples (stddev / mean)
   double min = 0;
   double max = 0;
-  int throttled_samples = 0;      // samples taken while the GPU reported a clock throttle
+  int throttled_samples = 0;  // samples taken while the GPU reported a clock throttle
   // n is samples.size(); it is written to JSON for readers but never stored twice here.
   std::size_t n() const { return samples.size(); }
 };
@@ -45,7 +45,7 @@ struct Metric {
 // member has a default member initializer so that the fields a finding leaves out pass GCC's
 // -Wmissing-field-initializers.
 struct Finding {
-  std::string code{};             // ecc.uncorrected_volatile, pcie.link_downgraded, xid.79, ...
+  std::string code{};  // ecc.uncorrected_volatile, pcie.link_downgraded, xid.79, ...
   Severity severity = Severity::info;
   std::optional<int> gpu{};       // empty = node scope
   std::string detail{};           // human sentence: what was seen
@@ -58,14 +58,14 @@ struct GpuCheckStatus {
   int gpu = 0;
   Status status = Status::pass;
   std::string reason;
-  std::string reason_code{};      // a skip's not-applicable code (core/record/skip_reason.hpp), else empty
+  std::string reason_code{};  // a skip's not-applicable code (core/record/skip_reason.hpp), else empty
 };
 
 struct CheckResult {
-  std::string name;               // registry name: gemm, hbm, health, ...
+  std::string name;  // registry name: gemm, hbm, health, ...
   Status status = Status::error;
-  std::string reason;             // required for skip, error and fail
-  std::string started_at;         // RFC 3339 UTC
+  std::string reason;      // required for skip, error and fail
+  std::string started_at;  // RFC 3339 UTC
   double duration_s = 0;
   std::vector<GpuCheckStatus> per_gpu;
   std::vector<Metric> metrics;
@@ -75,12 +75,13 @@ struct CheckResult {
   // A skip that is not applicable to the hardware says so with a code from core/record/skip_reason.hpp
   // ("single_gpu"); a skip without one could not measure and never passes.
   std::string reason_code{};
-  bool optional = false;          // the suite marks the check `optional: true`: a skip does not decide
+  bool optional = false;  // the suite marks the check `optional: true`: a skip does not decide
 };
 
 // A result that carries only a status and its reason: a check that could not measure (no GPU,
 // bad parameters) or one the runner ended (timeout, crash).
-inline CheckResult unmeasurable(std::string name, Status status, std::string reason, std::string reason_code = "") {
+inline CheckResult unmeasurable(std::string name, Status status, std::string reason,
+                                std::string reason_code = "") {
   CheckResult r;
   r.name = std::move(name);
   r.status = status;
@@ -91,10 +92,10 @@ inline CheckResult unmeasurable(std::string name, Status status, std::string rea
 
 struct GpuInfo {
   int index = 0;
-  std::string name;               // NVML / CUDA product name, e.g. "NVIDIA H200"
-  std::string uuid;               // GPU-xxxxxxxx-...
-  std::string pci_bus_id;         // 00000000:19:00.0
-  std::string compute_capability; // "9.0"
+  std::string name;                // NVML / CUDA product name, e.g. "NVIDIA H200"
+  std::string uuid;                // GPU-xxxxxxxx-...
+  std::string pci_bus_id;          // 00000000:19:00.0
+  std::string compute_capability;  // "9.0"
   int sm_count = 0;
   std::uint64_t memory_bytes = 0;
   std::optional<bool> ecc_enabled;
@@ -152,11 +153,11 @@ struct NodeFacts {
 };
 
 struct HardwareClass {
-  std::string slug;               // h200-sxm-141gb, or "unknown"
+  std::string slug;  // h200-sxm-141gb, or "unknown"
   int gpu_count = 0;
-  std::string product;            // GFD nvidia.com/gpu.product label value
+  std::string product;                      // GFD nvidia.com/gpu.product label value
   std::optional<std::uint64_t> memory_mib;  // GFD nvidia.com/gpu.memory
-  bool overridden = false;        // set by --class rather than derived
+  bool overridden = false;                  // set by --class rather than derived
 };
 
 struct ToolInfo {
@@ -168,9 +169,9 @@ struct RunRecord {
   std::string schema = kRunSchema;
   ToolInfo tool;
   std::string run_id;
-  std::string started_at;         // RFC 3339 UTC
-  std::string ended_at;           // empty while the run is in progress
-  bool complete = false;          // false: run was interrupted or is still running
+  std::string started_at;  // RFC 3339 UTC
+  std::string ended_at;    // empty while the run is in progress
+  bool complete = false;   // false: run was interrupted or is still running
   std::vector<std::string> argv;
   std::string suite;
   NodeFacts node;

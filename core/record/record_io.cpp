@@ -82,7 +82,9 @@ std::string collapse_number_arrays(const std::string& pretty) {
   return out;
 }
 
-std::string record_to_text(const RunRecord& record) { return collapse_number_arrays(to_json(record).dump(2)) + "\n"; }
+std::string record_to_text(const RunRecord& record) {
+  return collapse_number_arrays(to_json(record).dump(2)) + "\n";
+}
 
 void write_record(const std::string& path, const RunRecord& record) {
   write_file_atomic(path, record_to_text(record));

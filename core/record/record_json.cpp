@@ -19,9 +19,12 @@ std::optional<Direction> parse_direction(std::string_view text) {
 
 std::string_view to_string(Severity s) {
   switch (s) {
-    case Severity::info: return "info";
-    case Severity::warn: return "warn";
-    case Severity::fail: return "fail";
+    case Severity::info:
+      return "info";
+    case Severity::warn:
+      return "warn";
+    case Severity::fail:
+      return "fail";
   }
   return "fail";
 }
@@ -85,7 +88,8 @@ json to_json(const NodeFacts& n) {
   if (n.pci_gpus) {
     json pci = json::array();
     for (const auto& p : *n.pci_gpus) {
-      pci.push_back({{"bus_id", p.bus_id}, {"device_id", p.device_id}, {"class", p.pci_class}, {"driver", p.driver}});
+      pci.push_back(
+          {{"bus_id", p.bus_id}, {"device_id", p.device_id}, {"class", p.pci_class}, {"driver", p.driver}});
     }
     j["pci_gpus"] = pci;
   }
@@ -103,15 +107,25 @@ json to_json(const NodeFacts& n) {
 }  // namespace
 
 json to_json(const Metric& m) {
-  return json{{"name", m.name},     {"unit", m.unit}, {"direction", to_string(m.direction)},
-              {"gpu", gpu_or_null(m.gpu)}, {"median", m.median}, {"samples", m.samples},
-              {"n", m.samples.size()}, {"cv", m.cv}, {"min", m.min}, {"max", m.max},
+  return json{{"name", m.name},
+              {"unit", m.unit},
+              {"direction", to_string(m.direction)},
+              {"gpu", gpu_or_null(m.gpu)},
+              {"median", m.median},
+              {"samples", m.samples},
+              {"n", m.samples.size()},
+              {"cv", m.cv},
+              {"min", m.min},
+              {"max", m.max},
               {"throttled_samples", m.throttled_samples}};
 }
 
 json to_json(const Finding& f) {
-  json j{{"code", f.code},   {"severity", to_string(f.severity)}, {"gpu", gpu_or_null(f.gpu)},
-         {"detail", f.detail}, {"action", f.action}};
+  json j{{"code", f.code},
+         {"severity", to_string(f.severity)},
+         {"gpu", gpu_or_null(f.gpu)},
+         {"detail", f.detail},
+         {"action", f.action}};
   put_opt(j, "value", f.value);
   return j;
 }
@@ -127,9 +141,15 @@ json to_json(const CheckResult& c) {
   for (const auto& m : c.metrics) metrics.push_back(to_json(m));
   json findings = json::array();
   for (const auto& f : c.findings) findings.push_back(to_json(f));
-  json j{{"name", c.name},         {"status", to_string(c.status)}, {"reason", c.reason},
-         {"started_at", c.started_at}, {"duration_s", c.duration_s}, {"per_gpu", per_gpu},
-         {"metrics", metrics},     {"findings", findings},       {"attributes", c.attributes}};
+  json j{{"name", c.name},
+         {"status", to_string(c.status)},
+         {"reason", c.reason},
+         {"started_at", c.started_at},
+         {"duration_s", c.duration_s},
+         {"per_gpu", per_gpu},
+         {"metrics", metrics},
+         {"findings", findings},
+         {"attributes", c.attributes}};
   // Written only when set, so records without them read as before.
   if (!c.reason_code.empty()) j["reason_code"] = c.reason_code;
   if (c.optional) j["optional"] = true;

@@ -28,7 +28,8 @@ using simdjson_fields::Where;
 std::string read_reason_code(Obj& o, Status status) {
   std::string code = o.str_or("reason_code", "");
   if (code.empty()) return code;
-  if (status != Status::skip) o.fail("reason_code", fmt::format("a reason code belongs to a skip, not to {}", to_string(status)));
+  if (status != Status::skip)
+    o.fail("reason_code", fmt::format("a reason code belongs to a skip, not to {}", to_string(status)));
   if (!is_not_applicable_code(code)) o.fail("reason_code", fmt::format("unknown reason code \"{}\"", code));
   return code;
 }
@@ -286,7 +287,8 @@ CheckResult check_from(const element& e, const std::string& file, const Where& w
   if (!s) o.fail("status", fmt::format("unknown status \"{}\"", st));
   c.status = *s;
   c.reason = o.str("reason");
-  if (c.reason.empty() && (c.status == Status::skip || c.status == Status::error || c.status == Status::fail)) {
+  if (c.reason.empty() &&
+      (c.status == Status::skip || c.status == Status::error || c.status == Status::fail)) {
     o.fail("reason", fmt::format("a {} status needs a reason", st));
   }
   c.reason_code = read_reason_code(o, c.status);

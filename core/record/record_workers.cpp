@@ -9,7 +9,8 @@
 
 namespace gpuqual {
 
-void for_each_record(std::size_t n, unsigned jobs, const std::function<void(std::size_t, StreamingRecordReader&)>& work) {
+void for_each_record(std::size_t n, unsigned jobs,
+                     const std::function<void(std::size_t, StreamingRecordReader&)>& work) {
   if (jobs == 0) jobs = std::max(1u, std::thread::hardware_concurrency());
   jobs = static_cast<unsigned>(std::min<std::size_t>(jobs, std::max<std::size_t>(n, 1)));
   std::atomic<std::size_t> next{0};

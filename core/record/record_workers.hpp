@@ -14,6 +14,7 @@ namespace gpuqual {
 // Indices are claimed in order, so when record i fails every record before it was already
 // claimed and finishes: the exception reported is the same on every run and thread count.
 // `work` must catch what it means to survive (one unreadable record) itself.
-void for_each_record(std::size_t n, unsigned jobs, const std::function<void(std::size_t, StreamingRecordReader&)>& work);
+void for_each_record(std::size_t n, unsigned jobs,
+                     const std::function<void(std::size_t, StreamingRecordReader&)>& work);
 
 }  // namespace gpuqual

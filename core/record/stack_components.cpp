@@ -87,8 +87,9 @@ std::vector<StackComponent> stack_components(const RunRecord& r) {
       auto digest = c.attributes.find(probe + kProbeImageDigestAttr);
       auto id = c.attributes.find(probe + kProbeImageIdAttr);
       StackFact f = digest != c.attributes.end() ? StackFact::read(digest->second)
-                    : id != c.attributes.end()   ? StackFact::read(id->second)
-                                                 : StackFact::unread("the probe did not reach the image (" + reference + ")");
+                    : id != c.attributes.end()
+                        ? StackFact::read(id->second)
+                        : StackFact::unread("the probe did not reach the image (" + reference + ")");
       add(out, fmt::format("image.{}.{}", c.name, probe), std::move(f));
     }
   }

@@ -34,11 +34,11 @@ struct StackFact {
 
 // One network device or HCA with a PCI function behind it (virtual interfaces are not listed).
 struct NicStack {
-  std::string name;          // "mlx5_0" (class infiniband) or "ens1f0np0" (class net)
-  std::string sysfs_class;   // "infiniband" or "net"
-  std::string pci_address;   // "0000:3b:00.0"; "" when the device is not on PCI
-  StackFact driver;          // bound kernel module: "mlx5_core", "ice"
-  StackFact firmware;        // fw_ver ("28.39.1002"); null when sysfs has none for the device
+  std::string name;         // "mlx5_0" (class infiniband) or "ens1f0np0" (class net)
+  std::string sysfs_class;  // "infiniband" or "net"
+  std::string pci_address;  // "0000:3b:00.0"; "" when the device is not on PCI
+  StackFact driver;         // bound kernel module: "mlx5_core", "ice"
+  StackFact firmware;       // fw_ver ("28.39.1002"); null when sysfs has none for the device
   friend bool operator==(const NicStack&, const NicStack&) = default;
 };
 
@@ -46,13 +46,13 @@ inline bool is_nic_class(const std::string& c) { return c == "infiniband" || c =
 
 // Firmware of one GPU beyond its VBIOS (which GpuInfo::vbios holds), read through NVML.
 struct GpuFirmware {
-  int gpu = 0;               // index in RunRecord::gpus
+  int gpu = 0;  // index in RunRecord::gpus
   std::string uuid;
-  StackFact inforom_image;   // nvmlDeviceGetInforomImageVersion: "G520.0200.00.05"
-  StackFact inforom_oem;     // nvmlDeviceGetInforomVersion(NVML_INFOROM_OEM)
-  StackFact inforom_ecc;     // ... (NVML_INFOROM_ECC)
-  StackFact inforom_power;   // ... (NVML_INFOROM_POWER)
-  StackFact gsp_firmware;    // nvmlDeviceGetGspFirmwareVersion: "570.133.20"
+  StackFact inforom_image;  // nvmlDeviceGetInforomImageVersion: "G520.0200.00.05"
+  StackFact inforom_oem;    // nvmlDeviceGetInforomVersion(NVML_INFOROM_OEM)
+  StackFact inforom_ecc;    // ... (NVML_INFOROM_ECC)
+  StackFact inforom_power;  // ... (NVML_INFOROM_POWER)
+  StackFact gsp_firmware;   // nvmlDeviceGetGspFirmwareVersion: "570.133.20"
   friend bool operator==(const GpuFirmware&, const GpuFirmware&) = default;
 };
 
@@ -70,8 +70,8 @@ struct StackInventory {
   StackFact nvidia_peermem;       // "loaded" (+ " <version>"), "not loaded"
 
   // Container stack. NodeFacts::container_runtimes holds the engines and runtimes.
-  StackFact container_toolkit;    // NVIDIA Container Toolkit version (nvidia-ctk / nvidia-container-cli)
-  StackFact cdi_specs;            // "nvidia.com/gpu=/etc/cdi/nvidia.yaml,..." sorted; "" when none
+  StackFact container_toolkit;  // NVIDIA Container Toolkit version (nvidia-ctk / nvidia-container-cli)
+  StackFact cdi_specs;          // "nvidia.com/gpu=/etc/cdi/nvidia.yaml,..." sorted; "" when none
 
   // Kubernetes: what the Node object reports (status.nodeInfo, capacity, allocatable).
   StackFact k8s_kubelet_version, k8s_container_runtime, k8s_kernel_version, k8s_os_image;

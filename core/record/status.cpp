@@ -4,11 +4,16 @@ namespace gpuqual {
 
 std::string_view to_string(Status s) {
   switch (s) {
-    case Status::pass: return "pass";
-    case Status::warn: return "warn";
-    case Status::fail: return "fail";
-    case Status::skip: return "skip";
-    case Status::error: return "error";
+    case Status::pass:
+      return "pass";
+    case Status::warn:
+      return "warn";
+    case Status::fail:
+      return "fail";
+    case Status::skip:
+      return "skip";
+    case Status::error:
+      return "error";
   }
   return "error";
 }
@@ -22,11 +27,16 @@ std::optional<Status> parse_status(std::string_view text) {
 
 int severity_rank(Status s) {
   switch (s) {
-    case Status::pass: return 0;
-    case Status::warn: return 1;
-    case Status::skip: return 2;
-    case Status::error: return 3;
-    case Status::fail: return 4;
+    case Status::pass:
+      return 0;
+    case Status::warn:
+      return 1;
+    case Status::skip:
+      return 2;
+    case Status::error:
+      return 3;
+    case Status::fail:
+      return 4;
   }
   return 4;
 }

@@ -32,9 +32,12 @@ constexpr std::array kCounters{
     FabricCounterRule{"excessive_buffer_overrun_errors", Severity::fail,
                       "input buffer overrun (misconfiguration or very poor signal integrity)"},
     FabricCounterRule{"symbol_error", Severity::warn, "minor link errors on one or more physical lanes"},
-    FabricCounterRule{"link_error_recovery", Severity::warn, "the link went through error recovery (and recovered)"},
-    FabricCounterRule{"port_rcv_remote_physical_errors", Severity::warn, "packets marked with the EBP delimiter received"},
-    FabricCounterRule{"port_xmit_discards", Severity::warn, "outbound packets discarded: port down or congested"},
+    FabricCounterRule{"link_error_recovery", Severity::warn,
+                      "the link went through error recovery (and recovered)"},
+    FabricCounterRule{"port_rcv_remote_physical_errors", Severity::warn,
+                      "packets marked with the EBP delimiter received"},
+    FabricCounterRule{"port_xmit_discards", Severity::warn,
+                      "outbound packets discarded: port down or congested"},
     FabricCounterRule{"VL15_dropped", Severity::info, "incoming VL15 (subnet management) packets dropped"},
     FabricCounterRule{"port_xmit_constraint_errors", Severity::info, "packets not sent: outbound filtering"},
     FabricCounterRule{"port_rcv_constraint_errors", Severity::info, "packets discarded: inbound filtering"},
@@ -46,7 +49,9 @@ const FabricCounterRule* counter_rule(const std::string& name) {
   return nullptr;
 }
 
-Status status_of(Severity s) { return s == Severity::fail ? Status::fail : s == Severity::warn ? Status::warn : Status::pass; }
+Status status_of(Severity s) {
+  return s == Severity::fail ? Status::fail : s == Severity::warn ? Status::warn : Status::pass;
+}
 
 // "6.8.0-45-generic" → {6, 8}; nullopt when it does not start with two numbers.
 std::optional<std::pair<int, int>> kernel_major_minor(std::string_view release) {
@@ -83,11 +88,14 @@ bool listed(const std::vector<std::string>& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
-std::string port_id(const FabricHca& h, const FabricPort& p) { return fmt::format("{}/{}", h.name, p.number); }
+std::string port_id(const FabricHca& h, const FabricPort& p) {
+  return fmt::format("{}/{}", h.name, p.number);
+}
 
 std::string rate_text(const FabricPort& p) {
-  return p.rate_gbps ? fmt::format("{:g} Gb/s ({}{}{})", *p.rate_gbps, p.width, p.speed.empty() ? "" : " ", p.speed)
-                     : std::string("rate unreadable");
+  return p.rate_gbps
+             ? fmt::format("{:g} Gb/s ({}{}{})", *p.rate_gbps, p.width, p.speed.empty() ? "" : " ", p.speed)
+             : std::string("rate unreadable");
 }
 
 const FabricPort* find_port(const FabricSnapshot* s, const std::string& hca, int number) {
@@ -99,7 +107,8 @@ const FabricPort* find_port(const FabricSnapshot* s, const std::string& hca, int
   return nullptr;
 }
 
-constexpr const char* kCheckLink = "check the cable, transceiver and switch port; reseat or replace, then re-run";
+constexpr const char* kCheckLink =
+    "check the cable, transceiver and switch port; reseat or replace, then re-run";
 
 }  // namespace
 
@@ -124,8 +133,10 @@ FabricExpectations parse_fabric_params(const nlohmann::json& params, const std::
   e.fw_ver = o.str_or("expect_fw", "");
   e.ports_equal = o.opt_boolean("ports_equal").value_or(true);
   const std::string gd = o.str_or("gpudirect", "record");
-  if (gd == "required") e.gpudirect = GpuDirectPolicy::required;
-  else if (gd != "record") o.fail("gpudirect", fmt::format("'{}': expected record or required", gd));
+  if (gd == "required")
+    e.gpudirect = GpuDirectPolicy::required;
+  else if (gd != "record")
+    o.fail("gpudirect", fmt::format("'{}': expected record or required", gd));
   if (o.has("counters")) {
     e.counters = o.string_array("counters");
     for (const auto& c : e.counters)
@@ -148,10 +159,13 @@ std::string gpudirect_path(const GpuDirectFacts& f, std::string* why) {
   const auto km = kernel_major_minor(f.kernel_release);
   const bool kernel_ok = km && (km->first > 5 || (km->first == 5 && km->second >= 12));
   if (f.open_kernel_module && kernel_ok) return "dma-buf";
-  if (!f.nvidia_module_read) missing.push_back("no NVIDIA kernel module (/proc/driver/nvidia/version unreadable)");
-  else if (!f.open_kernel_module) missing.push_back("the NVIDIA kernel module is the proprietary one (dma-buf needs the open one)");
+  if (!f.nvidia_module_read)
+    missing.push_back("no NVIDIA kernel module (/proc/driver/nvidia/version unreadable)");
+  else if (!f.open_kernel_module)
+    missing.push_back("the NVIDIA kernel module is the proprietary one (dma-buf needs the open one)");
   if (!kernel_ok)
-    missing.push_back(fmt::format("kernel {} (dma-buf needs 5.12 or newer)", f.kernel_release.empty() ? "unknown" : f.kernel_release));
+    missing.push_back(fmt::format("kernel {} (dma-buf needs 5.12 or newer)",
+                                  f.kernel_release.empty() ? "unknown" : f.kernel_release));
   if (why) *why = fmt::format("{}", fmt::join(missing, "; "));
   return "";
 }

@@ -33,8 +33,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "core/rules/fabric_snapshot.hpp"
 #include "core/record/record.hpp"
+#include "core/rules/fabric_snapshot.hpp"
 
 namespace gpuqual {
 
@@ -82,7 +82,7 @@ struct FabricJudgement {
 };
 
 // `before` may be null (no window: counters are then not judged). `gpudirect` judged per policy.
-FabricJudgement judge_fabric(const FabricSnapshot& after, const FabricSnapshot* before, const GpuDirectFacts& gpudirect,
-                             const FabricExpectations& expect);
+FabricJudgement judge_fabric(const FabricSnapshot& after, const FabricSnapshot* before,
+                             const GpuDirectFacts& gpudirect, const FabricExpectations& expect);
 
 }  // namespace gpuqual

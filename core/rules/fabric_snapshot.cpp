@@ -12,14 +12,14 @@ nlohmann::json to_json(const FabricSnapshot& s) {
   for (const auto& h : s.hcas) {
     nlohmann::json ports = nlohmann::json::array();
     for (const auto& p : h.ports) {
-      nlohmann::json jp{{"number", p.number},         {"state", p.state}, {"phys_state", p.phys_state},
-                        {"width", p.width},           {"speed", p.speed}, {"link_layer", p.link_layer},
+      nlohmann::json jp{{"number", p.number},    {"state", p.state}, {"phys_state", p.phys_state},
+                        {"width", p.width},      {"speed", p.speed}, {"link_layer", p.link_layer},
                         {"counters", p.counters}};
       jp["rate_gbps"] = p.rate_gbps ? nlohmann::json(*p.rate_gbps) : nlohmann::json(nullptr);
       ports.push_back(std::move(jp));
     }
-    nlohmann::json jh{{"name", h.name},         {"fw_ver", h.fw_ver},           {"hca_type", h.hca_type},
-                      {"board_id", h.board_id}, {"node_guid", h.node_guid},     {"pci_address", h.pci_address},
+    nlohmann::json jh{{"name", h.name},         {"fw_ver", h.fw_ver},       {"hca_type", h.hca_type},
+                      {"board_id", h.board_id}, {"node_guid", h.node_guid}, {"pci_address", h.pci_address},
                       {"pci_path", h.pci_path}, {"ports", std::move(ports)}};
     jh["numa_node"] = h.numa_node ? nlohmann::json(*h.numa_node) : nlohmann::json(nullptr);
     hcas.push_back(std::move(jh));

@@ -21,30 +21,30 @@ namespace gpuqual {
 inline constexpr const char* kFabricBeforeFile = "fabric-before.json";
 
 struct FabricPort {
-  int number = 0;                   // ports/<n>
-  std::string state;                // "ACTIVE" (the name after "4: "); "" when unreadable
-  std::string phys_state;           // "LinkUp"
-  std::optional<double> rate_gbps;  // 400 (from "400 Gb/sec (4X NDR)")
-  std::string width;                // "4X"
-  std::string speed;                // "NDR" ("" when the kernel printed none)
-  std::string link_layer;           // "InfiniBand" | "Ethernet"
+  int number = 0;                                 // ports/<n>
+  std::string state;                              // "ACTIVE" (the name after "4: "); "" when unreadable
+  std::string phys_state;                         // "LinkUp"
+  std::optional<double> rate_gbps;                // 400 (from "400 Gb/sec (4X NDR)")
+  std::string width;                              // "4X"
+  std::string speed;                              // "NDR" ("" when the kernel printed none)
+  std::string link_layer;                         // "InfiniBand" | "Ethernet"
   std::map<std::string, std::uint64_t> counters;  // the error counters that could be read
 };
 
 struct FabricHca {
-  std::string name;                 // mlx5_0
-  std::string fw_ver;               // 28.39.1002
-  std::string hca_type;             // MT4129 (mlx4/mlx5 drivers), "" when the driver has none
-  std::string board_id;             // MT_0000000838
-  std::string node_guid;            // 946d:ae03:00a1:b2c4
-  std::string pci_address;          // 0000:1a:00.0, the PCI function behind it ("" when virtual)
+  std::string name;                   // mlx5_0
+  std::string fw_ver;                 // 28.39.1002
+  std::string hca_type;               // MT4129 (mlx4/mlx5 drivers), "" when the driver has none
+  std::string board_id;               // MT_0000000838
+  std::string node_guid;              // 946d:ae03:00a1:b2c4
+  std::string pci_address;            // 0000:1a:00.0, the PCI function behind it ("" when virtual)
   std::vector<std::string> pci_path;  // pci0000:17, 0000:17:01.0, ... ending with pci_address
-  std::optional<int> numa_node;     // from the PCI device; nullopt when unknown (-1)
+  std::optional<int> numa_node;       // from the PCI device; nullopt when unknown (-1)
   std::vector<FabricPort> ports;
 };
 
 struct FabricSnapshot {
-  std::string root = "/";           // the directory sysfs was read under
+  std::string root = "/";  // the directory sysfs was read under
   std::vector<FabricHca> hcas;
 };
 

@@ -15,7 +15,8 @@ class FindingSink {
  public:
   FindingSink(const SeverityTable& table, std::vector<Finding>& out) : table_(table), out_(out) {}
 
-  void add(const std::string& code, std::optional<int> gpu, std::string detail, std::optional<double> value = {}) {
+  void add(const std::string& code, std::optional<int> gpu, std::string detail,
+           std::optional<double> value = {}) {
     const SeverityRule& rule = table_.finding(code);
     out_.push_back(Finding{
         .code = code,
@@ -49,10 +50,12 @@ int cc_major(const std::string& cc) {
 
 void ecc_rules(const GpuHealthReading& g, const HealthPolicy& p, FindingSink& sink) {
   const std::string who = gpu_label(g);
-  if (p.expect_ecc && g.ecc_enabled && !*g.ecc_enabled) sink.add("ecc.disabled", g.index, who + ": ECC is disabled");
+  if (p.expect_ecc && g.ecc_enabled && !*g.ecc_enabled)
+    sink.add("ecc.disabled", g.index, who + ": ECC is disabled");
   if (g.ecc_enabled && g.ecc_pending_enabled && *g.ecc_enabled != *g.ecc_pending_enabled) {
     sink.add("ecc.mode_change_pending", g.index,
-             fmt::format("{}: ECC mode changes to {} at the next reset", who, *g.ecc_pending_enabled ? "on" : "off"));
+             fmt::format("{}: ECC mode changes to {} at the next reset", who,
+                         *g.ecc_pending_enabled ? "on" : "off"));
   }
   if (positive(g.ecc_volatile_uncorrected)) {
     std::string where;
@@ -61,22 +64,26 @@ void ecc_rules(const GpuHealthReading& g, const HealthPolicy& p, FindingSink& si
                           g.ecc_sram_volatile_uncorrected.value_or(0));
     }
     sink.add("ecc.uncorrected_volatile", g.index,
-             fmt::format("{}: {} uncorrectable ECC error(s) since the last reset{}", who, *g.ecc_volatile_uncorrected, where),
+             fmt::format("{}: {} uncorrectable ECC error(s) since the last reset{}", who,
+                         *g.ecc_volatile_uncorrected, where),
              static_cast<double>(*g.ecc_volatile_uncorrected));
   }
   if (positive(g.ecc_aggregate_uncorrected)) {
     sink.add("ecc.uncorrected_aggregate", g.index,
-             fmt::format("{}: {} uncorrectable ECC error(s) over the GPU's lifetime", who, *g.ecc_aggregate_uncorrected),
+             fmt::format("{}: {} uncorrectable ECC error(s) over the GPU's lifetime", who,
+                         *g.ecc_aggregate_uncorrected),
              static_cast<double>(*g.ecc_aggregate_uncorrected));
   }
   if (positive(g.ecc_volatile_corrected)) {
-    sink.add("ecc.corrected_volatile", g.index,
-             fmt::format("{}: {} corrected ECC error(s) since the last reset", who, *g.ecc_volatile_corrected),
-             static_cast<double>(*g.ecc_volatile_corrected));
+    sink.add(
+        "ecc.corrected_volatile", g.index,
+        fmt::format("{}: {} corrected ECC error(s) since the last reset", who, *g.ecc_volatile_corrected),
+        static_cast<double>(*g.ecc_volatile_corrected));
   }
   if (positive(g.ecc_sram_aggregate_uncorrected)) {
     sink.add("ecc.sram_uncorrected_aggregate", g.index,
-             fmt::format("{}: {} uncorrectable SRAM ECC error(s) over the lifetime", who, *g.ecc_sram_aggregate_uncorrected),
+             fmt::format("{}: {} uncorrectable SRAM ECC error(s) over the lifetime", who,
+                         *g.ecc_sram_aggregate_uncorrected),
              static_cast<double>(*g.ecc_sram_aggregate_uncorrected));
   }
 }
@@ -89,7 +96,8 @@ void memory_repair_rules(const GpuHealthReading& g, FindingSink& sink) {
     sink.add("retired_pages.pending", g.index, who + ": pages are pending retirement until the next reset");
   }
   if (positive(g.retired_pages_dbe)) {
-    sink.add("retired_pages.dbe", g.index, fmt::format("{}: {} page(s) retired after double-bit errors", who, *g.retired_pages_dbe),
+    sink.add("retired_pages.dbe", g.index,
+             fmt::format("{}: {} page(s) retired after double-bit errors", who, *g.retired_pages_dbe),
              static_cast<double>(*g.retired_pages_dbe));
   }
   if (g.remap_failure && *g.remap_failure) {
@@ -99,14 +107,16 @@ void memory_repair_rules(const GpuHealthReading& g, FindingSink& sink) {
     sink.add("remap.pending", g.index, who + ": a row remap is pending until the next GPU reset");
   }
   if (positive(g.remapped_rows_uncorrectable)) {
-    sink.add("remap.uncorrectable_rows", g.index,
-             fmt::format("{}: {} row(s) remapped after uncorrectable errors", who, *g.remapped_rows_uncorrectable),
-             static_cast<double>(*g.remapped_rows_uncorrectable));
+    sink.add(
+        "remap.uncorrectable_rows", g.index,
+        fmt::format("{}: {} row(s) remapped after uncorrectable errors", who, *g.remapped_rows_uncorrectable),
+        static_cast<double>(*g.remapped_rows_uncorrectable));
   }
   if (positive(g.remapped_rows_correctable)) {
-    sink.add("remap.correctable_rows", g.index,
-             fmt::format("{}: {} row(s) remapped after correctable errors", who, *g.remapped_rows_correctable),
-             static_cast<double>(*g.remapped_rows_correctable));
+    sink.add(
+        "remap.correctable_rows", g.index,
+        fmt::format("{}: {} row(s) remapped after correctable errors", who, *g.remapped_rows_correctable),
+        static_cast<double>(*g.remapped_rows_correctable));
   }
 }
 
@@ -126,12 +136,13 @@ void clock_rules(const GpuHealthReading& g, const HealthPolicy& p, FindingSink& 
   if (g.temperature_c && g.slowdown_temp_c && *g.slowdown_temp_c > 0) {
     if (*g.temperature_c >= *g.slowdown_temp_c) {
       sink.add("temperature.at_slowdown", g.index,
-               fmt::format("{}: {} °C reached the slowdown threshold of {} °C", who, *g.temperature_c, *g.slowdown_temp_c),
+               fmt::format("{}: {} °C reached the slowdown threshold of {} °C", who, *g.temperature_c,
+                           *g.slowdown_temp_c),
                *g.temperature_c);
     } else if (*g.temperature_c >= *g.slowdown_temp_c - p.temp_margin_c) {
       sink.add("temperature.near_slowdown", g.index,
-               fmt::format("{}: {} °C is within {} °C of the slowdown threshold of {} °C", who, *g.temperature_c,
-                           p.temp_margin_c, *g.slowdown_temp_c),
+               fmt::format("{}: {} °C is within {} °C of the slowdown threshold of {} °C", who,
+                           *g.temperature_c, p.temp_margin_c, *g.slowdown_temp_c),
                *g.temperature_c);
     }
   }
@@ -150,8 +161,8 @@ void pcie_rules(const GpuHealthReading& g, FindingSink& sink) {
   const bool width_low = g.pcie_width && g.pcie_max_width && *g.pcie_width < *g.pcie_max_width;
   if (gen_low || width_low) {
     const std::string detail =
-        fmt::format("{}: PCIe link at Gen{} x{} of max Gen{} x{}", who, g.pcie_gen.value_or(0), g.pcie_width.value_or(0),
-                    g.pcie_max_gen.value_or(0), g.pcie_max_width.value_or(0));
+        fmt::format("{}: PCIe link at Gen{} x{} of max Gen{} x{}", who, g.pcie_gen.value_or(0),
+                    g.pcie_width.value_or(0), g.pcie_max_gen.value_or(0), g.pcie_max_width.value_or(0));
     if (g.pcie_read_under_load) {
       sink.add("pcie.link_downgraded", g.index, detail + " while carrying traffic");
     } else {
@@ -159,11 +170,13 @@ void pcie_rules(const GpuHealthReading& g, FindingSink& sink) {
     }
   }
   if (g.pcie_max_gen && g.pcie_gpu_max_gen && *g.pcie_max_gen < *g.pcie_gpu_max_gen) {
-    sink.add("pcie.slot_below_gpu_max", g.index,
-             fmt::format("{}: slot supports Gen{}, the GPU Gen{}", who, *g.pcie_max_gen, *g.pcie_gpu_max_gen));
+    sink.add(
+        "pcie.slot_below_gpu_max", g.index,
+        fmt::format("{}: slot supports Gen{}, the GPU Gen{}", who, *g.pcie_max_gen, *g.pcie_gpu_max_gen));
   }
   if (positive(g.pcie_replay_counter)) {
-    sink.add("pcie.replays", g.index, fmt::format("{}: PCIe replay counter at {}", who, *g.pcie_replay_counter),
+    sink.add("pcie.replays", g.index,
+             fmt::format("{}: PCIe replay counter at {}", who, *g.pcie_replay_counter),
              static_cast<double>(*g.pcie_replay_counter));
   }
 }
@@ -191,16 +204,16 @@ void nvlink_rules(const GpuHealthReading& g, const HealthPolicy& p, FindingSink&
   if (p.expect_nvlinks) {
     if (active < *p.expect_nvlinks) {
       sink.add("nvlink.link_inactive", g.index,
-               fmt::format("{}: {} of {} expected NVLink links active (down: {})", who, active, *p.expect_nvlinks,
-                           down.empty() ? "-" : fmt::format("{}", fmt::join(down, ","))),
+               fmt::format("{}: {} of {} expected NVLink links active (down: {})", who, active,
+                           *p.expect_nvlinks, down.empty() ? "-" : fmt::format("{}", fmt::join(down, ","))),
                static_cast<double>(*p.expect_nvlinks - active));
     }
   } else if (!down.empty()) {
     const bool no_fabric = p.no_nvlink_fabric.count(g.index) > 0;
     if (no_fabric || (all_down && p.single_gpu_partition)) {
       sink.add("nvlink.linkless_partition", g.index,
-               fmt::format("{}: NVLink link(s) {} down of {}, none expected ({})", who, fmt::join(down, ","), total,
-                           no_fabric ? "a PCIe part" : "a single GPU in its partition"),
+               fmt::format("{}: NVLink link(s) {} down of {}, none expected ({})", who, fmt::join(down, ","),
+                           total, no_fabric ? "a PCIe part" : "a single GPU in its partition"),
                static_cast<double>(down.size()));
     } else {
       sink.add("nvlink.link_inactive", g.index,
@@ -209,7 +222,8 @@ void nvlink_rules(const GpuHealthReading& g, const HealthPolicy& p, FindingSink&
     }
   }
   if (recoveries > 0) {
-    sink.add("nvlink.recovery_errors", g.index, fmt::format("{}: {} NVLink recovery error(s)", who, recoveries),
+    sink.add("nvlink.recovery_errors", g.index,
+             fmt::format("{}: {} NVLink recovery error(s)", who, recoveries),
              static_cast<double>(recoveries));
   }
   if (errors > 0) {
@@ -222,22 +236,25 @@ void nvlink_rules(const GpuHealthReading& g, const HealthPolicy& p, FindingSink&
 // (driver reload, GPU reset) in between: not growth.
 void growth_rules(const GpuHealthReading& b, const GpuHealthReading& a, FindingSink& sink) {
   const std::string who = gpu_label(a);
-  auto grew = [&](const char* code, const std::optional<std::uint64_t>& before, const std::optional<std::uint64_t>& after,
-                  const char* what) {
+  auto grew = [&](const char* code, const std::optional<std::uint64_t>& before,
+                  const std::optional<std::uint64_t>& after, const char* what) {
     if (!before || !after || *after <= *before) return;
-    sink.add(code, a.index, fmt::format("{}: {} grew from {} to {} during the run", who, what, *before, *after),
+    sink.add(code, a.index,
+             fmt::format("{}: {} grew from {} to {} during the run", who, what, *before, *after),
              static_cast<double>(*after - *before));
   };
-  grew("ecc.uncorrected_grew", b.ecc_volatile_uncorrected, a.ecc_volatile_uncorrected, "uncorrectable ECC errors");
+  grew("ecc.uncorrected_grew", b.ecc_volatile_uncorrected, a.ecc_volatile_uncorrected,
+       "uncorrectable ECC errors");
   grew("ecc.corrected_grew", b.ecc_volatile_corrected, a.ecc_volatile_corrected, "corrected ECC errors");
-  auto sum = [](const std::optional<std::uint64_t>& x, const std::optional<std::uint64_t>& y) -> std::optional<std::uint64_t> {
+  auto sum = [](const std::optional<std::uint64_t>& x,
+                const std::optional<std::uint64_t>& y) -> std::optional<std::uint64_t> {
     if (!x && !y) return std::nullopt;
     return x.value_or(0) + y.value_or(0);
   };
   grew("remap.rows_grew", sum(b.remapped_rows_correctable, b.remapped_rows_uncorrectable),
        sum(a.remapped_rows_correctable, a.remapped_rows_uncorrectable), "remapped rows");
-  grew("retired_pages.grew", sum(b.retired_pages_sbe, b.retired_pages_dbe), sum(a.retired_pages_sbe, a.retired_pages_dbe),
-       "retired pages");
+  grew("retired_pages.grew", sum(b.retired_pages_sbe, b.retired_pages_dbe),
+       sum(a.retired_pages_sbe, a.retired_pages_dbe), "retired pages");
   grew("pcie.replays_grew", b.pcie_replay_counter, a.pcie_replay_counter, "PCIe replays");
   std::optional<std::uint64_t> nb, na;
   for (const auto& l : b.nvlinks) nb = nb.value_or(0) + nvlink_error_sum(l);
@@ -264,20 +281,42 @@ const GpuHealthReading* match(const HealthSnapshot& s, const GpuHealthReading& g
 }  // namespace
 
 const std::vector<std::string>& health_finding_codes() {
-  static const std::vector<std::string> codes{
-      "gpu.count_mismatch",       "nvml.readings_unavailable",    "ecc.disabled",
-      "ecc.mode_change_pending",  "ecc.uncorrected_volatile",     "ecc.uncorrected_aggregate",
-      "ecc.corrected_volatile",   "ecc.sram_uncorrected_aggregate", "ecc.uncorrected_grew",
-      "ecc.corrected_grew",       "retired_pages.pending",        "retired_pages.dbe",
-      "retired_pages.grew",       "remap.pending",                "remap.failure",
-      "remap.uncorrectable_rows", "remap.correctable_rows",       "remap.rows_grew",
-      "throttle.hw_slowdown",     "throttle.hw_thermal_slowdown", "throttle.hw_power_brake",
-      "throttle.sw_thermal_slowdown", "throttle.sw_power_cap",    "temperature.at_slowdown",
-      "temperature.near_slowdown", "power.limit_below_default",   "pcie.link_downgraded",
-      "pcie.link_below_max_idle", "pcie.slot_below_gpu_max",      "pcie.replays",
-      "pcie.replays_grew",        "nvlink.link_inactive",         "nvlink.linkless_partition",
-      "nvlink.recovery_errors",
-      "nvlink.errors",            "nvlink.errors_grew"};
+  static const std::vector<std::string> codes{"gpu.count_mismatch",
+                                              "nvml.readings_unavailable",
+                                              "ecc.disabled",
+                                              "ecc.mode_change_pending",
+                                              "ecc.uncorrected_volatile",
+                                              "ecc.uncorrected_aggregate",
+                                              "ecc.corrected_volatile",
+                                              "ecc.sram_uncorrected_aggregate",
+                                              "ecc.uncorrected_grew",
+                                              "ecc.corrected_grew",
+                                              "retired_pages.pending",
+                                              "retired_pages.dbe",
+                                              "retired_pages.grew",
+                                              "remap.pending",
+                                              "remap.failure",
+                                              "remap.uncorrectable_rows",
+                                              "remap.correctable_rows",
+                                              "remap.rows_grew",
+                                              "throttle.hw_slowdown",
+                                              "throttle.hw_thermal_slowdown",
+                                              "throttle.hw_power_brake",
+                                              "throttle.sw_thermal_slowdown",
+                                              "throttle.sw_power_cap",
+                                              "temperature.at_slowdown",
+                                              "temperature.near_slowdown",
+                                              "power.limit_below_default",
+                                              "pcie.link_downgraded",
+                                              "pcie.link_below_max_idle",
+                                              "pcie.slot_below_gpu_max",
+                                              "pcie.replays",
+                                              "pcie.replays_grew",
+                                              "nvlink.link_inactive",
+                                              "nvlink.linkless_partition",
+                                              "nvlink.recovery_errors",
+                                              "nvlink.errors",
+                                              "nvlink.errors_grew"};
   return codes;
 }
 

@@ -7,16 +7,16 @@
 #include <string>
 #include <vector>
 
+#include "core/record/record.hpp"
 #include "core/rules/health_severity.hpp"
 #include "core/rules/health_snapshot.hpp"
-#include "core/record/record.hpp"
 
 namespace gpuqual {
 
 struct HealthPolicy {
-  std::optional<int> expect_gpus;  // suite param expect_gpus, or the baseline's GPU count
-  bool expect_ecc = true;          // data-center GPUs run with ECC on
-  int temp_margin_c = 5;           // warn this close to the slowdown threshold
+  std::optional<int> expect_gpus;        // suite param expect_gpus, or the baseline's GPU count
+  bool expect_ecc = true;                // data-center GPUs run with ECC on
+  int temp_margin_c = 5;                 // warn this close to the slowdown threshold
   double power_limit_tolerance_w = 1.0;  // enforced limit this far below default is a finding
   // NVLink links every GPU must have active (suite param / baseline); empty: the links NVML
   // answers for, less the link-less cases below.
@@ -33,7 +33,7 @@ struct HealthPolicy {
 
 struct HealthEvaluation {
   Status status = Status::pass;
-  std::string reason;              // one line; required for skip and fail
+  std::string reason;  // one line; required for skip and fail
   std::vector<Finding> findings;
   std::vector<GpuCheckStatus> per_gpu;
   // "gpu 0: retired_pages: not applicable to compute capability 9.0 (...)": core fields this
@@ -49,8 +49,8 @@ const std::vector<std::string>& health_finding_codes();
 // NVML unavailable → skip with its reason. Xids in `now.xids` become xid.<code> findings.
 // A GPU passes only on its core readings (core/rules/health_core_fields.hpp): one not read makes that
 // GPU, and the check, `error` naming the field and NVML's message (a fail still outranks it).
-HealthEvaluation evaluate_health(const HealthSnapshot& now, const HealthSnapshot* before, const HealthPolicy& policy,
-                                 const SeverityTable& table);
+HealthEvaluation evaluate_health(const HealthSnapshot& now, const HealthSnapshot* before,
+                                 const HealthPolicy& policy, const SeverityTable& table);
 
 // One finding per (Xid code, GPU): severity from the table (own_kernel_severity when any of the
 // events hit while gpuqual's own check ran), value = how many events were seen.

@@ -14,17 +14,17 @@
 namespace gpuqual {
 
 struct LoadedSamplingSteps {
-  std::function<void()> start_load;       // start the copy workers (may be empty: no load)
-  std::function<bool()> load_ready;       // every worker has copied once or failed
-  std::function<void()> take_sample;      // one NVML sample of every GPU
+  std::function<void()> start_load;   // start the copy workers (may be empty: no load)
+  std::function<bool()> load_ready;   // every worker has copied once or failed
+  std::function<void()> take_sample;  // one NVML sample of every GPU
   std::function<void()> stop_load;
-  std::function<bool()> should_stop;      // the runner asked the check to end
-  std::function<double()> now_s;          // a monotonic clock, seconds
+  std::function<bool()> should_stop;  // the runner asked the check to end
+  std::function<double()> now_s;      // a monotonic clock, seconds
   std::function<void(double)> sleep_s;
 };
 
 struct LoadedSamplingReport {
-  bool load_ready = false;   // sampling began with every worker having copied
+  bool load_ready = false;  // sampling began with every worker having copied
   double waited_for_load_s = 0;
   int samples = 0;
 };

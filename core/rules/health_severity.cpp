@@ -9,9 +9,9 @@
 #include <stdexcept>
 
 #include "core/base/data_dir.hpp"
-#include "core/rules/health_rules.hpp"
 #include "core/base/input_error.hpp"
 #include "core/base/json_input.hpp"
+#include "core/rules/health_rules.hpp"
 
 #ifndef GPUQUAL_SOURCE_BASELINES
 #define GPUQUAL_SOURCE_BASELINES "baselines"
@@ -46,7 +46,9 @@ std::string scalar(const YAML::Node& n, const std::string& origin, const std::st
 Severity severity_of(const YAML::Node& n, const std::string& origin, const std::string& path) {
   const std::string s = scalar(n, origin, path);
   auto sev = parse_severity(s);
-  if (!sev) throw InputError(origin, where_of(n, path), "unknown severity \"" + s + "\" (expected info, warn or fail)");
+  if (!sev)
+    throw InputError(origin, where_of(n, path),
+                     "unknown severity \"" + s + "\" (expected info, warn or fail)");
   return *sev;
 }
 
@@ -54,7 +56,8 @@ void check_schema(const YAML::Node& root, const std::string& expected, const std
   const YAML::Node s = root["schema"];
   if (!s) throw InputError(origin, "schema", "required field is missing (expected " + expected + ")");
   if (scalar(s, origin, "schema") != expected) {
-    throw InputError(origin, where_of(s, "schema"), "expected \"" + expected + "\", found \"" + s.Scalar() + "\"");
+    throw InputError(origin, where_of(s, "schema"),
+                     "expected \"" + expected + "\", found \"" + s.Scalar() + "\"");
   }
 }
 
@@ -66,17 +69,26 @@ void read_rule(const YAML::Node& n, SeverityRule& rule, bool complete, bool is_x
   for (const auto& kv : n) {
     const std::string key = scalar(kv.first, origin, path);
     const std::string p = path + "." + key;
-    if (key == "severity") rule.severity = severity_of(kv.second, origin, p);
-    else if (key == "own_kernel_severity" && is_xid) rule.own_kernel_severity = severity_of(kv.second, origin, p);
-    else if (key == "mnemonic" && is_xid) rule.mnemonic = scalar(kv.second, origin, p);
-    else if (key == "meaning") rule.meaning = scalar(kv.second, origin, p);
-    else if (key == "action") rule.action = scalar(kv.second, origin, p);
-    else if (key == "source") rule.source = scalar(kv.second, origin, p);
-    else throw InputError(origin, where_of(kv.first, p), "unknown field \"" + key + "\"");
+    if (key == "severity")
+      rule.severity = severity_of(kv.second, origin, p);
+    else if (key == "own_kernel_severity" && is_xid)
+      rule.own_kernel_severity = severity_of(kv.second, origin, p);
+    else if (key == "mnemonic" && is_xid)
+      rule.mnemonic = scalar(kv.second, origin, p);
+    else if (key == "meaning")
+      rule.meaning = scalar(kv.second, origin, p);
+    else if (key == "action")
+      rule.action = scalar(kv.second, origin, p);
+    else if (key == "source")
+      rule.source = scalar(kv.second, origin, p);
+    else
+      throw InputError(origin, where_of(kv.first, p), "unknown field \"" + key + "\"");
   }
   if (complete) {
     for (const char* required : {"severity", "meaning", "action"}) {
-      if (!n[required]) throw InputError(origin, where_of(n, path), std::string("required field \"") + required + "\" is missing");
+      if (!n[required])
+        throw InputError(origin, where_of(n, path),
+                         std::string("required field \"") + required + "\" is missing");
     }
   }
 }
@@ -97,7 +109,8 @@ int xid_code(const YAML::Node& key, const std::string& origin, const std::string
 }
 
 void read_xids(const YAML::Node& xids, SeverityTable& t, bool complete, const std::string& origin) {
-  if (!xids.IsMap()) throw InputError(origin, where_of(xids, "xids"), "expected a mapping of Xid code → entry");
+  if (!xids.IsMap())
+    throw InputError(origin, where_of(xids, "xids"), "expected a mapping of Xid code → entry");
   for (const auto& kv : xids) {
     const int code = xid_code(kv.first, origin, "xids");
     const std::string p = "xids." + std::to_string(code);
@@ -142,7 +155,8 @@ SeverityTable parse_severity_tables(const std::string& findings_yaml, const std:
     YAML::Node f = parse_yaml(findings_yaml, findings_origin);
     check_schema(f, "gpuqual.health-findings/v1", findings_origin);
     const YAML::Node findings = f["findings"];
-    if (!findings || !findings.IsMap()) throw InputError(findings_origin, "findings", "required mapping is missing");
+    if (!findings || !findings.IsMap())
+      throw InputError(findings_origin, "findings", "required mapping is missing");
     for (const auto& kv : findings) {
       const std::string code = scalar(kv.first, findings_origin, "findings");
       SeverityRule rule;
@@ -152,7 +166,8 @@ SeverityTable parse_severity_tables(const std::string& findings_yaml, const std:
       }
     }
     for (const auto& code : required_codes) {
-      if (!t.findings.count(code)) throw InputError(findings_origin, "findings", "finding code \"" + code + "\" is missing");
+      if (!t.findings.count(code))
+        throw InputError(findings_origin, "findings", "finding code \"" + code + "\" is missing");
     }
     for (const auto& kv : f) {
       const std::string key = kv.first.Scalar();
@@ -205,7 +220,8 @@ void apply_severity_overrides(SeverityTable& table, const std::string& yaml, con
           const std::string code = scalar(f.first, origin, "findings");
           auto it = table.findings.find(code);
           if (it == table.findings.end()) {
-            throw InputError(origin, where_of(f.first, "findings." + code), "no finding code \"" + code + "\" to override");
+            throw InputError(origin, where_of(f.first, "findings." + code),
+                             "no finding code \"" + code + "\" to override");
           }
           read_rule(f.second, it->second, false, false, origin, "findings." + code);
         }
@@ -278,7 +294,8 @@ std::string severity_tables_dir(const std::string& flag_value) {
   if (const char* env = std::getenv("GPUQUAL_BASELINES_DIR"); env && *env) return env;
   std::error_code ec;
   if (const std::string installed = installed_data_dir("baselines");
-      !installed.empty() && std::filesystem::is_regular_file(std::filesystem::path(installed) / kXidSeverityFile, ec)) {
+      !installed.empty() &&
+      std::filesystem::is_regular_file(std::filesystem::path(installed) / kXidSeverityFile, ec)) {
     return installed;
   }
   return GPUQUAL_SOURCE_BASELINES;

@@ -31,7 +31,7 @@ struct SeverityTable {
   // Throws std::out_of_range naming the code when the table lacks it (load_* validate that
   // every code in health_finding_codes() is present, so this is a programming error).
   const SeverityRule& finding(const std::string& code) const;
-  const SeverityRule& xid(int code) const;       // unknown_xid when not listed
+  const SeverityRule& xid(int code) const;  // unknown_xid when not listed
 };
 
 inline constexpr const char* kHealthFindingsFile = "health-findings.yaml";

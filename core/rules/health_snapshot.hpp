@@ -21,7 +21,7 @@ struct NvLinkReading {
 };
 
 struct GpuHealthReading {
-  int index = 0;                   // the GPU's index in the run record (CUDA ordinal when known)
+  int index = 0;  // the GPU's index in the run record (CUDA ordinal when known)
   std::string name;
   std::string uuid;
   std::string pci_bus_id;
@@ -60,44 +60,44 @@ struct GpuHealthReading {
   int sw_thermal_samples = 0;
   int sw_power_cap_samples = 0;
 
-  std::optional<int> temperature_c;       // highest seen
-  std::optional<int> slowdown_temp_c;     // NVML_TEMPERATURE_THRESHOLD_SLOWDOWN
-  std::optional<int> shutdown_temp_c;     // NVML_TEMPERATURE_THRESHOLD_SHUTDOWN
-  std::optional<double> power_limit_w;    // enforced limit
+  std::optional<int> temperature_c;     // highest seen
+  std::optional<int> slowdown_temp_c;   // NVML_TEMPERATURE_THRESHOLD_SLOWDOWN
+  std::optional<int> shutdown_temp_c;   // NVML_TEMPERATURE_THRESHOLD_SHUTDOWN
+  std::optional<double> power_limit_w;  // enforced limit
   std::optional<double> default_power_limit_w;
 
-  std::optional<int> pcie_gen;            // highest current generation seen while sampling
-  std::optional<int> pcie_width;          // highest current width seen while sampling
-  std::optional<int> pcie_max_gen;        // max of this GPU in this slot (nvmlDeviceGetMaxPcieLinkGeneration)
+  std::optional<int> pcie_gen;      // highest current generation seen while sampling
+  std::optional<int> pcie_width;    // highest current width seen while sampling
+  std::optional<int> pcie_max_gen;  // max of this GPU in this slot (nvmlDeviceGetMaxPcieLinkGeneration)
   std::optional<int> pcie_max_width;
-  std::optional<int> pcie_gpu_max_gen;    // max the GPU itself supports
-  bool pcie_read_under_load = false;      // links train down when idle: idle readings are weaker evidence
+  std::optional<int> pcie_gpu_max_gen;  // max the GPU itself supports
+  bool pcie_read_under_load = false;    // links train down when idle: idle readings are weaker evidence
   std::optional<std::uint64_t> pcie_replay_counter;
 
-  std::vector<NvLinkReading> nvlinks;     // links NVML answers for; empty on boards without NVLink
+  std::vector<NvLinkReading> nvlinks;  // links NVML answers for; empty on boards without NVLink
 
-  std::vector<std::string> unread;        // "<reading>: <why>" for each reading NVML did not give
+  std::vector<std::string> unread;  // "<reading>: <why>" for each reading NVML did not give
 };
 
 // One Xid seen by NVML (nvmlEventTypeXidCriticalError) during the run.
 struct XidEvent {
   int code = 0;
-  std::optional<int> gpu;        // run-record GPU index, when the device was matched
+  std::optional<int> gpu;  // run-record GPU index, when the device was matched
   std::string uuid;
-  std::string time;              // RFC 3339 UTC, when the parent saw the event
-  std::string during_check;      // gpuqual check running on that GPU at the time, if any
+  std::string time;          // RFC 3339 UTC, when the parent saw the event
+  std::string during_check;  // gpuqual check running on that GPU at the time, if any
 };
 
 struct HealthSnapshot {
   bool nvml_available = false;
-  std::string nvml_reason;       // why NVML is unavailable (library missing, init failed)
+  std::string nvml_reason;  // why NVML is unavailable (library missing, init failed)
   std::string driver_version;
-  std::string taken_at;          // RFC 3339 UTC
+  std::string taken_at;  // RFC 3339 UTC
   // Every GPU NVML lists on the node, including ones outside this run's selection
   // (CUDA_VISIBLE_DEVICES) and ones it cannot open; the GPU-count rule uses it. Empty: gpus.size().
   std::optional<int> nvml_gpu_count;
-  std::vector<GpuHealthReading> gpus;    // the run's GPUs only (indices name run-record GPUs)
-  std::vector<XidEvent> xids;    // events captured while the snapshot's window was open
+  std::vector<GpuHealthReading> gpus;  // the run's GPUs only (indices name run-record GPUs)
+  std::vector<XidEvent> xids;          // events captured while the snapshot's window was open
 };
 
 }  // namespace gpuqual

@@ -39,7 +39,10 @@ json to_json(const NvLinkReading& l) {
 }
 
 json to_json(const GpuHealthReading& g) {
-  json j{{"index", g.index}, {"name", g.name}, {"uuid", g.uuid}, {"pci_bus_id", g.pci_bus_id},
+  json j{{"index", g.index},
+         {"name", g.name},
+         {"uuid", g.uuid},
+         {"pci_bus_id", g.pci_bus_id},
          {"compute_capability", g.compute_capability}};
   put(j, "ecc_enabled", g.ecc_enabled);
   put(j, "ecc_pending_enabled", g.ecc_pending_enabled);
@@ -127,7 +130,9 @@ GpuHealthReading gpu_from_json(const json& j, const std::string& file, const std
   g.remap_pending = o.opt_boolean("remap_pending");
   g.remap_failure = o.opt_boolean("remap_failure");
   g.throttle_reasons = opt_count(o, "throttle_reasons");
-  auto samples = [&](const char* key) { return static_cast<int>(o.opt_integer(key, 0, 1 << 30).value_or(0)); };
+  auto samples = [&](const char* key) {
+    return static_cast<int>(o.opt_integer(key, 0, 1 << 30).value_or(0));
+  };
   g.throttle_samples = samples("throttle_samples");
   g.hw_slowdown_samples = samples("hw_slowdown_samples");
   g.hw_thermal_samples = samples("hw_thermal_samples");
@@ -176,10 +181,14 @@ json to_json(const HealthSnapshot& s) {
   for (const auto& g : s.gpus) gpus.push_back(to_json(g));
   json xids = json::array();
   for (const auto& x : s.xids) xids.push_back(to_json(x));
-  return json{{"schema", kHealthSnapshotSchema}, {"nvml_available", s.nvml_available},
-              {"nvml_reason", s.nvml_reason},     {"driver_version", s.driver_version},
-              {"taken_at", s.taken_at},           {"gpus", gpus},
-              {"xids", xids},                     {"nvml_gpu_count", s.nvml_gpu_count ? json(*s.nvml_gpu_count) : json(nullptr)}};
+  return json{{"schema", kHealthSnapshotSchema},
+              {"nvml_available", s.nvml_available},
+              {"nvml_reason", s.nvml_reason},
+              {"driver_version", s.driver_version},
+              {"taken_at", s.taken_at},
+              {"gpus", gpus},
+              {"xids", xids},
+              {"nvml_gpu_count", s.nvml_gpu_count ? json(*s.nvml_gpu_count) : json(nullptr)}};
 }
 
 HealthSnapshot health_snapshot_from_json(const json& j, const std::string& file) {
@@ -191,7 +200,8 @@ HealthSnapshot health_snapshot_from_json(const json& j, const std::string& file)
   HealthSnapshot s;
   s.nvml_available = o.boolean("nvml_available");
   s.nvml_reason = o.str_or("nvml_reason", "");
-  if (!s.nvml_available && s.nvml_reason.empty()) o.fail("nvml_reason", "required when nvml_available is false");
+  if (!s.nvml_available && s.nvml_reason.empty())
+    o.fail("nvml_reason", "required when nvml_available is false");
   s.driver_version = o.str_or("driver_version", "");
   s.taken_at = o.str_or("taken_at", "");
   if (auto n = o.opt_integer("nvml_gpu_count", 0, 1024)) s.nvml_gpu_count = static_cast<int>(*n);

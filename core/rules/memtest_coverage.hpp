@@ -23,7 +23,7 @@ struct MemtestCoverageInput {
   std::uint64_t target_bytes = 0;  // fraction_of_free × free (capped by max_mib)
   std::uint64_t tested_bytes = 0;
   double fraction_of_free = 0.9;
-  bool capped = false;             // max_mib set: a smaller target is the operator's choice
+  bool capped = false;  // max_mib set: a smaller target is the operator's choice
   std::string allocation_note;
 };
 

@@ -68,7 +68,9 @@ std::vector<CheckRow> check_rows(const RunRecord& r, const CheckResult& c, const
     CheckRow row{c.name, gpu, status, status == Status::pass ? "" : reason, c.duration_s, false};
     if (status == Status::skip) judge_skip(r, c, row);
     // Only a worse status takes over the row, and only then is its reason text made.
-    auto takes_over = [&](Status s) { return s != Status::skip && severity_rank(s) > severity_rank(row.status); };
+    auto takes_over = [&](Status s) {
+      return s != Status::skip && severity_rank(s) > severity_rank(row.status);
+    };
     auto fold = [&](Status s, const std::string& what, const std::string& why) {
       row.status = s;
       row.reason = fmt::format("{}: {}", what, why);
@@ -79,7 +81,8 @@ std::vector<CheckRow> check_rows(const RunRecord& r, const CheckResult& c, const
       if (takes_over(m.status) && m.gpu == gpu && m.check == c.name) fold(m.status, m.metric, m.reason);
     }
     for (const auto& f : v.findings) {
-      if (takes_over(f.status) && f.finding.gpu == gpu && f.check == c.name) fold(f.status, f.finding.code, f.reason);
+      if (takes_over(f.status) && f.finding.gpu == gpu && f.check == c.name)
+        fold(f.status, f.finding.code, f.reason);
     }
     rows.push_back(std::move(row));
   }

@@ -19,7 +19,8 @@ namespace {
 std::optional<int> count_text(const std::string& text) {
   int v = 0;
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || v < 1 || v > 1024) return std::nullopt;
+  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || v < 1 || v > 1024)
+    return std::nullopt;
   return v;
 }
 
@@ -49,8 +50,8 @@ std::optional<int> pci_count(const RunRecord& r) {
 
 bool pci_gpu_is_the_nodes(const PciGpu& gpu) { return gpu.driver != "vfio-pci" && gpu.driver != "pci-stub"; }
 
-std::optional<ExpectedGpus> expected_gpu_count(const std::map<std::string, std::string>& labels, const Baseline* b,
-                                               std::optional<int> flag) {
+std::optional<ExpectedGpus> expected_gpu_count(const std::map<std::string, std::string>& labels,
+                                               const Baseline* b, std::optional<int> flag) {
   std::optional<ExpectedGpus> best;
   take(best, flag, "--expect-gpus");
   if (b) take(best, b->gpu_count, fmt::format("the baseline's gpu_count ({})", b->origin));
@@ -83,9 +84,10 @@ std::optional<ExpectedGpus> expected_gpu_count(const RunRecord& r, const Baselin
 std::optional<std::string> subset_of_node_reason(const RunRecord& r, const ExpectedGpus& expected) {
   const int have = static_cast<int>(r.gpus.size());
   if (have >= expected.count || !visible_devices_subset(r.node)) return std::nullopt;
-  return fmt::format("{} of the node's {} GPUs judged ({}; expected by {}): a verdict on those GPUs, "
-                     "not on the node",
-                     have, expected.count, r.node.visible_devices, expected.source);
+  return fmt::format(
+      "{} of the node's {} GPUs judged ({}; expected by {}): a verdict on those GPUs, "
+      "not on the node",
+      have, expected.count, r.node.visible_devices, expected.source);
 }
 
 std::optional<FindingRow> missing_gpus_row(const RunRecord& r, const ExpectedGpus& expected) {
@@ -107,7 +109,8 @@ std::optional<FindingRow> missing_gpus_row(const RunRecord& r, const ExpectedGpu
     row.finding.detail += fmt::format("; the PCI bus shows {}{}", plural(ids.size(), "NVIDIA GPU"),
                                       ids.empty() ? "" : fmt::format(" ({})", fmt::join(ids, ", ")));
   }
-  row.finding.action = "check that every GPU is seated and visible (lspci -d 10de:, nvidia-smi -L); drain the node";
+  row.finding.action =
+      "check that every GPU is seated and visible (lspci -d 10de:, nvidia-smi -L); drain the node";
   row.status = Status::fail;
   row.reason = row.finding.detail;
   return row;

@@ -189,7 +189,8 @@ std::optional<RelativeChange> relative_change(std::span<const double> before, st
   return r;
 }
 
-std::optional<RelativeChange> median_vs_expected(std::span<const double> values, double expected, double confidence) {
+std::optional<RelativeChange> median_vs_expected(std::span<const double> values, double expected,
+                                                 double confidence) {
   if (values.empty() || !(expected > 0)) return std::nullopt;
   std::vector<double> v(values.begin(), values.end());
   std::sort(v.begin(), v.end());
@@ -212,12 +213,12 @@ ChangeJudgement judge_change(const RelativeChange& change, Direction direction, 
   j.worse_estimate = higher ? -change.estimate : change.estimate;
   // The end of the interval nearest to "no worse": the change is at least this bad.
   j.worse_bound = higher ? -change.high : change.low;
-  const std::string interval =
-      fmt::format("{} ({:.0f} % interval {} .. {}{})", percent(change.estimate), rule.confidence * 100.0,
-                  percent(change.low), percent(change.high),
-                  change.reached ? ""
-                                 : fmt::format("; too few samples for {:.0f} %, full range used, coverage {:.0f} %",
-                                               rule.confidence * 100.0, change.confidence * 100.0));
+  const std::string interval = fmt::format(
+      "{} ({:.0f} % interval {} .. {}{})", percent(change.estimate), rule.confidence * 100.0,
+      percent(change.low), percent(change.high),
+      change.reached ? ""
+                     : fmt::format("; too few samples for {:.0f} %, full range used, coverage {:.0f} %",
+                                   rule.confidence * 100.0, change.confidence * 100.0));
   const std::string worse_word = higher ? "drop" : "rise";
   if (beyond_allowed(j.worse_bound, rule.allowed_drop)) {
     j.status = Status::fail;
@@ -225,14 +226,16 @@ ChangeJudgement judge_change(const RelativeChange& change, Direction direction, 
                            rule.allowed_drop * 100.0);
   } else if (rule.warn_drop && beyond_allowed(j.worse_bound, *rule.warn_drop)) {
     j.status = Status::warn;
-    j.reason = fmt::format("{}: {} beyond the warn level of {:.2f} %", interval, worse_word, *rule.warn_drop * 100.0);
+    j.reason = fmt::format("{}: {} beyond the warn level of {:.2f} %", interval, worse_word,
+                           *rule.warn_drop * 100.0);
   } else if (beyond_allowed(j.worse_estimate, rule.allowed_drop)) {
     j.status = Status::warn;
     j.reason = fmt::format("{}: {} beyond the allowed {:.2f} %, but not with {:.0f} % confidence", interval,
                            worse_word, rule.allowed_drop * 100.0, rule.confidence * 100.0);
   } else {
     j.status = Status::pass;
-    j.reason = fmt::format("{}: within the allowed {} of {:.2f} %", interval, worse_word, rule.allowed_drop * 100.0);
+    j.reason =
+        fmt::format("{}: within the allowed {} of {:.2f} %", interval, worse_word, rule.allowed_drop * 100.0);
   }
   return j;
 }

@@ -31,9 +31,9 @@ struct RelativeChange {
   double estimate = 0;
   double low = 0;
   double high = 0;
-  double confidence = 0;      // coverage the interval has (exact or approximate)
-  bool reached = false;       // false: too few samples for the requested confidence
-  bool log_scale = true;      // false: samples were not all positive; additive shift / before median
+  double confidence = 0;  // coverage the interval has (exact or approximate)
+  bool reached = false;   // false: too few samples for the requested confidence
+  bool log_scale = true;  // false: samples were not all positive; additive shift / before median
 };
 
 // Hodges-Lehmann/Moses interval on after vs before. Empty when either side is empty, or when the
@@ -42,13 +42,14 @@ std::optional<RelativeChange> relative_change(std::span<const double> before, st
                                               double confidence);
 
 // Median of `values` with its order-statistic interval, relative to `expected` (> 0).
-std::optional<RelativeChange> median_vs_expected(std::span<const double> values, double expected, double confidence);
+std::optional<RelativeChange> median_vs_expected(std::span<const double> values, double expected,
+                                                 double confidence);
 
 // How far a metric may move before it counts: fractions of the reference value.
 struct DropRule {
-  double allowed_drop = 0.02;          // worse by more than this, with confidence → fail
-  std::optional<double> warn_drop;     // worse by more than this, with confidence → warn
-  double confidence = 0.95;            // two-sided coverage of the interval
+  double allowed_drop = 0.02;       // worse by more than this, with confidence → fail
+  std::optional<double> warn_drop;  // worse by more than this, with confidence → warn
+  double confidence = 0.95;         // two-sided coverage of the interval
 };
 
 struct ChangeJudgement {
@@ -78,6 +79,7 @@ std::size_t median_rank(std::size_t n, double confidence, double* coverage);
 double normal_quantile(double p);
 // k-th smallest (1-based) of the n*m differences a[j] - b[i], a and b sorted ascending; exact
 // enumeration when small, selection by counting otherwise (for burn-in runs with 10^4 samples).
-double kth_pairwise_difference(std::span<const double> a_sorted, std::span<const double> b_sorted, std::size_t k);
+double kth_pairwise_difference(std::span<const double> a_sorted, std::span<const double> b_sorted,
+                               std::size_t k);
 
 }  // namespace gpuqual::noise

@@ -4,9 +4,9 @@
 #include <map>
 #include <mutex>
 
-#include "core/base/yaml_tree.hpp"
 #include "core/base/data_dir.hpp"
 #include "core/base/json_input.hpp"
+#include "core/base/yaml_tree.hpp"
 
 #ifndef GPUQUAL_SOURCE_SUITES
 #define GPUQUAL_SOURCE_SUITES "suites"

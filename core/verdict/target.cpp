@@ -32,7 +32,8 @@ constexpr std::array kComponents{
 };
 
 bool known_component(const std::string& name) {
-  return std::any_of(kComponents.begin(), kComponents.end(), [&](const TargetComponent& c) { return c.name == name; });
+  return std::any_of(kComponents.begin(), kComponents.end(),
+                     [&](const TargetComponent& c) { return c.name == name; });
 }
 
 std::string component_list() {
@@ -50,8 +51,9 @@ ComponentRule rule_from_json(const nlohmann::json& j, const std::string& file, c
   }
   if (j.is_number()) {
     // `cuda_driver_version: 12.8` is a YAML number: 12.10 would read as 12.1.
-    throw InputError(file, path, fmt::format("write the version as a quoted string (\"{}\"): YAML reads it as a number",
-                                             j.dump()));
+    throw InputError(
+        file, path,
+        fmt::format("write the version as a quoted string (\"{}\"): YAML reads it as a number", j.dump()));
   }
   JsonObject o(j, file, path);
   int given = 0;
@@ -82,7 +84,8 @@ std::map<std::string, ComponentRule> rules_from_json(const nlohmann::json& j, co
   for (auto it = j.begin(); it != j.end(); ++it) {
     const std::string p = path + "." + it.key();
     if (!known_component(it.key())) {
-      throw InputError(file, p, fmt::format("unknown component \"{}\" (known: {})", it.key(), component_list()));
+      throw InputError(file, p,
+                       fmt::format("unknown component \"{}\" (known: {})", it.key(), component_list()));
     }
     out[it.key()] = rule_from_json(*it, file, p);
   }
@@ -93,7 +96,8 @@ Target target_from_json(const nlohmann::json& root, const std::string& file) {
   JsonObject o(root, file, "$");
   Target t;
   t.schema = read_schema(o, kTargetSchema);
-  if (const nlohmann::json* c = o.opt_object("components")) t.components = rules_from_json(*c, file, "$.components");
+  if (const nlohmann::json* c = o.opt_object("components"))
+    t.components = rules_from_json(*c, file, "$.components");
   if (const nlohmann::json* classes = o.opt_object("classes")) {
     for (auto it = classes->begin(); it != classes->end(); ++it) {
       const std::string p = "$.classes." + it.key();
@@ -102,7 +106,8 @@ Target target_from_json(const nlohmann::json& root, const std::string& file) {
       co.finish();
     }
   }
-  if (t.components.empty() && t.classes.empty()) o.fail("", "a target names at least one component (components or classes)");
+  if (t.components.empty() && t.classes.empty())
+    o.fail("", "a target names at least one component (components or classes)");
   o.finish();
   t.origin = file;
   return t;
@@ -112,10 +117,14 @@ Target target_from_json(const nlohmann::json& root, const std::string& file) {
 
 std::string_view to_string(TargetMatch m) {
   switch (m) {
-    case TargetMatch::exact: return "exact";
-    case TargetMatch::prefix: return "prefix";
-    case TargetMatch::minimum: return "minimum";
-    case TargetMatch::absent: return "absent";
+    case TargetMatch::exact:
+      return "exact";
+    case TargetMatch::prefix:
+      return "prefix";
+    case TargetMatch::minimum:
+      return "minimum";
+    case TargetMatch::absent:
+      return "absent";
   }
   return "exact";
 }
@@ -132,14 +141,17 @@ Target parse_target_yaml(const std::string& text, const std::string& origin) {
   return from_yaml_document(text, origin, target_from_json);
 }
 
-Target load_target(const std::string& path) { return parse_target_yaml(read_text_file(path, YamlLimits{}.max_bytes), path); }
+Target load_target(const std::string& path) {
+  return parse_target_yaml(read_text_file(path, YamlLimits{}.max_bytes), path);
+}
 
 std::span<const TargetComponent> target_components() { return kComponents; }
 
 namespace {
 // "v1.33.4" (kubelet) and "v25.10.0" (Operator tags) name the versions 1.33.4 and 25.10.0.
 std::string strip_v(const std::string& version) {
-  return version.size() > 1 && (version[0] == 'v' || version[0] == 'V') && std::isdigit(static_cast<unsigned char>(version[1]))
+  return version.size() > 1 && (version[0] == 'v' || version[0] == 'V') &&
+                 std::isdigit(static_cast<unsigned char>(version[1]))
              ? version.substr(1)
              : version;
 }
@@ -159,13 +171,15 @@ std::map<std::string, std::vector<std::string>> record_components(const RunRecor
   put("os", r.node.os);
   std::vector<std::string> vbios;
   for (const auto& g : r.gpus) {
-    if (!g.vbios.empty() && std::find(vbios.begin(), vbios.end(), g.vbios) == vbios.end()) vbios.push_back(g.vbios);
+    if (!g.vbios.empty() && std::find(vbios.begin(), vbios.end(), g.vbios) == vbios.end())
+      vbios.push_back(g.vbios);
   }
   if (!vbios.empty()) out["vbios"] = vbios;
   // The platform versions the stack inventory read (issue 17 section 1): the kubelet's version
   // from the Node object, the GPU Operator's from --platform gpu-operator=VERSION.
   if (r.node.stack) {
-    if (r.node.stack->k8s_kubelet_version.known()) put("kubernetes", strip_v(*r.node.stack->k8s_kubelet_version.value));
+    if (r.node.stack->k8s_kubelet_version.known())
+      put("kubernetes", strip_v(*r.node.stack->k8s_kubelet_version.value));
     auto op = r.node.stack->platform.find("gpu-operator");
     if (op != r.node.stack->platform.end()) put("gpu_operator", strip_v(op->second));
   }
@@ -174,14 +188,17 @@ std::map<std::string, std::vector<std::string>> record_components(const RunRecor
 
 bool component_matches(const ComponentRule& rule, const std::string& found) {
   switch (rule.match) {
-    case TargetMatch::exact: return found == rule.value;
-    case TargetMatch::prefix: return found.starts_with(rule.value);
+    case TargetMatch::exact:
+      return found == rule.value;
+    case TargetMatch::prefix:
+      return found.starts_with(rule.value);
     case TargetMatch::minimum: {
       const auto want = DottedVersion::parse(rule.value);
       const auto have = DottedVersion::parse(found);
       return want && have && *have >= *want;
     }
-    case TargetMatch::absent: return false;  // a stated value is never absent
+    case TargetMatch::absent:
+      return false;  // a stated value is never absent
   }
   return false;
 }
@@ -192,8 +209,8 @@ FindingRow absent_but_found(const std::string& name, const std::vector<std::stri
   row.check = "stack";
   row.finding.code = "stack.off_target";
   row.finding.severity = Severity::fail;
-  row.finding.detail = fmt::format("{}: expected absent (the target's stack does not state it), found {}", name,
-                                   fmt::join(values, ","));
+  row.finding.detail = fmt::format("{}: expected absent (the target's stack does not state it), found {}",
+                                   name, fmt::join(values, ","));
   row.finding.action = "bring the node to the target stack (or correct the target file) and run again";
   row.status = Status::fail;
   row.reason = row.finding.detail;
@@ -211,7 +228,8 @@ TargetJudgement judge_target(const RunRecord& r, const Target& t) {
       continue;
     }
     if (it == found.end()) {
-      out.unknown.push_back(fmt::format("{} not recorded: cannot check the target {} {}", name, to_string(rule.match), rule.value));
+      out.unknown.push_back(fmt::format("{} not recorded: cannot check the target {} {}", name,
+                                        to_string(rule.match), rule.value));
       continue;
     }
     // VBIOS is per GPU: name each GPU that is off target.
@@ -223,7 +241,8 @@ TargetJudgement judge_target(const RunRecord& r, const Target& t) {
         row.finding.code = "stack.off_target";
         row.finding.severity = Severity::fail;
         row.finding.gpu = g.index;
-        row.finding.detail = fmt::format("vbios: expected {} {}, found {}", to_string(rule.match), rule.value, g.vbios);
+        row.finding.detail =
+            fmt::format("vbios: expected {} {}, found {}", to_string(rule.match), rule.value, g.vbios);
         row.finding.action = "flash the target VBIOS, or correct the target file";
         row.status = Status::fail;
         row.reason = row.finding.detail;
@@ -237,7 +256,8 @@ TargetJudgement judge_target(const RunRecord& r, const Target& t) {
     row.check = "stack";
     row.finding.code = "stack.off_target";
     row.finding.severity = Severity::fail;
-    row.finding.detail = fmt::format("{}: expected {} {}, found {}", name, to_string(rule.match), rule.value, value);
+    row.finding.detail =
+        fmt::format("{}: expected {} {}, found {}", name, to_string(rule.match), rule.value, value);
     row.finding.action = "bring the node to the target stack (or correct the target file) and run again";
     row.status = Status::fail;
     row.reason = row.finding.detail;

@@ -29,13 +29,13 @@ std::string_view to_string(TargetMatch m);
 
 struct ComponentRule {
   TargetMatch match = TargetMatch::exact;
-  std::string value;        // "570.133.20", "570.", "12.8"; empty for absent
+  std::string value;  // "570.133.20", "570.", "12.8"; empty for absent
 };
 
 struct Target {
   std::string schema = kTargetSchema;
-  std::map<std::string, ComponentRule> components;                          // every node
-  std::map<std::string, std::map<std::string, ComponentRule>> classes;     // slug → overrides
+  std::map<std::string, ComponentRule> components;                      // every node
+  std::map<std::string, std::map<std::string, ComponentRule>> classes;  // slug → overrides
   std::string origin;
   // The rules for one class: the global ones, replaced component by component by the class's.
   std::map<std::string, ComponentRule> rules_for(const std::string& hardware_class) const;
@@ -61,8 +61,8 @@ std::map<std::string, std::vector<std::string>> record_components(const RunRecor
 bool component_matches(const ComponentRule& rule, const std::string& found);
 
 struct TargetJudgement {
-  std::vector<FindingRow> off_target;   // stack.off_target, status fail, one per component
-  std::vector<std::string> unknown;     // components the record does not state: "kernel not recorded"
+  std::vector<FindingRow> off_target;  // stack.off_target, status fail, one per component
+  std::vector<std::string> unknown;    // components the record does not state: "kernel not recorded"
 };
 
 TargetJudgement judge_target(const RunRecord& record, const Target& target);

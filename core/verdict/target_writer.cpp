@@ -11,8 +11,8 @@ namespace {
 void emit_rules(YAML::Emitter& out, const std::map<std::string, ComponentRule>& rules) {
   out << YAML::BeginMap;
   for (const auto& [name, rule] : rules) {
-    out << YAML::Key << name << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << std::string(to_string(rule.match))
-        << YAML::Value;
+    out << YAML::Key << name << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
+        << std::string(to_string(rule.match)) << YAML::Value;
     if (rule.match == TargetMatch::absent) {
       out << true;
     } else {

@@ -22,17 +22,17 @@ int exit_code_for(Outcome o, bool strict);
 
 // One metric of one GPU (or the node) judged against an expectation.
 struct MetricRow {
-  std::string check;                 // check that produced it ("" when the metric is missing)
+  std::string check;  // check that produced it ("" when the metric is missing)
   std::string metric;
-  std::optional<int> gpu;            // GPU index in the judged record; empty: node scope
-  std::string gpu_uuid;              // for diff/gate matching and reports
+  std::optional<int> gpu;  // GPU index in the judged record; empty: node scope
+  std::string gpu_uuid;    // for diff/gate matching and reports
   std::string unit;
   Direction direction = Direction::higher;
-  std::optional<double> expected;    // baseline value, or the before-median in a diff
-  std::optional<double> observed;    // record median (after-median in a diff)
-  std::optional<double> delta_pct;   // (observed - expected) / expected * 100, signed
-  double allowed_drop_pct = 0;       // drop that still passes, in %, after the noise model
-  Status status = Status::error;     // pass / warn / fail / error (missing, unjudgeable)
+  std::optional<double> expected;   // baseline value, or the before-median in a diff
+  std::optional<double> observed;   // record median (after-median in a diff)
+  std::optional<double> delta_pct;  // (observed - expected) / expected * 100, signed
+  double allowed_drop_pct = 0;      // drop that still passes, in %, after the noise model
+  Status status = Status::error;    // pass / warn / fail / error (missing, unjudgeable)
   std::string reason;
 };
 
@@ -50,7 +50,7 @@ struct CheckRow {
   std::optional<int> gpu;
   Status status = Status::error;
   std::string reason;
-  double duration_s = 0;             // the check's duration (JUnit `time`)
+  double duration_s = 0;  // the check's duration (JUnit `time`)
   // A skip that may sit in a passing verdict: not applicable to the hardware (its reason then
   // starts "not applicable (<code>)"), or the suite or baseline marks the check optional. Any
   // other skip could not measure: the verdict is inconclusive. Not written to JSON (the reason is).
@@ -59,7 +59,7 @@ struct CheckRow {
 
 struct Verdict {
   std::string schema = kVerdictSchema;
-  std::string kind = "compare";      // compare | diff | gate
+  std::string kind = "compare";  // compare | diff | gate
   Outcome outcome = Outcome::inconclusive;
   bool strict = false;
   int exit_code = kExitInconclusive;
@@ -71,11 +71,11 @@ struct Verdict {
   std::string hardware_class;
   std::string driver_version;
   std::string cuda_driver_version;
-  std::string baseline;              // path of the baseline (or of the before-record for diff)
+  std::string baseline;  // path of the baseline (or of the before-record for diff)
   std::vector<MetricRow> metrics;
   std::vector<FindingRow> findings;
   std::vector<CheckRow> checks;
-  std::map<int, Status> per_gpu;     // roll-up per GPU index
+  std::map<int, Status> per_gpu;  // roll-up per GPU index
   // diff: what changed in the stack ("driver: 550.90.07 → 570.133.20"); gate: per-node verdicts.
   std::vector<std::string> stack_changes;
   // compare and diff: the judged record's stack (core/record/stack_inventory.hpp), for the reports'
@@ -88,7 +88,8 @@ struct Verdict {
 // could not be judged → inconclusive; else any warning → warn (fail with `strict`); else pass.
 // Sets v.outcome and v.exit_code, and appends the reasons in that order, then `notes` (which
 // never decide).
-void decide_outcome(Verdict& v, const std::vector<std::string>& fails, const std::vector<std::string>& unjudged,
-                    const std::vector<std::string>& warns, const std::vector<std::string>& notes, bool strict);
+void decide_outcome(Verdict& v, const std::vector<std::string>& fails,
+                    const std::vector<std::string>& unjudged, const std::vector<std::string>& warns,
+                    const std::vector<std::string>& notes, bool strict);
 
 }  // namespace gpuqual

@@ -82,36 +82,43 @@ json to_json(const Verdict& v) {
   for (const auto& m : v.metrics) metrics.push_back(row_json(m));
   json findings = json::array();
   for (const auto& f : v.findings) {
-    findings.push_back({{"check", f.check}, {"finding", to_json(f.finding)}, {"status", to_string(f.status)}, {"reason", f.reason}});
+    findings.push_back({{"check", f.check},
+                        {"finding", to_json(f.finding)},
+                        {"status", to_string(f.status)},
+                        {"reason", f.reason}});
   }
   json checks = json::array();
   for (const auto& c : v.checks) {
-    checks.push_back({{"check", c.check}, {"gpu", opt(c.gpu)}, {"status", to_string(c.status)}, {"reason", c.reason},
+    checks.push_back({{"check", c.check},
+                      {"gpu", opt(c.gpu)},
+                      {"status", to_string(c.status)},
+                      {"reason", c.reason},
                       {"duration_s", c.duration_s}});
   }
   json per_gpu = json::array();
-  for (const auto& [gpu, status] : v.per_gpu) per_gpu.push_back({{"gpu", gpu}, {"status", to_string(status)}});
+  for (const auto& [gpu, status] : v.per_gpu)
+    per_gpu.push_back({{"gpu", gpu}, {"status", to_string(status)}});
   json nodes = json::array();
   for (const auto& n : v.nodes) nodes.push_back(to_json(n));
   json out{{"schema", v.schema},
-              {"kind", v.kind},
-              {"outcome", to_string(v.outcome)},
-              {"strict", v.strict},
-              {"exit_code", v.exit_code},
-              {"summary", v.summary},
-              {"reasons", v.reasons},
-              {"hostname", v.hostname},
-              {"run_id", v.run_id},
-              {"hardware_class", v.hardware_class},
-              {"driver_version", v.driver_version},
-              {"cuda_driver_version", v.cuda_driver_version},
-              {"baseline", v.baseline},
-              {"metrics", metrics},
-              {"findings", findings},
-              {"checks", checks},
-              {"per_gpu", per_gpu},
-              {"stack_changes", v.stack_changes},
-              {"nodes", nodes}};
+           {"kind", v.kind},
+           {"outcome", to_string(v.outcome)},
+           {"strict", v.strict},
+           {"exit_code", v.exit_code},
+           {"summary", v.summary},
+           {"reasons", v.reasons},
+           {"hostname", v.hostname},
+           {"run_id", v.run_id},
+           {"hardware_class", v.hardware_class},
+           {"driver_version", v.driver_version},
+           {"cuda_driver_version", v.cuda_driver_version},
+           {"baseline", v.baseline},
+           {"metrics", metrics},
+           {"findings", findings},
+           {"checks", checks},
+           {"per_gpu", per_gpu},
+           {"stack_changes", v.stack_changes},
+           {"nodes", nodes}};
   // Added within v1: written only when there is one, so older verdicts read unchanged.
   if (!v.stack.empty()) {
     json stack = json::array();
@@ -127,15 +134,18 @@ json to_json(const Verdict& v) {
 
 Verdict verdict_from_json(const json& j, const std::string& file) {
   // Called recursively for gate's per-node verdicts; each level is checked the same way.
-  std::function<Verdict(const json&, const std::string&)> read = [&](const json& jj, const std::string& path) {
+  std::function<Verdict(const json&, const std::string&)> read = [&](const json& jj,
+                                                                     const std::string& path) {
     JsonObject o(jj, file, path);
     Verdict v;
     v.schema = o.str("schema");
     if (v.schema != kVerdictSchema) {
-      o.fail("schema", fmt::format("unsupported schema \"{}\" (this gpuqual reads {})", v.schema, kVerdictSchema));
+      o.fail("schema",
+             fmt::format("unsupported schema \"{}\" (this gpuqual reads {})", v.schema, kVerdictSchema));
     }
     v.kind = o.str("kind");
-    if (v.kind != "compare" && v.kind != "diff" && v.kind != "gate") o.fail("kind", fmt::format("unknown kind \"{}\"", v.kind));
+    if (v.kind != "compare" && v.kind != "diff" && v.kind != "gate")
+      o.fail("kind", fmt::format("unknown kind \"{}\"", v.kind));
     const std::string outcome = o.str("outcome");
     const auto oc = parse_outcome(outcome);
     if (!oc) o.fail("outcome", fmt::format("unknown outcome \"{}\"", outcome));
@@ -150,7 +160,8 @@ Verdict verdict_from_json(const json& j, const std::string& file) {
     v.driver_version = o.str("driver_version");
     v.cuda_driver_version = o.str("cuda_driver_version");
     v.baseline = o.str("baseline");
-    v.metrics = read_array<MetricRow>(o, "metrics", [&](const json& e, const std::string& p) { return metric_row_from_json(e, file, p); });
+    v.metrics = read_array<MetricRow>(
+        o, "metrics", [&](const json& e, const std::string& p) { return metric_row_from_json(e, file, p); });
     v.findings = read_array<FindingRow>(o, "findings", [&](const json& e, const std::string& p) {
       JsonObject f(e, file, p);
       FindingRow row;
@@ -197,7 +208,8 @@ Verdict verdict_from_json(const json& j, const std::string& file) {
         return sc;
       });
     }
-    v.nodes = read_array<Verdict>(o, "nodes", [&](const json& e, const std::string& p) { return read(e, p); });
+    v.nodes =
+        read_array<Verdict>(o, "nodes", [&](const json& e, const std::string& p) { return read(e, p); });
     o.finish();
     return v;
   };

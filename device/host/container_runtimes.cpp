@@ -16,9 +16,8 @@ namespace {
 // The programs looked for, in report order.
 const std::vector<std::string>& known_container_runtimes() {
   // Engines first, then the low-level runtimes and NVIDIA's toolkit pieces they would use.
-  static const std::vector<std::string> names{"docker",    "podman", "containerd",
-                                              "crio",      "runc",   "crun",
-                                              "nvidia-container-runtime", "nvidia-ctk"};
+  static const std::vector<std::string> names{
+      "docker", "podman", "containerd", "crio", "runc", "crun", "nvidia-container-runtime", "nvidia-ctk"};
   return names;
 }
 

@@ -37,9 +37,11 @@ StackFact read_kernel_module_build(const std::string& path) {
   return f;
 }
 
-StackFact read_fabric_manager(const std::string& path_env, const std::string& root, const std::string& proc_dir) {
+StackFact read_fabric_manager(const std::string& path_env, const std::string& root,
+                              const std::string& proc_dir) {
   std::string binary = find_on_path("nv-fabricmanager", path_env).value_or("");
-  if (binary.empty() && present(root + "/usr/bin/nv-fabricmanager")) binary = root + "/usr/bin/nv-fabricmanager";
+  if (binary.empty() && present(root + "/usr/bin/nv-fabricmanager"))
+    binary = root + "/usr/bin/nv-fabricmanager";
   bool unit = false;
   // The unit the Fabric Manager packages install (Fabric Manager User Guide, "Starting").
   for (const char* dir : {"/lib/systemd/system", "/usr/lib/systemd/system", "/etc/systemd/system"}) {
@@ -51,7 +53,8 @@ StackFact read_fabric_manager(const std::string& path_env, const std::string& ro
   if (!binary.empty()) {
     if (auto out = version_output(binary)) version = parse_tool_version(*out);
   }
-  return StackFact::read((version.empty() ? "installed" : version) + (running ? ", running" : ", not running"));
+  return StackFact::read((version.empty() ? "installed" : version) +
+                         (running ? ", running" : ", not running"));
 }
 
 StackFact read_nvidia_peermem(const std::string& sys_module_dir) {

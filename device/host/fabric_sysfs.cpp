@@ -110,14 +110,16 @@ std::optional<IbRate> parse_ib_rate(std::string_view text) {
 
 std::string sysfs_bus_id(std::string_view bus_id) {
   std::string s(bus_id);
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   // NVML prints an 8-digit domain ("00000000:19:00.0"); sysfs a 4-digit one.
   const auto colon = s.find(':');
   if (colon == 8 && s.starts_with("0000")) s.erase(0, 4);
   return s;
 }
 
-std::optional<FabricSnapshot> read_fabric_snapshot(const std::string& root, const std::vector<std::string>& counters) {
+std::optional<FabricSnapshot> read_fabric_snapshot(const std::string& root,
+                                                   const std::vector<std::string>& counters) {
   std::error_code ec;
   const fs::path r(root);
   if (!fs::is_directory(r / "sys" / "class", ec)) return std::nullopt;
@@ -141,7 +143,8 @@ std::optional<FabricSnapshot> read_fabric_snapshot(const std::string& root, cons
     }
     ec.clear();
     for (const fs::path& port : sorted_entries(entry / "ports")) h.ports.push_back(read_port(port, counters));
-    std::sort(h.ports.begin(), h.ports.end(), [](const FabricPort& a, const FabricPort& b) { return a.number < b.number; });
+    std::sort(h.ports.begin(), h.ports.end(),
+              [](const FabricPort& a, const FabricPort& b) { return a.number < b.number; });
     s.hcas.push_back(std::move(h));
   }
   return s;

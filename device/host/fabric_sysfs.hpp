@@ -16,7 +16,8 @@ namespace gpuqual {
 // nullopt when <root>/sys/class cannot be listed (no sysfs here: "not read", which is not "no
 // HCA"); an empty snapshot when there is no <root>/sys/class/infiniband (ib_core not loaded:
 // no RDMA device) or it is empty. Only the counters named in `counters` are read.
-std::optional<FabricSnapshot> read_fabric_snapshot(const std::string& root, const std::vector<std::string>& counters);
+std::optional<FabricSnapshot> read_fabric_snapshot(const std::string& root,
+                                                   const std::vector<std::string>& counters);
 
 GpuDirectFacts read_gpudirect_facts(const std::string& root);
 

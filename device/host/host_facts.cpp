@@ -65,9 +65,12 @@ std::string parse_os_release(std::string_view text) {
     if (eq == std::string::npos || line.starts_with('#')) continue;
     auto key = trim(std::string_view(line).substr(0, eq));
     auto value = unquote(std::string_view(line).substr(eq + 1));
-    if (key == "PRETTY_NAME") pretty = value;
-    else if (key == "NAME") name = value;
-    else if (key == "VERSION_ID") version = value;
+    if (key == "PRETTY_NAME")
+      pretty = value;
+    else if (key == "NAME")
+      name = value;
+    else if (key == "VERSION_ID")
+      version = value;
   }
   if (!pretty.empty()) return pretty;
   if (!name.empty() && !version.empty()) return name + " " + version;
@@ -116,7 +119,8 @@ std::optional<double> parse_uptime(std::string_view text) {
   const std::string_view first = text.substr(0, text.find(' '));
   double value = 0;
   const auto [end, ec] = std::from_chars(first.data(), first.data() + first.size(), value);
-  if (first.empty() || ec != std::errc() || end != first.data() + first.size() || !std::isfinite(value) || value < 0) {
+  if (first.empty() || ec != std::errc() || end != first.data() + first.size() || !std::isfinite(value) ||
+      value < 0) {
     return std::nullopt;
   }
   return value;

@@ -31,11 +31,21 @@ std::string unquote_go(std::string_view v, const std::string& origin, const std:
     if (i + 2 >= v.size()) throw InputError(origin, where, "value ends in a lone backslash");
     char e = v[++i];
     switch (e) {
-      case '\\': out += '\\'; break;
-      case '"': out += '"'; break;
-      case 'n': out += '\n'; break;
-      case 't': out += '\t'; break;
-      case 'r': out += '\r'; break;
+      case '\\':
+        out += '\\';
+        break;
+      case '"':
+        out += '"';
+        break;
+      case 'n':
+        out += '\n';
+        break;
+      case 't':
+        out += '\t';
+        break;
+      case 'r':
+        out += '\r';
+        break;
       case 'x': {
         int hi = i + 1 < v.size() - 1 ? hex_value(v[i + 1]) : -1;
         int lo = i + 2 < v.size() - 1 ? hex_value(v[i + 2]) : -1;
@@ -93,7 +103,8 @@ std::map<std::string, std::string> parse_k8s_labels(std::string_view text, const
 std::map<std::string, std::string> read_k8s_labels_file(const std::string& path) {
   // A pod without labels gets an empty downward API file: no labels, not an error.
   std::error_code ec;
-  if (std::filesystem::is_regular_file(path, ec) && std::filesystem::file_size(path, ec) == 0 && !ec) return {};
+  if (std::filesystem::is_regular_file(path, ec) && std::filesystem::file_size(path, ec) == 0 && !ec)
+    return {};
   // A node carries at most a few hundred labels; 1 MiB is generous and bounds a wrong path.
   return parse_k8s_labels(read_text_file(path, 1u << 20), path);
 }

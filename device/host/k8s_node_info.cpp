@@ -14,7 +14,8 @@ using nlohmann::json;
 // A string field of the Node object (Kubernetes API reference, NodeSystemInfo and NodeStatus).
 StackFact field(const json& obj, const char* key, const std::string& where) {
   auto it = obj.find(key);
-  if (it == obj.end() || it->is_null()) return StackFact::unread("the Node object has no " + where + "." + key);
+  if (it == obj.end() || it->is_null())
+    return StackFact::unread("the Node object has no " + where + "." + key);
   if (!it->is_string()) return StackFact::unread(where + "." + key + " is not a string");
   return StackFact::read(it->get<std::string>());
 }
@@ -22,20 +23,23 @@ StackFact field(const json& obj, const char* key, const std::string& where) {
 // A resource quantity; a node whose device plugin never registered advertises none ("").
 StackFact gpu_quantity(const json& status, const char* list) {
   auto it = status.find(list);
-  if (it == status.end() || !it->is_object()) return StackFact::unread(std::string("the Node object has no status.") + list);
+  if (it == status.end() || !it->is_object())
+    return StackFact::unread(std::string("the Node object has no status.") + list);
   auto q = it->find("nvidia.com/gpu");
   if (q == it->end()) return StackFact::read("");
-  return q->is_string() ? StackFact::read(q->get<std::string>())
-                        : StackFact::unread(std::string("status.") + list + "[nvidia.com/gpu] is not a string");
+  return q->is_string()
+             ? StackFact::read(q->get<std::string>())
+             : StackFact::unread(std::string("status.") + list + "[nvidia.com/gpu] is not a string");
 }
 
 }  // namespace
 
 void read_k8s_node_info(StackInventory& s, const std::string& node_file) {
   if (node_file.empty()) {
-    const StackFact none = StackFact::unread(std::string("no Node object given (--node-file or $") + kNodeFileEnvVar + ")");
-    for (StackFact* f : {&s.k8s_kubelet_version, &s.k8s_container_runtime, &s.k8s_kernel_version, &s.k8s_os_image,
-                         &s.k8s_gpu_capacity, &s.k8s_gpu_allocatable}) {
+    const StackFact none =
+        StackFact::unread(std::string("no Node object given (--node-file or $") + kNodeFileEnvVar + ")");
+    for (StackFact* f : {&s.k8s_kubelet_version, &s.k8s_container_runtime, &s.k8s_kernel_version,
+                         &s.k8s_os_image, &s.k8s_gpu_capacity, &s.k8s_gpu_allocatable}) {
       *f = none;
     }
     return;
@@ -45,7 +49,8 @@ void read_k8s_node_info(StackInventory& s, const std::string& node_file) {
     throw InputError(node_file, "$.kind", "not a Kubernetes Node object");
   }
   auto status = node.find("status");
-  if (status == node.end() || !status->is_object()) throw InputError(node_file, "$.status", "a Node object needs a status");
+  if (status == node.end() || !status->is_object())
+    throw InputError(node_file, "$.status", "a Node object needs a status");
   auto info = status->find("nodeInfo");
   const json empty = json::object();
   const json& ni = info != status->end() && info->is_object() ? *info : empty;

@@ -56,7 +56,8 @@ void list_class(const fs::path& dir, const char* cls, std::vector<NicStack>& out
     n.sysfs_class = cls;
     n.pci_address = pci_address_of(dev);
     n.driver = driver_of(dev);
-    n.firmware = std::string(cls) == "infiniband" ? read_fact_file((dev / "fw_ver").string()) : net_firmware(dev);
+    n.firmware =
+        std::string(cls) == "infiniband" ? read_fact_file((dev / "fw_ver").string()) : net_firmware(dev);
     out.push_back(std::move(n));
   }
 }

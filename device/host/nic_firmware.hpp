@@ -14,6 +14,7 @@ namespace gpuqual {
 
 // `class_dir` is /sys/class (a fake root in tests). Virtual interfaces (lo, veth, bridges: no
 // `device` link) are not listed. nullopt with `reason` set when <class_dir>/net cannot be listed.
-std::optional<std::vector<NicStack>> read_nics(std::string& reason, const std::string& class_dir = "/sys/class");
+std::optional<std::vector<NicStack>> read_nics(std::string& reason,
+                                               const std::string& class_dir = "/sys/class");
 
 }  // namespace gpuqual

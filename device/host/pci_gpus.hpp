@@ -3,8 +3,9 @@
 // every /sys/bus/pci/devices/<bus id>/ whose `vendor` is 0x10de and whose `class` is a VGA
 // (0x0300xx) or 3D (0x0302xx) controller. An NVSwitch (bridge class 0x0680xx) or the GPU's
 // audio function (0x0403xx) is not a GPU, nor is an SR-IOV virtual function (a `physfn` link:
-// the vGPU host's slices of one GPU). The bound driver is the `driver` link's name. This is the count a fallen-off-the-driver GPU cannot
-// hide from: NVML and CUDA only list what the driver bound (core/verdict/gpu_presence.hpp judges it).
+// the vGPU host's slices of one GPU). The bound driver is the `driver` link's name. This is the count a
+// fallen-off-the-driver GPU cannot hide from: NVML and CUDA only list what the driver bound
+// (core/verdict/gpu_presence.hpp judges it).
 #include <optional>
 #include <string>
 #include <vector>

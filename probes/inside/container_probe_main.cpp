@@ -81,8 +81,8 @@ struct Cuda {
   CUresult (*MemAlloc)(CUdeviceptr*, size_t);
   CUresult (*MemFree)(CUdeviceptr);
   CUresult (*MemcpyDtoH)(void*, CUdeviceptr, size_t);
-  CUresult (*LaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void*,
-                           void**, void**);
+  CUresult (*LaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                           void*, void**, void**);
   CUresult (*GetErrorName)(CUresult, const char**);
 };
 
@@ -211,26 +211,20 @@ void print_cudart_version() {
 // Every driver API entry point the probe calls; false when libcuda lacks one (cuGetErrorName is
 // optional: err_name falls back to the number).
 bool load_driver_api(void* lib, Cuda& cu) {
-  bool ok = load(lib, cu.Init, "cuInit") &&
-            load(lib, cu.DriverGetVersion, "cuDriverGetVersion") &&
-            load(lib, cu.DeviceGetCount, "cuDeviceGetCount") &&
-            load(lib, cu.DeviceGet, "cuDeviceGet") &&
-            load(lib, cu.DeviceGetName, "cuDeviceGetName") &&
-            load(lib, cu.DeviceGetUuid, "cuDeviceGetUuid_v2", "cuDeviceGetUuid") &&
-            load(lib, cu.DeviceGetAttribute, "cuDeviceGetAttribute") &&
-            load(lib, cu.DeviceTotalMem, "cuDeviceTotalMem_v2") &&
-            load(lib, cu.DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain") &&
-            load(lib, cu.DevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2",
-                 "cuDevicePrimaryCtxRelease") &&
-            load(lib, cu.CtxSetCurrent, "cuCtxSetCurrent") &&
-            load(lib, cu.CtxSynchronize, "cuCtxSynchronize") &&
-            load(lib, cu.ModuleLoadData, "cuModuleLoadData") &&
-            load(lib, cu.ModuleUnload, "cuModuleUnload") &&
-            load(lib, cu.ModuleGetFunction, "cuModuleGetFunction") &&
-            load(lib, cu.MemAlloc, "cuMemAlloc_v2") &&
-            load(lib, cu.MemFree, "cuMemFree_v2") &&
-            load(lib, cu.MemcpyDtoH, "cuMemcpyDtoH_v2") &&
-            load(lib, cu.LaunchKernel, "cuLaunchKernel");
+  bool ok =
+      load(lib, cu.Init, "cuInit") && load(lib, cu.DriverGetVersion, "cuDriverGetVersion") &&
+      load(lib, cu.DeviceGetCount, "cuDeviceGetCount") && load(lib, cu.DeviceGet, "cuDeviceGet") &&
+      load(lib, cu.DeviceGetName, "cuDeviceGetName") &&
+      load(lib, cu.DeviceGetUuid, "cuDeviceGetUuid_v2", "cuDeviceGetUuid") &&
+      load(lib, cu.DeviceGetAttribute, "cuDeviceGetAttribute") &&
+      load(lib, cu.DeviceTotalMem, "cuDeviceTotalMem_v2") &&
+      load(lib, cu.DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain") &&
+      load(lib, cu.DevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease") &&
+      load(lib, cu.CtxSetCurrent, "cuCtxSetCurrent") && load(lib, cu.CtxSynchronize, "cuCtxSynchronize") &&
+      load(lib, cu.ModuleLoadData, "cuModuleLoadData") && load(lib, cu.ModuleUnload, "cuModuleUnload") &&
+      load(lib, cu.ModuleGetFunction, "cuModuleGetFunction") && load(lib, cu.MemAlloc, "cuMemAlloc_v2") &&
+      load(lib, cu.MemFree, "cuMemFree_v2") && load(lib, cu.MemcpyDtoH, "cuMemcpyDtoH_v2") &&
+      load(lib, cu.LaunchKernel, "cuLaunchKernel");
   load(lib, cu.GetErrorName, "cuGetErrorName");
   return ok;
 }
@@ -294,8 +288,9 @@ int main() {
   put_string("loaded");
   Cuda cu{};
   if (!load_driver_api(lib, cu)) {
-    printf(", \"cuda_driver_version\": null, "
-           "\"init_error\": \"libcuda.so.1 lacks a CUDA driver API entry point\", \"devices\": []}\n");
+    printf(
+        ", \"cuda_driver_version\": null, "
+        "\"init_error\": \"libcuda.so.1 lacks a CUDA driver API entry point\", \"devices\": []}\n");
     return 0;
   }
   print_driver_version(cu);

@@ -23,7 +23,8 @@ void configure_app(CLI::App& app, CommandAction& selected) {
   app.description(
       "gpuqual qualifies GPU nodes before and after infrastructure upgrades: it measures, records\n"
       "one JSON run record, and judges it against a baseline. Exit codes of every judging command:\n"
-      "  0 pass   1 fail   2 inconclusive (something could not be measured or judged)   3 usage or input error");
+      "  0 pass   1 fail   2 inconclusive (something could not be measured or judged)   3 usage or input "
+      "error");
   app.name("gpuqual");
   app.set_version_flag("--version", fmt::format("gpuqual {} (git {})", tool_version(), git_revision()),
                        "Print the version and the git revision this binary was built from");
@@ -39,7 +40,7 @@ void configure_app(CLI::App& app, CommandAction& selected) {
   add_gate_command(app, selected);
   add_baseline_command(app, selected);
   add_probe_command(app, selected);
-  add_nccl_command(app, selected);   // multi-node all-reduce under mpirun
+  add_nccl_command(app, selected);    // multi-node all-reduce under mpirun
   add_report_command(app, selected);  // HTML report of compare/diff/gate
   add_matrix_command(app, selected);  // known-good compatibility matrix, target check, rollback
   add_plan_command(app, selected);    // rollout waves from the cluster and the verdicts
@@ -61,7 +62,9 @@ std::string command_list(CLI::App* cur) {
 // argv down the command tree; the first word that names no command is reported with the list.
 // Returns "" when the words are all commands (or an option or a positional comes first).
 std::string unknown_command(CLI::App& app, const std::vector<std::string>& args) {
-  if (args.empty()) return fmt::format("a command is required; the commands are: {} (gpuqual help COMMAND shows one)", command_list(&app));
+  if (args.empty())
+    return fmt::format("a command is required; the commands are: {} (gpuqual help COMMAND shows one)",
+                       command_list(&app));
   CLI::App* cur = &app;
   std::string path;
   for (const std::string& word : args) {
@@ -73,7 +76,8 @@ std::string unknown_command(CLI::App& app, const std::vector<std::string>& args)
       if (sub->check_name(word)) found = sub;
     }
     if (found == nullptr) {
-      const std::string where = path.empty() ? "the commands are" : fmt::format("the commands of {} are", path);
+      const std::string where =
+          path.empty() ? "the commands are" : fmt::format("the commands of {} are", path);
       return fmt::format("unknown command \"{}\"; {}: {} (gpuqual help COMMAND shows one)",
                          path.empty() ? word : path + " " + word, where, command_list(cur));
     }

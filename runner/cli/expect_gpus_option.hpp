@@ -19,6 +19,8 @@ inline CLI::Option* add_expect_gpus_option(CLI::App* cmd, int& value) {
       ->check(CLI::Range(1, 1024));
 }
 
-inline std::optional<int> expect_gpus_value(int value) { return value > 0 ? std::optional<int>(value) : std::nullopt; }
+inline std::optional<int> expect_gpus_value(int value) {
+  return value > 0 ? std::optional<int>(value) : std::nullopt;
+}
 
 }  // namespace gpuqual

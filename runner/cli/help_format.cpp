@@ -51,23 +51,29 @@ const std::map<std::string, HelpFooter>& footers() {
        {"Exit codes: as compare/diff/gate for the verdict shown; 3 usage or input error.",
         "gpuqual report compare results/node-1.json --html report.html"}},
       {"matrix",
-       {"Exit codes: build and rollback 0 written, rollback 2 no known-good row; check 0 every class known-good and "
-        "no rule broken, 1 a rule broken or a class known-bad, 2 a class never qualified the target; 3 usage or "
+       {"Exit codes: build and rollback 0 written, rollback 2 no known-good row; check 0 every class "
+        "known-good and "
+        "no rule broken, 1 a rule broken or a class known-bad, 2 a class never qualified the target; 3 usage "
+        "or "
         "input error.",
         "gpuqual matrix build results/ -o matrix.yaml"}},
       {"matrix build",
-       {"Exit codes: 0 written, 3 usage or input error.", "gpuqual matrix build results/ -o matrix.yaml --markdown matrix.md"}},
+       {"Exit codes: 0 written, 3 usage or input error.",
+        "gpuqual matrix build results/ -o matrix.yaml --markdown matrix.md"}},
       {"matrix check",
-       {"Exit codes: 0 every class is known-good on the target and no rule is broken, 1 a rule is broken or a class is "
+       {"Exit codes: 0 every class is known-good on the target and no rule is broken, 1 a rule is broken or "
+        "a class is "
         "known-bad on the target, 2 a class never qualified the target, 3 usage or input error.",
         "gpuqual matrix check --target target.yaml --matrix matrix.yaml"}},
       {"matrix rollback",
        {"Exit codes: 0 the target printed, 2 the class has no known-good row, 3 usage or input error.",
         "gpuqual matrix rollback --class h200-sxm-141gb --matrix matrix.yaml > rollback.yaml"}},
       {"plan",
-       {"Exit codes: 0 every node is in a wave (or done), 2 some nodes must wait (the reasons are listed), 1 the "
+       {"Exit codes: 0 every node is in a wave (or done), 2 some nodes must wait (the reasons are listed), 1 "
+        "the "
         "policy cannot be met (a floor above what the class has), 3 usage or input error.",
-        "gpuqual plan --nodes nodes.json --pods pods.json --pdbs pdbs.json --policy plan.yaml --format json"}},
+        "gpuqual plan --nodes nodes.json --pods pods.json --pdbs pdbs.json --policy plan.yaml --format "
+        "json"}},
   };
   return table;
 }

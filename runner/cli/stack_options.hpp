@@ -26,13 +26,15 @@ inline std::string platform_flag_problem(const std::string& item) {
   // A name like a Helm release or component (gpu-operator, dcgm-exporter, k8s-device-plugin).
   static const std::regex form(R"([a-z0-9][a-z0-9._-]{0,62}=[^\s=][^\s]*)");
   if (std::regex_match(item, form)) return {};
-  return "expected NAME=VERSION (NAME: lowercase letters, digits, '.', '_', '-'; VERSION: no spaces), e.g. gpu-operator=v25.10.0";
+  return "expected NAME=VERSION (NAME: lowercase letters, digits, '.', '_', '-'; VERSION: no spaces), e.g. "
+         "gpu-operator=v25.10.0";
 }
 
 inline void add_stack_options(CLI::App* cmd, StackFlags& flags) {
-  cmd->add_option("--node-file", flags.node_file,
-                  "The Kubernetes Node object as JSON (kubectl get node -o json, or gpuqual-node-labels' file) "
-                  "for the record's stack; default: $GPUQUAL_NODE_FILE")
+  cmd->add_option(
+         "--node-file", flags.node_file,
+         "The Kubernetes Node object as JSON (kubectl get node -o json, or gpuqual-node-labels' file) "
+         "for the record's stack; default: $GPUQUAL_NODE_FILE")
       ->type_name("PATH");
   cmd->add_option("--platform", flags.platform,
                   "A platform component and its version for the record's stack, repeatable "

@@ -13,9 +13,10 @@ namespace gpuqual {
 
 inline CLI::Option* add_target_option(CLI::App* cmd, std::string& path) {
   return cmd
-      ->add_option("--target", path,
-                   "gpuqual.target/v1 YAML: expected driver, CUDA driver, kernel, VBIOS, ... versions; a node off "
-                   "target fails (stack.off_target)")
+      ->add_option(
+          "--target", path,
+          "gpuqual.target/v1 YAML: expected driver, CUDA driver, kernel, VBIOS, ... versions; a node off "
+          "target fails (stack.off_target)")
       ->type_name("FILE");
 }
 

@@ -9,16 +9,16 @@
 #include <memory>
 
 #include "core/base/atomic_file.hpp"
+#include "core/base/exit_code.hpp"
+#include "core/base/input_error.hpp"
+#include "core/base/plural.hpp"
+#include "core/base/text_escape.hpp"
 #include "core/baseline/baseline.hpp"
 #include "core/fleet/baseline_build.hpp"
 #include "core/judge/compare.hpp"
-#include "core/base/exit_code.hpp"
-#include "core/record/record_reader.hpp"
 #include "core/judge/gate_stream.hpp"
-#include "core/base/input_error.hpp"
-#include "core/base/plural.hpp"
+#include "core/record/record_reader.hpp"
 #include "core/verdict/noise_model_options.hpp"
-#include "core/base/text_escape.hpp"
 #include "runner/cli/class_option.hpp"
 #include "runner/cli/command.hpp"
 
@@ -47,20 +47,23 @@ int run_build(const BuildArgs& a) {
   for (const auto& p : paths) {
     const RunRecord r = reader.read(p);
     if (auto [it, fresh] = file_of_run.emplace(r.run_id, p); !fresh && !r.run_id.empty()) {
-      throw InputError(p, "$.run_id",
-                       fmt::format("the same run as {} (run_id {}, started {}): a run given twice would count "
-                                   "twice in the baseline",
-                                   it->second, r.run_id, r.started_at));
+      throw InputError(
+          p, "$.run_id",
+          fmt::format("the same run as {} (run_id {}, started {}): a run given twice would count "
+                      "twice in the baseline",
+                      it->second, r.run_id, r.started_at));
     }
     builder.add(r, p);
   }
   BaselineBuildResult res = builder.finish();
 
-  for (const auto& e : res.excluded) print_line(stdout, fmt::format("left out: {} ({}): {}", e.path, e.node, e.reason));
+  for (const auto& e : res.excluded)
+    print_line(stdout, fmt::format("left out: {} ({}): {}", e.path, e.node, e.reason));
   for (const auto& n : res.notes) print_line(stdout, "note: " + n);
   if (res.baseline.metrics.empty()) {
-    std::printf("gpuqual baseline build: nothing written: no healthy record with metrics (%zu of %zu left out)\n",
-                res.excluded.size(), paths.size());
+    std::printf(
+        "gpuqual baseline build: nothing written: no healthy record with metrics (%zu of %zu left out)\n",
+        res.excluded.size(), paths.size());
     return kExitInconclusive;
   }
   for (const auto& o : res.outliers) print_line(stdout, "outlier: " + o);
@@ -80,11 +83,12 @@ int run_build(const BuildArgs& a) {
   }
   for (const auto& n : not_passing) print_line(stdout, "self-check: does not pass: " + n);
   write_file_atomic(a.output, yaml);
-  std::printf("gpuqual baseline build: wrote %s for %s: %zu metrics from %d runs on %zu nodes; %zu records left out, "
-              "%s; %zu of %zu source records pass against it\n",
-              a.output.c_str(), res.baseline.hardware_class.c_str(), res.baseline.metrics.size(), res.baseline.provenance.runs,
-              res.baseline.provenance.nodes.size(), res.excluded.size(),
-              plural(res.outliers.size(), "outlier").c_str(), passing, res.included.size());
+  std::printf(
+      "gpuqual baseline build: wrote %s for %s: %zu metrics from %d runs on %zu nodes; %zu records left out, "
+      "%s; %zu of %zu source records pass against it\n",
+      a.output.c_str(), res.baseline.hardware_class.c_str(), res.baseline.metrics.size(),
+      res.baseline.provenance.runs, res.baseline.provenance.nodes.size(), res.excluded.size(),
+      plural(res.outliers.size(), "outlier").c_str(), passing, res.included.size());
   return kExitPass;
 }
 
@@ -94,18 +98,26 @@ void add_baseline_command(CLI::App& app, CommandAction& selected) {
   CLI::App* group = app.add_subcommand("baseline", "Make baselines");
   group->require_subcommand(1);
   auto args = std::make_shared<BuildArgs>();
-  CLI::App* cmd = group->add_subcommand(
-      "build",
-      "Build a baseline for one hardware class from healthy run records: median over per-node medians, MAD spread, "
-      "suggested tolerances, provenance; unhealthy records are left out and listed");
+  CLI::App* cmd =
+      group->add_subcommand("build",
+                            "Build a baseline for one hardware class from healthy run records: median over "
+                            "per-node medians, MAD spread, "
+                            "suggested tolerances, provenance; unhealthy records are left out and listed");
   cmd->add_option("RECORD", args->records, "Run records, or directories of *.json run records")->required();
-  cmd->add_option("--output,-o", args->output, "Baseline YAML to write (atomically)")->required()->type_name("FILE");
-  add_class_option(cmd, args->class_slug, "Use only records of this hardware class (needed when the records mix classes)");
+  cmd->add_option("--output,-o", args->output, "Baseline YAML to write (atomically)")
+      ->required()
+      ->type_name("FILE");
+  add_class_option(cmd, args->class_slug,
+                   "Use only records of this hardware class (needed when the records mix classes)");
   cmd->add_option("--tolerance-floor", args->tolerance_floor, "Smallest tolerance suggested, in percent")
       ->check(CLI::Validator(
-          [](std::string& s) { return parse_drop_percent(s) ? std::string() : "expected a percentage in [0, 100)"; }, "PCT"))
+          [](std::string& s) {
+            return parse_drop_percent(s) ? std::string() : "expected a percentage in [0, 100)";
+          },
+          "PCT"))
       ->capture_default_str();
-  cmd->add_option("--spread-k", args->spread_k, "Suggested tolerance = max(floor, K x robust CV of the healthy values)")
+  cmd->add_option("--spread-k", args->spread_k,
+                  "Suggested tolerance = max(floor, K x robust CV of the healthy values)")
       ->check(CLI::Range(0.0, 100.0))
       ->capture_default_str();
   cmd->callback([args, &selected] { selected = [args] { return run_build(*args); }; });

@@ -7,11 +7,11 @@
 #include "core/record/record_io.hpp"
 #include "runner/cli/class_option.hpp"
 #include "runner/cli/command.hpp"
-#include "runner/commands/compare_baseline.hpp"
 #include "runner/cli/expect_gpus_option.hpp"
 #include "runner/cli/freshness_options.hpp"
-#include "runner/reporters/report_options.hpp"
 #include "runner/cli/target_option.hpp"
+#include "runner/commands/compare_baseline.hpp"
+#include "runner/reporters/report_options.hpp"
 
 namespace gpuqual {
 
@@ -34,7 +34,8 @@ int run_compare(const CompareArgs& a) {
     record.hardware_class.slug = a.class_override;
     record.hardware_class.overridden = true;
   }
-  const std::unique_ptr<Baseline> baseline = load_record_baseline(a.baseline, a.baselines_dir, record.hardware_class.slug);
+  const std::unique_ptr<Baseline> baseline =
+      load_record_baseline(a.baseline, a.baselines_dir, record.hardware_class.slug);
   const std::unique_ptr<Target> target = load_target_flag(a.target);
   const Freshness freshness = freshness_from(a.freshness);
   Verdict verdict =
@@ -51,11 +52,14 @@ int run_compare(const CompareArgs& a) {
 
 void add_compare_command(CLI::App& app, CommandAction& selected) {
   auto args = std::make_shared<CompareArgs>();
-  CLI::App* cmd = app.add_subcommand("compare", "Judge a run record against the baseline of its hardware class");
+  CLI::App* cmd =
+      app.add_subcommand("compare", "Judge a run record against the baseline of its hardware class");
   cmd->add_option("RECORD", args->record, "Run record (gpuqual.run/v1 JSON)")->required();
-  cmd->add_option("--baseline", args->baseline, "auto (baselines/<class>.yaml) or a baseline YAML file")->capture_default_str();
+  cmd->add_option("--baseline", args->baseline, "auto (baselines/<class>.yaml) or a baseline YAML file")
+      ->capture_default_str();
   cmd->add_option("--baselines-dir", args->baselines_dir,
-                  "Where --baseline auto looks (default: $GPUQUAL_BASELINES_DIR, the installed share/gpuqual/baselines, "
+                  "Where --baseline auto looks (default: $GPUQUAL_BASELINES_DIR, the installed "
+                  "share/gpuqual/baselines, "
                   "or the source tree's baselines/)")
       ->type_name("DIR");
   add_class_option(cmd, args->class_override, "Judge as this hardware class instead of the record's");

@@ -8,13 +8,13 @@
 #include "core/baseline/baseline.hpp"
 #include "core/judge/diff.hpp"
 #include "core/judge/diff_pair.hpp"
-#include "core/verdict/noise_model_options.hpp"
 #include "core/record/record_io.hpp"
+#include "core/verdict/noise_model_options.hpp"
 #include "runner/cli/command.hpp"
-#include "runner/commands/diff_inputs.hpp"
 #include "runner/cli/freshness_options.hpp"
-#include "runner/reporters/report_options.hpp"
 #include "runner/cli/target_option.hpp"
+#include "runner/commands/diff_inputs.hpp"
+#include "runner/reporters/report_options.hpp"
 
 namespace gpuqual {
 
@@ -56,13 +56,17 @@ int run_diff(const DiffArgs& a) {
 
 CLI::Validator percent_validator() {
   return CLI::Validator(
-      [](std::string& s) { return parse_drop_percent(s) ? std::string() : "expected a percentage in [0, 100), e.g. 2 or 2.5%"; },
+      [](std::string& s) {
+        return parse_drop_percent(s) ? std::string() : "expected a percentage in [0, 100), e.g. 2 or 2.5%";
+      },
       "PCT");
 }
 
 CLI::Validator confidence_validator() {
   return CLI::Validator(
-      [](std::string& s) { return parse_confidence(s) ? std::string() : "expected a confidence in (0, 1), e.g. 0.95 or 95%"; },
+      [](std::string& s) {
+        return parse_confidence(s) ? std::string() : "expected a confidence in (0, 1), e.g. 0.95 or 95%";
+      },
       "C");
 }
 
@@ -70,15 +74,18 @@ CLI::Validator confidence_validator() {
 
 void add_diff_command(CLI::App& app, CommandAction& selected) {
   auto args = std::make_shared<DiffArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "diff",
-      "Judge a node's run record after an upgrade against its record from before: stack changes first, then every "
-      "metric decided on both sets of samples with a noise model (Hodges-Lehmann shift, Mann-Whitney interval)");
-  cmd->add_option("BEFORE", args->before, "Run record from before the change (gpuqual.run/v1 JSON)")->required();
+  CLI::App* cmd = app.add_subcommand("diff",
+                                     "Judge a node's run record after an upgrade against its record from "
+                                     "before: stack changes first, then every "
+                                     "metric decided on both sets of samples with a noise model "
+                                     "(Hodges-Lehmann shift, Mann-Whitney interval)");
+  cmd->add_option("BEFORE", args->before, "Run record from before the change (gpuqual.run/v1 JSON)")
+      ->required();
   cmd->add_option("AFTER", args->after, "Run record from after the change, same node")->required();
-  cmd->add_option("--allowed-drop", args->allowed_drop,
-                  "Drop (percent) a metric may show before it fails; it fails only when the whole confidence interval "
-                  "lies beyond it")
+  cmd->add_option(
+         "--allowed-drop", args->allowed_drop,
+         "Drop (percent) a metric may show before it fails; it fails only when the whole confidence interval "
+         "lies beyond it")
       ->check(percent_validator())
       ->capture_default_str();
   cmd->add_option("--confidence", args->confidence, "Two-sided confidence of the interval")

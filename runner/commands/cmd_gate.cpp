@@ -5,13 +5,13 @@
 #include <algorithm>
 #include <memory>
 
+#include "core/base/input_error.hpp"
 #include "core/judge/gate.hpp"
 #include "core/judge/gate_stream.hpp"
-#include "core/base/input_error.hpp"
 #include "runner/cli/command.hpp"
 #include "runner/cli/expect_gpus_option.hpp"
-#include "runner/cli/target_option.hpp"
 #include "runner/cli/gate_pool_flags.hpp"
+#include "runner/cli/target_option.hpp"
 #include "runner/reporters/report_options.hpp"
 
 namespace gpuqual {
@@ -35,9 +35,12 @@ int run_gate(const GateArgs& a) {
   const std::unique_ptr<Target> target = load_target_flag(a.target);
   o.target = target.get();
   const std::vector<std::string> paths = expand_record_paths(a.records);
-  const bool all_auto = std::all_of(a.baselines.begin(), a.baselines.end(), [](auto& b) { return b == "auto"; });
-  const bool any_auto = std::any_of(a.baselines.begin(), a.baselines.end(), [](auto& b) { return b == "auto"; });
-  if (any_auto && !all_auto) throw InputError("--baseline", "", "give either auto or baseline files, not both");
+  const bool all_auto =
+      std::all_of(a.baselines.begin(), a.baselines.end(), [](auto& b) { return b == "auto"; });
+  const bool any_auto =
+      std::any_of(a.baselines.begin(), a.baselines.end(), [](auto& b) { return b == "auto"; });
+  if (any_auto && !all_auto)
+    throw InputError("--baseline", "", "give either auto or baseline files, not both");
   std::unique_ptr<BaselineSource> source;
   if (all_auto) {
     source = std::make_unique<AutoBaselines>(baselines_dir(a.baselines_dir));
@@ -53,21 +56,23 @@ int run_gate(const GateArgs& a) {
 
 void add_gate_command(CLI::App& app, CommandAction& selected) {
   auto args = std::make_shared<GateArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "gate",
-      "Judge a canary pool: every node against the baseline of its class, then the pool (--max-failed, the pool "
-      "median of each metric, --expect-nodes)");
+  CLI::App* cmd = app.add_subcommand("gate",
+                                     "Judge a canary pool: every node against the baseline of its class, "
+                                     "then the pool (--max-failed, the pool "
+                                     "median of each metric, --expect-nodes)");
   cmd->add_option("RECORD", args->records, "Run records, or directories of *.json run records")->required();
-  cmd->add_option("--baseline", args->baselines,
-                  "auto (baselines/<class>.yaml for each class in the pool) or a baseline YAML file; repeat once per "
-                  "class for a mixed pool")
+  cmd->add_option(
+         "--baseline", args->baselines,
+         "auto (baselines/<class>.yaml for each class in the pool) or a baseline YAML file; repeat once per "
+         "class for a mixed pool")
       ->type_name("auto|FILE")
       ->capture_default_str();
   cmd->add_option("--baselines-dir", args->baselines_dir, "Where --baseline auto looks")->type_name("DIR");
   add_gate_pool_options(cmd, args->pool);
   add_expect_gpus_option(cmd, args->expect_gpus);
   add_target_option(cmd, args->target);
-  cmd->add_option("--jobs", args->jobs, "Threads that read and judge records (default: one per CPU)")->check(CLI::Range(1u, 256u));
+  cmd->add_option("--jobs", args->jobs, "Threads that read and judge records (default: one per CPU)")
+      ->check(CLI::Range(1u, 256u));
   add_report_options(cmd, args->report);
   cmd->callback([args, &selected] { selected = [args] { return run_gate(*args); }; });
 }

@@ -11,8 +11,8 @@
 #include <string>
 
 #include "core/base/exit_code.hpp"
-#include "core/record/record_json.hpp"
 #include "core/base/text_escape.hpp"
+#include "core/record/record_json.hpp"
 #include "device/inventory.hpp"
 #include "runner/cli/class_option.hpp"
 #include "runner/cli/command.hpp"
@@ -68,7 +68,8 @@ void print_table(const Inventory& inv) {
   row("cublas", or_dash(n.cublas_version));
   row("nccl", or_dash(n.nccl_version));
   row("kernel module", or_dash(n.kernel_module_version));
-  row("nvml driver / cuda", fmt::format("{} / {}", or_dash(n.nvml_driver_version), or_dash(n.nvml_cuda_driver_version)));
+  row("nvml driver / cuda",
+      fmt::format("{} / {}", or_dash(n.nvml_driver_version), or_dash(n.nvml_cuda_driver_version)));
   row("libcuda", or_dash(n.libcuda_version));
   row("boot id", or_dash(n.boot_id));
   row("uptime (s)", n.uptime_s ? fmt::format("{:.0f}", *n.uptime_s) : "-");
@@ -76,7 +77,8 @@ void print_table(const Inventory& inv) {
     row("pci gpus", "- (sysfs not readable)");
   } else {
     row("pci gpus", std::to_string(n.pci_gpus->size()));
-    for (const auto& p : *n.pci_gpus) fmt::print("    {} device {} class {}\n", p.bus_id, p.device_id, p.pci_class);
+    for (const auto& p : *n.pci_gpus)
+      fmt::print("    {} device {} class {}\n", p.bus_id, p.device_id, p.pci_class);
   }
   std::string runtimes;
   for (const auto& r : n.container_runtimes) runtimes += (runtimes.empty() ? "" : ", ") + r;
@@ -94,8 +96,9 @@ void print_table(const Inventory& inv) {
 
   fmt::print("\nGPUs ({})\n", inv.gpus.size());
   if (!inv.gpus.empty()) {
-    fmt::print("  {:>3}  {:<24} {:<16} {:>4} {:>4} {:>9} {:>4} {:>4} {:>5} {:>8} {:>7} {:>6}  {}\n", "idx", "name",
-               "pci", "cc", "sms", "mem(GiB)", "ecc", "mig", "pers", "pcie", "power", "nvlink", "uuid / vbios");
+    fmt::print("  {:>3}  {:<24} {:<16} {:>4} {:>4} {:>9} {:>4} {:>4} {:>5} {:>8} {:>7} {:>6}  {}\n", "idx",
+               "name", "pci", "cc", "sms", "mem(GiB)", "ecc", "mig", "pers", "pcie", "power", "nvlink",
+               "uuid / vbios");
     for (const auto& g : inv.gpus) {
       std::string pcie = (g.pcie_max_gen || g.pcie_max_width)
                              ? fmt::format("{}x{}", opt_text(g.pcie_max_gen), opt_text(g.pcie_max_width))
@@ -103,9 +106,9 @@ void print_table(const Inventory& inv) {
       std::string power = g.power_limit_w ? fmt::format("{:.0f}W", *g.power_limit_w) : "-";
       fmt::print("  {:>3}  {:<24} {:<16} {:>4} {:>4} {:>9.1f} {:>4} {:>4} {:>5} {:>8} {:>7} {:>6}  {} / {}\n",
                  g.index, g.name, or_dash(g.pci_bus_id), or_dash(g.compute_capability), g.sm_count,
-                 static_cast<double>(g.memory_bytes) / (1u << 30), opt_bool(g.ecc_enabled), opt_bool(g.mig_enabled),
-                 opt_bool(g.persistence_enabled), pcie, power, opt_text(g.nvlink_count), or_dash(g.uuid),
-                 or_dash(g.vbios));
+                 static_cast<double>(g.memory_bytes) / (1u << 30), opt_bool(g.ecc_enabled),
+                 opt_bool(g.mig_enabled), opt_bool(g.persistence_enabled), pcie, power,
+                 opt_text(g.nvlink_count), or_dash(g.uuid), or_dash(g.vbios));
     }
   }
   for (const auto& g : inv.gpus) {
@@ -113,7 +116,8 @@ void print_table(const Inventory& inv) {
       fmt::print("  gpu {}: virtualization mode {}\n", g.index, g.virtualization_mode);
     }
   }
-  if (!inv.gpu_unavailable_reason.empty()) fmt::print("  CUDA cannot use GPUs: {}\n", inv.gpu_unavailable_reason);
+  if (!inv.gpu_unavailable_reason.empty())
+    fmt::print("  CUDA cannot use GPUs: {}\n", inv.gpu_unavailable_reason);
   // The whole stack as diff, Prometheus and matrix name it (core/record/stack_inventory.hpp).
   RunRecord r;
   r.node = inv.node;
@@ -150,14 +154,18 @@ int run_inventory(const InventoryArgs& args) {
 
 void add_inventory_command(CLI::App& app, CommandAction& selected) {
   auto args = std::make_shared<InventoryArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "inventory",
-      "Print this node's facts (OS, driver, CUDA/cuBLAS/NCCL versions, container runtimes, Kubernetes node),\n"
-      "its GPUs and hardware class. Exit 0: CUDA can use the GPUs; 2: no usable GPU (reason printed); 3: bad input.");
-  cmd->add_option("--format", args->format, "Output format")->check(CLI::IsMember({"table", "json"}))->default_val("table");
+  CLI::App* cmd = app.add_subcommand("inventory",
+                                     "Print this node's facts (OS, driver, CUDA/cuBLAS/NCCL versions, "
+                                     "container runtimes, Kubernetes node),\n"
+                                     "its GPUs and hardware class. Exit 0: CUDA can use the GPUs; 2: no "
+                                     "usable GPU (reason printed); 3: bad input.");
+  cmd->add_option("--format", args->format, "Output format")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->default_val("table");
   add_class_option(cmd, args->options.class_override, "Hardware class to report instead of the derived one");
-  cmd->add_option("--labels-file", args->options.k8s_labels_file,
-                  "Kubernetes node labels file (downward API format key=\"value\"); default: $GPUQUAL_LABELS_FILE");
+  cmd->add_option(
+      "--labels-file", args->options.k8s_labels_file,
+      "Kubernetes node labels file (downward API format key=\"value\"); default: $GPUQUAL_LABELS_FILE");
   add_stack_options(cmd, args->stack);
   cmd->callback([args, &selected] { selected = [args] { return run_inventory(*args); }; });
 }

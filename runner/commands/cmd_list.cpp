@@ -22,7 +22,8 @@ std::string suite_line(const Suite& s) {
   std::string names;
   for (const auto& c : s.checks) names += (names.empty() ? "" : ",") + c.check;
   std::string budget = s.budget_s ? "<= " + format_duration(*s.budget_s) : "no budget";
-  if (s.takes_duration) budget += fmt::format(" (--duration, default {})", format_duration(s.duration_s.value_or(0)));
+  if (s.takes_duration)
+    budget += fmt::format(" (--duration, default {})", format_duration(s.duration_s.value_or(0)));
   return fmt::format("  {:<10} {:<34} {}: {}", s.name, budget, s.description, names);
 }
 
@@ -56,7 +57,8 @@ int run_list(const std::string& dir_flag) {
 void add_list_command(CLI::App& app, CommandAction& selected) {
   auto dir = std::make_shared<std::string>();
   CLI::App* cmd = app.add_subcommand("list", "List the checks and suites, one line each");
-  cmd->add_option("--suites-dir", *dir, "Where the suites are (default as for gpuqual run)")->type_name("DIR");
+  cmd->add_option("--suites-dir", *dir, "Where the suites are (default as for gpuqual run)")
+      ->type_name("DIR");
   cmd->callback([dir, &selected] { selected = [dir] { return run_list(*dir); }; });
 }
 

@@ -8,16 +8,16 @@
 #include <memory>
 
 #include "core/base/atomic_file.hpp"
-#include "core/baseline/baseline.hpp"
 #include "core/base/exit_code.hpp"
-#include "core/baseline/class_baselines.hpp"
-#include "core/judge/gate_stream.hpp"
 #include "core/base/input_error.hpp"
+#include "core/base/text_escape.hpp"
+#include "core/baseline/baseline.hpp"
+#include "core/baseline/class_baselines.hpp"
 #include "core/fleet/matrix_check.hpp"
 #include "core/fleet/matrix_io.hpp"
 #include "core/fleet/matrix_rollback.hpp"
 #include "core/fleet/matrix_stream.hpp"
-#include "core/base/text_escape.hpp"
+#include "core/judge/gate_stream.hpp"
 #include "runner/cli/class_option.hpp"
 #include "runner/cli/command.hpp"
 #include "runner/html/html_matrix.hpp"
@@ -53,9 +53,11 @@ int run_build(const MatrixArgs& a) {
     ++counts[static_cast<int>(r.state)];
     print_line(stdout, fmt::format("{} {}: {}", r.hardware_class, to_string(r.state), r.why));
   }
-  std::printf("gpuqual matrix build: wrote %s: %zu rows from %zu records (%zu known-good, %zu known-bad, %zu mixed, %zu "
-              "unqualified; %zu unreadable)\n",
-              a.output.c_str(), m.rows.size(), m.records, counts[0], counts[1], counts[2], counts[3], m.unreadable);
+  std::printf(
+      "gpuqual matrix build: wrote %s: %zu rows from %zu records (%zu known-good, %zu known-bad, %zu mixed, "
+      "%zu "
+      "unqualified; %zu unreadable)\n",
+      a.output.c_str(), m.rows.size(), m.records, counts[0], counts[1], counts[2], counts[3], m.unreadable);
   return kExitPass;
 }
 
@@ -78,7 +80,8 @@ int run_check(const MatrixArgs& a) {
   if (!a.class_slug.empty()) classes.push_back(a.class_slug);
   const MatrixCheck c = check_target(target, matrix.get(), rules, classes, as_of);
   for (const auto& cl : c.classes) print_line(stdout, cl.line);
-  const char* word = c.exit_code == kExitPass ? "every class is known-good on the target and no rule is broken"
+  const char* word = c.exit_code == kExitPass
+                         ? "every class is known-good on the target and no rule is broken"
                      : c.exit_code == kExitFail ? "a rule is broken or a class is known-bad on the target"
                                                 : "a class has never qualified the target";
   std::printf("gpuqual matrix check: %s (rules as of %s)\n", word, as_of.c_str());
@@ -89,9 +92,11 @@ int run_rollback(const MatrixArgs& a) {
   const Matrix m = load_matrix(a.matrix);
   const auto rb = rollback_for(m, a.class_slug);
   if (!rb || rb->target.classes.begin()->second.empty()) {
-    print_line(stderr, fmt::format("gpuqual matrix rollback: class {} has no known-good row in {}: there is no tested "
-                                   "rollback path",
-                                   a.class_slug, a.matrix));
+    print_line(
+        stderr,
+        fmt::format("gpuqual matrix rollback: class {} has no known-good row in {}: there is no tested "
+                    "rollback path",
+                    a.class_slug, a.matrix));
     return kExitInconclusive;
   }
   const std::string yaml = target_to_yaml(rb->target, rb->comment);
@@ -113,35 +118,49 @@ void add_baselines_dir(CLI::App* cmd, std::string& dir, const char* what) {
 
 void add_matrix_command(CLI::App& app, CommandAction& selected) {
   CLI::App* group = app.add_subcommand(
-      "matrix", "The known-good compatibility matrix per hardware class: build it from records, check a target stack "
-                "against it and the shipped rules, print the rollback target");
+      "matrix",
+      "The known-good compatibility matrix per hardware class: build it from records, check a target stack "
+      "against it and the shipped rules, print the rollback target");
   group->require_subcommand(1);
 
   auto build = std::make_shared<MatrixArgs>();
-  CLI::App* b = group->add_subcommand(
-      "build", "Judge records as compare --baseline auto does and group them by class and stack: known-good, known-bad, "
-               "mixed or unqualified per row");
+  CLI::App* b = group->add_subcommand("build",
+                                      "Judge records as compare --baseline auto does and group them by class "
+                                      "and stack: known-good, known-bad, "
+                                      "mixed or unqualified per row");
   b->add_option("RECORD", build->records, "Run records, or directories of *.json run records")->required();
-  b->add_option("--output,-o", build->output, "Matrix to write (gpuqual.matrix/v1; YAML, or JSON for a .json name)")
+  b->add_option("--output,-o", build->output,
+                "Matrix to write (gpuqual.matrix/v1; YAML, or JSON for a .json name)")
       ->type_name("FILE")
       ->capture_default_str();
-  b->add_option("--markdown", build->markdown, "Also write the matrix as a Markdown table")->type_name("FILE");
-  b->add_option("--html", build->html, "Also write the matrix as a self-contained HTML page")->type_name("FILE");
+  b->add_option("--markdown", build->markdown, "Also write the matrix as a Markdown table")
+      ->type_name("FILE");
+  b->add_option("--html", build->html, "Also write the matrix as a self-contained HTML page")
+      ->type_name("FILE");
   b->add_option("--min-nodes", build->min_nodes, "Distinct passing nodes a row needs to be known-good")
       ->check(CLI::Range(1, 1000000))
       ->capture_default_str();
   add_baselines_dir(b, build->baselines_dir, "Where the class baselines are (as compare --baseline auto)");
-  b->add_option("--jobs", build->jobs, "Threads that read and judge records (default: one per CPU)")->check(CLI::Range(1u, 256u));
+  b->add_option("--jobs", build->jobs, "Threads that read and judge records (default: one per CPU)")
+      ->check(CLI::Range(1u, 256u));
   b->callback([build, &selected] { selected = [build] { return run_build(*build); }; });
 
   auto check = std::make_shared<MatrixArgs>();
   CLI::App* c = group->add_subcommand(
-      "check", "Is the target stack known-good, known-bad or never qualified for each class, and does it break a "
-               "shipped rule (CUDA vs driver, driver branch vs architecture and end of life, GPU Operator vs Kubernetes)?");
-  c->add_option("--target", check->target, "gpuqual.target/v1 YAML: the stack to check")->required()->type_name("FILE");
-  c->add_option("--matrix", check->matrix, "The matrix (gpuqual matrix build)")->type_name("FILE")->capture_default_str();
-  add_class_option(c, check->class_slug, "Check only this class (default: every class of the matrix and the target)");
-  add_baselines_dir(c, check->baselines_dir, "Where the rule tables are (cuda-compat.yaml, driver-branches.yaml, gpu-operator.yaml)");
+      "check",
+      "Is the target stack known-good, known-bad or never qualified for each class, and does it break a "
+      "shipped rule (CUDA vs driver, driver branch vs architecture and end of life, GPU Operator vs "
+      "Kubernetes)?");
+  c->add_option("--target", check->target, "gpuqual.target/v1 YAML: the stack to check")
+      ->required()
+      ->type_name("FILE");
+  c->add_option("--matrix", check->matrix, "The matrix (gpuqual matrix build)")
+      ->type_name("FILE")
+      ->capture_default_str();
+  add_class_option(c, check->class_slug,
+                   "Check only this class (default: every class of the matrix and the target)");
+  add_baselines_dir(c, check->baselines_dir,
+                    "Where the rule tables are (cuda-compat.yaml, driver-branches.yaml, gpu-operator.yaml)");
   c->add_option("--as-of", check->as_of, "Judge end of life on this date, YYYY-MM-DD (default: today, UTC)")
       ->type_name("DATE")
       ->check(CLI::Validator(
@@ -154,10 +173,14 @@ void add_matrix_command(CLI::App& app, CommandAction& selected) {
   auto rollback = std::make_shared<MatrixArgs>();
   rollback->output.clear();
   CLI::App* r = group->add_subcommand(
-      "rollback", "Print the newest known-good stack of a class as a gpuqual.target/v1 file: the tested rollback path");
+      "rollback",
+      "Print the newest known-good stack of a class as a gpuqual.target/v1 file: the tested rollback path");
   add_class_option(r, rollback->class_slug, "The hardware class to roll back")->required();
-  r->add_option("--matrix", rollback->matrix, "The matrix (gpuqual matrix build)")->type_name("FILE")->capture_default_str();
-  r->add_option("--output,-o", rollback->output, "Write the target here instead of stdout")->type_name("FILE");
+  r->add_option("--matrix", rollback->matrix, "The matrix (gpuqual matrix build)")
+      ->type_name("FILE")
+      ->capture_default_str();
+  r->add_option("--output,-o", rollback->output, "Write the target here instead of stdout")
+      ->type_name("FILE");
   r->callback([rollback, &selected] { selected = [rollback] { return run_rollback(*rollback); }; });
 }
 

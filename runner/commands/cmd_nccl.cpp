@@ -11,10 +11,10 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "core/baseline/baseline.hpp"
-#include "core/judge/compare.hpp"
 #include "core/base/exit_code.hpp"
 #include "core/base/input_error.hpp"
+#include "core/baseline/baseline.hpp"
+#include "core/judge/compare.hpp"
 #include "core/record/record_io.hpp"
 #include "runner/cli/class_option.hpp"
 #include "runner/cli/command.hpp"
@@ -171,7 +171,8 @@ void add_nccl_command(CLI::App& app, CommandAction& selected) {
                   "share/gpuqual/baselines, "
                   "or the source tree's baselines/)")
       ->type_name("DIR");
-  add_class_option(cmd, args->options.class_override, "Use this hardware class instead of rank 0's derived one");
+  add_class_option(cmd, args->options.class_override,
+                   "Use this hardware class instead of rank 0's derived one");
   cmd->add_option("--labels-file", args->options.labels_file,
                   "Kubernetes node labels file (key=value lines) for the record")
       ->type_name("PATH");

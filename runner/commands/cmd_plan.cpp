@@ -8,10 +8,10 @@
 
 #include "core/base/atomic_file.hpp"
 #include "core/base/input_error.hpp"
+#include "core/base/text_escape.hpp"
 #include "core/fleet/plan.hpp"
 #include "core/fleet/plan_json.hpp"
 #include "core/fleet/plan_policy.hpp"
-#include "core/base/text_escape.hpp"
 #include "runner/cli/command.hpp"
 #include "runner/cli/freshness_options.hpp"
 #include "runner/commands/plan_inputs.hpp"
@@ -34,7 +34,8 @@ struct PlanArgs {
 
 int run_plan(PlanArgs& a) {
   if (!a.cluster.kubectl && (a.cluster.nodes.empty() || a.cluster.pods.empty() || a.cluster.pdbs.empty())) {
-    throw InputError("--nodes/--pods/--pdbs", "", "give all three files (or - for one of them), or --kubectl");
+    throw InputError("--nodes/--pods/--pdbs", "",
+                     "give all three files (or - for one of them), or --kubectl");
   }
   const PlanPolicy policy = load_plan_policy(a.policy);
   // The Nodes as they are now also say whether a run record among --verdicts is stale (taken
@@ -72,24 +73,31 @@ int run_plan(PlanArgs& a) {
 
 void add_plan_command(CLI::App& app, CommandAction& selected) {
   auto args = std::make_shared<PlanArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "plan",
-      "Plan rollout waves that keep GPU capacity: wave 0 a canary per hardware class, then batches within each "
-      "class's floor of schedulable GPUs, its most nodes out at once and every PodDisruptionBudget, holding back "
-      "nodes with training jobs that have no checkpoint");
-  auto* nodes = cmd->add_option("--nodes", args->cluster.nodes, "kubectl get nodes -o json (a file, or - for stdin)")
-                    ->type_name("FILE");
-  auto* pods = cmd->add_option("--pods", args->cluster.pods, "kubectl get pods -A -o json (a file, or -)")->type_name("FILE");
-  auto* pdbs = cmd->add_option("--pdbs", args->cluster.pdbs, "kubectl get pdb -A -o json (a file, or -)")->type_name("FILE");
+  CLI::App* cmd = app.add_subcommand("plan",
+                                     "Plan rollout waves that keep GPU capacity: wave 0 a canary per "
+                                     "hardware class, then batches within each "
+                                     "class's floor of schedulable GPUs, its most nodes out at once and "
+                                     "every PodDisruptionBudget, holding back "
+                                     "nodes with training jobs that have no checkpoint");
+  auto* nodes =
+      cmd->add_option("--nodes", args->cluster.nodes, "kubectl get nodes -o json (a file, or - for stdin)")
+          ->type_name("FILE");
+  auto* pods = cmd->add_option("--pods", args->cluster.pods, "kubectl get pods -A -o json (a file, or -)")
+                   ->type_name("FILE");
+  auto* pdbs = cmd->add_option("--pdbs", args->cluster.pdbs, "kubectl get pdb -A -o json (a file, or -)")
+                   ->type_name("FILE");
   cmd->add_option("--policy", args->policy, "The rollout policy, gpuqual.plan/v1 YAML (docs/plan.md)")
       ->type_name("FILE")
       ->required();
-  cmd->add_option("--verdicts", args->verdicts,
-                  "What gpuqual judged so far: gate/compare/diff --format json files, or run records (judged against "
-                  "--baselines-dir as gate does), or directories of them. Qualified nodes are done; failed ones stay out "
-                  "and are no longer capacity")
+  cmd->add_option(
+         "--verdicts", args->verdicts,
+         "What gpuqual judged so far: gate/compare/diff --format json files, or run records (judged against "
+         "--baselines-dir as gate does), or directories of them. Qualified nodes are done; failed ones stay "
+         "out "
+         "and are no longer capacity")
       ->type_name("FILE");
-  cmd->add_option("--baselines-dir", args->baselines_dir, "Where run records among --verdicts find their baselines")
+  cmd->add_option("--baselines-dir", args->baselines_dir,
+                  "Where run records among --verdicts find their baselines")
       ->type_name("DIR");
   add_max_age_option(cmd, args->max_age);
   cmd->add_option(
@@ -98,16 +106,19 @@ void add_plan_command(CLI::App& app, CommandAction& selected) {
          "records among --verdicts are its history; a verdict file cannot show one)")
       ->type_name("N")
       ->check(CLI::Range(1, 1000));
-  auto* kubectl = cmd->add_flag("--kubectl", args->cluster.kubectl,
-                                "Read the nodes, pods and PDBs by running kubectl get ... -o json (the current context)");
+  auto* kubectl =
+      cmd->add_flag("--kubectl", args->cluster.kubectl,
+                    "Read the nodes, pods and PDBs by running kubectl get ... -o json (the current context)");
   cmd->add_option("--kubectl-command", args->cluster.kubectl_command,
                   "The kubectl to run, with any flags of its own (\"kubectl --context prod\")")
       ->type_name("CMD")
       ->needs(kubectl);
   kubectl->excludes(nodes)->excludes(pods)->excludes(pdbs);
-  cmd->add_option("--format", args->format, "stdout: table, json (the waves as one list, for Argo withParam) or markdown")
+  cmd->add_option("--format", args->format,
+                  "stdout: table, json (the waves as one list, for Argo withParam) or markdown")
       ->check(CLI::IsMember({"table", "json", "markdown"}));
-  cmd->add_option("--output", args->output, "Also write the whole plan (gpuqual.plan-result/v1 JSON) to this file, atomically")
+  cmd->add_option("--output", args->output,
+                  "Also write the whole plan (gpuqual.plan-result/v1 JSON) to this file, atomically")
       ->type_name("FILE");
   cmd->callback([args, &selected] { selected = [args] { return run_plan(*args); }; });
 }

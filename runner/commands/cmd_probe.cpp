@@ -13,24 +13,24 @@
 #include <fmt/format.h>
 #include <signal.h>
 
+#include <yaml-cpp/yaml.h>
 #include <CLI/CLI.hpp>
 #include <atomic>
 #include <memory>
-#include <optional>
 #include <nlohmann/json.hpp>
-#include <yaml-cpp/yaml.h>
+#include <optional>
 
 #include "core/base/dotted_version.hpp"
 #include "core/base/exit_code.hpp"
 #include "core/base/input_error.hpp"
 #include "core/base/json_input.hpp"
-#include "core/record/record_json.hpp"
 #include "core/base/text_case.hpp"
+#include "core/record/record_json.hpp"
 #include "device/inventory.hpp"
 #include "probes/container_owner.hpp"
 #include "probes/names.hpp"
-#include "probes/probe_config.hpp"
 #include "probes/network_check.hpp"
+#include "probes/probe_config.hpp"
 #include "probes/self_probe.hpp"
 #include "probes/storage_check.hpp"
 #include "probes/telemetry_check.hpp"
@@ -56,10 +56,13 @@ void install_probe_stop_handlers() {
 int exit_code_for(Status s) {
   switch (s) {
     case Status::pass:
-    case Status::warn: return kExitPass;
-    case Status::fail: return kExitFail;
+    case Status::warn:
+      return kExitPass;
+    case Status::fail:
+      return kExitFail;
     case Status::skip:
-    case Status::error: return kExitInconclusive;
+    case Status::error:
+      return kExitInconclusive;
   }
   return kExitInconclusive;
 }
@@ -76,7 +79,8 @@ int report(const CheckResult& r, const std::string& format, const std::string& w
       fmt::print("  gpu {:<3} {}{}\n", g.gpu, to_string(g.status), g.reason.empty() ? "" : ": " + g.reason);
     for (const auto& f : r.findings) fmt::print("  [{}] {}: {}\n", to_string(f.severity), f.code, f.detail);
   }
-  fmt::print("gpuqual probe {}: {}{}\n", what, to_upper(to_string(r.status)), r.reason.empty() ? "" : " — " + r.reason);
+  fmt::print("gpuqual probe {}: {}{}\n", what, to_upper(to_string(r.status)),
+             r.reason.empty() ? "" : " — " + r.reason);
   return exit_code_for(r.status);
 }
 
@@ -89,11 +93,16 @@ struct RuntimeFlags {
 };
 
 void add_runtime_flags(CLI::App* sub, RuntimeFlags& f) {
-  sub->add_option("--runtime", f.runtime, "docker (Engine API over a unix socket), podman, nerdctl, docker-cli, cli")
+  sub->add_option("--runtime", f.runtime,
+                  "docker (Engine API over a unix socket), podman, nerdctl, docker-cli, cli")
       ->check(CLI::IsMember({"docker", "podman", "nerdctl", "docker-cli", "cli"}));
-  sub->add_option("--socket", f.socket, "Docker API socket (docker; also podman's service). Default $DOCKER_HOST or /var/run/docker.sock");
-  sub->add_option("--gpu-style", f.gpu_style, "docker: how GPUs are requested")->check(CLI::IsMember({"device-request", "cdi"}));
-  sub->add_option("--cli-template", f.cli_template, "CLI template file (JSON or YAML); for --runtime cli, or overrides a preset");
+  sub->add_option(
+      "--socket", f.socket,
+      "Docker API socket (docker; also podman's service). Default $DOCKER_HOST or /var/run/docker.sock");
+  sub->add_option("--gpu-style", f.gpu_style, "docker: how GPUs are requested")
+      ->check(CLI::IsMember({"device-request", "cdi"}));
+  sub->add_option("--cli-template", f.cli_template,
+                  "CLI template file (JSON or YAML); for --runtime cli, or overrides a preset");
 }
 
 // YAML (or JSON, which is YAML) → JSON, strings and lists and maps only.
@@ -109,8 +118,10 @@ nlohmann::json yaml_to_json(const YAML::Node& n, const std::string& file) {
       for (const auto& kv : n) o[kv.first.as<std::string>()] = yaml_to_json(kv.second, file);
       return o;
     }
-    case YAML::NodeType::Scalar: return n.as<std::string>();
-    default: return nullptr;
+    case YAML::NodeType::Scalar:
+      return n.as<std::string>();
+    default:
+      return nullptr;
   }
 }
 
@@ -119,9 +130,11 @@ probes::RuntimeConfig runtime_config(const RuntimeFlags& f) {
   rc.kind = f.runtime;
   rc.socket = f.socket;
   rc.gpu_style = f.gpu_style;
-  if (!f.socket.empty() && f.runtime != "docker") throw InputError("--socket", "", "only for --runtime docker");
+  if (!f.socket.empty() && f.runtime != "docker")
+    throw InputError("--socket", "", "only for --runtime docker");
   if (!f.cli_template.empty()) {
-    if (f.runtime == "docker") throw InputError("--cli-template", "", "not for --runtime docker (the Engine API)");
+    if (f.runtime == "docker")
+      throw InputError("--cli-template", "", "not for --runtime docker (the Engine API)");
     const std::string text = read_text_file(f.cli_template, 1u << 20);
     YAML::Node node;
     try {
@@ -155,13 +168,16 @@ struct ContainerArgs {
 void assume_driver(probes::CompatInputs& in, const std::string& driver, const std::string& cuda) {
   if (!driver.empty()) {
     const auto v = parse_driver_version(driver);
-    if (!v) throw InputError("--assume-driver", "", fmt::format("'{}' is not a driver version (e.g. 570.133.20)", driver));
+    if (!v)
+      throw InputError("--assume-driver", "",
+                       fmt::format("'{}' is not a driver version (e.g. 570.133.20)", driver));
     in.host.driver = v;
     in.host.driver_text = driver;
   }
   if (!cuda.empty()) {
     const auto v = DottedVersion::parse(cuda);
-    if (!v) throw InputError("--assume-cuda", "", fmt::format("'{}' is not a CUDA version (e.g. 12.8)", cuda));
+    if (!v)
+      throw InputError("--assume-cuda", "", fmt::format("'{}' is not a CUDA version (e.g. 12.8)", cuda));
     in.host.cuda = v;
   }
   // Without a GPU list (a GPU-less machine) the requirement is still judged against the
@@ -183,7 +199,8 @@ int run_container(ContainerArgs& a) {
   a.spec.gpus = *gpus;
   a.spec.max_output = static_cast<std::size_t>(a.max_output);
   if (a.spec.name.empty()) {
-    const std::string last = a.spec.image.substr(a.spec.image.rfind('/') == std::string::npos ? 0 : a.spec.image.rfind('/') + 1);
+    const std::string last =
+        a.spec.image.substr(a.spec.image.rfind('/') == std::string::npos ? 0 : a.spec.image.rfind('/') + 1);
     a.spec.name = probes::slug(last.substr(0, last.find('@')));
   }
   if (a.spec.self_probe && !a.spec.command.empty())
@@ -202,7 +219,8 @@ int run_container(ContainerArgs& a) {
   // The host's driver and GPUs: for the image's CUDA requirement and the GPU-less case.
   const Inventory inv = collect_inventory({});
   pc.host.compat = node_compat_inputs(a.tables_dir);
-  if (!a.assume_driver.empty() || !a.assume_cuda.empty()) assume_driver(pc.host.compat, a.assume_driver, a.assume_cuda);
+  if (!a.assume_driver.empty() || !a.assume_cuda.empty())
+    assume_driver(pc.host.compat, a.assume_driver, a.assume_cuda);
   pc.host.has_gpus = !inv.gpus.empty();
   pc.host.no_gpu_reason = inv.gpu_unavailable_reason;
   install_probe_stop_handlers();
@@ -296,7 +314,8 @@ int run_network_cmd(const NetworkArgs& a) {
     eps.push_back(e);
   }
   if (!eps.empty()) params["endpoints"] = eps;
-  const probes::NetworkConfig config = probes::parse_network_params(params, "--resolve/--connect/--tls/--url");
+  const probes::NetworkConfig config =
+      probes::parse_network_params(params, "--resolve/--connect/--tls/--url");
   install_probe_stop_handlers();
   return report(probes::run_network(config, &g_probe_stop), a.format, "network");
 }
@@ -317,8 +336,8 @@ int run_cleanup(CleanupArgs& a) {
     fmt::print("gpuqual probe cleanup: ERROR — container runtime unavailable: {}\n", e.what());
     return kExitInconclusive;
   }
-  const probes::SweepResult swept =
-      a.run_id.empty() ? probes::sweep_orphaned_containers(*runtime) : probes::remove_run_containers(*runtime, a.run_id);
+  const probes::SweepResult swept = a.run_id.empty() ? probes::sweep_orphaned_containers(*runtime)
+                                                     : probes::remove_run_containers(*runtime, a.run_id);
   for (const auto& n : swept.removed) fmt::print("removed {}\n", n);
   for (const auto& n : swept.failed) fmt::print("not removed: {}\n", n);
   fmt::print("gpuqual probe cleanup: {} — {} removed, {} failed\n", swept.failed.empty() ? "PASS" : "ERROR",
@@ -329,77 +348,104 @@ int run_cleanup(CleanupArgs& a) {
 }  // namespace
 
 void add_probe_command(CLI::App& app, CommandAction& selected) {
-  CLI::App* probe = app.add_subcommand("probe", "Run one platform probe: a container image start, the GPU telemetry endpoint, storage paths, network endpoints");
+  CLI::App* probe = app.add_subcommand("probe",
+                                       "Run one platform probe: a container image start, the GPU telemetry "
+                                       "endpoint, storage paths, network endpoints");
   probe->require_subcommand(1);
 
   auto c = std::make_shared<ContainerArgs>();
   CLI::App* cont = probe->add_subcommand(
-      "container", "Start IMAGE with a runtime, check exit code, output, GPU access and the image's CUDA requirement");
+      "container",
+      "Start IMAGE with a runtime, check exit code, output, GPU access and the image's CUDA requirement");
   add_runtime_flags(cont, c->rt);
   cont->add_option("--image", c->spec.image, "Image reference (present locally unless --pull)")->required();
   cont->add_option("--name", c->spec.name, "Probe name (container and metric names); default from the image");
   cont->add_option("--gpus", c->gpus, "GPUs to request: none, all or N");
-  cont->add_option("--timeout", c->spec.timeout_s, "Seconds from start to exit before it is a timeout")->check(CLI::Range(0.1, 86400.0));
+  cont->add_option("--timeout", c->spec.timeout_s, "Seconds from start to exit before it is a timeout")
+      ->check(CLI::Range(0.1, 86400.0));
   cont->add_option("--expect-exit", c->spec.expect_exit, "Expected exit code")->check(CLI::Range(0, 255));
   cont->add_option("--expect-output", c->spec.expect_output, "ECMAScript regex the output must contain");
   cont->add_option("--env", c->spec.env, "K=V for the container (repeatable)");
   cont->add_flag("--pull", c->spec.pull, "Pull the image when it is not present");
-  cont->add_flag("--self-probe", c->spec.self_probe,
-                 "Run gpuqual's program inside (mounted read-only): GPUs visible, CUDA inside, a tiny kernel per GPU");
-  cont->add_option("--max-output", c->max_output, "Bytes of output kept and searched")->check(CLI::Range(1, 64 << 20));
-  cont->add_option("--max-metric-lines", c->spec.max_metric_lines,
-                   "gpuqual-metric lines read from the output into container.<probe>.<name> metrics (0: none)")
+  cont->add_flag(
+      "--self-probe", c->spec.self_probe,
+      "Run gpuqual's program inside (mounted read-only): GPUs visible, CUDA inside, a tiny kernel per GPU");
+  cont->add_option("--max-output", c->max_output, "Bytes of output kept and searched")
+      ->check(CLI::Range(1, 64 << 20));
+  cont->add_option(
+          "--max-metric-lines", c->spec.max_metric_lines,
+          "gpuqual-metric lines read from the output into container.<probe>.<name> metrics (0: none)")
       ->check(CLI::Range(0, 10000));
-  cont->add_option("--run-id", c->run_id, "Run id in the container name and label (default: host-pid-time-random)");
-  cont->add_option("--tables-dir", c->tables_dir, "Where cuda-compat.yaml is (default: the baselines directory)");
-  cont->add_option("--assume-driver", c->assume_driver, "What-if: judge the image's CUDA requirement against this driver version");
-  cont->add_option("--assume-cuda", c->assume_cuda, "What-if: ... and this driver CUDA version (cudaDriverGetVersion, e.g. 12.8)");
+  cont->add_option("--run-id", c->run_id,
+                   "Run id in the container name and label (default: host-pid-time-random)");
+  cont->add_option("--tables-dir", c->tables_dir,
+                   "Where cuda-compat.yaml is (default: the baselines directory)");
+  cont->add_option("--assume-driver", c->assume_driver,
+                   "What-if: judge the image's CUDA requirement against this driver version");
+  cont->add_option("--assume-cuda", c->assume_cuda,
+                   "What-if: ... and this driver CUDA version (cudaDriverGetVersion, e.g. 12.8)");
   cont->add_flag("--no-sweep", c->no_sweep, "Do not remove containers left by dead gpuqual processes first");
   cont->add_option("--format", c->format, "text or json")->check(CLI::IsMember({"text", "json"}));
-  cont->add_option("command", c->spec.command, "Command and arguments (after --), instead of the image's own");
+  cont->add_option("command", c->spec.command,
+                   "Command and arguments (after --), instead of the image's own");
   cont->callback([c, &selected] { selected = [c] { return run_container(*c); }; });
 
   auto t = std::make_shared<TelemetryArgs>();
-  CLI::App* tel = probe->add_subcommand("telemetry", "Scrape a Prometheus endpoint; every GPU must report every series");
+  CLI::App* tel =
+      probe->add_subcommand("telemetry", "Scrape a Prometheus endpoint; every GPU must report every series");
   tel->add_option("--url", t->config.url, "Endpoint (default http://localhost:9400/metrics, dcgm-exporter)");
-  tel->add_option("--series", t->series, "Expected series (repeatable; default: dcgm-exporter's default counters)");
-  tel->add_option("--gpu-uuid", t->config.gpu_uuids, "GPU UUIDs to require (repeatable; default: the inventory's GPUs)");
+  tel->add_option("--series", t->series,
+                  "Expected series (repeatable; default: dcgm-exporter's default counters)");
+  tel->add_option("--gpu-uuid", t->config.gpu_uuids,
+                  "GPU UUIDs to require (repeatable; default: the inventory's GPUs)");
   tel->add_option("--timeout", t->config.timeout_s, "Seconds for the scrape")->check(CLI::Range(0.1, 600.0));
   tel->add_option("--format", t->format, "text or json")->check(CLI::IsMember({"text", "json"}));
   tel->callback([t, &selected] { selected = [t] { return run_telemetry_cmd(*t); }; });
 
   auto st = std::make_shared<StorageArgs>();
   CLI::App* stor = probe->add_subcommand(
-      "storage", "Write, fsync, read back and verify a seeded file in each directory; mount, free space, fsync latency");
-  stor->add_option("--path", st->paths, "[NAME=]DIR to test (repeatable; NAME names the metrics, default from DIR)");
+      "storage",
+      "Write, fsync, read back and verify a seeded file in each directory; mount, free space, fsync latency");
+  stor->add_option("--path", st->paths,
+                   "[NAME=]DIR to test (repeatable; NAME names the metrics, default from DIR)");
   stor->add_option("--size-mib", st->size_mib, "Test file size per path in MiB (default 1024)");
-  stor->add_option("--min-free-gib", st->min_free_gib, "Free space required beyond the test file, GiB (default 0)");
+  stor->add_option("--min-free-gib", st->min_free_gib,
+                   "Free space required beyond the test file, GiB (default 0)");
   stor->add_option("--fsync-samples", st->fsync_samples, "Timed fsyncs per path (default 20)");
-  stor->add_option("--timeout", st->timeout_s, "Seconds for each path's whole sequence (default 60); a hung mount is an error");
-  stor->add_flag("--no-direct", st->no_direct, "Buffered I/O only (default: O_DIRECT where the filesystem allows)");
-  stor->add_option("--site-file", st->site_file, "Site file whose storage: section lists the paths (docs/storage-network.md)");
+  stor->add_option("--timeout", st->timeout_s,
+                   "Seconds for each path's whole sequence (default 60); a hung mount is an error");
+  stor->add_flag("--no-direct", st->no_direct,
+                 "Buffered I/O only (default: O_DIRECT where the filesystem allows)");
+  stor->add_option("--site-file", st->site_file,
+                   "Site file whose storage: section lists the paths (docs/storage-network.md)");
   stor->add_option("--format", st->format, "text or json")->check(CLI::IsMember({"text", "json"}));
   stor->callback([st, &selected] { selected = [st] { return run_storage_cmd(*st); }; });
 
   auto nw = std::make_shared<NetworkArgs>();
   CLI::App* net = probe->add_subcommand(
-      "network", "Resolve names, connect to HOST:PORT, verify TLS and HTTP(S) status of the endpoints jobs need");
+      "network",
+      "Resolve names, connect to HOST:PORT, verify TLS and HTTP(S) status of the endpoints jobs need");
   net->add_option("--resolve", nw->resolve, "DNS name to resolve (repeatable)");
   net->add_option("--connect", nw->connect, "HOST:PORT to open a TCP connection to (repeatable)");
-  net->add_option("--tls", nw->tls, "HOST:PORT to connect and TLS-handshake with, certificate verified (repeatable)");
+  net->add_option("--tls", nw->tls,
+                  "HOST:PORT to connect and TLS-handshake with, certificate verified (repeatable)");
   net->add_option("--tls-name", nw->tls_name, "Name the --tls certificates must carry (default: the host)");
-  net->add_option("--ca-file", nw->ca_file, "CA bundle for --tls and https:// URLs (default: the system store)");
+  net->add_option("--ca-file", nw->ca_file,
+                  "CA bundle for --tls and https:// URLs (default: the system store)");
   net->add_option("--url", nw->urls, "http(s):// URL to request (repeatable)");
-  net->add_option("--expect-status", nw->expect_status, "Accepted HTTP status for --url (repeatable; default 200-399)");
+  net->add_option("--expect-status", nw->expect_status,
+                  "Accepted HTTP status for --url (repeatable; default 200-399)");
   net->add_option("--timeout", nw->timeout_s, "Seconds per attempt (default 5)");
   net->add_option("--samples", nw->samples, "Attempts per endpoint (default 3)");
-  net->add_option("--site-file", nw->site_file, "Site file whose network: section lists the endpoints (docs/storage-network.md)");
+  net->add_option("--site-file", nw->site_file,
+                  "Site file whose network: section lists the endpoints (docs/storage-network.md)");
   net->add_option("--format", nw->format, "text or json")->check(CLI::IsMember({"text", "json"}));
   net->callback([nw, &selected] { selected = [nw] { return run_network_cmd(*nw); }; });
 
   auto k = std::make_shared<CleanupArgs>();
   CLI::App* clean = probe->add_subcommand(
-      "cleanup", "Remove probe containers left by dead gpuqual processes (or, with --run-id, all of one run)");
+      "cleanup",
+      "Remove probe containers left by dead gpuqual processes (or, with --run-id, all of one run)");
   add_runtime_flags(clean, k->rt);
   clean->add_option("--run-id", k->run_id, "Remove every container of this run, owners alive or not");
   clean->callback([k, &selected] { selected = [k] { return run_cleanup(*k); }; });

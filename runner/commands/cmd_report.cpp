@@ -9,21 +9,21 @@
 #include <memory>
 
 #include "core/base/atomic_file.hpp"
+#include "core/base/input_error.hpp"
+#include "core/base/text_escape.hpp"
+#include "core/fleet/matrix_io.hpp"
 #include "core/judge/compare.hpp"
 #include "core/judge/diff.hpp"
 #include "core/judge/diff_pair.hpp"
 #include "core/judge/gate.hpp"
 #include "core/judge/gate_stream.hpp"
+#include "core/record/record_io.hpp"
 #include "core/rules/health_rules.hpp"
 #include "core/rules/health_severity.hpp"
-#include "core/base/input_error.hpp"
-#include "core/fleet/matrix_io.hpp"
-#include "core/record/record_io.hpp"
-#include "core/base/text_escape.hpp"
 #include "runner/cli/command.hpp"
+#include "runner/cli/gate_pool_flags.hpp"
 #include "runner/commands/compare_baseline.hpp"
 #include "runner/commands/diff_inputs.hpp"
-#include "runner/cli/gate_pool_flags.hpp"
 #include "runner/html/html_report.hpp"
 
 namespace gpuqual {

@@ -3,9 +3,9 @@
 // record exactly as `gpuqual compare` does (docs/run.md).
 #include <fmt/format.h>
 
-#include <map>
 #include <stdlib.h>
 #include <unistd.h>
+#include <map>
 
 #include <chrono>
 #include <cstdio>
@@ -16,28 +16,29 @@
 #include <random>
 
 #include "core/base/atomic_file.hpp"
-#include "core/baseline/baseline.hpp"
-#include "core/verdict/expected_gpus.hpp"
-#include "core/judge/compare.hpp"
 #include "core/base/exit_code.hpp"
-#include "core/rules/health_rules.hpp"
-#include "core/rules/health_severity.hpp"
 #include "core/base/input_error.hpp"
-#include "core/record/record_json.hpp"
-#include "core/record/record_io.hpp"
-#include "core/record/record_reader.hpp"
 #include "core/base/text_escape.hpp"
 #include "core/base/text_table.hpp"
 #include "core/base/text_width.hpp"
 #include "core/base/utc_time.hpp"
 #include "core/base/version.hpp"
+#include "core/baseline/baseline.hpp"
+#include "core/judge/compare.hpp"
+#include "core/record/record_io.hpp"
+#include "core/record/record_json.hpp"
+#include "core/record/record_reader.hpp"
+#include "core/rules/health_rules.hpp"
+#include "core/rules/health_severity.hpp"
+#include "core/verdict/expected_gpus.hpp"
 #include "device/inventory.hpp"
 #include "device/run_monitor.hpp"
 #include "runner/cli/class_option.hpp"
 #include "runner/cli/command.hpp"
-#include "runner/commands/compare_baseline.hpp"
 #include "runner/cli/expect_gpus_option.hpp"
+#include "runner/cli/stack_options.hpp"
 #include "runner/cli/target_option.hpp"
+#include "runner/commands/compare_baseline.hpp"
 #include "runner/reporters/report_options.hpp"
 #include "runner/run/next_steps.hpp"
 #include "runner/run/orphan_reaper.hpp"
@@ -50,7 +51,6 @@
 #include "runner/run/stop_signal.hpp"
 #include "runner/run/suite_runner.hpp"
 #include "runner/run/task_dirs.hpp"
-#include "runner/cli/stack_options.hpp"
 #include "suites/suite.hpp"
 #include "suites/suite_duration.hpp"
 
@@ -96,7 +96,9 @@ void ensure_parent_dir(const std::string& path) {
   if (parent.empty()) return;
   std::error_code ec;
   fs::create_directories(parent, ec);
-  if (ec) throw InputError(path, "", fmt::format("cannot create the directory {}: {}", parent.string(), ec.message()));
+  if (ec)
+    throw InputError(path, "",
+                     fmt::format("cannot create the directory {}: {}", parent.string(), ec.message()));
 }
 
 // What the flags and files say, all checked before anything runs.
@@ -129,12 +131,14 @@ RunInputs check_run_inputs(const RunArgs& a) {
   std::vector<SuiteCheck> checks = select_checks(suite, a.only, a.skip);
   const bool judge = a.baseline != "none";
   if (!judge && uses_report_flags(a.report)) {
-    throw InputError("--baseline none", "", "--format json, --junit, --prometheus and --markdown report a verdict; "
-                                            "with --baseline none nothing is judged (judge later: gpuqual compare RECORD)");
+    throw InputError("--baseline none", "",
+                     "--format json, --junit, --prometheus and --markdown report a verdict; "
+                     "with --baseline none nothing is judged (judge later: gpuqual compare RECORD)");
   }
   std::unique_ptr<Baseline> baseline;
   if (judge && a.baseline != "auto") baseline = std::make_unique<Baseline>(load_baseline(a.baseline));
-  if (!judge && !a.target.empty()) throw InputError("--target", "", "a target is judged with the record; --baseline none judges nothing");
+  if (!judge && !a.target.empty())
+    throw InputError("--target", "", "a target is judged with the record; --baseline none judges nothing");
   std::unique_ptr<Target> target = load_target_flag(a.target);
   SeverityTable xid_table = load_xid_table();
   return RunInputs{run_timeout,         std::move(suite),  std::move(checks),   judge,
@@ -214,7 +218,8 @@ RunnerSettings runner_settings(const RunArgs& a, const RunInputs& in, const Inve
   settings.gpu_unavailable_reason = inv.gpu_unavailable_reason;
   settings.grace_s = a.grace_s;
   // The count `health` judges NVML's against: the one compare will judge the record with
-  // (the largest of --expect-gpus, the baseline's gpu_count and the node's labels; core/verdict/expected_gpus.hpp).
+  // (the largest of --expect-gpus, the baseline's gpu_count and the node's labels;
+  // core/verdict/expected_gpus.hpp).
   if (auto n = expected_gpu_count(inv.node.k8s_labels, in.baseline.get(), expect_gpus_value(a.expect_gpus))) {
     settings.expect_gpus = n->count;
   }
@@ -263,13 +268,15 @@ int report_run(const RunArgs& a, const RunInputs& in, const RunJournal& journal,
                ProgressDisplay& display) {
   const RunRecord& done = journal.record();
   if (!journal.last_error().empty()) {
-    std::fprintf(stderr, "gpuqual: error: cannot write the run record %s: %s\n", output.c_str(), journal.last_error().c_str());
+    std::fprintf(stderr, "gpuqual: error: cannot write the run record %s: %s\n", output.c_str(),
+                 journal.last_error().c_str());
     std::printf("%s\n", escape_controls(unwritten_summary(done, journal.last_error()), false).c_str());
     return unjudged_exit_code(done);
   }
   display.info("record written: " + output);
   if (ran.interrupted) {
-    const std::string summary = interrupted_summary(done, ran.stop_cause, ran.finished, in.checks.size(), output);
+    const std::string summary =
+        interrupted_summary(done, ran.stop_cause, ran.finished, in.checks.size(), output);
     std::printf("%s\n", escape_controls(summary, false).c_str());
     return kExitInconclusive;
   }
@@ -293,7 +300,8 @@ int run_run(const RunArgs& a) {
   find_auto_baseline(a, slug, in, display);
 
   const auto now = std::chrono::system_clock::now();
-  const std::string output = a.output.empty() ? default_output_path(inv.node.hostname, utc_compact(now)) : a.output;
+  const std::string output =
+      a.output.empty() ? default_output_path(inv.node.hostname, utc_compact(now)) : a.output;
   const OutputTarget out = resolve_record_output(output);
   const bool streamed = out.kind == OutputKind::stream;
   std::unique_ptr<OutputLock> lock;
@@ -316,7 +324,8 @@ int run_run(const RunArgs& a) {
   // Checks name what they create outside the host after the run (container names and labels).
   setenv("GPUQUAL_RUN_ID", journal.record().run_id.c_str(), 1);
 
-  display.info(fmt::format("suite {} ({} checks{}) on {} ({}, GPUs {}); record {}", in.suite.name, in.checks.size(),
+  display.info(fmt::format("suite {} ({} checks{}) on {} ({}, GPUs {}); record {}", in.suite.name,
+                           in.checks.size(),
                            in.suite.duration_s ? ", duration " + format_duration(*in.suite.duration_s) : "",
                            inv.node.hostname, slug, format_gpu_list(gpus), output));
   if (!inv.gpu_unavailable_reason.empty()) display.info("GPUs unavailable: " + inv.gpu_unavailable_reason);
@@ -335,17 +344,20 @@ int run_run(const RunArgs& a) {
 
 void add_run_command(CLI::App& app, CommandAction& selected) {
   auto args = std::make_shared<RunArgs>();
-  CLI::App* cmd = app.add_subcommand("run", "Run a suite of checks on this node, write the run record, and judge it");
+  CLI::App* cmd =
+      app.add_subcommand("run", "Run a suite of checks on this node, write the run record, and judge it");
   cmd->add_option("--suite", args->suite, "Suite name (smoke, canary, standard, burnin) or a suite YAML file")
       ->required()
       ->type_name("NAME|FILE");
-  cmd->add_option("--suites-dir", args->suites_dir,
-                  "Where suite names are looked up (default: $GPUQUAL_SUITES_DIR, the installed share/gpuqual/suites, "
-                  "or the source tree's suites/)")
+  cmd->add_option(
+         "--suites-dir", args->suites_dir,
+         "Where suite names are looked up (default: $GPUQUAL_SUITES_DIR, the installed share/gpuqual/suites, "
+         "or the source tree's suites/)")
       ->type_name("DIR");
-  cmd->add_option("--only", args->only,
-                  "Run only these checks of the suite (comma-separated or repeated); a check the suite requires "
-                  "left out makes the verdict inconclusive")
+  cmd->add_option(
+         "--only", args->only,
+         "Run only these checks of the suite (comma-separated or repeated); a check the suite requires "
+         "left out makes the verdict inconclusive")
       ->delimiter(',')
       ->type_name("CHECK");
   cmd->add_option("--skip", args->skip,
@@ -354,24 +366,30 @@ void add_run_command(CLI::App& app, CommandAction& selected) {
       ->delimiter(',')
       ->type_name("CHECK");
   cmd->add_option("--gpus", args->gpus, "GPU indices to measure, e.g. 0,2 (default: all)")->type_name("LIST");
-  cmd->add_option("--output,-o", args->output, "Run record to write (default: results/<host>-<UTC timestamp>.json)")
+  cmd->add_option("--output,-o", args->output,
+                  "Run record to write (default: results/<host>-<UTC timestamp>.json)")
       ->type_name("FILE");
-  cmd->add_option("--baseline", args->baseline, "auto (baselines/<class>.yaml), a baseline YAML file, or none")
+  cmd->add_option("--baseline", args->baseline,
+                  "auto (baselines/<class>.yaml), a baseline YAML file, or none")
       ->capture_default_str();
   cmd->add_option("--baselines-dir", args->baselines_dir,
-                  "Where --baseline auto looks (default: $GPUQUAL_BASELINES_DIR, the installed share/gpuqual/baselines, "
+                  "Where --baseline auto looks (default: $GPUQUAL_BASELINES_DIR, the installed "
+                  "share/gpuqual/baselines, "
                   "or the source tree's baselines/)")
       ->type_name("DIR");
   add_class_option(cmd, args->class_override, "Use this hardware class instead of the derived one");
-  cmd->add_option("--labels-file", args->labels_file, "Kubernetes node labels file (key=value lines) for the record")
+  cmd->add_option("--labels-file", args->labels_file,
+                  "Kubernetes node labels file (key=value lines) for the record")
       ->type_name("PATH");
   add_stack_options(cmd, args->stack);
   add_expect_gpus_option(cmd, args->expect_gpus);
   add_target_option(cmd, args->target);
   cmd->add_option("--timeout", args->timeout,
-                  "Deadline for the whole run (e.g. 20m): the running check is stopped, the rest are recorded as not run")
+                  "Deadline for the whole run (e.g. 20m): the running check is stopped, the rest are "
+                  "recorded as not run")
       ->type_name("DURATION");
-  cmd->add_option("--duration", args->duration, "Duration for suites that take one (burnin), e.g. 2h")->type_name("DURATION");
+  cmd->add_option("--duration", args->duration, "Duration for suites that take one (burnin), e.g. 2h")
+      ->type_name("DURATION");
   cmd->add_option("--grace", args->grace_s, "Seconds between SIGTERM and SIGKILL when a check is stopped")
       ->capture_default_str()
       ->type_name("SECONDS");

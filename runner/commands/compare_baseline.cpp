@@ -11,9 +11,10 @@ namespace gpuqual {
 
 void require_baseline_class(const Baseline& baseline, const std::string& slug) {
   if (baseline.hardware_class != slug) {
-    throw InputError(baseline.origin, "$.hardware_class",
-                     fmt::format("baseline is for class {} but the record is class {} (use --class to override)",
-                                 baseline.hardware_class, slug));
+    throw InputError(
+        baseline.origin, "$.hardware_class",
+        fmt::format("baseline is for class {} but the record is class {} (use --class to override)",
+                    baseline.hardware_class, slug));
   }
 }
 

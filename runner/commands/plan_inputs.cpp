@@ -8,12 +8,12 @@
 #include <iterator>
 #include <nlohmann/json.hpp>
 
-#include "core/baseline/baseline.hpp"
-#include "core/baseline/class_baselines.hpp"
-#include "core/judge/gate_stream.hpp"
 #include "core/base/input_error.hpp"
 #include "core/base/json_input.hpp"
+#include "core/baseline/baseline.hpp"
+#include "core/baseline/class_baselines.hpp"
 #include "core/fleet/plan_cluster_json.hpp"
+#include "core/judge/gate_stream.hpp"
 #include "core/record/record.hpp"
 #include "core/verdict/verdict_json.hpp"
 
@@ -58,7 +58,8 @@ Cluster read_cluster(const ClusterSources& s, CurrentNodes* states) {
   };
   if (s.kubectl) {
     c.nodes = nodes_of(run_kubectl(s.kubectl_command, "nodes"), s.kubectl_command + " get nodes");
-    c.pods = read_pods(run_kubectl(s.kubectl_command, "pods --all-namespaces"), s.kubectl_command + " get pods", kClusterLimits);
+    c.pods = read_pods(run_kubectl(s.kubectl_command, "pods --all-namespaces"),
+                       s.kubectl_command + " get pods", kClusterLimits);
     c.pdbs = read_pdbs(run_kubectl(s.kubectl_command, "poddisruptionbudgets --all-namespaces"),
                        s.kubectl_command + " get pdb", kClusterLimits);
     return c;
@@ -79,14 +80,17 @@ NodeOutcomes read_verdicts(const std::vector<std::string>& paths, const std::str
   std::vector<std::string> records;
   for (const std::string& path : expand_record_paths(paths)) {
     const nlohmann::json j = read_json_file(path);
-    const auto schema = j.is_object() && j.contains("schema") && j["schema"].is_string() ? j["schema"].get<std::string>() : "";
+    const auto schema = j.is_object() && j.contains("schema") && j["schema"].is_string()
+                            ? j["schema"].get<std::string>()
+                            : "";
     if (schema == kVerdictSchema) {
       add_node_outcomes(verdict_from_json(j, path), path, out, files_may_qualify);
     } else if (schema == kRunSchema) {
       records.push_back(path);
     } else {
-      throw InputError(path, "$.schema", fmt::format("expected {} (gate, compare or diff --format json) or a {} record",
-                                                     kVerdictSchema, kRunSchema));
+      throw InputError(path, "$.schema",
+                       fmt::format("expected {} (gate, compare or diff --format json) or a {} record",
+                                   kVerdictSchema, kRunSchema));
     }
   }
   if (!records.empty()) {

@@ -6,16 +6,16 @@
 #include <string>
 #include <vector>
 
-#include "core/judge/gate.hpp"
 #include "core/fleet/plan_cluster.hpp"
 #include "core/fleet/plan_verdicts.hpp"
+#include "core/judge/gate.hpp"
 #include "core/verdict/record_age.hpp"
 
 namespace gpuqual {
 
 struct ClusterSources {
-  std::string nodes, pods, pdbs;   // paths or "-"
-  bool kubectl = false;            // run `<kubectl_command> get ... -o json` instead
+  std::string nodes, pods, pdbs;  // paths or "-"
+  bool kubectl = false;           // run `<kubectl_command> get ... -o json` instead
   std::string kubectl_command = "kubectl";
 };
 

@@ -17,8 +17,8 @@ using report::Row;
 
 // The rows both formats show: one per wave and class, then one per node that is not planned.
 struct PlanRows {
-  std::vector<Row> waves;  // wave, class, nodes, GPUs out, left / floor, evicted pods, where to, PDBs, fits
-  std::vector<Row> others; // node, class, state, reason
+  std::vector<Row> waves;   // wave, class, nodes, GPUs out, left / floor, evicted pods, where to, PDBs, fits
+  std::vector<Row> others;  // node, class, state, reason
 };
 
 std::string pdb_text(const Wave& w) {
@@ -52,13 +52,12 @@ PlanRows plan_rows(const Plan& plan) {
         to.resize(3);
         to.push_back(fmt::format("+{} more", more));
       }
-      rows.waves.push_back({fmt::format("{}{}", w.index, w.canary ? " (canary)" : ""), c.hardware_class,
-                            fmt::format("{}", fmt::join(nodes, ",")), std::to_string(c.gpus_out),
-                            fmt::format("{} / {}", c.schedulable_left, c.floor),
-                            fmt::format("{} ({} GPU)", pods, gpu_pods), to.empty() ? "-" : fmt::format("{}", fmt::join(to, ",")),
-                            pdb_text(w),
-                            w.fits() ? "yes"
-                                     : fmt::format("no: {} unplaced", plural(w.unplaced_gpu_pods, "GPU pod"))});
+      rows.waves.push_back(
+          {fmt::format("{}{}", w.index, w.canary ? " (canary)" : ""), c.hardware_class,
+           fmt::format("{}", fmt::join(nodes, ",")), std::to_string(c.gpus_out),
+           fmt::format("{} / {}", c.schedulable_left, c.floor), fmt::format("{} ({} GPU)", pods, gpu_pods),
+           to.empty() ? "-" : fmt::format("{}", fmt::join(to, ",")), pdb_text(w),
+           w.fits() ? "yes" : fmt::format("no: {} unplaced", plural(w.unplaced_gpu_pods, "GPU pod"))});
     }
   }
   for (const NodeFate& f : plan.nodes) {
@@ -69,7 +68,8 @@ PlanRows plan_rows(const Plan& plan) {
   return rows;
 }
 
-const Row kWaveHeader{"WAVE", "CLASS", "NODES", "GPUS OUT", "LEFT / FLOOR", "EVICTED", "GPU PODS TO", "PDB BUDGET USED", "PODS FIT"};
+const Row kWaveHeader{"WAVE",    "CLASS",       "NODES",           "GPUS OUT", "LEFT / FLOOR",
+                      "EVICTED", "GPU PODS TO", "PDB BUDGET USED", "PODS FIT"};
 const Row kOtherHeader{"NODE", "CLASS", "STATE", "REASON"};
 
 }  // namespace
@@ -79,11 +79,12 @@ std::string render_plan_table(const Plan& plan) {
   std::string out = "capacity per class:\n";
   std::vector<Row> classes;
   for (const ClassCapacity& c : plan.classes) {
-    classes.push_back({c.hardware_class, std::to_string(c.nodes), std::to_string(c.gpus), std::to_string(c.schedulable),
-                       c.floor_text.empty()                     ? "-"
-                       : c.floor_text == std::to_string(c.floor) ? c.floor_text
-                                                                 : fmt::format("{} ({})", c.floor, c.floor_text),
-                       c.unmet ? "UNMET: the policy cannot be met" : ""});
+    classes.push_back(
+        {c.hardware_class, std::to_string(c.nodes), std::to_string(c.gpus), std::to_string(c.schedulable),
+         c.floor_text.empty()                      ? "-"
+         : c.floor_text == std::to_string(c.floor) ? c.floor_text
+                                                   : fmt::format("{} ({})", c.floor, c.floor_text),
+         c.unmet ? "UNMET: the policy cannot be met" : ""});
   }
   report::aligned_table(out, {"CLASS", "NODES", "GPUS", "SCHEDULABLE", "FLOOR", ""}, classes);
   if (!rows.waves.empty()) {

@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/base/text_case.hpp"
 #include "runner/html/html_escape.hpp"
 #include "runner/html/html_report.hpp"
 #include "runner/reporters/report_format.hpp"
-#include "core/base/text_case.hpp"
 
 namespace gpuqual::html {
 
@@ -102,9 +102,9 @@ std::string row_background(const MetricRow& r, double y, const Scale& s) {
   const std::string label = r.gpu ? fmt::format("GPU {}", *r.gpu) : std::string("node");
   std::string out =
       fmt::format("<text x=\"4\" y=\"{:.1f}\" fill=\"#24292f\">{}</text>\n", y + 18, escape(label));
-  out += fmt::format(
-      "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"#f6f8fa\"/>\n", kLabelW,
-      y + 2, kPlotW, kRowH - 4);
+  out +=
+      fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"#f6f8fa\"/>\n",
+                  kLabelW, y + 2, kPlotW, kRowH - 4);
   if (const auto t = threshold(r)) {
     const double a = s.x(std::min(*t, *r.expected));
     const double b = s.x(std::max(*t, *r.expected));
@@ -167,10 +167,9 @@ std::string row_lines(const MetricRow& r, double y, bool before_after, const Sca
 
 // The value, its delta and the status right of the plot.
 std::string row_text(const MetricRow& r, double y) {
-  const std::string text = r.observed
-                               ? fmt::format("{} {}  {}  {}", report::value(r.observed), r.unit,
-                                             report::delta(r.delta_pct), to_upper(to_string(r.status)))
-                               : fmt::format("no value  {}", to_upper(to_string(r.status)));
+  const std::string text = r.observed ? fmt::format("{} {}  {}  {}", report::value(r.observed), r.unit,
+                                                    report::delta(r.delta_pct), to_upper(to_string(r.status)))
+                                      : fmt::format("no value  {}", to_upper(to_string(r.status)));
   return fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" fill=\"{}\"{}>{}</text>\n", kLabelW + kPlotW + 10,
                      y + 18, status_color(r.status), r.status == Status::pass ? "" : " font-weight=\"bold\"",
                      escape(text));

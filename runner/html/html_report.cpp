@@ -87,8 +87,7 @@ std::vector<std::pair<std::string, std::string>> stack_of(const RunRecord& r) {
 void verdict_section(std::string& out, const Verdict& v) {
   out += fmt::format("<div class=\"verdict\" id=\"verdict\" data-outcome=\"{}\" style=\"background:{}\">\n",
                      to_string(v.outcome), outcome_color(v.outcome));
-  out +=
-      fmt::format("<h1>gpuqual {}: {}</h1>\n", escape(v.kind), escape(to_upper(to_string(v.outcome))));
+  out += fmt::format("<h1>gpuqual {}: {}</h1>\n", escape(v.kind), escape(to_upper(to_string(v.outcome))));
   out += fmt::format("<p>{}</p>\n", escape(v.summary));
   out += fmt::format("<p>exit code {}{}</p>\n", v.exit_code, v.strict ? " (--strict)" : "");
   if (!v.reasons.empty()) {

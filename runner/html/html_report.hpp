@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "core/rules/health_severity.hpp"
 #include "core/fleet/matrix.hpp"
 #include "core/record/record.hpp"
+#include "core/rules/health_severity.hpp"
 #include "core/verdict/verdict.hpp"
 #include "runner/html/html_burnin.hpp"
 

@@ -19,11 +19,11 @@
 #include <optional>
 #include <random>
 
-#include "core/baseline/baseline.hpp"
 #include "core/base/exit_code.hpp"
 #include "core/base/input_error.hpp"
 #include "core/base/utc_time.hpp"
 #include "core/base/version.hpp"
+#include "core/baseline/baseline.hpp"
 #include "device/cuda_gpus.hpp"
 #include "device/inventory.hpp"
 #include "device/measure_gpus.hpp"

@@ -20,8 +20,11 @@ void add_report_options(CLI::App* cmd, ReportOptions& o) {
   cmd->add_option("--format", o.format, "What stdout shows before the summary line: table or json")
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();
-  cmd->add_option("--junit", o.junit, "Also write JUnit XML (one testcase per check x GPU) to FILE")->type_name("FILE");
-  cmd->add_option("--prometheus", o.prometheus, "Also write a node-exporter textfile (.prom) to FILE, atomically")->type_name("FILE");
+  cmd->add_option("--junit", o.junit, "Also write JUnit XML (one testcase per check x GPU) to FILE")
+      ->type_name("FILE");
+  cmd->add_option("--prometheus", o.prometheus,
+                  "Also write a node-exporter textfile (.prom) to FILE, atomically")
+      ->type_name("FILE");
   cmd->add_option("--markdown", o.markdown, "Also write a Markdown report to FILE")->type_name("FILE");
   cmd->add_flag("--strict", o.strict, "Warnings count as failures (exit 1)");
 }

@@ -24,6 +24,7 @@ bool uses_report_flags(const ReportOptions& options);
 // Writes the files atomically, prints the table or JSON, then the summary line. In the table
 // format, `notes` (where the record is, what to do next) come between the table and the summary
 // line. Returns the verdict's exit code.
-int emit_reports(const Verdict& verdict, const ReportOptions& options, const std::vector<std::string>& notes = {});
+int emit_reports(const Verdict& verdict, const ReportOptions& options,
+                 const std::vector<std::string>& notes = {});
 
 }  // namespace gpuqual

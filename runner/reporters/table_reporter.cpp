@@ -7,15 +7,15 @@
 
 #include <vector>
 
-#include "core/judge/common_cause.hpp"
-#include "core/judge/compare_rules.hpp"
-#include "core/judge/compare_summary.hpp"
-#include "core/judge/gate.hpp"
 #include "core/base/plural.hpp"
 #include "core/base/text_case.hpp"
 #include "core/base/text_escape.hpp"
 #include "core/base/text_table.hpp"
 #include "core/base/text_width.hpp"
+#include "core/judge/common_cause.hpp"
+#include "core/judge/compare_rules.hpp"
+#include "core/judge/compare_summary.hpp"
+#include "core/judge/gate.hpp"
 #include "runner/reporters/report_format.hpp"
 #include "runner/reporters/reporters.hpp"
 
@@ -52,13 +52,13 @@ std::vector<std::string> shown_reasons(const Verdict& v) {
 
 std::string head(const Verdict& v) {
   const bool gate = v.kind == "gate";
-  std::string out =
-      gate ? fmt::format("gpuqual gate: {} ({})\n", plural(v.nodes.size(), "node"),
-                         v.hardware_class.empty() ? "no class" : one_line(v.hardware_class))
-           : fmt::format("gpuqual {}: {} ({}), run {}\n", v.kind,
-                         v.hostname.empty() ? "(no hostname)" : one_line(v.hostname),
-                         v.hardware_class.empty() ? "unknown class" : one_line(v.hardware_class),
-                         v.run_id.empty() ? "-" : one_line(v.run_id));
+  std::string out = gate
+                        ? fmt::format("gpuqual gate: {} ({})\n", plural(v.nodes.size(), "node"),
+                                      v.hardware_class.empty() ? "no class" : one_line(v.hardware_class))
+                        : fmt::format("gpuqual {}: {} ({}), run {}\n", v.kind,
+                                      v.hostname.empty() ? "(no hostname)" : one_line(v.hostname),
+                                      v.hardware_class.empty() ? "unknown class" : one_line(v.hardware_class),
+                                      v.run_id.empty() ? "-" : one_line(v.run_id));
   out += fmt::format("driver {}, CUDA {}, baseline {}\n",
                      v.driver_version.empty() ? "-" : one_line(v.driver_version),
                      v.cuda_driver_version.empty() ? "-" : one_line(v.cuda_driver_version),

@@ -46,12 +46,14 @@ CheckResult result_from_outcome(const ChildOutcome& o, const OutcomeContext& ctx
     }
   } else if (o.timed_out) {
     std::string reason = fmt::format("timed out after {} s ({})", seconds(ctx.timeout_s), ctx.timeout_source);
-    reason += o.killed ? fmt::format("; it did not end within {} s of SIGTERM and was killed with SIGKILL", seconds(ctx.grace_s))
+    reason += o.killed ? fmt::format("; it did not end within {} s of SIGTERM and was killed with SIGKILL",
+                                     seconds(ctx.grace_s))
                        : "; it ended on SIGTERM";
     if (ctx.reported) {
       // Keep what it measured, but a timed-out check is never anything but error.
       r = *ctx.reported;
-      reason += fmt::format("; the check had reported {}{}{}", to_string(r.status), r.reason.empty() ? "" : ": ", r.reason);
+      reason += fmt::format("; the check had reported {}{}{}", to_string(r.status),
+                            r.reason.empty() ? "" : ": ", r.reason);
       r.status = Status::error;
       r.reason = reason;
     } else {
@@ -62,9 +64,11 @@ CheckResult result_from_outcome(const ChildOutcome& o, const OutcomeContext& ctx
       // It wrote a valid result and crashed afterwards (a library's teardown at exit): the
       // measurement stands; the crash is recorded next to it.
       r = *ctx.reported;
-      r.attributes["runner.exit"] = fmt::format("killed by {} after writing its result", describe_signal(*o.term_signal));
+      r.attributes["runner.exit"] =
+          fmt::format("killed by {} after writing its result", describe_signal(*o.term_signal));
     } else {
-      r = error(ctx.check, with_output(fmt::format("crashed: killed by {}", describe_signal(*o.term_signal)), o));
+      r = error(ctx.check,
+                with_output(fmt::format("crashed: killed by {}", describe_signal(*o.term_signal)), o));
     }
   } else if (!ctx.result_problem.empty()) {
     r = error(ctx.check, fmt::format("returned an invalid result: {}", ctx.result_problem));
@@ -76,7 +80,8 @@ CheckResult result_from_outcome(const ChildOutcome& o, const OutcomeContext& ctx
   } else {
     r = *ctx.reported;
     if (o.exit_code.value_or(0) != 0) {
-      r.attributes["runner.exit"] = fmt::format("exited with status {} after writing its result", *o.exit_code);
+      r.attributes["runner.exit"] =
+          fmt::format("exited with status {} after writing its result", *o.exit_code);
     }
   }
 

@@ -21,11 +21,11 @@ namespace gpuqual {
 struct OutcomeContext {
   std::string check;
   double timeout_s = 0;
-  std::string timeout_source;     // "the suite's timeout_s" or "the run's --timeout of 600 s"
+  std::string timeout_source;  // "the suite's timeout_s" or "the run's --timeout of 600 s"
   double grace_s = 0;
-  std::string stop_cause;         // "SIGTERM" etc. when the run was stopped
+  std::string stop_cause;               // "SIGTERM" etc. when the run was stopped
   std::optional<CheckResult> reported;  // the child's result file, when it was valid
-  std::string result_problem;     // why the result file was rejected (non-empty: invalid)
+  std::string result_problem;           // why the result file was rejected (non-empty: invalid)
   std::string started_at;
 };
 

@@ -11,7 +11,8 @@ namespace gpuqual {
 
 using nlohmann::json;
 
-std::string check_task_to_text(const std::string& check, const CheckContext& ctx, const RunRecord& inventory) {
+std::string check_task_to_text(const std::string& check, const CheckContext& ctx,
+                               const RunRecord& inventory) {
   RunRecord facts = inventory;
   facts.checks.clear();
   json j{{"check", check},
@@ -32,7 +33,8 @@ CheckTask read_check_task(const std::string& path) {
   task.check = o.nonempty_str("check");
   const json& gpus = o.array("gpus");
   for (std::size_t i = 0; i < gpus.size(); ++i) {
-    if (!gpus[i].is_number_integer()) throw InputError(path, JsonObject::index_path("$.gpus", i), "expected a GPU index");
+    if (!gpus[i].is_number_integer())
+      throw InputError(path, JsonObject::index_path("$.gpus", i), "expected a GPU index");
     task.context.gpus.push_back(gpus[i].get<int>());
   }
   task.context.hardware_class = o.str("hardware_class");

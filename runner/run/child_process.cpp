@@ -35,7 +35,8 @@ void set_nonblocking(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOC
 
 // Reads what is available, at most `max_bytes` per call so that a child writing without pause
 // cannot starve the watchdog; returns false at EOF (or a read error).
-bool read_available(int fd, const std::function<void(std::string_view)>& sink, std::size_t max_bytes = 1u << 20) {
+bool read_available(int fd, const std::function<void(std::string_view)>& sink,
+                    std::size_t max_bytes = 1u << 20) {
   char buf[65536];
   for (std::size_t done = 0; done < max_bytes;) {
     const ssize_t n = read(fd, buf, sizeof buf);

@@ -23,7 +23,8 @@ std::vector<int> children_of(int parent) {
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
     const std::string name = entry.path().filename().string();
-    if (name.empty() || !std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; })) continue;
+    if (name.empty() || !std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      continue;
     std::ifstream stat(entry.path() / "stat");
     std::string text;
     if (!stat || !std::getline(stat, text)) continue;  // gone meanwhile

@@ -7,11 +7,11 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "core/judge/common_cause.hpp"
 #include "core/base/text_escape.hpp"
 #include "core/base/text_table.hpp"
 #include "core/base/text_width.hpp"
 #include "core/base/utc_time.hpp"
+#include "core/judge/common_cause.hpp"
 #include "suites/suite_duration.hpp"
 
 namespace gpuqual {

@@ -53,7 +53,8 @@ std::vector<std::string> suite_files(const std::string& dir) {
 
 std::string resolve_suite(const std::string& spec, const std::string& dir) {
   if (spec.empty()) throw InputError("--suite", "", "a suite name or file is required");
-  const bool is_path = spec.find('/') != std::string::npos || spec.ends_with(".yaml") || spec.ends_with(".yml");
+  const bool is_path =
+      spec.find('/') != std::string::npos || spec.ends_with(".yaml") || spec.ends_with(".yml");
   if (is_path) return spec;
   for (const char* ext : {".yaml", ".yml"}) {
     const fs::path p = fs::path(dir) / (spec + ext);
@@ -62,8 +63,9 @@ std::string resolve_suite(const std::string& spec, const std::string& dir) {
   }
   std::vector<std::string> names;
   for (const auto& f : suite_files(dir)) names.push_back(fs::path(f).stem().string());
-  throw InputError("--suite", "", fmt::format("no suite \"{}\" in {} (suites there: {})", spec, dir,
-                                              names.empty() ? "none" : join(names)));
+  throw InputError("--suite", "",
+                   fmt::format("no suite \"{}\" in {} (suites there: {})", spec, dir,
+                               names.empty() ? "none" : join(names)));
 }
 
 std::vector<SuiteCheck> select_checks(const Suite& suite, const std::vector<std::string>& only,
@@ -73,7 +75,9 @@ std::vector<SuiteCheck> select_checks(const Suite& suite, const std::vector<std:
     std::set<std::string> seen;
     for (const auto& n : list) {
       if (std::find(names.begin(), names.end(), n) == names.end()) {
-        throw InputError(flag, "", fmt::format("\"{}\" is not a check of suite {} (its checks: {})", n, suite.name, join(names)));
+        throw InputError(
+            flag, "",
+            fmt::format("\"{}\" is not a check of suite {} (its checks: {})", n, suite.name, join(names)));
       }
       if (!seen.insert(n).second) throw InputError(flag, "", fmt::format("\"{}\" is given twice", n));
     }
@@ -86,7 +90,8 @@ std::vector<SuiteCheck> select_checks(const Suite& suite, const std::vector<std:
     const bool dropped = std::find(skip.begin(), skip.end(), c.check) != skip.end();
     if (wanted && !dropped) out.push_back(c);
   }
-  if (out.empty()) throw InputError("--only/--skip", "", fmt::format("no check of suite {} is left to run", suite.name));
+  if (out.empty())
+    throw InputError("--only/--skip", "", fmt::format("no check of suite {} is left to run", suite.name));
   return out;
 }
 
@@ -102,8 +107,10 @@ std::vector<int> select_gpus(const std::string& spec, const std::vector<GpuInfo>
     const std::string item = spec.substr(pos, comma - pos);
     int value = -1;
     auto r = std::from_chars(item.data(), item.data() + item.size(), value);
-    if (item.empty() || r.ec != std::errc() || r.ptr != item.data() + item.size() || value < 0 || value > 1023) {
-      throw InputError("--gpus", "", fmt::format("\"{}\" is not a GPU index (expected e.g. 0,2 or all)", item));
+    if (item.empty() || r.ec != std::errc() || r.ptr != item.data() + item.size() || value < 0 ||
+        value > 1023) {
+      throw InputError("--gpus", "",
+                       fmt::format("\"{}\" is not a GPU index (expected e.g. 0,2 or all)", item));
     }
     if (std::find(out.begin(), out.end(), value) != out.end()) {
       throw InputError("--gpus", "", fmt::format("GPU {} is given twice", value));

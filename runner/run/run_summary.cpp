@@ -9,7 +9,8 @@ namespace gpuqual {
 namespace {
 
 std::string head(const RunRecord& r, const char* outcome) {
-  return fmt::format("gpuqual: {} {} {}:", outcome, r.node.hostname.empty() ? "(no hostname)" : r.node.hostname,
+  return fmt::format("gpuqual: {} {} {}:", outcome,
+                     r.node.hostname.empty() ? "(no hostname)" : r.node.hostname,
                      r.hardware_class.slug.empty() ? "unknown" : r.hardware_class.slug);
 }
 
@@ -30,7 +31,8 @@ std::string one_line(std::string s) {
 }  // namespace
 
 std::string status_counts(const RunRecord& record) {
-  constexpr std::array<Status, 5> kOrder{Status::fail, Status::error, Status::skip, Status::warn, Status::pass};
+  constexpr std::array<Status, 5> kOrder{Status::fail, Status::error, Status::skip, Status::warn,
+                                         Status::pass};
   std::string out;
   for (Status s : kOrder) {
     std::size_t n = 0;
@@ -55,7 +57,8 @@ int unjudged_exit_code(const RunRecord& record) { return first_with(record, Stat
 std::string unjudged_summary(const RunRecord& record, const std::string& record_path) {
   const CheckResult* failed = first_with(record, Status::fail);
   std::string line = fmt::format("{} not judged against a baseline (--baseline none); {} checks: {}",
-                                 head(record, failed ? "FAIL" : "INCONCLUSIVE"), record.checks.size(), status_counts(record));
+                                 head(record, failed ? "FAIL" : "INCONCLUSIVE"), record.checks.size(),
+                                 status_counts(record));
   if (failed) line += fmt::format(" ({} fail: {})", failed->name, failed->reason);
   line += fmt::format("; record {}", record_path);
   return one_line(line);

@@ -4,7 +4,7 @@
 
 namespace gpuqual {
 
-std::string signal_name(int sig);         // "SIGSEGV", or "signal 77" when unnamed
-std::string describe_signal(int sig);     // "SIGSEGV (Segmentation fault)"
+std::string signal_name(int sig);      // "SIGSEGV", or "signal 77" when unnamed
+std::string describe_signal(int sig);  // "SIGSEGV (Segmentation fault)"
 
 }  // namespace gpuqual

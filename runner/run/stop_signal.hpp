@@ -9,9 +9,9 @@
 namespace gpuqual {
 
 struct StopState {
-  int wake_fd = -1;               // readable after a signal (drain with drain_wake_fd)
-  std::atomic<int> count{0};      // signals received so far
-  std::atomic<int> signal{0};     // the last one
+  int wake_fd = -1;            // readable after a signal (drain with drain_wake_fd)
+  std::atomic<int> count{0};   // signals received so far
+  std::atomic<int> signal{0};  // the last one
 };
 
 // Idempotent. Returns the process-wide state.

@@ -27,11 +27,15 @@ using Clock = std::chrono::steady_clock;
 // A check may only name GPUs of this node: anything else would make the record unreadable.
 void validate_gpus(const CheckResult& r, const std::set<int>& gpus, const std::string& file) {
   auto check = [&](const std::optional<int>& gpu, const std::string& where) {
-    if (gpu && !gpus.count(*gpu)) throw InputError(file, where, fmt::format("GPU {} is not a GPU of this node", *gpu));
+    if (gpu && !gpus.count(*gpu))
+      throw InputError(file, where, fmt::format("GPU {} is not a GPU of this node", *gpu));
   };
-  for (std::size_t i = 0; i < r.metrics.size(); ++i) check(r.metrics[i].gpu, fmt::format("$.metrics[{}].gpu", i));
-  for (std::size_t i = 0; i < r.findings.size(); ++i) check(r.findings[i].gpu, fmt::format("$.findings[{}].gpu", i));
-  for (std::size_t i = 0; i < r.per_gpu.size(); ++i) check(r.per_gpu[i].gpu, fmt::format("$.per_gpu[{}].gpu", i));
+  for (std::size_t i = 0; i < r.metrics.size(); ++i)
+    check(r.metrics[i].gpu, fmt::format("$.metrics[{}].gpu", i));
+  for (std::size_t i = 0; i < r.findings.size(); ++i)
+    check(r.findings[i].gpu, fmt::format("$.findings[{}].gpu", i));
+  for (std::size_t i = 0; i < r.per_gpu.size(); ++i)
+    check(r.per_gpu[i].gpu, fmt::format("$.per_gpu[{}].gpu", i));
 }
 
 CheckResult not_built(const std::string& check) {
@@ -124,8 +128,8 @@ class SuiteRun {
     try {
       write_file_atomic(task_path, check_task_to_text(c.check, ctx, journal_.record()));
       ChildSpec spec;
-      spec.argv = {settings_.exe, "__check", "--task", task_path, "--result", result_path,
-                   "--progress-fd", std::to_string(kProgressFd)};
+      spec.argv = {settings_.exe, "__check",   "--task",        task_path,
+                   "--result",    result_path, "--progress-fd", std::to_string(kProgressFd)};
       spec.timeout_s = timeout_s;
       spec.grace_s = settings_.grace_s;
       spec.stop_level = [this] { return stop_.count.load(); };
@@ -235,7 +239,8 @@ class SuiteRun {
 
 nlohmann::json check_params_for(const SuiteCheck& check, const RunnerSettings& settings) {
   nlohmann::json params = check.params.is_null() ? nlohmann::json::object() : check.params;
-  if (check.check == "health" && settings.expect_gpus && params.is_object() && !params.contains("expect_gpus")) {
+  if (check.check == "health" && settings.expect_gpus && params.is_object() &&
+      !params.contains("expect_gpus")) {
     params["expect_gpus"] = *settings.expect_gpus;
   }
   return params;

@@ -16,13 +16,13 @@
 namespace gpuqual {
 
 struct RunnerSettings {
-  std::string exe;                      // binary re-executed for each check (/proc/self/exe)
-  std::string work_dir;                 // task and result files of the children
-  std::string side_dir;                 // CheckContext::side_dir
-  std::vector<int> gpus;                // selected GPU indices
+  std::string exe;        // binary re-executed for each check (/proc/self/exe)
+  std::string work_dir;   // task and result files of the children
+  std::string side_dir;   // CheckContext::side_dir
+  std::vector<int> gpus;  // selected GPU indices
   std::string gpu_unavailable_reason;
   double grace_s = 10;                  // TERM → KILL
-  std::optional<double> run_timeout_s; // --timeout: deadline of the whole run
+  std::optional<double> run_timeout_s;  // --timeout: deadline of the whole run
   // The GPUs the node should have (the baseline's gpu_count, else the node's GFD label): handed to
   // `health` as its expect_gpus unless the suite sets one, so a GPU missing from NVML fails there.
   std::optional<int> expect_gpus;

@@ -9,8 +9,8 @@
 #include <optional>
 #include <string>
 
-#include "core/baseline/baseline.hpp"
 #include "core/base/input_error.hpp"
+#include "core/baseline/baseline.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
@@ -22,7 +22,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   // Outside the try: an InputError on the writer's own output is a bug, too.
   const std::string written = gpuqual::baseline_to_yaml(*baseline);
-  const std::string again = gpuqual::baseline_to_yaml(gpuqual::parse_baseline_yaml(written, "roundtrip.yaml"));
+  const std::string again =
+      gpuqual::baseline_to_yaml(gpuqual::parse_baseline_yaml(written, "roundtrip.yaml"));
   if (written != again) {
     std::fprintf(stderr, "fuzz_baseline_reader: write/load round trip changed the baseline:\n%s\n---\n%s\n",
                  written.c_str(), again.c_str());

@@ -11,11 +11,11 @@
 #include "device/measure_class_floors.hpp"
 #include "device/measure_gpus.hpp"
 
-#define GPUQUAL_REQUIRE_GPU()                                               \
-  do {                                                                      \
-    const ::gpuqual::CudaProbe gpuqual_probe_ = ::gpuqual::probe_cuda();    \
-    if (!gpuqual_probe_.ok()) GTEST_SKIP() << gpuqual_probe_.reason;        \
-    ASSERT_EQ(cudaSetDevice(0), cudaSuccess);                               \
+#define GPUQUAL_REQUIRE_GPU()                                            \
+  do {                                                                   \
+    const ::gpuqual::CudaProbe gpuqual_probe_ = ::gpuqual::probe_cuda(); \
+    if (!gpuqual_probe_.ok()) GTEST_SKIP() << gpuqual_probe_.reason;     \
+    ASSERT_EQ(cudaSetDevice(0), cudaSuccess);                            \
   } while (0)
 
 namespace gpuqual::gpu_test {
@@ -37,8 +37,8 @@ inline std::optional<ClassFloors> gpu0_floors() {
   if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess) return std::nullopt;
   const std::string slug = gpu_class_slug(prop.name, prop.totalGlobalMem);
   auto floors = class_floors(slug);
-  std::cout << "[ INFO ] class " << slug << (floors ? ": class floors apply" : ": no class floors, unit-error bounds only")
-            << "\n";
+  std::cout << "[ INFO ] class " << slug
+            << (floors ? ": class floors apply" : ": no class floors, unit-error bounds only") << "\n";
   return floors;
 }
 

@@ -22,7 +22,8 @@ const Metric* find_metric(const CheckResult& r, const std::string& name) {
 }
 
 void expect_measured(const CheckResult& r, const std::string& metric, const std::string& unit) {
-  EXPECT_TRUE(r.status == Status::pass || r.status == Status::warn) << r.name << ": " << to_string(r.status) << ": " << r.reason;
+  EXPECT_TRUE(r.status == Status::pass || r.status == Status::warn)
+      << r.name << ": " << to_string(r.status) << ": " << r.reason;
   const Metric* m = find_metric(r, metric);
   ASSERT_NE(m, nullptr) << metric;
   EXPECT_EQ(m->unit, unit);
@@ -38,7 +39,8 @@ void expect_measured(const CheckResult& r, const std::string& metric, const std:
 
 TEST(GpuChecks, Gemm) {
   GPUQUAL_REQUIRE_GPU();
-  const auto r = run_check("gemm", {{"sizes", {2048}}, {"precisions", {"bf16", "fp8", "int8"}}, {"verify_samples", 64}});
+  const auto r =
+      run_check("gemm", {{"sizes", {2048}}, {"precisions", {"bf16", "fp8", "int8"}}, {"verify_samples", 64}});
   expect_measured(r, "gemm.bf16.n2048.tflops", "TFLOP/s");
   EXPECT_TRUE(r.findings.empty());
 }

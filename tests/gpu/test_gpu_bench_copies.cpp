@@ -41,7 +41,8 @@ TEST(GpuPcie, EachDirectionIsVerifiedAndSane) {
           break;
       }
     }
-    std::cout << "[ INFO ] " << m.name << " " << m.median << " GB/s (CV " << m.cv * 100 << " %, n " << m.n() << ")\n";
+    std::cout << "[ INFO ] " << m.name << " " << m.median << " GB/s (CV " << m.cv * 100 << " %, n " << m.n()
+              << ")\n";
   }
   std::vector<PcieBench*> all{&bench};
   const CopyResult together = run_pcie_all(all, CopyDirection::h2d, c.measure, {});
@@ -53,14 +54,16 @@ TEST(GpuPcie, PlantedCorruptionsAreCaught) {
   PcieConfig c;
   c.measure = gpu_test::short_measure();
   PcieBench bench(0, c);
-  const CopyResult up = bench.run(CopyDirection::h2d, {}, [](CopyDirection, std::uint64_t* dev, std::uint64_t*, std::uint64_t) {
-    ASSERT_EQ(cudaMemset(dev + 1000, 0xAB, 8), cudaSuccess);
-  });
+  const CopyResult up =
+      bench.run(CopyDirection::h2d, {}, [](CopyDirection, std::uint64_t* dev, std::uint64_t*, std::uint64_t) {
+        ASSERT_EQ(cudaMemset(dev + 1000, 0xAB, 8), cudaSuccess);
+      });
   EXPECT_EQ(up.mismatches, 1u);
   EXPECT_NE(up.problem.find("word 1000"), std::string::npos) << up.problem;
-  const CopyResult down = bench.run(CopyDirection::d2h, {}, [](CopyDirection, std::uint64_t*, std::uint64_t* host, std::uint64_t words) {
-    host[words - 1] ^= 1ULL << 63;  // the last word, one bit
-  });
+  const CopyResult down = bench.run(
+      CopyDirection::d2h, {}, [](CopyDirection, std::uint64_t*, std::uint64_t* host, std::uint64_t words) {
+        host[words - 1] ^= 1ULL << 63;  // the last word, one bit
+      });
   EXPECT_EQ(down.mismatches, 1u);
   EXPECT_FALSE(down.ok());
 }
@@ -73,7 +76,8 @@ TEST(GpuP2p, PairsAreVerifiedAndACorruptionIsCaught) {
   P2pConfig c;
   c.measure = gpu_test::short_measure();
   for (const auto& a : enable_peer_access({0, 1})) {
-    std::cout << "[ INFO ] peer access " << a.from << "->" << a.to << ": " << (a.enabled ? "enabled" : a.note) << "\n";
+    std::cout << "[ INFO ] peer access " << a.from << "->" << a.to << ": " << (a.enabled ? "enabled" : a.note)
+              << "\n";
   }
   P2pEndpoint e0(0, c), e1(1, c);
   for (bool bidir : {false, true}) {

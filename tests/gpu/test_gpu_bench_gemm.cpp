@@ -13,8 +13,8 @@ namespace {
 
 // Generous bounds: above what any GPU does at n = 2048 from below, twice the fastest datasheet above.
 const std::map<GemmPrecision, std::pair<double, double>> kSane = {
-    {GemmPrecision::fp64, {0.05, 200}}, {GemmPrecision::fp32, {0.5, 300}},  {GemmPrecision::tf32, {1, 3000}},
-    {GemmPrecision::fp16, {1, 6000}},   {GemmPrecision::bf16, {1, 6000}},   {GemmPrecision::fp8, {1, 12000}},
+    {GemmPrecision::fp64, {0.05, 200}}, {GemmPrecision::fp32, {0.5, 300}}, {GemmPrecision::tf32, {1, 3000}},
+    {GemmPrecision::fp16, {1, 6000}},   {GemmPrecision::bf16, {1, 6000}},  {GemmPrecision::fp8, {1, 12000}},
     {GemmPrecision::int8, {1, 12000}},
 };
 
@@ -37,7 +37,8 @@ TEST(GpuGemm, EveryPrecisionIsVerifiedAndSane) {
     ++ran;
     EXPECT_TRUE(r.check.passed()) << to_string(p) << ": " << r.check.summary();
     ASSERT_FALSE(r.measure.seconds_per_op.empty());
-    const Metric m = rate_metric(gemm_metric_name(p, c.size), gemm_metric_unit(p), 0, r.measure, r.flops_per_op, 1e12);
+    const Metric m =
+        rate_metric(gemm_metric_name(p, c.size), gemm_metric_unit(p), 0, r.measure, r.flops_per_op, 1e12);
     const auto [lo, hi] = kSane.at(p);
     EXPECT_GT(m.median, lo) << to_string(p);
     EXPECT_LT(m.median, hi) << to_string(p);
@@ -65,7 +66,8 @@ TEST(GpuGemm, Bf16MeetsTheClassFloor) {
   c.measure.min_sample_s = 0.01;
   const GemmRunResult r = run_gemm(c, {});
   EXPECT_TRUE(r.check.passed()) << r.check.summary();
-  const Metric m = rate_metric(gemm_metric_name(c.precision, c.size), "TFLOP/s", 0, r.measure, r.flops_per_op, 1e12);
+  const Metric m =
+      rate_metric(gemm_metric_name(c.precision, c.size), "TFLOP/s", 0, r.measure, r.flops_per_op, 1e12);
   EXPECT_GE(m.median, floor) << "BF16 8192^3 under the " << whose;
   std::cout << "[ INFO ] " << m.name << " " << m.median << " TFLOP/s (" << whose << " " << floor << ", "
             << r.library << ", CV " << m.cv * 100 << " %)\n";

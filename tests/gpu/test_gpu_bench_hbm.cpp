@@ -19,13 +19,15 @@ TEST(GpuHbm, EveryKernelIsVerifiedAndSane) {
   for (const auto& k : run.kernels) {
     EXPECT_TRUE(k.ok()) << to_string(k.kernel) << ": " << k.problem();
     const Metric m = rate_metric(hbm_metric_name(k.kernel), "GB/s", 0, k.measure, k.bytes_per_op, 1e9);
-    EXPECT_GT(m.median, 50.0) << m.name;      // slower than any HBM/GDDR part
-    EXPECT_LT(m.median, 20000.0) << m.name;   // faster than any memory: the L2 was measured
+    EXPECT_GT(m.median, 50.0) << m.name;     // slower than any HBM/GDDR part
+    EXPECT_LT(m.median, 20000.0) << m.name;  // faster than any memory: the L2 was measured
     if (floors && k.kernel == StreamKernel::copy) {
       EXPECT_GE(m.median, floors->hbm_copy_gbps) << "HBM copy under the " << floors->slug << " floor";
     }
-    if (k.kernel == StreamKernel::read) EXPECT_TRUE(k.sum_checked);
-    else EXPECT_GT(k.replay.checked, 0);
+    if (k.kernel == StreamKernel::read)
+      EXPECT_TRUE(k.sum_checked);
+    else
+      EXPECT_GT(k.replay.checked, 0);
     std::cout << "[ INFO ] " << m.name << " " << m.median << " GB/s (CV " << m.cv * 100 << " %, n " << m.n()
               << ", arrays " << run.arrays.bytes << " B, L2 " << run.l2_bytes << " B, " << run.blocks << "x"
               << run.threads << ")\n";

@@ -20,8 +20,8 @@ using namespace gpuqual;
 
 namespace {
 
-#define GPUQUAL_REQUIRE_NVML(session)                                  \
-  do {                                                                 \
+#define GPUQUAL_REQUIRE_NVML(session)                                    \
+  do {                                                                   \
     if (!(session).ok()) GTEST_SKIP() << "NVML: " << (session).reason(); \
   } while (0)
 
@@ -40,8 +40,8 @@ CheckResult run_check(const std::string& name, nlohmann::json params, const Inve
 void print_findings(const CheckResult& r) {
   std::printf("%s: %s: %s\n", r.name.c_str(), std::string(to_string(r.status)).c_str(), r.reason.c_str());
   for (const auto& f : r.findings) {
-    std::printf("  %s [%s] gpu=%d %s\n", f.code.c_str(), std::string(to_string(f.severity)).c_str(), f.gpu.value_or(-1),
-                f.detail.c_str());
+    std::printf("  %s [%s] gpu=%d %s\n", f.code.c_str(), std::string(to_string(f.severity)).c_str(),
+                f.gpu.value_or(-1), f.detail.c_str());
   }
   for (const auto& [k, v] : r.attributes) std::printf("  %s = %s\n", k.c_str(), v.c_str());
 }
@@ -60,11 +60,12 @@ TEST(GpuInventory, ListsEveryCudaGpuWithNvmlFacts) {
     EXPECT_FALSE(g.pci_bus_id.empty());
     EXPECT_GT(g.sm_count, 0);
     EXPECT_GT(g.memory_bytes, 1ull << 30);
-    std::printf("GPU %d: %s %s %s cc %s, %d SMs, %.1f GiB, ECC %s, PCIe max Gen%d x%d, %.0f W, VBIOS %s, NVLink %d\n",
-                g.index, g.name.c_str(), g.uuid.c_str(), g.pci_bus_id.c_str(), g.compute_capability.c_str(), g.sm_count,
-                g.memory_bytes / double(1u << 30), g.ecc_enabled ? (*g.ecc_enabled ? "on" : "off") : "?",
-                g.pcie_max_gen.value_or(0), g.pcie_max_width.value_or(0), g.power_limit_w.value_or(0), g.vbios.c_str(),
-                g.nvlink_count.value_or(-1));
+    std::printf(
+        "GPU %d: %s %s %s cc %s, %d SMs, %.1f GiB, ECC %s, PCIe max Gen%d x%d, %.0f W, VBIOS %s, NVLink %d\n",
+        g.index, g.name.c_str(), g.uuid.c_str(), g.pci_bus_id.c_str(), g.compute_capability.c_str(),
+        g.sm_count, g.memory_bytes / double(1u << 30), g.ecc_enabled ? (*g.ecc_enabled ? "on" : "off") : "?",
+        g.pcie_max_gen.value_or(0), g.pcie_max_width.value_or(0), g.power_limit_w.value_or(0),
+        g.vbios.c_str(), g.nvlink_count.value_or(-1));
   }
   NvmlSession nvml = NvmlSession::open();
   if (nvml.ok()) {
@@ -74,10 +75,10 @@ TEST(GpuInventory, ListsEveryCudaGpuWithNvmlFacts) {
     EXPECT_TRUE(inv.gpus.front().pcie_max_width.has_value());
     EXPECT_FALSE(inv.gpus.front().vbios.empty());
   }
-  std::printf("driver %s, CUDA driver %s, runtime %s, cuBLAS %s, NCCL %s, class %s x%d\n", inv.node.driver_version.c_str(),
-              inv.node.cuda_driver_version.c_str(), inv.node.cuda_runtime_version.c_str(),
-              inv.node.cublas_version.c_str(), inv.node.nccl_version.c_str(), inv.hardware_class.slug.c_str(),
-              inv.hardware_class.gpu_count);
+  std::printf("driver %s, CUDA driver %s, runtime %s, cuBLAS %s, NCCL %s, class %s x%d\n",
+              inv.node.driver_version.c_str(), inv.node.cuda_driver_version.c_str(),
+              inv.node.cuda_runtime_version.c_str(), inv.node.cublas_version.c_str(),
+              inv.node.nccl_version.c_str(), inv.hardware_class.slug.c_str(), inv.hardware_class.gpu_count);
 }
 
 TEST(GpuNvml, SnapshotReadsCountersAndSamples) {
@@ -109,7 +110,8 @@ TEST(GpuHealthCheck, RunsWithPcieTrafficAndJudges) {
   NvmlSession nvml = NvmlSession::open();
   GPUQUAL_REQUIRE_NVML(nvml);
   Inventory inv = collect_inventory({});
-  CheckResult r = run_check("health", {{"sample_s", 1.0}, {"expect_gpus", static_cast<int>(inv.gpus.size())}}, inv);
+  CheckResult r =
+      run_check("health", {{"sample_s", 1.0}, {"expect_gpus", static_cast<int>(inv.gpus.size())}}, inv);
   print_findings(r);
   // Healthy or not is the node's fact; what the test demands is that it was judged.
   EXPECT_TRUE(r.status == Status::pass || r.status == Status::warn || r.status == Status::fail) << r.reason;
@@ -134,7 +136,8 @@ TEST(GpuXidMonitor, StartsAndStopsPromptly) {
   const auto t0 = std::chrono::steady_clock::now();
   auto events = m.stop();
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 2.0);
-  for (const auto& e : events) std::printf("Xid %d on GPU %d at %s\n", e.code, e.gpu.value_or(-1), e.time.c_str());
+  for (const auto& e : events)
+    std::printf("Xid %d on GPU %d at %s\n", e.code, e.gpu.value_or(-1), e.time.c_str());
 }
 
 TEST(GpuCompat, DriverRunsGpuqualsRuntime) {

@@ -129,9 +129,11 @@ TEST(GpuBurnin, WrongFirstProductIsCaughtAgainstTheHostReference) {
   const auto corrupt = [](std::uint64_t iteration, void* out, std::uint64_t) {
     if (iteration != 0) return;
     unsigned char byte = 0;
-    ASSERT_EQ(cudaMemcpy(&byte, static_cast<unsigned char*>(out) + 1, 1, cudaMemcpyDeviceToHost), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(&byte, static_cast<unsigned char*>(out) + 1, 1, cudaMemcpyDeviceToHost),
+              cudaSuccess);
     byte ^= 0x40;
-    ASSERT_EQ(cudaMemcpy(static_cast<unsigned char*>(out) + 1, &byte, 1, cudaMemcpyHostToDevice), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(static_cast<unsigned char*>(out) + 1, &byte, 1, cudaMemcpyHostToDevice),
+              cudaSuccess);
   };
   const BurninGpuResult r = run_burnin(c, {}, {}, corrupt);
   EXPECT_FALSE(r.first_product.passed()) << r.first_product.summary();

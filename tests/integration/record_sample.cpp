@@ -10,9 +10,9 @@
 #include <string>
 
 #include "core/base/input_error.hpp"
+#include "core/base/units.hpp"
 #include "core/record/metric_summary.hpp"
 #include "core/record/record_io.hpp"
-#include "core/base/units.hpp"
 
 namespace {
 
@@ -63,7 +63,8 @@ StackInventory full_stack() {
     f.gsp_firmware = StackFact::read("570.133.20");
     s.gpu_firmware.push_back(f);
   }
-  s.kernel_module_build = StackFact::read("NVRM version: NVIDIA UNIX x86_64 Kernel Module  570.133.20  Fri Mar 14 19:28:00 UTC 2025");
+  s.kernel_module_build = StackFact::read(
+      "NVRM version: NVIDIA UNIX x86_64 Kernel Module  570.133.20  Fri Mar 14 19:28:00 UTC 2025");
   s.fabric_manager = StackFact::read("570.133.20, running");
   s.nvidia_peermem = StackFact::read("loaded 570.133.20");
   s.container_toolkit = StackFact::read("1.17.4");
@@ -101,7 +102,7 @@ RunRecord full_record() {
   r.node.k8s_node_name = "gpu-node-a";
   r.node.k8s_labels = {{"nvidia.com/gpu.product", "NVIDIA-H200"}, {"nvidia.com/gpu.count", "2"}};
   r.node.pci_gpus = std::vector<PciGpu>{{"0000:10:00.0", "0x2335", "0x030200", "nvidia"},
-                                         {"0000:11:00.0", "0x2335", "0x030200", "nvidia"}};
+                                        {"0000:11:00.0", "0x2335", "0x030200", "nvidia"}};
   r.node.kernel_module_version = "570.133.20";
   r.node.nvml_driver_version = "570.133.20";
   r.node.nvml_cuda_driver_version = "12.8";
@@ -120,8 +121,10 @@ RunRecord full_record() {
   gemm.started_at = "2026-11-30T12:00:01Z";
   gemm.duration_s = 12.5;
   gemm.per_gpu = {{0, Status::pass, "", ""}, {1, Status::warn, "throttled", ""}};
-  gemm.metrics.push_back(summarize_metric("gemm.bf16.tflops", "TFLOP/s", Direction::higher, 0, {770, 772, 771}));
-  gemm.metrics.push_back(summarize_metric("gemm.bf16.tflops", "TFLOP/s", Direction::higher, 1, {760, 770, 771}, 1));
+  gemm.metrics.push_back(
+      summarize_metric("gemm.bf16.tflops", "TFLOP/s", Direction::higher, 0, {770, 772, 771}));
+  gemm.metrics.push_back(
+      summarize_metric("gemm.bf16.tflops", "TFLOP/s", Direction::higher, 1, {760, 770, 771}, 1));
   gemm.attributes = {{"m", "8192"}, {"dtype", "bf16"}};
   r.checks.push_back(gemm);
 

@@ -152,9 +152,12 @@ GPUQUAL_REGISTER_TEST_CHECK(SegfaultCheck, "test_segfault", "dies of SIGSEGV");
 GPUQUAL_REGISTER_TEST_CHECK(AbortCheck, "test_abort", "calls abort()");
 GPUQUAL_REGISTER_TEST_CHECK(ExitCheck, "test_exit", "exits without a result (params: code)");
 GPUQUAL_REGISTER_TEST_CHECK(IgnoreTermCheck, "test_ignore_term", "ignores SIGTERM and never ends");
-GPUQUAL_REGISTER_TEST_CHECK(GrandchildCheck, "test_grandchild", "leaves a grandchild and a setsid daemon running");
-GPUQUAL_REGISTER_TEST_CHECK(HugeOutputCheck, "test_huge_output", "writes params.mib MiB to stdout and stderr");
-GPUQUAL_REGISTER_TEST_CHECK(FillDiskCheck, "test_fill_disk", "writes a side file until the disk or quota is full");
+GPUQUAL_REGISTER_TEST_CHECK(GrandchildCheck, "test_grandchild",
+                            "leaves a grandchild and a setsid daemon running");
+GPUQUAL_REGISTER_TEST_CHECK(HugeOutputCheck, "test_huge_output",
+                            "writes params.mib MiB to stdout and stderr");
+GPUQUAL_REGISTER_TEST_CHECK(FillDiskCheck, "test_fill_disk",
+                            "writes a side file until the disk or quota is full");
 GPUQUAL_REGISTER_TEST_CHECK(BadResultCheck, "test_bad_result", "returns a metric on a GPU the node lacks");
 
 }  // namespace gpuqual::testbin

@@ -30,8 +30,8 @@ class FailCheck : public Check {
   CheckResult run(const CheckContext& ctx) override {
     note_pid(ctx, "check", getpid());
     CheckResult r = result(Status::fail, "planted failure");
-    r.findings.push_back(
-        Finding{.code = "test.planted", .severity = Severity::fail, .detail = "a finding planted by the test"});
+    r.findings.push_back(Finding{
+        .code = "test.planted", .severity = Severity::fail, .detail = "a finding planted by the test"});
     return r;
   }
 };
@@ -76,7 +76,8 @@ class ContextCheck : public Check {
     if (ctx.params.contains("side_file")) {
       // As the real checks do: the side directory is made by its first writer.
       std::filesystem::create_directories(ctx.side_dir);
-      std::ofstream(std::filesystem::path(ctx.side_dir) / ctx.params.at("side_file").get<std::string>()) << "side data\n";
+      std::ofstream(std::filesystem::path(ctx.side_dir) / ctx.params.at("side_file").get<std::string>())
+          << "side data\n";
     }
     return r;
   }
@@ -106,7 +107,8 @@ class SleepCheck : public Check {
     const auto t0 = std::chrono::steady_clock::now();
     double slept = 0;
     while (slept < total) {
-      if (ctx.should_stop()) return result(Status::error, fmt::format("stopped after {:.1f} of {:.0f} s", slept, total));
+      if (ctx.should_stop())
+        return result(Status::error, fmt::format("stopped after {:.1f} of {:.0f} s", slept, total));
       sleep_s(0.01);
       slept = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
@@ -122,7 +124,9 @@ GPUQUAL_REGISTER_TEST_CHECK(SkipCheck, "test_skip", "skips with a reason");
 GPUQUAL_REGISTER_TEST_CHECK(WarnCheck, "test_warn", "warns");
 GPUQUAL_REGISTER_TEST_CHECK(ThrowCheck, "test_throw", "throws an exception");
 GPUQUAL_REGISTER_TEST_CHECK(ContextCheck, "test_context", "echoes its CheckContext into attributes");
-GPUQUAL_REGISTER_TEST_CHECK(ProgressCheck, "test_progress", "sends progress messages (params: messages, text, pause_s)");
-GPUQUAL_REGISTER_TEST_CHECK(SleepCheck, "test_sleep", "sleeps (params: seconds), ends early on a stop request");
+GPUQUAL_REGISTER_TEST_CHECK(ProgressCheck, "test_progress",
+                            "sends progress messages (params: messages, text, pause_s)");
+GPUQUAL_REGISTER_TEST_CHECK(SleepCheck, "test_sleep",
+                            "sleeps (params: seconds), ends early on a stop request");
 
 }  // namespace gpuqual::testbin

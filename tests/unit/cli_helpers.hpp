@@ -66,7 +66,8 @@ inline std::string read_text(const std::filesystem::path& p) {
 class ScratchDirTest : public ::testing::Test {
  protected:
   explicit ScratchDirTest(const std::string& tag)
-      : scratch_(std::filesystem::temp_directory_path() / ("gpuqual-" + tag + "-" + std::to_string(::getpid()))) {}
+      : scratch_(std::filesystem::temp_directory_path() /
+                 ("gpuqual-" + tag + "-" + std::to_string(::getpid()))) {}
   void SetUp() override { std::filesystem::create_directories(scratch_); }
   void TearDown() override { std::filesystem::remove_all(scratch_); }
   std::filesystem::path scratch_;

@@ -21,9 +21,9 @@
 namespace gpuqual::testing {
 
 struct ProcOptions {
-  std::vector<std::string> env;          // extra NAME=VALUE entries
-  std::optional<rlim_t> file_size_limit; // RLIMIT_FSIZE in bytes
-  std::string cwd;                       // working directory; empty: the test's
+  std::vector<std::string> env;           // extra NAME=VALUE entries
+  std::optional<rlim_t> file_size_limit;  // RLIMIT_FSIZE in bytes
+  std::string cwd;                        // working directory; empty: the test's
 };
 
 struct Proc {
@@ -32,7 +32,7 @@ struct Proc {
 };
 
 struct ProcResult {
-  int exit_code = -1;   // -1 when killed by a signal
+  int exit_code = -1;  // -1 when killed by a signal
   int signal = 0;
   std::string out, err;
   double seconds = 0;
@@ -52,7 +52,8 @@ inline std::string temp_dir(const std::string& tag) {
   return templ;
 }
 
-inline Proc start_process(const std::vector<std::string>& argv, const std::string& io_dir, const ProcOptions& opts = {}) {
+inline Proc start_process(const std::vector<std::string>& argv, const std::string& io_dir,
+                          const ProcOptions& opts = {}) {
   static int counter = 0;
   Proc p;
   p.out_path = io_dir + "/stdout-" + std::to_string(++counter) + ".txt";

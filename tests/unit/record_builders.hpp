@@ -3,8 +3,8 @@
 #include <string>
 #include <vector>
 
-#include "core/record/record.hpp"
 #include "core/record/metric_summary.hpp"
+#include "core/record/record.hpp"
 
 namespace gpuqual::testing {
 
@@ -42,7 +42,8 @@ inline StackInventory make_stack(int gpus = 1) {
   s.board_name = StackFact::unread("/sys/class/dmi/id/board_name: Permission denied");
   s.nics = std::vector<NicStack>{
       {"mlx5_0", "infiniband", "0000:3b:00.0", StackFact::read("mlx5_core"), StackFact::read("28.39.1002")},
-      {"eno1", "net", "0000:01:00.0", StackFact::read("tg3"), StackFact::unread("sysfs has no firmware version for eno1")}};
+      {"eno1", "net", "0000:01:00.0", StackFact::read("tg3"),
+       StackFact::unread("sysfs has no firmware version for eno1")}};
   for (int i = 0; i < gpus; ++i) {
     GpuFirmware f;
     f.gpu = i;

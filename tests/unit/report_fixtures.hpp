@@ -13,8 +13,9 @@ namespace gpuqual::testing {
 
 inline const std::vector<std::string>& fixture_names() {
   static const std::vector<std::string> names = {
-      "synthetic-healthy",         "synthetic-slow-gpu",      "synthetic-ecc-uncorrected", "synthetic-missing-metric",
-      "synthetic-errored-check",   "synthetic-unknown-class", "synthetic-warn",
+      "synthetic-healthy",        "synthetic-slow-gpu",      "synthetic-ecc-uncorrected",
+      "synthetic-missing-metric", "synthetic-errored-check", "synthetic-unknown-class",
+      "synthetic-warn",
   };
   return names;
 }

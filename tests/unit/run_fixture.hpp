@@ -29,7 +29,8 @@ class RunFixture : public ::testing::Test {
   }
 
   // A suite named `name` whose checks: list is `checks_yaml` (indented list items).
-  std::string write_suite(const std::string& name, const std::string& checks_yaml, const std::string& extra = "") const {
+  std::string write_suite(const std::string& name, const std::string& checks_yaml,
+                          const std::string& extra = "") const {
     return write_file(name + ".yaml", "name: " + name + "\n" + extra + "checks:\n" + checks_yaml);
   }
 
@@ -41,7 +42,8 @@ class RunFixture : public ::testing::Test {
 
   std::string pid_file() const { return path("pids.txt"); }
 
-  ProcResult gpuqual(const std::vector<std::string>& args, ProcOptions opts = {}, const std::string& binary = GPUQUAL_TESTBIN) {
+  ProcResult gpuqual(const std::vector<std::string>& args, ProcOptions opts = {},
+                     const std::string& binary = GPUQUAL_TESTBIN) {
     std::vector<std::string> argv{binary};
     argv.insert(argv.end(), args.begin(), args.end());
     if (opts.cwd.empty()) opts.cwd = dir_;
@@ -88,7 +90,8 @@ class RunFixture : public ::testing::Test {
   void expect_all_pids_gone() const {
     const auto pids = read_pids(pid_file());
     ASSERT_FALSE(pids.empty()) << "the test checks wrote no pid";
-    for (const auto& [label, pid] : pids) EXPECT_FALSE(process_exists(pid)) << label << " " << pid << " is still there";
+    for (const auto& [label, pid] : pids)
+      EXPECT_FALSE(process_exists(pid)) << label << " " << pid << " is still there";
   }
 
   std::string dir_;

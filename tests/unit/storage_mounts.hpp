@@ -23,13 +23,16 @@ class TestMount {
   // An ext4 filesystem in a `size_mib` image file, loop-mounted.
   static TestMount ext4(const std::string& tag, int size_mib) {
     const std::string img = temp_dir(tag + "-img") + "/fs.img";
-    const bool made = sh("truncate -s " + std::to_string(size_mib) + "M " + img) == 0 &&
-                      sh("mkfs.ext4 -q -F " + img) == 0;
+    const bool made =
+        sh("truncate -s " + std::to_string(size_mib) + "M " + img) == 0 && sh("mkfs.ext4 -q -F " + img) == 0;
     TestMount m(tag, made ? "-o loop " + img : "--no-such-flag");
     m.image_ = img;
     return m;
   }
-  TestMount(TestMount&& o) noexcept : dir_(std::move(o.dir_)), image_(std::move(o.image_)), ok_(o.ok_) { o.ok_ = false; o.dir_.clear(); }
+  TestMount(TestMount&& o) noexcept : dir_(std::move(o.dir_)), image_(std::move(o.image_)), ok_(o.ok_) {
+    o.ok_ = false;
+    o.dir_.clear();
+  }
   TestMount(const TestMount&) = delete;
   ~TestMount() {
     if (ok_) sh("umount " + dir_);

@@ -41,7 +41,8 @@ const std::map<std::string, std::string> kBadRecords = {
     {"record-unknown-status.json", "unknown status \"ok\""},
     {"record-unknown-field.json", "$.hardware_klass: unknown field"},
     {"record-summary-mismatch.json",
-     "$.checks[0].metrics[0].median: median 771.5 disagrees with the samples (recomputed from the 5 samples: 500)"},
+     "$.checks[0].metrics[0].median: median 771.5 disagrees with the samples (recomputed from the 5 samples: "
+     "500)"},
 };
 
 class BadRecordFiles : public gpuqual::testing::ScratchDirTest {
@@ -98,8 +99,8 @@ TEST_F(BadRecordFiles, ARecordFromAPipeIsRead) {
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   const std::string record = kData + "/records/synthetic-healthy.json";
   const auto r = run_cli("compare " + shell_quote(fifo.string()) + " --baseline " +
-                             shell_quote(kData + "/baselines/h200-sxm-141gb.yaml") + " & cat " + shell_quote(record) +
-                             " > " + shell_quote(fifo.string()) + "; wait $!",
+                             shell_quote(kData + "/baselines/h200-sxm-141gb.yaml") + " & cat " +
+                             shell_quote(record) + " > " + shell_quote(fifo.string()) + "; wait $!",
                          scratch_, "GPUQUAL_BASELINES_DIR=");
   EXPECT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("PASS"), std::string::npos) << r.out;
@@ -112,12 +113,14 @@ TEST_F(BadRecordFiles, GateJudgesThePoolAroundABadRecordAndNamesIt) {
   const std::string baseline = shell_quote(kData + "/baselines/h200-sxm-141gb.yaml");
   for (const auto& [file, problem] : kBadRecords) {
     const std::string path = kData + "/bad/" + file;
-    const auto r = run_cli("gate " + good + " " + shell_quote(path) + " --baseline " + baseline + " --max-failed 1",
-                           scratch_, "GPUQUAL_BASELINES_DIR=");
+    const auto r =
+        run_cli("gate " + good + " " + shell_quote(path) + " --baseline " + baseline + " --max-failed 1",
+                scratch_, "GPUQUAL_BASELINES_DIR=");
     EXPECT_EQ(r.code, 2) << file << "\n" << r.out << r.err;
     EXPECT_NE(r.out.find(path), std::string::npos) << file << "\n" << r.out;
     // The table wraps long reasons to the width.
-    EXPECT_NE(gpuqual::testing::blanks_as_one(r.out).find(problem), std::string::npos) << file << "\n" << r.out;
+    EXPECT_NE(gpuqual::testing::blanks_as_one(r.out).find(problem), std::string::npos) << file << "\n"
+                                                                                       << r.out;
     EXPECT_NE(r.last_line().find("1 unreadable"), std::string::npos) << r.last_line();
   }
 }
@@ -128,15 +131,16 @@ TEST_F(BadRecordFiles, GateNamesTheBadRecordWithLineAndColumnInEveryFormat) {
   const std::string where = "line 152, column 23";  // as `compare` reports it
   const fs::path junit = scratch_ / "gate.xml", md = scratch_ / "gate.md", prom = scratch_ / "gate.prom";
   const auto r = run_cli("gate " + good + " " + shell_quote(bad) + " --baseline " +
-                             shell_quote(kData + "/baselines/h200-sxm-141gb.yaml") + " --max-failed 1 --junit " +
-                             shell_quote(junit.string()) + " --markdown " + shell_quote(md.string()) + " --prometheus " +
-                             shell_quote(prom.string()),
+                             shell_quote(kData + "/baselines/h200-sxm-141gb.yaml") +
+                             " --max-failed 1 --junit " + shell_quote(junit.string()) + " --markdown " +
+                             shell_quote(md.string()) + " --prometheus " + shell_quote(prom.string()),
                          scratch_, "GPUQUAL_BASELINES_DIR=");
   EXPECT_EQ(r.code, 2) << r.out << r.err;
   EXPECT_NE(gpuqual::testing::blanks_as_one(r.out).find(where), std::string::npos) << r.out;
-  const auto json = run_cli("gate " + good + " " + shell_quote(bad) + " --baseline " +
-                                shell_quote(kData + "/baselines/h200-sxm-141gb.yaml") + " --max-failed 1 --format json",
-                            scratch_, "GPUQUAL_BASELINES_DIR=");
+  const auto json =
+      run_cli("gate " + good + " " + shell_quote(bad) + " --baseline " +
+                  shell_quote(kData + "/baselines/h200-sxm-141gb.yaml") + " --max-failed 1 --format json",
+              scratch_, "GPUQUAL_BASELINES_DIR=");
   EXPECT_EQ(json.code, 2);
   EXPECT_NE(json.out.find(where), std::string::npos) << json.out;
   // The Markdown report writes record text backslash-escaped (gpuqual::escape_markdown): what it
@@ -159,7 +163,8 @@ TEST_F(BadRecordFiles, GateExits3WhenNotOneRecordCouldBeRead) {
   const std::string baseline = shell_quote(kData + "/baselines/h200-sxm-141gb.yaml");
   const std::string a = kData + "/bad/record-malformed.json";
   const std::string b = kData + "/bad/record-empty.json";
-  expect_rejected("gate " + shell_quote(a) + " " + shell_quote(b) + " --baseline " + baseline, a, "malformed JSON");
+  expect_rejected("gate " + shell_quote(a) + " " + shell_quote(b) + " --baseline " + baseline, a,
+                  "malformed JSON");
 }
 
 }  // namespace

@@ -6,9 +6,9 @@
 
 #include <algorithm>
 
+#include "core/base/input_error.hpp"
 #include "core/baseline/baseline.hpp"
 #include "core/judge/compare.hpp"
-#include "core/base/input_error.hpp"
 #include "test_diff_fixtures.hpp"
 
 using namespace gpuqual;
@@ -25,7 +25,9 @@ std::vector<std::pair<RunRecord, std::string>> fleet(Jitter& jitter, int nodes =
   std::vector<std::pair<RunRecord, std::string>> out;
   for (int run = 0; run < 2; ++run) {
     for (int i = 0; i < nodes; ++i) {
-      RunRecord r = whole(flat_node_record(jitter, host(i), [&](int, int m) { return i == 7 && m == 0 ? 0.92 : 1.0; }), jitter);
+      RunRecord r =
+          whole(flat_node_record(jitter, host(i), [&](int, int m) { return i == 7 && m == 0 ? 0.92 : 1.0; }),
+                jitter);
       r.run_id = fmt::format("run-{}-{}", i, run);
       r.started_at = fmt::format("2026-11-2{}T0{}:00:00Z", run + 1, i);
       out.emplace_back(std::move(r), fmt::format("{}/{}.json", run, host(i)));
@@ -34,7 +36,8 @@ std::vector<std::pair<RunRecord, std::string>> fleet(Jitter& jitter, int nodes =
   return out;
 }
 
-BaselineBuildResult build(const std::vector<std::pair<RunRecord, std::string>>& records, BaselineBuildOptions o = {}) {
+BaselineBuildResult build(const std::vector<std::pair<RunRecord, std::string>>& records,
+                          BaselineBuildOptions o = {}) {
   if (o.created.empty()) o.created = "2026-11-30";
   BaselineBuilder builder(o);
   for (const auto& [r, path] : records) builder.add(r, path);
@@ -95,7 +98,8 @@ TEST(BaselineBuild, UnhealthyRecordsAreLeftOutAndListed) {
   auto records = fleet(jitter, 4);
   // A record with an uncorrected ECC error, one with a wrong GEMM answer, one incomplete.
   CheckResult health = check("health", Status::fail, "uncorrected ECC");
-  health.findings.push_back(Finding{"ecc.uncorrected_volatile", Severity::fail, 2, "3 uncorrected errors", "", 3.0});
+  health.findings.push_back(
+      Finding{"ecc.uncorrected_volatile", Severity::fail, 2, "3 uncorrected errors", "", 3.0});
   records[0].first.checks.push_back(health);
   records[1].first.checks[0].status = Status::fail;
   records[1].first.checks[0].reason = "wrong result on gpu 1";
@@ -107,17 +111,23 @@ TEST(BaselineBuild, UnhealthyRecordsAreLeftOutAndListed) {
   BaselineBuildResult res = build(records);
   ASSERT_EQ(res.excluded.size(), 4u);
   EXPECT_EQ(res.excluded[0].path, records[0].second);
-  EXPECT_NE(res.excluded[0].reason.find("ecc.uncorrected_volatile"), std::string::npos) << res.excluded[0].reason;
-  EXPECT_NE(res.excluded[1].reason.find("check gemm failed: wrong result"), std::string::npos) << res.excluded[1].reason;
+  EXPECT_NE(res.excluded[0].reason.find("ecc.uncorrected_volatile"), std::string::npos)
+      << res.excluded[0].reason;
+  EXPECT_NE(res.excluded[1].reason.find("check gemm failed: wrong result"), std::string::npos)
+      << res.excluded[1].reason;
   EXPECT_EQ(res.excluded[2].reason, "the run did not complete");
-  EXPECT_NE(res.excluded[3].reason.find("finding remap.pending on gpu 0: 1 pending row remap"), std::string::npos) << res.excluded[3].reason;
+  EXPECT_NE(res.excluded[3].reason.find("finding remap.pending on gpu 0: 1 pending row remap"),
+            std::string::npos)
+      << res.excluded[3].reason;
   EXPECT_EQ(res.baseline.provenance.runs, 4);
 }
 
 TEST(BaselineBuild, OneClassOnly) {
   Jitter jitter{std::mt19937_64(4)};
   auto records = fleet(jitter, 3);
-  RunRecord other = whole(flat_node_record(jitter, "h100-node", [](int, int) { return 1.0; }, 8, "h100-sxm-80gb", 700), jitter);
+  RunRecord other = whole(flat_node_record(
+                              jitter, "h100-node", [](int, int) { return 1.0; }, 8, "h100-sxm-80gb", 700),
+                          jitter);
   records.emplace_back(other, "h100.json");
   EXPECT_THROW(build(records), InputError);
   BaselineBuildOptions o;
@@ -135,7 +145,8 @@ TEST(BaselineBuild, NoisyFleetGetsAWiderTolerance) {
   std::normal_distribution<double> node_offset(0.0, 0.02);  // 2 % node-to-node spread
   for (int i = 0; i < 12; ++i) {
     const double o = 1 + node_offset(jitter.rng);
-    records.emplace_back(whole(flat_node_record(jitter, host(i), [&](int, int) { return o; }), jitter), host(i) + ".json");
+    records.emplace_back(whole(flat_node_record(jitter, host(i), [&](int, int) { return o; }), jitter),
+                         host(i) + ".json");
   }
   const BaselineBuildResult res = build(records);
   const MetricExpectation& e = metric(res.baseline, "hbm.copy.gbps");

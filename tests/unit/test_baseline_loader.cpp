@@ -6,8 +6,8 @@
 #include <fstream>
 #include <string>
 
-#include "core/baseline/baseline.hpp"
 #include "core/base/input_error.hpp"
+#include "core/baseline/baseline.hpp"
 
 using namespace gpuqual;
 
@@ -26,12 +26,14 @@ void expect_load_error(const std::string& path, std::initializer_list<std::strin
     const std::string msg = e.what();
     EXPECT_EQ(msg.find('\n'), std::string::npos) << "error must be one line: " << msg;
     EXPECT_EQ(msg.rfind(path, 0), 0u) << "error must start with the file name: " << msg;
-    for (const auto& p : parts) EXPECT_NE(msg.find(p), std::string::npos) << "missing \"" << p << "\" in: " << msg;
+    for (const auto& p : parts)
+      EXPECT_NE(msg.find(p), std::string::npos) << "missing \"" << p << "\" in: " << msg;
   }
 }
 
 std::string temp_file(const std::string& name, const std::string& content) {
-  const auto dir = std::filesystem::temp_directory_path() / ("gpuqual-baseline-test-" + std::to_string(::getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("gpuqual-baseline-test-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const auto path = dir / name;
   std::ofstream(path, std::ios::binary) << content;
@@ -142,7 +144,8 @@ TEST(BaselineLoader, WriterOutputOfAnEmptyBaselineLoads) {
 }
 
 TEST(BaselineLoaderErrors, WrongSchema) {
-  expect_load_error(bad("baseline-wrong-schema.yaml"), {"line 1", "$.schema", "unsupported schema \"gpuqual.baseline/v2\""});
+  expect_load_error(bad("baseline-wrong-schema.yaml"),
+                    {"line 1", "$.schema", "unsupported schema \"gpuqual.baseline/v2\""});
 }
 
 TEST(BaselineLoaderErrors, UnknownKey) {
@@ -150,35 +153,43 @@ TEST(BaselineLoaderErrors, UnknownKey) {
 }
 
 TEST(BaselineLoaderErrors, MissingKeyIsReportedAtItsMapping) {
-  expect_load_error(bad("baseline-missing-key.yaml"), {"line 6", "$.metrics[0].expected", "required field is missing"});
+  expect_load_error(bad("baseline-missing-key.yaml"),
+                    {"line 6", "$.metrics[0].expected", "required field is missing"});
 }
 
 TEST(BaselineLoaderErrors, MistypedKey) {
-  expect_load_error(bad("baseline-mistyped.yaml"), {"line 9", "$.metrics[0].expected", "expected a number, found string"});
+  expect_load_error(bad("baseline-mistyped.yaml"),
+                    {"line 9", "$.metrics[0].expected", "expected a number, found string"});
 }
 
 TEST(BaselineLoaderErrors, NegativeTolerance) {
-  expect_load_error(bad("baseline-negative-tolerance.yaml"), {"line 10", "$.metrics[0].tolerance", "below 1", "-0.05"});
+  expect_load_error(bad("baseline-negative-tolerance.yaml"),
+                    {"line 10", "$.metrics[0].tolerance", "below 1", "-0.05"});
 }
 
 TEST(BaselineLoaderErrors, ToleranceOfOneOrMore) {
-  expect_load_error(bad("baseline-tolerance-too-big.yaml"), {"line 10", "$.metrics[0].tolerance", "below 1", "found 5"});
+  expect_load_error(bad("baseline-tolerance-too-big.yaml"),
+                    {"line 10", "$.metrics[0].tolerance", "below 1", "found 5"});
 }
 
 TEST(BaselineLoaderErrors, WarnToleranceNotBelowTolerance) {
-  expect_load_error(bad("baseline-warn-not-below-tolerance.yaml"), {"line 11", "$.metrics[0].warn_tolerance", "below tolerance"});
+  expect_load_error(bad("baseline-warn-not-below-tolerance.yaml"),
+                    {"line 11", "$.metrics[0].warn_tolerance", "below tolerance"});
 }
 
 TEST(BaselineLoaderErrors, UnknownUnit) {
-  expect_load_error(bad("baseline-unknown-unit.yaml"), {"line 7", "$.metrics[0].unit", "unknown unit \"TFLOPS\""});
+  expect_load_error(bad("baseline-unknown-unit.yaml"),
+                    {"line 7", "$.metrics[0].unit", "unknown unit \"TFLOPS\""});
 }
 
 TEST(BaselineLoaderErrors, UnknownDirection) {
-  expect_load_error(bad("baseline-unknown-direction.yaml"), {"line 8", "$.metrics[0].direction", "unknown direction \"up\""});
+  expect_load_error(bad("baseline-unknown-direction.yaml"),
+                    {"line 8", "$.metrics[0].direction", "unknown direction \"up\""});
 }
 
 TEST(BaselineLoaderErrors, DuplicateMetric) {
-  expect_load_error(bad("baseline-duplicate-metric.yaml"), {"line 11", "$.metrics[1].name", "duplicate metric \"gemm.bf16.tflops\""});
+  expect_load_error(bad("baseline-duplicate-metric.yaml"),
+                    {"line 11", "$.metrics[1].name", "duplicate metric \"gemm.bf16.tflops\""});
 }
 
 TEST(BaselineLoaderErrors, DuplicateKey) {
@@ -190,15 +201,18 @@ TEST(BaselineLoaderErrors, NonFiniteNumber) {
 }
 
 TEST(BaselineLoaderErrors, BadClassSlug) {
-  expect_load_error(bad("baseline-bad-class.yaml"), {"line 2", "$.hardware_class", "not a hardware class slug"});
+  expect_load_error(bad("baseline-bad-class.yaml"),
+                    {"line 2", "$.hardware_class", "not a hardware class slug"});
 }
 
 TEST(BaselineLoaderErrors, BadFindingPattern) {
-  expect_load_error(bad("baseline-bad-finding-pattern.yaml"), {"line 12", "$.finding_limits[0].code", "prefix ending in \".*\""});
+  expect_load_error(bad("baseline-bad-finding-pattern.yaml"),
+                    {"line 12", "$.finding_limits[0].code", "prefix ending in \".*\""});
 }
 
 TEST(BaselineLoaderErrors, BadFindingLimitStatus) {
-  expect_load_error(bad("baseline-bad-limit-status.yaml"), {"line 14", "$.finding_limits[0].status", "expected fail or warn"});
+  expect_load_error(bad("baseline-bad-limit-status.yaml"),
+                    {"line 14", "$.finding_limits[0].status", "expected fail or warn"});
 }
 
 TEST(BaselineLoaderErrors, EmptyFile) { expect_load_error(bad("baseline-empty.yaml"), {"file is empty"}); }
@@ -209,7 +223,9 @@ TEST(BaselineLoaderErrors, OnlyComments) {
 
 TEST(BaselineLoaderErrors, BinaryGarbage) { expect_load_error(bad("baseline-binary.yaml"), {"binary data"}); }
 
-TEST(BaselineLoaderErrors, NotUtf8) { expect_load_error(bad("baseline-not-utf8.yaml"), {"byte 44", "not UTF-8"}); }
+TEST(BaselineLoaderErrors, NotUtf8) {
+  expect_load_error(bad("baseline-not-utf8.yaml"), {"byte 44", "not UTF-8"});
+}
 
 TEST(BaselineLoaderErrors, AbsurdNesting) {
   expect_load_error(bad("baseline-deep-nesting.yaml"), {"line 3", "nesting deeper than 16 levels"});
@@ -217,7 +233,8 @@ TEST(BaselineLoaderErrors, AbsurdNesting) {
 
 TEST(BaselineLoaderErrors, NestingBeyondTheParserLimit) {
   // Deeper than yaml-cpp's own recursion guard: still one line, no crash.
-  const std::string path = temp_file("very-deep.yaml", "metrics: " + std::string(100000, '[') + std::string(100000, ']') + "\n");
+  const std::string path =
+      temp_file("very-deep.yaml", "metrics: " + std::string(100000, '[') + std::string(100000, ']') + "\n");
   expect_load_error(path, {"line 1", "nesting too deep"});
 }
 
@@ -237,11 +254,13 @@ TEST(BaselineLoaderErrors, TopLevelCommaIsOneErrorNotEndlessDocuments) {
   // yaml-cpp 0.7's LoadAll turns a top-level ',' into empty documents without end (the fuzzer
   // found a baseline that ate 24 GB); the loader must stop at the second document.
   expect_load_error(temp_file("comma.yaml", ","), {"more than one YAML document"});
-  expect_load_error(temp_file("comma-quote.yaml", ", inlet temperature\"\n"), {"more than one YAML document"});
+  expect_load_error(temp_file("comma-quote.yaml", ", inlet temperature\"\n"),
+                    {"more than one YAML document"});
 }
 
 TEST(BaselineLoaderErrors, FileOverTheSizeLimit) {
-  const std::string path = temp_file("huge.yaml", "schema: gpuqual.baseline/v1\n" + std::string(2u << 20, '#') + "\n");
+  const std::string path =
+      temp_file("huge.yaml", "schema: gpuqual.baseline/v1\n" + std::string(2u << 20, '#') + "\n");
   expect_load_error(path, {"over the limit of 1048576 bytes"});
 }
 

@@ -47,7 +47,8 @@ TEST_F(BaselinePaths, FlagThenEnvironmentThenBuiltInDefault) {
 }
 
 TEST_F(BaselinePaths, AutoFindsTheClassFile) {
-  EXPECT_EQ(resolve_baseline("auto", "h200-sxm-141gb", dir_.string()), (dir_ / "h200-sxm-141gb.yaml").string());
+  EXPECT_EQ(resolve_baseline("auto", "h200-sxm-141gb", dir_.string()),
+            (dir_ / "h200-sxm-141gb.yaml").string());
 }
 
 TEST_F(BaselinePaths, AutoWithoutAFileIsEmpty) {

@@ -72,6 +72,7 @@ TEST(BurninUnwatched, NoTelemetryAndNoXidWatchEachWarn) {
   EXPECT_NE(no_telemetry[0].find("throttling and ECC growth"), std::string::npos);
   const auto no_xids = gpuqual::burnin_unwatched(5, false, "nvmlEventSetCreate: NVML_ERROR_NOT_SUPPORTED");
   ASSERT_EQ(no_xids.size(), 1u);
-  EXPECT_NE(no_xids[0].find("Xid watch off (nvmlEventSetCreate: NVML_ERROR_NOT_SUPPORTED)"), std::string::npos);
+  EXPECT_NE(no_xids[0].find("Xid watch off (nvmlEventSetCreate: NVML_ERROR_NOT_SUPPORTED)"),
+            std::string::npos);
   EXPECT_EQ(gpuqual::burnin_unwatched(0, false, "").size(), 2u);
 }

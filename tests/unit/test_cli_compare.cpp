@@ -40,7 +40,6 @@ class CliCompare : public gpuqual::testing::ScratchDirTest {
   }
   std::string record(const std::string& name) { return quote(kData + "/records/" + name + ".json"); }
   std::string test_baselines() { return " --baselines-dir " + quote(kData + "/baselines"); }
-
 };
 
 }  // namespace
@@ -55,7 +54,11 @@ TEST_F(CliCompare, HealthyExits0) {
 TEST_F(CliCompare, SlowGpuExits1) {
   const CliRun r = gpuqual("compare " + record("synthetic-slow-gpu") + test_baselines());
   EXPECT_EQ(r.code, 1) << r.out << r.err;
-  EXPECT_EQ(r.last_line().rfind("gpuqual: FAIL node-a h200-sxm-141gb: 1 of 8 metrics failed (gemm.bf16.tflops gpu 1 -7.1% < -5.0%)", 0), 0u)
+  EXPECT_EQ(
+      r.last_line().rfind(
+          "gpuqual: FAIL node-a h200-sxm-141gb: 1 of 8 metrics failed (gemm.bf16.tflops gpu 1 -7.1% < -5.0%)",
+          0),
+      0u)
       << r.last_line();
 }
 
@@ -80,14 +83,16 @@ TEST_F(CliCompare, UnknownClassExits2WithTheReason) {
 }
 
 TEST_F(CliCompare, ClassWithoutABaselineFileExits2) {
-  const CliRun r = gpuqual("compare " + record("synthetic-healthy") + " --baselines-dir " + quote(scratch_.string()));
+  const CliRun r =
+      gpuqual("compare " + record("synthetic-healthy") + " --baselines-dir " + quote(scratch_.string()));
   EXPECT_EQ(r.code, 2) << r.out << r.err;
   EXPECT_NE(r.err.find("no baseline"), std::string::npos) << r.err;
   EXPECT_EQ(r.last_line().rfind("gpuqual: INCONCLUSIVE node-a h200-sxm-141gb: no baseline,", 0), 0u);
 }
 
 TEST_F(CliCompare, BaselinesDirFromTheEnvironment) {
-  const CliRun r = gpuqual("compare " + record("synthetic-healthy"), "GPUQUAL_BASELINES_DIR=" + quote(kData + "/baselines"));
+  const CliRun r = gpuqual("compare " + record("synthetic-healthy"),
+                           "GPUQUAL_BASELINES_DIR=" + quote(kData + "/baselines"));
   EXPECT_EQ(r.code, 0) << r.out << r.err;
 }
 
@@ -95,12 +100,15 @@ TEST_F(CliCompare, ExplicitBaselineFileAndClassOverride) {
   const std::string file = quote(kData + "/baselines/h200-sxm-141gb.yaml");
   EXPECT_EQ(gpuqual("compare " + record("synthetic-healthy") + " --baseline " + file).code, 0);
   // The unknown-class record measures like a healthy H200: judged as one on request.
-  const CliRun r = gpuqual("compare " + record("synthetic-unknown-class") + " --class h200-sxm-141gb" + test_baselines());
+  const CliRun r =
+      gpuqual("compare " + record("synthetic-unknown-class") + " --class h200-sxm-141gb" + test_baselines());
   EXPECT_EQ(r.code, 0) << r.out << r.err;
   // A baseline of another class is refused rather than judged against.
   const CliRun wrong = gpuqual("compare " + record("synthetic-unknown-class") + " --baseline " + file);
   EXPECT_EQ(wrong.code, 3) << wrong.out << wrong.err;
-  EXPECT_NE(wrong.err.find("baseline is for class h200-sxm-141gb but the record is class unknown"), std::string::npos) << wrong.err;
+  EXPECT_NE(wrong.err.find("baseline is for class h200-sxm-141gb but the record is class unknown"),
+            std::string::npos)
+      << wrong.err;
 }
 
 TEST_F(CliCompare, WarnExits0AndStrictExits1) {
@@ -124,9 +132,11 @@ TEST_F(CliCompare, JsonFormatThenSummary) {
 }
 
 TEST_F(CliCompare, WritesEveryReportFile) {
-  const fs::path junit = scratch_ / "junit.xml", prom = scratch_ / "gpuqual.prom", md = scratch_ / "report.md";
-  const CliRun r = gpuqual("compare " + record("synthetic-ecc-uncorrected") + test_baselines() + " --junit " + quote(junit.string()) +
-                        " --prometheus " + quote(prom.string()) + " --markdown " + quote(md.string()));
+  const fs::path junit = scratch_ / "junit.xml", prom = scratch_ / "gpuqual.prom",
+                 md = scratch_ / "report.md";
+  const CliRun r = gpuqual("compare " + record("synthetic-ecc-uncorrected") + test_baselines() + " --junit " +
+                           quote(junit.string()) + " --prometheus " + quote(prom.string()) + " --markdown " +
+                           quote(md.string()));
   EXPECT_EQ(r.code, 1) << r.out << r.err;
   EXPECT_EQ(slurp(junit).rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites ", 0), 0u);
   EXPECT_NE(slurp(prom).find("gpuqual_verdict{node=\"node-a\""), std::string::npos);
@@ -148,9 +158,11 @@ TEST_F(CliCompare, BadInputsExit3) {
       {"compare " + record("synthetic-healthy") + " --no-such-flag", "no-such-flag"},
       {"compare " + record("synthetic-healthy") + " --class 'H200 SXM'", "--class"},
       {"compare " + quote((scratch_ / "missing.json").string()), "missing.json: cannot open"},
-      {"compare " + record("synthetic-healthy") + " --baseline " + quote(kData + "/bad/baseline-negative-tolerance.yaml"),
+      {"compare " + record("synthetic-healthy") + " --baseline " +
+           quote(kData + "/bad/baseline-negative-tolerance.yaml"),
        "baseline-negative-tolerance.yaml: line 10: $.metrics[0].tolerance: "},
-      {"compare " + record("synthetic-healthy") + test_baselines() + " --junit " + quote((scratch_ / "not-a-dir/j.xml").string()),
+      {"compare " + record("synthetic-healthy") + test_baselines() + " --junit " +
+           quote((scratch_ / "not-a-dir/j.xml").string()),
        "cannot write the report"},
   };
   for (const auto& c : cases) {

@@ -51,10 +51,9 @@ TEST_F(CliHelp, UnknownCommandIsNamedWithTheList) {
 TEST_F(CliHelp, UnknownNestedCommandNamesItsParent) {
   const auto r = run_cli("probe frobnicate", scratch_);
   EXPECT_EQ(r.code, 3);
-  EXPECT_NE(
-      r.err.find(
-          "unknown command \"probe frobnicate\"; the commands of probe are: container, telemetry, storage, network, cleanup"),
-      std::string::npos)
+  EXPECT_NE(r.err.find("unknown command \"probe frobnicate\"; the commands of probe are: container, "
+                       "telemetry, storage, network, cleanup"),
+            std::string::npos)
       << r.err;
 }
 

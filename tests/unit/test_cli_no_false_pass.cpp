@@ -20,7 +20,9 @@ class CliNoFalsePass : public gpuqual::testing::ScratchDirTest {
  protected:
   CliNoFalsePass() : ScratchDirTest("cli-no-false-pass") {}
   CliRun gpuqual(const std::string& args) { return run_cli(args, scratch_, "GPUQUAL_BASELINES_DIR="); }
-  static std::string record(const std::string& name) { return shell_quote(kData + "/records/" + name + ".json"); }
+  static std::string record(const std::string& name) {
+    return shell_quote(kData + "/records/" + name + ".json");
+  }
   static std::string baselines() { return " --baselines-dir " + shell_quote(kData + "/baselines"); }
   static std::string target() { return " --target " + shell_quote(kData + "/targets/driver-570.yaml"); }
 };
@@ -71,10 +73,12 @@ TEST_F(CliNoFalsePass, AStoredMedianTheSamplesDoNotHaveIsExit3NamingThePath) {
 }
 
 TEST_F(CliNoFalsePass, AMixedDriverPoolIsNotAPassAndATargetFailsTheNodeOffIt) {
-  CliRun r = gpuqual("gate " + record("synthetic-healthy") + " " + record("synthetic-old-driver") + baselines());
+  CliRun r =
+      gpuqual("gate " + record("synthetic-healthy") + " " + record("synthetic-old-driver") + baselines());
   EXPECT_EQ(r.code, 2) << r.out << r.err;
   EXPECT_CONTAINS(r.out, "driver versions mixed in the pool");
-  r = gpuqual("gate " + record("synthetic-healthy") + " " + record("synthetic-old-driver") + baselines() + target());
+  r = gpuqual("gate " + record("synthetic-healthy") + " " + record("synthetic-old-driver") + baselines() +
+              target());
   EXPECT_EQ(r.code, 1) << r.out << r.err;
   EXPECT_CONTAINS(r.out, "driver_version: 550.90.07 (node-d), 570.133.20 (node-a)");  // the pool's spread
   EXPECT_CONTAINS(r.out, "node-d");
@@ -96,7 +100,8 @@ TEST_F(CliNoFalsePass, TargetOnCompareAndDiff) {
 TEST_F(CliNoFalsePass, ABadTargetFileIsExit3NamingFileAndProblem) {
   const std::string bad = (scratch_ / "t.yaml").string();
   { std::ofstream(bad) << "schema: gpuqual.target/v1\ncomponents:\n  driver: 570.133.20\n"; }
-  const CliRun r = gpuqual("compare " + record("synthetic-healthy") + baselines() + " --target " + shell_quote(bad));
+  const CliRun r =
+      gpuqual("compare " + record("synthetic-healthy") + baselines() + " --target " + shell_quote(bad));
   EXPECT_EQ(r.code, 3) << r.out << r.err;
   EXPECT_CONTAINS(r.err, bad + ": line 3: $.components.driver: unknown component \"driver\"");
 }

@@ -58,16 +58,15 @@ TEST(SharedCauses, SeveralCausesAreNumberedAndARowCanHoldTwo) {
 TEST(SharedCauses, ShortOrSingleCausesStayInTheirRows) {
   EXPECT_TRUE(
       find_shared_causes({"timed out", "timed out", "timed out"}).empty());  // shorter than a line's worth
-  EXPECT_TRUE(find_shared_causes({kCuda}).empty());  // one row: nothing to share
+  EXPECT_TRUE(find_shared_causes({kCuda}).empty());                          // one row: nothing to share
   // Two rows are often one failure said twice (a metric's row and its check's): said in place.
   EXPECT_TRUE(find_shared_causes({"m: " + kCuda, "check: " + kCuda}).empty());
   EXPECT_TRUE(find_shared_causes({}).empty());
   // Rows that share only a common tail ("No such file or directory") do not get a header
   // line for it: it is shorter than kMinSharedCauseLength.
-  EXPECT_TRUE(
-      find_shared_causes({"a: /x: No such file or directory", "b: /y: No such file or directory",
-                          "c: /z: No such file or directory"})
-          .empty());
+  EXPECT_TRUE(find_shared_causes({"a: /x: No such file or directory", "b: /y: No such file or directory",
+                                  "c: /z: No such file or directory"})
+                  .empty());
 }
 
 TEST(SharedCauses, ALongerCauseWinsOverItsCommonTail) {

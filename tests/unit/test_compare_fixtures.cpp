@@ -21,7 +21,8 @@ TEST(CompareFixtures, Healthy) {
   const Verdict v = judge_fixture("synthetic-healthy");
   EXPECT_EQ(v.outcome, Outcome::pass) << v.summary;
   EXPECT_EQ(v.exit_code, 0);
-  EXPECT_EQ(v.metrics.size(), 9u);  // 4 metrics × 2 GPUs judged + the optional node-scope NCCL one, not measured
+  EXPECT_EQ(v.metrics.size(),
+            9u);  // 4 metrics × 2 GPUs judged + the optional node-scope NCCL one, not measured
   EXPECT_EQ(row(v, "gemm.bf16.tflops", 1)->status, Status::pass);
   ASSERT_EQ(v.findings.size(), 1u);
   EXPECT_EQ(v.findings[0].status, Status::pass);  // 2 corrected errors, within the limit of 1000
@@ -39,7 +40,8 @@ TEST(CompareFixtures, SlowGpu) {
   EXPECT_EQ(v.per_gpu.at(0), Status::pass);
   EXPECT_EQ(v.per_gpu.at(1), Status::fail);
   EXPECT_EQ(v.summary,
-            "gpuqual: FAIL node-a h200-sxm-141gb: 1 of 8 metrics failed (gemm.bf16.tflops gpu 1 -7.1% < -5.0%), 1 finding");
+            "gpuqual: FAIL node-a h200-sxm-141gb: 1 of 8 metrics failed (gemm.bf16.tflops gpu 1 -7.1% < "
+            "-5.0%), 1 finding");
 }
 
 TEST(CompareFixtures, UncorrectedEcc) {
@@ -51,7 +53,8 @@ TEST(CompareFixtures, UncorrectedEcc) {
   EXPECT_EQ(v.findings[1].status, Status::fail);
   EXPECT_EQ(v.per_gpu.at(0), Status::pass);
   EXPECT_EQ(v.per_gpu.at(1), Status::fail);
-  EXPECT_NE(v.summary.find("1 of 2 findings failed (ecc.uncorrected_volatile gpu 1)"), std::string::npos) << v.summary;
+  EXPECT_NE(v.summary.find("1 of 2 findings failed (ecc.uncorrected_volatile gpu 1)"), std::string::npos)
+      << v.summary;
 }
 
 TEST(CompareFixtures, MissingMetric) {

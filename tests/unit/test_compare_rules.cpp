@@ -40,7 +40,8 @@ CheckResult check(std::string name, Status status, std::vector<Metric> metrics, 
   return c;
 }
 
-Finding finding(std::string code, Severity sev, std::optional<int> gpu, std::optional<double> value = std::nullopt) {
+Finding finding(std::string code, Severity sev, std::optional<int> gpu,
+                std::optional<double> value = std::nullopt) {
   return Finding{.code = std::move(code), .severity = sev, .gpu = gpu, .detail = "seen", .value = value};
 }
 
@@ -83,7 +84,9 @@ TEST(CompareRules, NoiseModelWidensUpToTwiceTheTolerance) {
 TEST(CompareRules, MetricPassWarnFail) {
   MetricExpectation e = expect("gemm.bf16.tflops", 100, 0.05);
   e.warn_tolerance = 0.02;
-  auto judge = [&](double observed) { return judge_metric("gemm", make_metric(e.name, e.unit, {observed}, 0), e); };
+  auto judge = [&](double observed) {
+    return judge_metric("gemm", make_metric(e.name, e.unit, {observed}, 0), e);
+  };
   EXPECT_EQ(judge(101).status, Status::pass);
   EXPECT_EQ(judge(98.5).status, Status::pass);
   EXPECT_EQ(judge(97).status, Status::warn);
@@ -108,7 +111,7 @@ TEST(CompareRules, LowerIsBetterFailsWhenItRises) {
 
 TEST(CompareRules, DropWithinNoiseButBeyondToleranceWarns) {
   MetricExpectation e = expect("pcie.h2d.gbps", 50, 0.05, "GB/s");
-  e.noise_cv = 0.025;  // allowed 7.5 %
+  e.noise_cv = 0.025;                                                                     // allowed 7.5 %
   const MetricRow row = judge_metric("pcie", make_metric(e.name, e.unit, {46.5}, 0), e);  // -7 %
   EXPECT_EQ(row.status, Status::warn);
   EXPECT_NEAR(row.allowed_drop_pct, 7.5, 1e-9);
@@ -119,7 +122,8 @@ TEST(CompareRules, DropWithinNoiseButBeyondToleranceWarns) {
 TEST(CompareRules, UnitOrDirectionMismatchOrNoSamplesIsAnError) {
   const MetricExpectation e = expect("hbm.triad.gbps", 4000, 0.05, "GB/s");
   EXPECT_EQ(judge_metric("hbm", make_metric(e.name, "TFLOP/s", {4000}, 0), e).status, Status::error);
-  EXPECT_EQ(judge_metric("hbm", make_metric(e.name, "GB/s", {4000}, 0, Direction::lower), e).status, Status::error);
+  EXPECT_EQ(judge_metric("hbm", make_metric(e.name, "GB/s", {4000}, 0, Direction::lower), e).status,
+            Status::error);
   Metric empty = make_metric(e.name, "GB/s", {}, 0);
   EXPECT_EQ(judge_metric("hbm", empty, e).status, Status::error);
 }
@@ -138,14 +142,19 @@ TEST(CompareRules, FindingLimitsExactBeforeLongestPrefix) {
 TEST(CompareRules, FindingJudgedByLimitValue) {
   const Baseline b = baseline_with({}, {{"ecc.uncorrected_volatile", 0.0, Status::fail, "drain and RMA"},
                                         {"ecc.corrected_volatile", 1000.0, Status::warn, ""}});
-  const FindingRow over = judge_finding("health", finding("ecc.uncorrected_volatile", Severity::info, 1, 2.0), &b);
+  const FindingRow over =
+      judge_finding("health", finding("ecc.uncorrected_volatile", Severity::info, 1, 2.0), &b);
   EXPECT_EQ(over.status, Status::fail);  // the limit decides, not the severity the check gave
   EXPECT_EQ(over.finding.action, "drain and RMA");
-  EXPECT_EQ(judge_finding("health", finding("ecc.uncorrected_volatile", Severity::fail, 1, 0.0), &b).status, Status::pass);
+  EXPECT_EQ(judge_finding("health", finding("ecc.uncorrected_volatile", Severity::fail, 1, 0.0), &b).status,
+            Status::pass);
   // A finding without a value counts as one occurrence.
-  EXPECT_EQ(judge_finding("health", finding("ecc.uncorrected_volatile", Severity::info, 1), &b).status, Status::fail);
-  EXPECT_EQ(judge_finding("health", finding("ecc.corrected_volatile", Severity::info, 0, 1001.0), &b).status, Status::warn);
-  EXPECT_EQ(judge_finding("health", finding("ecc.corrected_volatile", Severity::info, 0, 3.0), &b).status, Status::pass);
+  EXPECT_EQ(judge_finding("health", finding("ecc.uncorrected_volatile", Severity::info, 1), &b).status,
+            Status::fail);
+  EXPECT_EQ(judge_finding("health", finding("ecc.corrected_volatile", Severity::info, 0, 1001.0), &b).status,
+            Status::warn);
+  EXPECT_EQ(judge_finding("health", finding("ecc.corrected_volatile", Severity::info, 0, 3.0), &b).status,
+            Status::pass);
 }
 
 TEST(CompareRules, FindingWithoutLimitUsesItsSeverity) {
@@ -179,7 +188,8 @@ TEST(Compare, OneSlowGpuFailsThatGpuOnly) {
   EXPECT_EQ(v.per_gpu.at(1), Status::fail);
   EXPECT_EQ(v.checks[1].status, Status::fail);
   EXPECT_EQ(v.summary,
-            "gpuqual: FAIL node-a h200-sxm-141gb: 1 of 2 metrics failed (gemm.bf16.tflops gpu 1 -7.1% < -5.0%), 0 findings");
+            "gpuqual: FAIL node-a h200-sxm-141gb: 1 of 2 metrics failed (gemm.bf16.tflops gpu 1 -7.1% < "
+            "-5.0%), 0 findings");
 }
 
 TEST(Compare, NoBaselineIsInconclusiveNeverPass) {
@@ -202,7 +212,8 @@ TEST(Compare, NoBaselineStillFailsOnAFatalFinding) {
 }
 
 TEST(Compare, MissingRequiredMetricIsInconclusive) {
-  const Baseline b = baseline_with({expect("gemm.bf16.tflops", 770, 0.05), expect("hbm.triad.gbps", 4300, 0.05, "GB/s")});
+  const Baseline b =
+      baseline_with({expect("gemm.bf16.tflops", 770, 0.05), expect("hbm.triad.gbps", 4300, 0.05, "GB/s")});
   const Verdict v = compare_record(gemm_record(771, 769), &b, {});
   EXPECT_EQ(v.outcome, Outcome::inconclusive);
   ASSERT_EQ(v.metrics.size(), 4u);
@@ -210,7 +221,8 @@ TEST(Compare, MissingRequiredMetricIsInconclusive) {
   EXPECT_EQ(v.metrics[2].status, Status::error);
   EXPECT_EQ(v.metrics[2].check, "hbm");
   EXPECT_FALSE(v.metrics[2].observed);
-  EXPECT_NE(v.metrics[2].reason.find("no check in the record reported it"), std::string::npos) << v.metrics[2].reason;
+  EXPECT_NE(v.metrics[2].reason.find("no check in the record reported it"), std::string::npos)
+      << v.metrics[2].reason;
   // The check that should have produced it appears as an errored testcase per GPU.
   int hbm_rows = 0;
   for (const auto& c : v.checks) hbm_rows += c.check == "hbm" && c.status == Status::error;
@@ -230,7 +242,8 @@ TEST(Compare, MissingOptionalMetricIsShownAsSkipAndDoesNotDecide) {
 TEST(Compare, MetricsNotInTheBaselineAreShownNotJudged) {
   const Baseline b = baseline_with({expect("gemm.bf16.tflops", 770, 0.05)});
   RunRecord r = gemm_record(771, 769);
-  r.checks.push_back(check("gemm_fp64", Status::pass, {make_metric("gemm.fp64.tflops", "TFLOP/s", {1.0}, 0)}));
+  r.checks.push_back(
+      check("gemm_fp64", Status::pass, {make_metric("gemm.fp64.tflops", "TFLOP/s", {1.0}, 0)}));
   const Verdict v = compare_record(r, &b, {});
   EXPECT_EQ(v.outcome, Outcome::pass);
   EXPECT_EQ(v.metrics[2].status, Status::skip);
@@ -247,11 +260,13 @@ TEST(Compare, ErroredCheckIsInconclusive) {
   EXPECT_EQ(v.checks.back().check, "container_probe");
   EXPECT_FALSE(v.checks.back().gpu);
   EXPECT_EQ(v.checks.back().status, Status::error);
-  EXPECT_NE(v.summary.find("container_probe node error: dockerd not reachable"), std::string::npos) << v.summary;
+  EXPECT_NE(v.summary.find("container_probe node error: dockerd not reachable"), std::string::npos)
+      << v.summary;
 }
 
 TEST(Compare, FailOutranksInconclusive) {
-  const Baseline b = baseline_with({expect("gemm.bf16.tflops", 770, 0.05), expect("hbm.triad.gbps", 4300, 0.05, "GB/s")});
+  const Baseline b =
+      baseline_with({expect("gemm.bf16.tflops", 770, 0.05), expect("hbm.triad.gbps", 4300, 0.05, "GB/s")});
   const Verdict v = compare_record(gemm_record(700, 769), &b, {});
   EXPECT_EQ(v.outcome, Outcome::fail);
   // Both kinds of reason are kept, the failure first.
@@ -264,12 +279,14 @@ TEST(Compare, FailOutranksInconclusive) {
 TEST(Compare, SkippedCheckThatCouldNotMeasureIsInconclusive) {
   const Baseline b = baseline_with({expect("gemm.bf16.tflops", 770, 0.05)});
   RunRecord r = gemm_record(771, 769);
-  r.checks.push_back(check("nccl_allreduce", Status::skip, {}, "an all-reduce needs at least 2 GPUs; 1 selected"));
+  r.checks.push_back(
+      check("nccl_allreduce", Status::skip, {}, "an all-reduce needs at least 2 GPUs; 1 selected"));
   const Verdict v = compare_record(r, &b, {});
   EXPECT_EQ(v.outcome, Outcome::inconclusive);
   EXPECT_EQ(v.exit_code, 2);
   EXPECT_EQ(v.checks.back().status, Status::skip);
-  EXPECT_NE(v.summary.find("nccl_allreduce skipped: an all-reduce needs at least 2 GPUs"), std::string::npos) << v.summary;
+  EXPECT_NE(v.summary.find("nccl_allreduce skipped: an all-reduce needs at least 2 GPUs"), std::string::npos)
+      << v.summary;
 }
 
 TEST(Compare, NotApplicableSkipIsReportedButDoesNotDecide) {
@@ -281,16 +298,19 @@ TEST(Compare, NotApplicableSkipIsReportedButDoesNotDecide) {
   const Verdict v = compare_record(r, &b, {});
   EXPECT_EQ(v.outcome, Outcome::pass);
   EXPECT_EQ(v.checks.back().status, Status::skip);
-  EXPECT_EQ(v.checks.back().reason, "not applicable (not_configured): no storage path configured for this node");
+  EXPECT_EQ(v.checks.back().reason,
+            "not applicable (not_configured): no storage path configured for this node");
 }
 
 TEST(Compare, SkippedCheckWhoseMetricIsRequiredIsInconclusive) {
-  const Baseline b = baseline_with({expect("gemm.bf16.tflops", 770, 0.05), expect("hbm.triad.gbps", 4300, 0.05, "GB/s")});
+  const Baseline b =
+      baseline_with({expect("gemm.bf16.tflops", 770, 0.05), expect("hbm.triad.gbps", 4300, 0.05, "GB/s")});
   RunRecord r = gemm_record(771, 769);
   r.checks.push_back(check("hbm", Status::skip, {}, "not in this suite"));
   const Verdict v = compare_record(r, &b, {});
   EXPECT_EQ(v.outcome, Outcome::inconclusive);
-  EXPECT_NE(v.metrics[2].reason.find("check hbm skip: not in this suite"), std::string::npos) << v.metrics[2].reason;
+  EXPECT_NE(v.metrics[2].reason.find("check hbm skip: not in this suite"), std::string::npos)
+      << v.metrics[2].reason;
   for (const auto& c : v.checks) {
     if (c.check == "hbm") {
       EXPECT_EQ(c.status, Status::error);
@@ -340,7 +360,9 @@ TEST(Compare, WarnPassesUnlessStrict) {
   const Verdict lenient = compare_record(gemm_record(750, 769), &b, {});
   EXPECT_EQ(lenient.outcome, Outcome::warn);
   EXPECT_EQ(lenient.exit_code, 0);
-  EXPECT_EQ(lenient.summary, "gpuqual: WARN node-a h200-sxm-141gb: 1 of 2 metrics warned (gemm.bf16.tflops gpu 0 -2.6%), 0 findings");
+  EXPECT_EQ(lenient.summary,
+            "gpuqual: WARN node-a h200-sxm-141gb: 1 of 2 metrics warned (gemm.bf16.tflops gpu 0 -2.6%), 0 "
+            "findings");
   const Verdict strict = compare_record(gemm_record(750, 769), &b, {.strict = true});
   EXPECT_EQ(strict.outcome, Outcome::fail);
   EXPECT_EQ(strict.exit_code, 1);
@@ -354,7 +376,8 @@ TEST(Compare, NodeScopeMetricNeedsTheBaselineGpuCount) {
   Baseline b = baseline_with({nccl});
   b.gpu_count = 8;
   RunRecord r = make_record(2);
-  r.checks.push_back(check("nccl_allreduce", Status::pass, {make_metric(nccl.name, "GB/s", {350}, std::nullopt)}));
+  r.checks.push_back(
+      check("nccl_allreduce", Status::pass, {make_metric(nccl.name, "GB/s", {350}, std::nullopt)}));
   const Verdict v = compare_record(r, &b, {});
   // Issue 14: the baseline's gpu_count is also the count the node must have: 6 GPUs are missing.
   EXPECT_EQ(v.outcome, Outcome::fail);
@@ -370,7 +393,8 @@ TEST(Compare, NodeScopeMetricNeedsTheBaselineGpuCount) {
 TEST(Compare, ScopeMismatchIsAnError) {
   const Baseline b = baseline_with({expect("gemm.bf16.tflops", 770, 0.05)});
   RunRecord r = make_record(1);
-  r.checks.push_back(check("gemm", Status::pass, {make_metric("gemm.bf16.tflops", "TFLOP/s", {770}, std::nullopt)}));
+  r.checks.push_back(
+      check("gemm", Status::pass, {make_metric("gemm.bf16.tflops", "TFLOP/s", {770}, std::nullopt)}));
   const Verdict v = compare_record(r, &b, {});
   EXPECT_EQ(v.outcome, Outcome::inconclusive);
   EXPECT_EQ(v.metrics[0].reason, "the baseline judges it per GPU, the record has it for the node");

@@ -8,18 +8,19 @@
 #include <sstream>
 #include <string>
 
+#include "core/base/dotted_version.hpp"
+#include "core/base/input_error.hpp"
 #include "core/compat/cuda_compat.hpp"
 #include "core/compat/cuda_compat_image.hpp"
 #include "core/compat/cuda_compat_require.hpp"
-#include "core/base/dotted_version.hpp"
-#include "core/base/input_error.hpp"
 
 using namespace gpuqual;
 
 namespace {
 
 const CudaCompatTable& table() {
-  static const CudaCompatTable t = load_cuda_compat_table(std::string(GPUQUAL_SOURCE_DIR) + "/baselines/cuda-compat.yaml");
+  static const CudaCompatTable t =
+      load_cuda_compat_table(std::string(GPUQUAL_SOURCE_DIR) + "/baselines/cuda-compat.yaml");
   return t;
 }
 
@@ -73,8 +74,8 @@ TEST(CompatVersions, DriverVersionStrings) {
   EXPECT_EQ(parse_driver_version("580.95.05"), v("580.95.5"));
   EXPECT_EQ(parse_driver_version("570.26"), v("570.26"));
   EXPECT_EQ(parse_driver_version("450.80.02"), v("450.80.2"));
-  EXPECT_FALSE(parse_driver_version("13.0"));        // a CUDA version, not a driver
-  EXPECT_FALSE(parse_driver_version("580"));         // branch only
+  EXPECT_FALSE(parse_driver_version("13.0"));  // a CUDA version, not a driver
+  EXPECT_FALSE(parse_driver_version("580"));   // branch only
   EXPECT_FALSE(parse_driver_version("580.95.05.1"));
   EXPECT_FALSE(parse_driver_version("580.95.05 "));
 }
@@ -96,9 +97,13 @@ TEST(NvidiaRequire, ParsesEveryRealImageString) {
     }
   }
   // 13.0.0: 12 brands x 5 branches (r535 r550 r565 r570 r575) + the cuda term.
-  EXPECT_EQ(parse_nvidia_require(parse_image_cuda_env(image_env("13.0.0")).requirements[0].second, "13").terms.size(), 61u);
+  EXPECT_EQ(parse_nvidia_require(parse_image_cuda_env(image_env("13.0.0")).requirements[0].second, "13")
+                .terms.size(),
+            61u);
   // 11.8.0 after the November 2023 re-push: 10 brands x r470 only.
-  EXPECT_EQ(parse_nvidia_require(parse_image_cuda_env(image_env("11.8.0")).requirements[0].second, "11").terms.size(), 11u);
+  EXPECT_EQ(parse_nvidia_require(parse_image_cuda_env(image_env("11.8.0")).requirements[0].second, "11")
+                .terms.size(),
+            11u);
 }
 
 TEST(NvidiaRequire, MalformedExpressionsNameTermAndCondition) {
@@ -111,17 +116,18 @@ TEST(NvidiaRequire, MalformedExpressionsNameTermAndCondition) {
       EXPECT_EQ(e.where(), where) << text << ": " << e.what();
     }
   };
-  expect_error("cuda>=12.4 gpu=h100", "term 2 condition 1");           // unknown property
-  expect_error("cuda>=12.x", "term 1 condition 1");                   // not a version
-  expect_error("brand>tesla", "term 1 condition 1");                  // brand takes = and != only
-  expect_error("brand=tesla,,driver>=470", "term 1 condition 2");     // empty condition
+  expect_error("cuda>=12.4 gpu=h100", "term 2 condition 1");       // unknown property
+  expect_error("cuda>=12.x", "term 1 condition 1");                // not a version
+  expect_error("brand>tesla", "term 1 condition 1");               // brand takes = and != only
+  expect_error("brand=tesla,,driver>=470", "term 1 condition 2");  // empty condition
   expect_error("cuda", "term 1 condition 1");
   expect_error("cuda>=", "term 1 condition 1");
   EXPECT_THROW(parse_nvidia_require("   ", "x"), InputError);
 }
 
 TEST(NvidiaRequire, EvaluationPerGpuWithBranchClauses) {
-  const auto e = parse_nvidia_require(parse_image_cuda_env(image_env("12.4.1")).requirements[0].second, "12.4.1");
+  const auto e =
+      parse_nvidia_require(parse_image_cuda_env(image_env("12.4.1")).requirements[0].second, "12.4.1");
   // A 550 driver supports CUDA 12.4 natively: the first term decides.
   auto r = evaluate_require(e, {gpu("550.54.15", "12.4", "Tesla")});
   EXPECT_TRUE(r.satisfied);
@@ -152,7 +158,7 @@ TEST(CompatTable, ShippedTableRows) {
   EXPECT_EQ(t.bundled_driver(v("13.0.2")), "580.95.05");
   EXPECT_EQ(t.bundled_driver(v("12.2.1")), "535.86.09");
   EXPECT_EQ(t.full_minimum(v("11.0")), "450.51.05");
-  EXPECT_FALSE(t.full_minimum(v("12.7")));              // there is no CUDA 12.7
+  EXPECT_FALSE(t.full_minimum(v("12.7")));  // there is no CUDA 12.7
   EXPECT_FALSE(t.full_minimum(v("14.0")));
   EXPECT_EQ(t.minor_minimum(12), "525.60.13");
   EXPECT_EQ(t.minor_minimum(13), "580");
@@ -162,12 +168,19 @@ TEST(CompatTable, ShippedTableRows) {
 }
 
 TEST(CompatTable, BadTablesAreInputErrors) {
-  EXPECT_THROW(parse_cuda_compat_yaml("schema: gpuqual.cuda-compat/v1\nsource: x\nreleases: {\"13.0\": \"580.65.06\"}\nminor_version: {}\n", "t"),
+  EXPECT_THROW(parse_cuda_compat_yaml("schema: gpuqual.cuda-compat/v1\nsource: x\nreleases: {\"13.0\": "
+                                      "\"580.65.06\"}\nminor_version: {}\n",
+                                      "t"),
                InputError);  // X.Y.Z required
-  EXPECT_THROW(parse_cuda_compat_yaml("schema: gpuqual.cuda-compat/v1\nsource: x\nreleases: {\"13.0.0\": \"13.0\"}\nminor_version: {}\n", "t"),
-               InputError);  // not a driver version
-  EXPECT_THROW(parse_cuda_compat_yaml("schema: gpuqual.cuda-compat/v1\nreleases: {\"13.0.0\": \"580.65.06\"}\nminor_version: {}\n", "t"),
-               InputError);  // no source
+  EXPECT_THROW(
+      parse_cuda_compat_yaml(
+          "schema: gpuqual.cuda-compat/v1\nsource: x\nreleases: {\"13.0.0\": \"13.0\"}\nminor_version: {}\n",
+          "t"),
+      InputError);  // not a driver version
+  EXPECT_THROW(
+      parse_cuda_compat_yaml(
+          "schema: gpuqual.cuda-compat/v1\nreleases: {\"13.0.0\": \"580.65.06\"}\nminor_version: {}\n", "t"),
+      InputError);  // no source
   EXPECT_THROW(parse_cuda_compat_yaml("schema: other\n", "t"), InputError);
 }
 
@@ -189,7 +202,8 @@ TEST(CompatRules, WhichRuleDecides) {
   EXPECT_EQ(d.status, Status::fail);
   EXPECT_EQ(d.rule, CompatRule::too_old);
   EXPECT_EQ(d.explanation,
-            "driver 570.133.20 (supports CUDA 12.8) is too old for CUDA 13.0: needs >= 580.65.06 (full compatibility) "
+            "driver 570.133.20 (supports CUDA 12.8) is too old for CUDA 13.0: needs >= 580.65.06 (full "
+            "compatibility) "
             "or >= 580 (minor-version compatibility, CUDA 13.x)");
   EXPECT_EQ(d.minimum_driver, "580.65.06");
 
@@ -223,23 +237,23 @@ TEST(CompatImages, RealImagesAgainstDrivers) {
   const auto& t = table();
   // nvidia/cuda:12.4.1 on an r535 H100 node: the toolkit lets it in through the r535 brand
   // clause, and 535 >= 525.60.13 makes it minor-version compatibility (no cuda-compat needed).
-  auto r = judge_image("nvidia/cuda:12.4.1", parse_image_cuda_env(image_env("12.4.1")), t, host("535.104.05", "12.2"),
-                       {gpu("535.104.05", "12.2", "Tesla")});
+  auto r = judge_image("nvidia/cuda:12.4.1", parse_image_cuda_env(image_env("12.4.1")), t,
+                       host("535.104.05", "12.2"), {gpu("535.104.05", "12.2", "Tesla")});
   EXPECT_EQ(r.status, Status::warn);
   EXPECT_EQ(r.rule, "minor-version compatibility");
   EXPECT_NE(r.reason.find("brand=tesla,driver>=535,driver<536"), std::string::npos) << r.reason;
 
   // nvidia/cuda:13.0.0 on an r570 node: below the 13.x minimum (580), but r570 is a listed
   // branch of the image → forward compatibility through the image's cuda-compat.
-  r = judge_image("nvidia/cuda:13.0.0", parse_image_cuda_env(image_env("13.0.0")), t, host("570.133.20", "12.8"),
-                  {gpu("570.133.20", "12.8", "Unknown")});
+  r = judge_image("nvidia/cuda:13.0.0", parse_image_cuda_env(image_env("13.0.0")), t,
+                  host("570.133.20", "12.8"), {gpu("570.133.20", "12.8", "Unknown")});
   EXPECT_EQ(r.status, Status::warn);
   EXPECT_EQ(r.rule, "forward compatibility (cuda-compat)");
   EXPECT_NE(r.reason.find("brand=unknown,driver>=570,driver<571"), std::string::npos) << r.reason;
 
   // nvidia/cuda:13.0.0 on an r560 node: refused by the toolkit; the minimum is named.
-  r = judge_image("nvidia/cuda:13.0.0", parse_image_cuda_env(image_env("13.0.0")), t, host("560.35.03", "12.6"),
-                  {gpu("560.35.03", "12.6", "Tesla")});
+  r = judge_image("nvidia/cuda:13.0.0", parse_image_cuda_env(image_env("13.0.0")), t,
+                  host("560.35.03", "12.6"), {gpu("560.35.03", "12.6", "Tesla")});
   EXPECT_EQ(r.status, Status::fail);
   ASSERT_FALSE(r.findings.empty());
   EXPECT_EQ(r.findings.back().code, "compat.require_unsatisfied");
@@ -248,8 +262,8 @@ TEST(CompatImages, RealImagesAgainstDrivers) {
   EXPECT_NE(r.findings.back().action.find("580.65.06"), std::string::npos);
 
   // nvidia/cuda:12.8.1 on a 580 node: native.
-  r = judge_image("nvidia/cuda:12.8.1", parse_image_cuda_env(image_env("12.8.1")), t, host("580.95.05", "13.0"),
-                  {gpu("580.95.05", "13.0", "Tesla")});
+  r = judge_image("nvidia/cuda:12.8.1", parse_image_cuda_env(image_env("12.8.1")), t,
+                  host("580.95.05", "13.0"), {gpu("580.95.05", "13.0", "Tesla")});
   EXPECT_EQ(r.status, Status::pass) << r.reason;
   EXPECT_EQ(r.rule, "toolkit/driver table (full compatibility)");
 }
@@ -257,7 +271,8 @@ TEST(CompatImages, RealImagesAgainstDrivers) {
 TEST(CompatImages, DisableRequireLegacyAndMisspelling) {
   const auto& t = table();
   // NVIDIA_DISABLE_REQUIRE=true: the toolkit checks nothing; CUDA_VERSION still needs the driver.
-  auto env = parse_image_cuda_env({"CUDA_VERSION=13.0.0", "NVIDIA_REQUIRE_CUDA=cuda>=13.0", "NVIDIA_DISABLE_REQUIRE=true"});
+  auto env = parse_image_cuda_env(
+      {"CUDA_VERSION=13.0.0", "NVIDIA_REQUIRE_CUDA=cuda>=13.0", "NVIDIA_DISABLE_REQUIRE=true"});
   EXPECT_TRUE(env.require_disabled);
   auto r = judge_image("custom:1", env, t, host("560.35.03", "12.6"), {gpu("560.35.03", "12.6", "Tesla")});
   EXPECT_EQ(r.status, Status::fail);
@@ -276,10 +291,13 @@ TEST(CompatImages, DisableRequireLegacyAndMisspelling) {
   EXPECT_EQ(r.status, Status::fail);
   EXPECT_EQ(r.findings.front().code, "compat.require_misspelt");
   // A non-CUDA image is not judged.
-  EXPECT_EQ(judge_image("busybox", parse_image_cuda_env({"PATH=/bin"}), t, host("580.95.05", "13.0"), {}).status, Status::skip);
+  EXPECT_EQ(
+      judge_image("busybox", parse_image_cuda_env({"PATH=/bin"}), t, host("580.95.05", "13.0"), {}).status,
+      Status::skip);
   // A bad requirement string names the image and variable.
   try {
-    judge_image("bad:1", parse_image_cuda_env({"NVIDIA_REQUIRE_CUDA=cuda>>12"}), t, host("580.95.05", "13.0"), {});
+    judge_image("bad:1", parse_image_cuda_env({"NVIDIA_REQUIRE_CUDA=cuda>>12"}), t, host("580.95.05", "13.0"),
+                {});
     FAIL();
   } catch (const InputError& e) {
     EXPECT_EQ(e.file(), "image bad:1 env NVIDIA_REQUIRE_CUDA");

@@ -25,7 +25,9 @@ TEST(CompatCheck, NodeFactsAndVerdictFollowTheDriver) {
   CompatFacts facts = collect_compat_facts();
   ASSERT_TRUE(facts.runtime.has_value());
   EXPECT_GE(facts.runtime->major(), 12);
-  nlohmann::json params = {{"images", {{{"name", "nvidia/cuda:13.0.0"}, {"cuda_version", "13.0.0"}, {"require_cuda", "cuda>=13.0"}}}}};
+  nlohmann::json params = {
+      {"images",
+       {{{"name", "nvidia/cuda:13.0.0"}, {"cuda_version", "13.0.0"}, {"require_cuda", "cuda>=13.0"}}}}};
   CheckResult r = run_compat(params);
   EXPECT_EQ(r.name, "compat");
   if (!facts.host.driver && !facts.host.cuda) {
@@ -46,6 +48,6 @@ TEST(CompatCheck, BadParametersAreInputErrors) {
 }
 
 TEST(CompatCheck, BrandNamesFollowLibnvidiaContainer) {
-  EXPECT_EQ(libnvidia_container_brand(2), "Tesla");    // NVML_BRAND_TESLA
+  EXPECT_EQ(libnvidia_container_brand(2), "Tesla");     // NVML_BRAND_TESLA
   EXPECT_EQ(libnvidia_container_brand(14), "Unknown");  // NVML_BRAND_NVIDIA: unnamed → Unknown
 }

@@ -15,8 +15,10 @@ using namespace gpuqual::probes;
 TEST(ContainerMetricLines, GoodLinesBecomeMetricsAndRepeatedNamesAddSamples) {
   const std::string out =
       "loading model\n"
-      "gpuqual-metric {\"name\": \"step_time\", \"unit\": \"ms\", \"direction\": \"lower\", \"samples\": [41.5, 42.5]}\n"
-      "gpuqual-metric {\"name\": \"tokens_per_s\", \"unit\": \"tokens/s\", \"direction\": \"higher\", \"value\": 1873.25}\r\n"
+      "gpuqual-metric {\"name\": \"step_time\", \"unit\": \"ms\", \"direction\": \"lower\", \"samples\": "
+      "[41.5, 42.5]}\n"
+      "gpuqual-metric {\"name\": \"tokens_per_s\", \"unit\": \"tokens/s\", \"direction\": \"higher\", "
+      "\"value\": 1873.25}\r\n"
       "gpuqual-metric {\"name\": \"step_time\", \"unit\": \"ms\", \"direction\": \"lower\", \"value\": 43}\n"
       "  gpuqual-metric {\"not\": \"at the line start: the image's own text\"}\n"
       "done";
@@ -39,15 +41,18 @@ TEST(ContainerMetricLines, MalformedLinesAreFindingsNeverExceptions) {
       "gpuqual-metric not json",
       "gpuqual-metric [1, 2]",
       "gpuqual-metric {\"name\": \"x\", \"unit\": \"ms\", \"direction\": \"lower\"}",
-      "gpuqual-metric {\"name\": \"x\", \"unit\": \"ms\", \"direction\": \"lower\", \"value\": 1, \"samples\": [1]}",
+      "gpuqual-metric {\"name\": \"x\", \"unit\": \"ms\", \"direction\": \"lower\", \"value\": 1, "
+      "\"samples\": [1]}",
       "gpuqual-metric {\"name\": \"x\", \"unit\": \"parsecs\", \"direction\": \"lower\", \"value\": 1}",
       "gpuqual-metric {\"name\": \"x\", \"unit\": \"ms\", \"direction\": \"sideways\", \"value\": 1}",
       "gpuqual-metric {\"name\": \"Step Time\", \"unit\": \"ms\", \"direction\": \"lower\", \"value\": 1}",
-      "gpuqual-metric {\"name\": \"start_latency\", \"unit\": \"ms\", \"direction\": \"lower\", \"value\": 1}",
+      "gpuqual-metric {\"name\": \"start_latency\", \"unit\": \"ms\", \"direction\": \"lower\", \"value\": "
+      "1}",
       "gpuqual-metric {\"name\": \"x\", \"unit\": \"ms\", \"direction\": \"lower\", \"value\": \"fast\"}",
       "gpuqual-metric {\"name\": \"x\", \"unit\": \"ms\", \"direction\": \"lower\", \"samples\": []}",
       "gpuqual-metric {\"name\": \"x\", \"unit\": \"ms\", \"direction\": \"lower\", \"samples\": [1, null]}",
-      "gpuqual-metric {\"name\": \"x\", \"unit\": \"ms\", \"direction\": \"lower\", \"value\": 1, \"gpu\": 0}",
+      "gpuqual-metric {\"name\": \"x\", \"unit\": \"ms\", \"direction\": \"lower\", \"value\": 1, \"gpu\": "
+      "0}",
       "gpuqual-metric {\"name\": 7, \"unit\": \"ms\", \"direction\": \"lower\", \"value\": 1}",
       "gpuqual-metric {\"name\": \"x\", \"unit\": \"ms\", \"direction\": \"lower\", \"value\": 1e999}",
       "gpuqual-metric {\"name\": \"x\", \"unit\": \"ms\", \"direction\": \"lower\", \"value\": 1",
@@ -75,23 +80,27 @@ TEST(ContainerMetricLines, MalformedLinesAreFindingsNeverExceptions) {
 TEST(ContainerMetricLines, BoundedLinesBytesAndSamples) {
   std::string out;
   for (int i = 0; i < 100; ++i)
-    out += "gpuqual-metric {\"name\": \"m" + std::to_string(i) + "\", \"unit\": \"count\", \"direction\": \"higher\", \"value\": 1}\n";
+    out += "gpuqual-metric {\"name\": \"m" + std::to_string(i) +
+           "\", \"unit\": \"count\", \"direction\": \"higher\", \"value\": 1}\n";
   MetricLines m = parse_metric_lines(out, false, "p", 10);
   EXPECT_EQ(m.metrics.size(), 10u);
   EXPECT_EQ(m.lines, 10u);
   ASSERT_EQ(m.findings.size(), 1u);
   EXPECT_EQ(m.findings[0].code, "container.metric_limit");
-  EXPECT_NE(m.findings[0].detail.find("more than 10 gpuqual-metric lines; line 11 and later ignored"), std::string::npos)
+  EXPECT_NE(m.findings[0].detail.find("more than 10 gpuqual-metric lines; line 11 and later ignored"),
+            std::string::npos)
       << m.findings[0].detail;
 
   const std::string longline =
-      "gpuqual-metric {\"name\": \"x\", \"unit\": \"ms\", \"direction\": \"lower\", \"value\": 1, \"pad\": \"" +
+      "gpuqual-metric {\"name\": \"x\", \"unit\": \"ms\", \"direction\": \"lower\", \"value\": 1, \"pad\": "
+      "\"" +
       std::string(kMaxMetricLineBytes, 'a') + "\"}\n";
   m = parse_metric_lines(longline, false, "p");
   ASSERT_EQ(m.findings.size(), 1u);
   EXPECT_EQ(m.findings[0].code, "container.metric_limit");
 
-  std::string many = "gpuqual-metric {\"name\": \"x\", \"unit\": \"ms\", \"direction\": \"lower\", \"samples\": [";
+  std::string many =
+      "gpuqual-metric {\"name\": \"x\", \"unit\": \"ms\", \"direction\": \"lower\", \"samples\": [";
   for (std::size_t i = 0; i <= kMaxMetricSamples; ++i) many += (i ? ",1" : "1");
   m = parse_metric_lines(many + "]}\n", false, "p");
   ASSERT_EQ(m.findings.size(), 1u);
@@ -113,7 +122,8 @@ TEST(ContainerMetricLines, AProbeWithBadLinesWarnsAndKeepsTheGoodMetrics) {
   ProbeOutcome o;
   o.status = Status::pass;
   o.output =
-      "gpuqual-metric {\"name\": \"ttft\", \"unit\": \"ms\", \"direction\": \"lower\", \"samples\": [80, 90]}\n"
+      "gpuqual-metric {\"name\": \"ttft\", \"unit\": \"ms\", \"direction\": \"lower\", \"samples\": [80, "
+      "90]}\n"
       "gpuqual-metric oops\n";
   read_image_metrics(spec, o);
   EXPECT_EQ(o.status, Status::warn);
@@ -151,8 +161,9 @@ TEST(ContainerMetricLines, DiffJudgesTheImagesOwnFigures) {
   const auto steps = [](double ms) {
     std::string samples;
     for (int i = 0; i < 20; ++i) samples += (i ? ", " : "") + std::to_string(ms + 0.01 * (i % 5));
-    return "gpuqual-metric {\"name\": \"step_time\", \"unit\": \"ms\", \"direction\": \"lower\", \"samples\": [" + samples +
-           "]}\n";
+    return "gpuqual-metric {\"name\": \"step_time\", \"unit\": \"ms\", \"direction\": \"lower\", "
+           "\"samples\": [" +
+           samples + "]}\n";
   };
   const RunRecord before = record_with(steps(42.0));
   const Verdict same = diff_records(before, record_with(steps(42.0)), DiffOptions{});
@@ -160,6 +171,7 @@ TEST(ContainerMetricLines, DiffJudgesTheImagesOwnFigures) {
   const Verdict slower = diff_records(before, record_with(steps(46.0)), DiffOptions{});  // ~10 % slower steps
   EXPECT_EQ(slower.outcome, Outcome::fail) << slower.summary;
   bool named = false;
-  for (const auto& m : slower.metrics) named |= m.metric == "container.train.step_time" && m.status == Status::fail;
+  for (const auto& m : slower.metrics)
+    named |= m.metric == "container.train.step_time" && m.status == Status::fail;
   EXPECT_TRUE(named);
 }

@@ -10,14 +10,14 @@
 #include <map>
 #include <set>
 
+#include "cli_helpers.hpp"
 #include "core/baseline/baseline.hpp"
+#include "core/baseline/class_baselines.hpp"
 #include "core/judge/compare.hpp"
 #include "core/judge/gate.hpp"
-#include "core/baseline/class_baselines.hpp"
 #include "device/gemm_precision.hpp"
 #include "device/hbm_plan.hpp"
 #include "device/pcie_plan.hpp"
-#include "cli_helpers.hpp"
 #include "record_builders.hpp"
 
 using namespace gpuqual;
@@ -28,8 +28,9 @@ namespace {
 
 const fs::path kFloors = fs::path(GPUQUAL_SOURCE_DIR) / "baselines" / "floors";
 
-const std::vector<std::string> kClasses = {"h200-sxm-141gb", "h100-sxm-80gb", "h100-pcie-80gb", "a100-sxm-80gb",
-                                           "a100-pcie-80gb", "b200-sxm-180gb", "l40s-pcie-48gb", "l4-pcie-24gb"};
+const std::vector<std::string> kClasses = {"h200-sxm-141gb", "h100-sxm-80gb",  "h100-pcie-80gb",
+                                           "a100-sxm-80gb",  "a100-pcie-80gb", "b200-sxm-180gb",
+                                           "l40s-pcie-48gb", "l4-pcie-24gb"};
 
 // The dense datasheet peaks of shared/reference/platform-support.md section 5, restated here so a
 // floor file with a mistyped peak fails: BF16 tensor, memory bandwidth (GB/s), PCIe per direction.
@@ -37,8 +38,9 @@ struct Peaks {
   double bf16, mem, pcie;
 };
 const std::map<std::string, Peaks> kPeaks = {
-    {"h200-sxm-141gb", {989.5, 4800, 64}}, {"h100-sxm-80gb", {989.5, 3350, 64}}, {"h100-pcie-80gb", {756.5, 2000, 64}},
-    {"a100-sxm-80gb", {312, 2039, 32}},    {"a100-pcie-80gb", {312, 1935, 32}},  {"b200-sxm-180gb", {2250, 7700, 64}},
+    {"h200-sxm-141gb", {989.5, 4800, 64}}, {"h100-sxm-80gb", {989.5, 3350, 64}},
+    {"h100-pcie-80gb", {756.5, 2000, 64}}, {"a100-sxm-80gb", {312, 2039, 32}},
+    {"a100-pcie-80gb", {312, 1935, 32}},   {"b200-sxm-180gb", {2250, 7700, 64}},
     {"l40s-pcie-48gb", {362, 864, 32}},    {"l4-pcie-24gb", {121, 300, 32}},
 };
 
@@ -47,13 +49,14 @@ bool power_limited(const std::string& cls) { return cls.starts_with("l4"); }  //
 // Every metric name a floor may use, built by the functions the checks name their metrics with.
 std::set<std::string> emitted_metric_names() {
   std::set<std::string> names;
-  for (auto p : {GemmPrecision::fp64, GemmPrecision::fp32, GemmPrecision::tf32, GemmPrecision::fp16, GemmPrecision::bf16,
-                 GemmPrecision::fp8, GemmPrecision::int8}) {
+  for (auto p : {GemmPrecision::fp64, GemmPrecision::fp32, GemmPrecision::tf32, GemmPrecision::fp16,
+                 GemmPrecision::bf16, GemmPrecision::fp8, GemmPrecision::int8}) {
     names.insert(gemm_metric_name(p, kGemmCanonicalSize));
     names.insert(gemm_metric_name(p, 4096));
   }
   for (auto k : all_stream_kernels()) names.insert(hbm_metric_name(k));
-  for (auto d : {CopyDirection::h2d, CopyDirection::d2h, CopyDirection::bidir}) names.insert(pcie_metric_name(d));
+  for (auto d : {CopyDirection::h2d, CopyDirection::d2h, CopyDirection::bidir})
+    names.insert(pcie_metric_name(d));
   return names;
 }
 
@@ -128,8 +131,8 @@ TEST(DatasheetFloors, EveryClassShipsALoadableFloorNamingOnlyEmittedMetrics) {
       EXPECT_FALSE(e.noise_cv) << e.name;
       EXPECT_EQ(e.direction, Direction::higher) << e.name;
     }
-    for (const char* n : {"gemm.bf16.tflops", "gemm.bf16.n4096.tflops", "hbm.copy.gbps", "hbm.triad.gbps", "pcie.h2d.gbps",
-                          "pcie.d2h.gbps"}) {
+    for (const char* n : {"gemm.bf16.tflops", "gemm.bf16.n4096.tflops", "hbm.copy.gbps", "hbm.triad.gbps",
+                          "pcie.h2d.gbps", "pcie.d2h.gbps"}) {
       EXPECT_TRUE(names.count(n)) << n;
     }
     // The peaks are the dense datasheet figures, never the sparse ones.
@@ -152,8 +155,8 @@ TEST(DatasheetFloors, AHealthyNodeOfEveryClassPasses) {
   for (const auto& cls : kClasses) {
     SCOPED_TRACE(cls);
     const Baseline b = floor(cls);
-    const Verdict v = compare_record(node_at(b, [&](const std::string& m) { return lowest_healthy(cls, m); }), &b,
-                                     CompareOptions{});
+    const Verdict v = compare_record(node_at(b, [&](const std::string& m) { return lowest_healthy(cls, m); }),
+                                     &b, CompareOptions{});
     EXPECT_EQ(v.outcome, Outcome::pass) << v.summary;
     EXPECT_EQ(v.exit_code, 0);
   }
@@ -213,12 +216,14 @@ TEST(DatasheetFloors, TheVerdictSaysItWasJudgedAgainstFloors) {
   const Verdict v = compare_record(node_at(b, [](const std::string&) { return 0.8; }), &b, CompareOptions{});
   EXPECT_EQ(v.outcome, Outcome::pass) << v.summary;
   EXPECT_NE(std::find(v.reasons.begin(), v.reasons.end(), kFloorNote), v.reasons.end());
-  EXPECT_NE(v.summary.find("against datasheet floors (catches broken, not slow)"), std::string::npos) << v.summary;
+  EXPECT_NE(v.summary.find("against datasheet floors (catches broken, not slow)"), std::string::npos)
+      << v.summary;
   EXPECT_NE(std::string(kFloorNote).find("gpuqual baseline build"), std::string::npos);
   // A measured baseline's verdict says nothing of the kind.
   Baseline measured = b;
   measured.kind = BaselineKind::measured;
-  const Verdict m = compare_record(node_at(b, [](const std::string&) { return 0.8; }), &measured, CompareOptions{});
+  const Verdict m =
+      compare_record(node_at(b, [](const std::string&) { return 0.8; }), &measured, CompareOptions{});
   EXPECT_EQ(std::find(m.reasons.begin(), m.reasons.end(), kFloorNote), m.reasons.end());
   EXPECT_EQ(m.summary.find("datasheet floors"), std::string::npos);
 }
@@ -226,7 +231,8 @@ TEST(DatasheetFloors, TheVerdictSaysItWasJudgedAgainstFloors) {
 TEST(DatasheetFloors, KindIsParsedStrictly) {
   const std::string head = "schema: gpuqual.baseline/v1\nhardware_class: h200-sxm-141gb\n";
   const std::string rest =
-      "provenance: {source: test}\nmetrics:\n  - {name: hbm.copy.gbps, unit: GB/s, direction: higher, expected: 4800, "
+      "provenance: {source: test}\nmetrics:\n  - {name: hbm.copy.gbps, unit: GB/s, direction: higher, "
+      "expected: 4800, "
       "tolerance: 0.4}\n";
   EXPECT_EQ(parse_baseline_yaml(head + rest, "m.yaml").kind, BaselineKind::measured);
   EXPECT_EQ(parse_baseline_yaml(head + "kind: measured\n" + rest, "m.yaml").kind, BaselineKind::measured);
@@ -241,7 +247,8 @@ TEST(DatasheetFloors, AMeasuredBaselineOfTheClassAlwaysWins) {
   const fs::path dir = fs::temp_directory_path() / ("gpuqual-floors-" + std::to_string(::getpid()));
   fs::create_directories(dir / "floors");
   std::ofstream(dir / "floors" / "h200-sxm-141gb.yaml") << "x";
-  EXPECT_EQ(resolve_class_baseline("h200-sxm-141gb", dir.string()), (dir / "floors" / "h200-sxm-141gb.yaml").string());
+  EXPECT_EQ(resolve_class_baseline("h200-sxm-141gb", dir.string()),
+            (dir / "floors" / "h200-sxm-141gb.yaml").string());
   std::ofstream(dir / "h200-sxm-141gb.yaml") << "x";
   EXPECT_EQ(resolve_class_baseline("h200-sxm-141gb", dir.string()), (dir / "h200-sxm-141gb.yaml").string());
   EXPECT_EQ(resolve_class_baseline("b200-sxm-180gb", dir.string()), "");
@@ -270,7 +277,9 @@ TEST(DatasheetFloors, GateJudgesEachNodeAgainstTheFloorButNotThePool) {
     RunRecord r = node_at(b, [](const std::string&) { return 0.8; });
     r.node.hostname = "node-" + std::to_string(i);
     r.run_id = "run-" + std::to_string(i);
-    pool.add(summarize_node(r, &b, GateOptions{}, "r" + std::to_string(i) + ".json", static_cast<std::size_t>(i)), &b);
+    pool.add(
+        summarize_node(r, &b, GateOptions{}, "r" + std::to_string(i) + ".json", static_cast<std::size_t>(i)),
+        &b);
   }
   const Verdict v = pool.finish();
   EXPECT_EQ(v.outcome, Outcome::pass) << v.summary;

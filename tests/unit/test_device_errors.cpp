@@ -81,7 +81,8 @@ TEST(DeviceErrors, NcclCheckNamesTheNcclResult) {
     FAIL();
   } catch (const NcclError& e) {
     EXPECT_EQ(e.status(), ncclInvalidUsage);
-    EXPECT_NE(std::string(e.what()).find(ncclGetErrorString(ncclInvalidUsage)), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(ncclGetErrorString(ncclInvalidUsage)), std::string::npos)
+        << e.what();
   }
 }
 
@@ -122,7 +123,8 @@ TEST(DeviceOwners, AllocationFollowsTheDriver) {
 TEST(NvmlLoader, MissingLibraryIsAReasonNotACrash) {
   auto s = NvmlSession::open("libnvidia-ml-does-not-exist.so.1");
   EXPECT_FALSE(s.ok());
-  EXPECT_NE(s.reason().find("libnvidia-ml-does-not-exist.so.1 not loadable"), std::string::npos) << s.reason();
+  EXPECT_NE(s.reason().find("libnvidia-ml-does-not-exist.so.1 not loadable"), std::string::npos)
+      << s.reason();
 }
 
 TEST(NvmlLoader, LibraryWithoutNvmlSymbolsIsRefusedByName) {

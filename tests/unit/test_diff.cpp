@@ -27,7 +27,8 @@ const MetricRow* row(const Verdict& v, const std::string& metric, int gpu) {
 }
 
 std::size_t count(const Verdict& v, Status s) {
-  return static_cast<std::size_t>(std::count_if(v.metrics.begin(), v.metrics.end(), [&](auto& m) { return m.status == s; }));
+  return static_cast<std::size_t>(
+      std::count_if(v.metrics.begin(), v.metrics.end(), [&](auto& m) { return m.status == s; }));
 }
 
 }  // namespace
@@ -54,7 +55,11 @@ TEST(Diff, IdenticalNodePassesWithExitZero) {
   Jitter jitter{std::mt19937_64(1)};
   RunRecord before = node_record(jitter);
   RunRecord after = node_record(jitter);
-  Verdict v = diff_records(before, after, [] { DiffOptions o; o.before_origin = "before.json"; return o; }());
+  Verdict v = diff_records(before, after, [] {
+    DiffOptions o;
+    o.before_origin = "before.json";
+    return o;
+  }());
   EXPECT_EQ(v.kind, "diff");
   EXPECT_EQ(v.outcome, Outcome::pass) << v.summary;
   EXPECT_EQ(v.exit_code, 0);
@@ -80,7 +85,8 @@ TEST(Diff, FivePercentDropOnOneGpuFails) {
   EXPECT_EQ(count(v, Status::fail), 1u);
   EXPECT_EQ(v.per_gpu.at(5), Status::fail);
   EXPECT_EQ(v.per_gpu.at(4), Status::pass);
-  EXPECT_NE(v.summary.find("1 of 40 metrics regressed (gemm.bf16.tflops gpu 5"), std::string::npos) << v.summary;
+  EXPECT_NE(v.summary.find("1 of 40 metrics regressed (gemm.bf16.tflops gpu 5"), std::string::npos)
+      << v.summary;
   // The JUnit unit (check x GPU) carries the failure.
   bool check_failed = false;
   for (const auto& c : v.checks) check_failed |= c.check == "gemm" && c.gpu == 5 && c.status == Status::fail;
@@ -175,8 +181,9 @@ TEST(Diff, NewEccFindingFails) {
   RunRecord before = node_record(jitter);
   RunRecord after = node_record(jitter);
   CheckResult health = check("health", Status::fail, "uncorrected ECC on gpu 3");
-  health.findings.push_back(Finding{"ecc.uncorrected_volatile", Severity::fail, 3, "2 uncorrected volatile errors",
-                                    "drain the node and reset the GPU", 2.0});
+  health.findings.push_back(Finding{"ecc.uncorrected_volatile", Severity::fail, 3,
+                                    "2 uncorrected volatile errors", "drain the node and reset the GPU",
+                                    2.0});
   after.checks.push_back(health);
   before.checks.push_back(check("health", Status::pass));
   Verdict v = diff_records(before, after, options());
@@ -194,7 +201,8 @@ TEST(Diff, FindingsPresentBeforeAreNotNewButGrowthIs) {
   RunRecord after = node_record(jitter, 2);
   CheckResult h = check("health", Status::warn, "row remap recorded");
   h.findings.push_back(Finding{"remap.correctable", Severity::warn, 1, "1 row remapped", "", 1.0});
-  h.findings.push_back(Finding{"clocks.info", Severity::info, std::nullopt, "clocks reported", "", std::nullopt});
+  h.findings.push_back(
+      Finding{"clocks.info", Severity::info, std::nullopt, "clocks reported", "", std::nullopt});
   before.checks.push_back(h);
   after.checks.push_back(h);
   Verdict same = diff_records(before, after, options());
@@ -235,7 +243,8 @@ TEST(Diff, StackChangesAreListedFirstInOrder) {
   };
   EXPECT_EQ(v.stack_changes, expected);
   EXPECT_EQ(v.outcome, Outcome::pass) << v.summary;
-  EXPECT_NE(v.summary.find("7 stack changes (driver: 570.133.20 → 580.65.06, ...)"), std::string::npos) << v.summary;
+  EXPECT_NE(v.summary.find("7 stack changes (driver: 570.133.20 → 580.65.06, ...)"), std::string::npos)
+      << v.summary;
 }
 
 // Issue 14: a metric that a passing check measured before and that is missing after was lost in
@@ -251,7 +260,8 @@ TEST(Diff, MetricMissingAfterAPassingBeforeFails) {
   const MetricRow* r = row(v, "hbm.triad.gbps", 0);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, Status::fail);
-  EXPECT_NE(r->reason.find("measured before, lost after the upgrade (check hbm error: timed out"), std::string::npos)
+  EXPECT_NE(r->reason.find("measured before, lost after the upgrade (check hbm error: timed out"),
+            std::string::npos)
       << r->reason;
   // The before-run's hbm did not pass either: nothing to hold the after-run to.
   before.checks[1].status = Status::error;
@@ -272,7 +282,8 @@ TEST(Diff, NothingToCompareIsInconclusive) {
 TEST(Diff, BaselineTolerancesOverridePerMetric) {
   Jitter jitter{std::mt19937_64(11)};
   RunRecord before = node_record(jitter, 2);
-  RunRecord after = node_record(jitter, 2, [](int g, int m) { return g == 0 && (m == 0 || m == 2) ? 0.97 : 1.0; });
+  RunRecord after =
+      node_record(jitter, 2, [](int g, int m) { return g == 0 && (m == 0 || m == 2) ? 0.97 : 1.0; });
   Baseline tol;
   tol.metrics.push_back(expectation("gemm.bf16.tflops", "TFLOP/s", 0.05));
   DiffOptions o;

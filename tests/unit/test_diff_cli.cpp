@@ -12,8 +12,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "core/record/record_io.hpp"
 #include "cli_helpers.hpp"
+#include "core/record/record_io.hpp"
 #include "test_diff_fixtures.hpp"
 
 using namespace gpuqual;
@@ -33,7 +33,8 @@ CliRun run_gpuqual(const std::string& args) {
 class Cli : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) / fmt::format("gpuqual-cli-{}", ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::path(::testing::TempDir()) /
+           fmt::format("gpuqual-cli-{}", ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -155,9 +156,11 @@ TEST_F(Cli, BaselineBuildThenGate) {
           with_health_and_pcie(flat_node_record(jitter, fmt::format("node-{}", i)), jitter));
   }
   const std::string baseline = (dir_ / "h200-sxm-141gb.yaml").string();
-  CliRun built = run_gpuqual(fmt::format("baseline build {} --output {}", (dir_ / "healthy").string(), baseline));
+  CliRun built =
+      run_gpuqual(fmt::format("baseline build {} --output {}", (dir_ / "healthy").string(), baseline));
   EXPECT_EQ(built.code, 0) << built.out;
-  EXPECT_NE(built.last_line().find("6 of 6 source records pass against it"), std::string::npos) << built.last_line();
+  EXPECT_NE(built.last_line().find("6 of 6 source records pass against it"), std::string::npos)
+      << built.last_line();
   ASSERT_TRUE(fs::exists(baseline));
 
   // The pool: the six healthy nodes and one slow one, judged against the new baseline.
@@ -179,7 +182,9 @@ TEST_F(Cli, BaselineBuildThenGate) {
   EXPECT_EQ(gate.out.compare(gate.out.find('\n', table + 1) + 1, 7, "node-6 "), 0) << gate.out;
   EXPECT_LT(table, gate.out.find("\nMETRIC "));
   EXPECT_EQ(gate.out.find("\nCHECK "), std::string::npos) << gate.out;
-  EXPECT_EQ(gate.last_line().rfind("gpuqual gate: FAIL 7 nodes (h200-sxm-141gb): 1 failed (node-6), 6 passed", 0), 0u)
+  EXPECT_EQ(
+      gate.last_line().rfind("gpuqual gate: FAIL 7 nodes (h200-sxm-141gb): 1 failed (node-6), 6 passed", 0),
+      0u)
       << gate.last_line();
   // JUnit: one testcase per node and per pool metric (6), the failed node as the one failure.
   const std::string junit = (dir_ / "gate.xml").string();
@@ -189,14 +194,20 @@ TEST_F(Cli, BaselineBuildThenGate) {
   EXPECT_NE(xml.str().find("<testsuites name=\"gpuqual\" tests=\"13\" failures=\"1\" errors=\"0\""),
             std::string::npos)
       << xml.str();
-  EXPECT_NE(xml.str().find("<testcase classname=\"gpuqual.node-6\" name=\"node-6 node\""), std::string::npos) << xml.str();
+  EXPECT_NE(xml.str().find("<testcase classname=\"gpuqual.node-6\" name=\"node-6 node\""), std::string::npos)
+      << xml.str();
   EXPECT_EQ(run_gpuqual(fmt::format("gate {} --baseline {} --max-failed 1", pool, baseline)).code, 0);
   EXPECT_EQ(run_gpuqual(fmt::format("gate {} --baseline {} --max-failed 20%", pool, baseline)).code, 0);
-  EXPECT_EQ(run_gpuqual(fmt::format("gate {} --baseline {} --max-failed 1 --strict", pool, baseline)).code, 1);
-  EXPECT_EQ(run_gpuqual(fmt::format("gate {} --baseline {} --max-failed 1 --expect-nodes 8", pool, baseline)).code, 2);
+  EXPECT_EQ(run_gpuqual(fmt::format("gate {} --baseline {} --max-failed 1 --strict", pool, baseline)).code,
+            1);
+  EXPECT_EQ(
+      run_gpuqual(fmt::format("gate {} --baseline {} --max-failed 1 --expect-nodes 8", pool, baseline)).code,
+      2);
   // --baseline auto finds <class>.yaml in --baselines-dir; a class with none is inconclusive.
-  EXPECT_EQ(run_gpuqual(fmt::format("gate {} --baselines-dir {} --max-failed 1", pool, dir_.string())).code, 0);
-  EXPECT_EQ(run_gpuqual(fmt::format("gate {} --baselines-dir {}", pool, (dir_ / "healthy").string())).code, 2);
+  EXPECT_EQ(run_gpuqual(fmt::format("gate {} --baselines-dir {} --max-failed 1", pool, dir_.string())).code,
+            0);
+  EXPECT_EQ(run_gpuqual(fmt::format("gate {} --baselines-dir {}", pool, (dir_ / "healthy").string())).code,
+            2);
   EXPECT_EQ(run_gpuqual(fmt::format("gate {} --baseline {} --max-failed x", pool, baseline)).code, 3);
   EXPECT_EQ(run_gpuqual(fmt::format("gate {}/nothing.json --baseline {}", pool, baseline)).code, 3);
 
@@ -207,10 +218,12 @@ TEST_F(Cli, BaselineBuildThenGate) {
   write("healthy/node-9.json", sick);
   CliRun again = run_gpuqual(fmt::format("baseline build {} -o {}", (dir_ / "healthy").string(), baseline));
   EXPECT_EQ(again.code, 0) << again.out;
-  EXPECT_NE(again.out.find("left out: " + (dir_ / "healthy/node-9.json").string() + " (node-9): check gemm failed: wrong result"),
+  EXPECT_NE(again.out.find("left out: " + (dir_ / "healthy/node-9.json").string() +
+                           " (node-9): check gemm failed: wrong result"),
             std::string::npos)
       << again.out;
-  EXPECT_EQ(run_gpuqual(fmt::format("baseline build {} -o {}", (dir_ / "healthy/node-9.json").string(), (dir_ / "none.yaml").string()))
+  EXPECT_EQ(run_gpuqual(fmt::format("baseline build {} -o {}", (dir_ / "healthy/node-9.json").string(),
+                                    (dir_ / "none.yaml").string()))
                 .code,
             2);
   EXPECT_FALSE(fs::exists(dir_ / "none.yaml"));
@@ -226,7 +239,8 @@ TEST_F(Cli, BaselineBuildRefusesTheSameRunTwice) {
   fs::copy_file(one, dir_ / "copy.json");
   const std::string out = (dir_ / "b.yaml").string();
   for (const std::string& twice : {one, (dir_ / "copy.json").string()}) {
-    const CliRun r = run_gpuqual(fmt::format("baseline build {} {} -o {}", (dir_ / "in").string(), twice, out));
+    const CliRun r =
+        run_gpuqual(fmt::format("baseline build {} {} -o {}", (dir_ / "in").string(), twice, out));
     EXPECT_EQ(r.code, 3) << r.out << r.err;
     EXPECT_NE(r.err.find("the same run as " + one + " (run_id run-node-0"), std::string::npos) << r.err;
     EXPECT_FALSE(fs::exists(out));
@@ -239,22 +253,27 @@ TEST_F(Cli, BaselineBuildRefusesTheSameRunTwice) {
 TEST_F(Cli, DiffAndGateReportsPassTheFormatChecker) {
   if (std::system("python3 -c 'import jsonschema, prometheus_client' >/dev/null 2>&1") != 0) {
     // Required components (scripts/install-deps.sh installs them): missing fails, never skips.
-    FAIL() << "python3 with jsonschema and prometheus_client is needed (scripts/install-deps.sh installs them)";
+    FAIL()
+        << "python3 with jsonschema and prometheus_client is needed (scripts/install-deps.sh installs them)";
   }
   Jitter jitter{std::mt19937_64(3)};
   const std::string before = write_before("in/before.json", node_record(jitter, 2));
   RunRecord after = node_record(jitter, 2, [](int g, int m) { return g == 0 && m == 2 ? 0.9 : 1.0; });
   after.node.driver_version = "580.65.06";
   write_after("in/after.json", after);
-  for (int i = 0; i < 4; ++i) write(fmt::format("pool/node-{}.json", i), flat_node_record(jitter, fmt::format("node-{}", i)));
-  write("pool/node-4.json", flat_node_record(jitter, "node-4", [](int, int m) { return m == 0 ? 0.9 : 1.0; }));
+  for (int i = 0; i < 4; ++i)
+    write(fmt::format("pool/node-{}.json", i), flat_node_record(jitter, fmt::format("node-{}", i)));
+  write("pool/node-4.json",
+        flat_node_record(jitter, "node-4", [](int, int m) { return m == 0 ? 0.9 : 1.0; }));
   const fs::path out = dir_ / "reports";
   fs::create_directories(out);
   const std::string yaml = baseline_file();
   const std::string broken = (dir_ / "broken.json").string();
   std::ofstream(broken) << "{\"schema\": \"gpuqual.run/v1\", \"run_id\": ";
   auto reports = [&](const std::string& name) {
-    return fmt::format("--format json --junit {0}/{1}.junit.xml --prometheus {0}/{1}.prom --markdown {0}/{1}.md", out.string(), name);
+    return fmt::format(
+        "--format json --junit {0}/{1}.junit.xml --prometheus {0}/{1}.prom --markdown {0}/{1}.md",
+        out.string(), name);
   };
   for (const auto& [name, args] : std::vector<std::pair<std::string, std::string>>{
            {"diff", fmt::format("diff {} {} --baseline {}", before, (dir_ / "in/after.json").string(), yaml)},
@@ -266,7 +285,9 @@ TEST_F(Cli, DiffAndGateReportsPassTheFormatChecker) {
     EXPECT_EQ(r.code, 1) << r.out;
     std::ofstream(out / (name + ".json")) << r.out.substr(0, r.out.rfind('\n', r.out.size() - 2) + 1);
   }
-  const std::string check = fmt::format("python3 {0}/tests/integration/check_report_formats.py --schema {0}/schemas/verdict.v1.schema.json --golden {1}",
-                                        GPUQUAL_SOURCE_DIR, out.string());
+  const std::string check = fmt::format(
+      "python3 {0}/tests/integration/check_report_formats.py --schema {0}/schemas/verdict.v1.schema.json "
+      "--golden {1}",
+      GPUQUAL_SOURCE_DIR, out.string());
   EXPECT_EQ(std::system(check.c_str()), 0) << check;
 }

@@ -9,10 +9,10 @@
 #include <fstream>
 #include <random>
 
+#include "core/base/input_error.hpp"
 #include "core/judge/compare.hpp"
 #include "core/judge/diff.hpp"
 #include "core/judge/diff_pair.hpp"
-#include "core/base/input_error.hpp"
 #include "core/record/record_io.hpp"
 #include "test_diff_fixtures.hpp"
 

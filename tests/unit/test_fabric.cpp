@@ -5,19 +5,19 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <thread>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "core/base/atomic_file.hpp"
-#include "core/rules/fabric_rules.hpp"
 #include "core/base/input_error.hpp"
-#include "core/rules/pci_relation.hpp"
 #include "core/record/skip_reason.hpp"
+#include "core/rules/fabric_rules.hpp"
+#include "core/rules/pci_relation.hpp"
 #include "device/host/fabric_sysfs.hpp"
 #include "process_helpers.hpp"
 #include "suites/check.hpp"
-#include "suites/check_context.hpp"
 #include "suites/check_catalog.hpp"
+#include "suites/check_context.hpp"
 
 using namespace gpuqual;
 using gpuqual::testing::temp_dir;
@@ -66,7 +66,8 @@ struct TreeCopy {
     fs::remove_all(dir, ec);
   }
   void set_counter(const std::string& hca, int port, const std::string& counter, std::uint64_t value) const {
-    const fs::path p = fs::path(root) / "sys/class/infiniband" / hca / "ports" / std::to_string(port) / "counters" / counter;
+    const fs::path p =
+        fs::path(root) / "sys/class/infiniband" / hca / "ports" / std::to_string(port) / "counters" / counter;
     std::ofstream(p) << value << "\n";
   }
 };
@@ -104,7 +105,8 @@ TEST(FabricSysfs, ReadsTheRecordedNdrNode) {
   EXPECT_EQ(h.fw_ver, "28.39.1002");
   EXPECT_EQ(h.hca_type, "MT4129");
   EXPECT_EQ(h.pci_address, "0000:1a:00.0");
-  EXPECT_EQ(h.pci_path, (std::vector<std::string>{"pci0000:16", "0000:16:02.0", "0000:17:00.0", "0000:18:01.0", "0000:1a:00.0"}));
+  EXPECT_EQ(h.pci_path, (std::vector<std::string>{"pci0000:16", "0000:16:02.0", "0000:17:00.0",
+                                                  "0000:18:01.0", "0000:1a:00.0"}));
   EXPECT_EQ(h.numa_node, 0);
   ASSERT_EQ(h.ports.size(), 1u);
   const FabricPort& p = h.ports[0];
@@ -161,10 +163,12 @@ TEST(FabricTopology, RelatesHcasToGpusBySysfsPath) {
   const auto gpu1 = read_pci_location(ndr, "0000:bb:00.0");
   ASSERT_TRUE(gpu0 && gpu1);
   EXPECT_EQ(gpu1->numa_node, 1);
-  EXPECT_EQ(pci_relation(s.hcas[0].pci_path, s.hcas[0].numa_node, gpu0->path, gpu0->numa_node), "pcie_switch");
+  EXPECT_EQ(pci_relation(s.hcas[0].pci_path, s.hcas[0].numa_node, gpu0->path, gpu0->numa_node),
+            "pcie_switch");
   EXPECT_EQ(pci_relation(s.hcas[0].pci_path, s.hcas[0].numa_node, gpu1->path, gpu1->numa_node), "cross_numa");
   EXPECT_EQ(pci_relation(s.hcas[2].pci_path, s.hcas[2].numa_node, gpu0->path, gpu0->numa_node), "numa_node");
-  EXPECT_EQ(pci_relation(s.hcas[1].pci_path, s.hcas[1].numa_node, gpu1->path, gpu1->numa_node), "pcie_switch");
+  EXPECT_EQ(pci_relation(s.hcas[1].pci_path, s.hcas[1].numa_node, gpu1->path, gpu1->numa_node),
+            "pcie_switch");
 
   const std::string a100 = tree("a100-hdr-degraded");
   const FabricSnapshot d = read_tree(a100);
@@ -172,15 +176,16 @@ TEST(FabricTopology, RelatesHcasToGpusBySysfsPath) {
   ASSERT_TRUE(a0);
   EXPECT_EQ(pci_relation(d.hcas[0].pci_path, d.hcas[0].numa_node, a0->path, a0->numa_node), "host_bridge");
   EXPECT_EQ(pci_relation({}, 0, a0->path, 0), "unknown");
-  EXPECT_EQ(pci_relation({"pci0000:00", "0000:00:01.0"}, std::nullopt, {"pci0000:40", "0000:40:01.0"}, 0), "unknown");
+  EXPECT_EQ(pci_relation({"pci0000:00", "0000:00:01.0"}, std::nullopt, {"pci0000:40", "0000:40:01.0"}, 0),
+            "unknown");
   EXPECT_FALSE(read_pci_location(a100, "0000:ff:00.0"));
 }
 
 TEST(FabricRules, ParamsAreChecked) {
   EXPECT_NO_THROW(parse_fabric_params(nlohmann::json::object(), "s.yaml"));
   for (const char* bad : {R"({"expect_width": "4"})", R"({"expect_width": "X"})", R"({"gpudirect": "maybe"})",
-                          R"({"counters": ["symbol_errors"]})", R"({"expect_link_layer": "ib"})", R"({"window_s": -1})",
-                          R"({"expect_rate": 400})", R"({"root": ""})"}) {
+                          R"({"counters": ["symbol_errors"]})", R"({"expect_link_layer": "ib"})",
+                          R"({"window_s": -1})", R"({"expect_rate": 400})", R"({"root": ""})"}) {
     EXPECT_THROW(parse_fabric_params(nlohmann::json::parse(bad), "s.yaml"), InputError) << bad;
   }
   try {
@@ -196,7 +201,7 @@ TEST(FabricRules, CounterGrowthIsAFindingWithTheCountersSeverity) {
   TreeCopy t("h100-ndr");
   const FabricSnapshot before = read_tree(t.root);
   t.set_counter("mlx5_0", 1, "link_downed", 1);
-  t.set_counter("mlx5_0", 1, "symbol_error", 10);       // 3 → 10
+  t.set_counter("mlx5_0", 1, "symbol_error", 10);           // 3 → 10
   t.set_counter("mlx5_1", 1, "port_xmit_data", 999999999);  // traffic, not an error counter
   const FabricSnapshot after = read_tree(t.root);
   FabricExpectations e = parse_fabric_params(nlohmann::json::object(), "t");
@@ -205,7 +210,8 @@ TEST(FabricRules, CounterGrowthIsAFindingWithTheCountersSeverity) {
   ASSERT_EQ(j.findings.size(), 2u);
   EXPECT_EQ(j.findings[0].code, "fabric.counter_grew");
   EXPECT_EQ(j.findings[0].severity, Severity::fail);
-  EXPECT_NE(j.findings[0].detail.find("mlx5_0/1 link_downed grew by 1"), std::string::npos) << j.findings[0].detail;
+  EXPECT_NE(j.findings[0].detail.find("mlx5_0/1 link_downed grew by 1"), std::string::npos)
+      << j.findings[0].detail;
   EXPECT_EQ(j.findings[1].severity, Severity::warn);
   EXPECT_EQ(j.findings[1].value, 7);
 
@@ -256,17 +262,19 @@ TEST(FabricCheck, DegradedNodeFailsOnEveryProblemItHas) {
   EXPECT_EQ(r.status, Status::fail);
   const auto mismatch = with_code(r, "fabric.rate_mismatch");
   ASSERT_EQ(mismatch.size(), 1u);
-  EXPECT_NE(mismatch[0]->detail.find("mlx5_1/1 runs at 100 Gb/s (2X HDR)"), std::string::npos) << mismatch[0]->detail;
+  EXPECT_NE(mismatch[0]->detail.find("mlx5_1/1 runs at 100 Gb/s (2X HDR)"), std::string::npos)
+      << mismatch[0]->detail;
   const auto down = with_code(r, "fabric.port_down");
   ASSERT_EQ(down.size(), 1u);
-  EXPECT_NE(down[0]->detail.find("mlx5_2/1 is DOWN (physical state Polling)"), std::string::npos) << down[0]->detail;
+  EXPECT_NE(down[0]->detail.find("mlx5_2/1 is DOWN (physical state Polling)"), std::string::npos)
+      << down[0]->detail;
   const auto fw = with_code(r, "fabric.firmware_mismatch");
   ASSERT_EQ(fw.size(), 1u);
   EXPECT_EQ(fw[0]->severity, Severity::warn);
   EXPECT_NE(fw[0]->detail.find("20.35.1012, 20.39.1002"), std::string::npos) << fw[0]->detail;
   const auto gd = with_code(r, "fabric.gpudirect");
   ASSERT_EQ(gd.size(), 1u);
-  EXPECT_EQ(gd[0]->severity, Severity::info);  // not required by default: recorded
+  EXPECT_EQ(gd[0]->severity, Severity::info);                // not required by default: recorded
   EXPECT_TRUE(with_code(r, "fabric.counter_grew").empty());  // link_downed is 2, but it did not grow
   EXPECT_EQ(r.attributes.at("mlx5_0.gpus"), "0000:07:00.0=host_bridge, 0000:87:00.0=cross_numa");
 }
@@ -281,7 +289,10 @@ TEST(FabricCheck, ExpectationsFromTheSuite) {
   r = run_fabric({{"root", a100}, {"ignore", {"mlx5_2"}}, {"expect_width", "4X"}});
   ASSERT_EQ(with_code(r, "fabric.rate_degraded").size(), 1u);
   // Firmware, link layer, HCA count, named HCAs.
-  r = run_fabric({{"root", a100}, {"hcas", {"mlx5_0", "mlx5_9"}}, {"expect_fw", "20.39.1002"}, {"expect_link_layer", "Ethernet"}});
+  r = run_fabric({{"root", a100},
+                  {"hcas", {"mlx5_0", "mlx5_9"}},
+                  {"expect_fw", "20.39.1002"},
+                  {"expect_link_layer", "Ethernet"}});
   EXPECT_EQ(with_code(r, "fabric.hca_missing").size(), 1u);
   EXPECT_TRUE(with_code(r, "fabric.firmware").empty());  // mlx5_0 is on it; mlx5_1 is out of scope
   EXPECT_EQ(with_code(r, "fabric.link_layer").size(), 1u);

@@ -16,14 +16,15 @@ using ::testing::HasSubstr;
 class FabricCli : public RunFixture {
  protected:
   std::string fabric_suite(const std::string& tree) {
-    return write_suite("f", "  - check: compat\n  - check: fabric\n    params:\n      window_s: 0\n      root: " +
-                                std::string(GPUQUAL_TEST_DATA) + "/fabric/" + tree + "\n");
+    return write_suite("f",
+                       "  - check: compat\n  - check: fabric\n    params:\n      window_s: 0\n      root: " +
+                           std::string(GPUQUAL_TEST_DATA) + "/fabric/" + tree + "\n");
   }
 };
 
 TEST_F(FabricCli, OnlyFabricOfTheShippedStandardSuite) {
-  const auto r = gpuqual({"run", "--suite", "standard", "--suites-dir", GPUQUAL_SOURCE_DIR "/suites", "--only", "fabric",
-                          "--baseline", "none", "--output", "r.json", "--quiet"},
+  const auto r = gpuqual({"run", "--suite", "standard", "--suites-dir", GPUQUAL_SOURCE_DIR "/suites",
+                          "--only", "fabric", "--baseline", "none", "--output", "r.json", "--quiet"},
                          {}, GPUQUAL_BINARY);
   EXPECT_NE(r.exit_code, 3) << r.err;
   const RunRecord rec = record();
@@ -35,8 +36,8 @@ TEST_F(FabricCli, OnlyFabricOfTheShippedStandardSuite) {
 }
 
 TEST_F(FabricCli, OverARecordedHealthyTreeItPasses) {
-  const auto r = gpuqual({"run", "--suite", fabric_suite("h100-ndr"), "--only", "fabric", "--baseline", "none",
-                          "--output", "r.json", "--quiet"},
+  const auto r = gpuqual({"run", "--suite", fabric_suite("h100-ndr"), "--only", "fabric", "--baseline",
+                          "none", "--output", "r.json", "--quiet"},
                          {}, GPUQUAL_BINARY);
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;  // --baseline none: nothing judged, nothing failed
   const RunRecord rec = record();
@@ -47,8 +48,8 @@ TEST_F(FabricCli, OverARecordedHealthyTreeItPasses) {
 }
 
 TEST_F(FabricCli, OverARecordedDegradedTreeItFails) {
-  const auto r = gpuqual({"run", "--suite", fabric_suite("a100-hdr-degraded"), "--only", "fabric", "--baseline", "none",
-                          "--output", "r.json"},
+  const auto r = gpuqual({"run", "--suite", fabric_suite("a100-hdr-degraded"), "--only", "fabric",
+                          "--baseline", "none", "--output", "r.json"},
                          {}, GPUQUAL_BINARY);
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("fabric"));

@@ -61,14 +61,15 @@ TEST(ForwardCompat, NeverOnABranchTheCompatPackageDoesNotSupport) {
 }
 
 TEST(ForwardCompat, OnlyDataCenterGpusNeverGeForce) {
-  for (const char* p : {"NVIDIA H100 80GB HBM3", "NVIDIA H200", "NVIDIA A100-SXM4-80GB", "NVIDIA A100 80GB PCIe",
-                        "NVIDIA L40S", "NVIDIA L4", "NVIDIA B200", "Tesla T4", "NVIDIA A10", "NVIDIA GH200 480GB"}) {
+  for (const char* p :
+       {"NVIDIA H100 80GB HBM3", "NVIDIA H200", "NVIDIA A100-SXM4-80GB", "NVIDIA A100 80GB PCIe",
+        "NVIDIA L40S", "NVIDIA L4", "NVIDIA B200", "Tesla T4", "NVIDIA A10", "NVIDIA GH200 480GB"}) {
     EXPECT_TRUE(forward_compat_product_supported(p)) << p;
     EXPECT_TRUE(decide(host("570.133.20", {p})).use) << p;
   }
-  for (const char* p : {"NVIDIA GeForce RTX 4090", "NVIDIA GeForce GTX 1080", "NVIDIA TITAN RTX", "Quadro RTX 8000",
-                        "NVIDIA RTX A6000", "NVIDIA RTX 6000 Ada Generation", "Tesla V100-SXM2-32GB", "Tesla P100-PCIE-16GB",
-                        ""}) {
+  for (const char* p : {"NVIDIA GeForce RTX 4090", "NVIDIA GeForce GTX 1080", "NVIDIA TITAN RTX",
+                        "Quadro RTX 8000", "NVIDIA RTX A6000", "NVIDIA RTX 6000 Ada Generation",
+                        "Tesla V100-SXM2-32GB", "Tesla P100-PCIE-16GB", ""}) {
     EXPECT_FALSE(forward_compat_product_supported(p)) << p;
     const auto d = decide(host("570.133.20", {p}));
     EXPECT_FALSE(d.use) << p;
@@ -88,10 +89,12 @@ TEST(ForwardCompat, NeedsTheLibrariesAndADriver) {
 
 TEST(ForwardCompat, ReadsProcDriverNvidia) {
   EXPECT_EQ(parse_nvrm_version(kProcVersion), "535.161.08");
-  EXPECT_EQ(parse_nvrm_version("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  570.133.20  Release Build"),
+  EXPECT_EQ(parse_nvrm_version(
+                "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  570.133.20  Release Build"),
             "570.133.20");
   EXPECT_EQ(parse_nvrm_version(""), "");
-  EXPECT_EQ(parse_gpu_information_model("Model: \t\t NVIDIA H100 80GB HBM3\nIRQ:   123\n"), "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(parse_gpu_information_model("Model: \t\t NVIDIA H100 80GB HBM3\nIRQ:   123\n"),
+            "NVIDIA H100 80GB HBM3");
   EXPECT_EQ(parse_gpu_information_model("IRQ: 1\n"), "");
 
   const fs::path dir = fs::temp_directory_path() / ("gpuqual-proc-" + std::to_string(::getpid()));
@@ -128,7 +131,8 @@ class ForwardCompatReexec : public ScratchDirTest {
     fs::create_directories(compat_);
   }
   void host(const std::string& driver, const std::string& model) {
-    std::ofstream(proc_ / "version") << "NVRM version: NVIDIA UNIX x86_64 Kernel Module  " << driver << "  Release\n";
+    std::ofstream(proc_ / "version") << "NVRM version: NVIDIA UNIX x86_64 Kernel Module  " << driver
+                                     << "  Release\n";
     std::ofstream(proc_ / "gpus" / "0000:18:00.0" / "information") << "Model: \t " << model << "\nIRQ: 1\n";
   }
   void compat_libs() {
@@ -137,8 +141,9 @@ class ForwardCompatReexec : public ScratchDirTest {
   }
   CliRun inventory() {
     return run_cli("inventory", scratch_,
-                   "-u " + std::string(kForwardCompatActiveEnv) + " GPUQUAL_FORWARD_COMPAT= GPUQUAL_PROC_DRIVER_DIR=" +
-                       shell_quote(proc_.string()) + " GPUQUAL_FORWARD_COMPAT_DIR=" + shell_quote(compat_.string()));
+                   "-u " + std::string(kForwardCompatActiveEnv) +
+                       " GPUQUAL_FORWARD_COMPAT= GPUQUAL_PROC_DRIVER_DIR=" + shell_quote(proc_.string()) +
+                       " GPUQUAL_FORWARD_COMPAT_DIR=" + shell_quote(compat_.string()));
   }
   static int count(const std::string& text, const std::string& what) {
     int n = 0;
@@ -181,9 +186,10 @@ TEST_F(ForwardCompatReexec, NotWithoutTheCompatLibraries) {
 TEST_F(ForwardCompatReexec, OffMeansOff) {
   host("535.161.08", "NVIDIA H100 80GB HBM3");
   compat_libs();
-  const CliRun r = run_cli("inventory", scratch_,
-                           "GPUQUAL_FORWARD_COMPAT=off GPUQUAL_PROC_DRIVER_DIR=" + shell_quote(proc_.string()) +
-                               " GPUQUAL_FORWARD_COMPAT_DIR=" + shell_quote(compat_.string()));
+  const CliRun r =
+      run_cli("inventory", scratch_,
+              "GPUQUAL_FORWARD_COMPAT=off GPUQUAL_PROC_DRIVER_DIR=" + shell_quote(proc_.string()) +
+                  " GPUQUAL_FORWARD_COMPAT_DIR=" + shell_quote(compat_.string()));
   EXPECT_EQ(count(r.err, "re-executing"), 0) << r.err;
 }
 
@@ -204,7 +210,8 @@ RunRecord record_measured_by(const std::string& umd, const std::string& revision
   return r;
 }
 bool has_reason(const Verdict& v, const std::string& part) {
-  return std::any_of(v.reasons.begin(), v.reasons.end(), [&](const std::string& r) { return r.find(part) != std::string::npos; });
+  return std::any_of(v.reasons.begin(), v.reasons.end(),
+                     [&](const std::string& r) { return r.find(part) != std::string::npos; });
 }
 }  // namespace
 
@@ -218,10 +225,12 @@ TEST(ForwardCompatDiff, DifferentUserModeDriversOrBuildsWarn) {
 
   const Verdict umd = diff_records(before, record_measured_by("host 580.95.05", "abc123"), DiffOptions{});
   EXPECT_EQ(umd.outcome, Outcome::warn) << umd.summary;
-  EXPECT_TRUE(has_reason(umd, "different user-mode drivers measured: forward-compat 580.65.06")) << umd.summary;
+  EXPECT_TRUE(has_reason(umd, "different user-mode drivers measured: forward-compat 580.65.06"))
+      << umd.summary;
 
-  const Verdict build = diff_records(before, record_measured_by("forward-compat 580.65.06 (/usr/local/cuda/compat)", "def456"),
-                                     DiffOptions{});
+  const Verdict build =
+      diff_records(before, record_measured_by("forward-compat 580.65.06 (/usr/local/cuda/compat)", "def456"),
+                   DiffOptions{});
   EXPECT_EQ(build.outcome, Outcome::warn) << build.summary;
   EXPECT_TRUE(has_reason(build, "different gpuqual builds measured")) << build.summary;
 }

@@ -9,10 +9,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/judge/gate_stream.hpp"
-#include "core/judge/gate_summary.hpp"
 #include "core/base/input_error.hpp"
 #include "core/base/utc_time.hpp"
+#include "core/judge/gate_stream.hpp"
+#include "core/judge/gate_summary.hpp"
 #include "core/record/record_io.hpp"
 #include "runner/reporters/reporters.hpp"
 #include "test_diff_fixtures.hpp"
@@ -25,7 +25,8 @@ namespace {
 std::string host(int i) { return fmt::format("node-{:02d}", i); }
 
 // Judges `records` as one pool (in memory, in order) against the baselines given.
-Verdict gate(const std::vector<RunRecord>& records, const std::vector<const Baseline*>& baselines, GateOptions o = {}) {
+Verdict gate(const std::vector<RunRecord>& records, const std::vector<const Baseline*>& baselines,
+             GateOptions o = {}) {
   GatePool pool(o);
   for (std::size_t i = 0; i < records.size(); ++i) {
     const Baseline* b = nullptr;
@@ -78,14 +79,16 @@ TEST(Gate, HealthyPoolPasses) {
   for (const auto& m : v.metrics) EXPECT_EQ(m.status, Status::pass) << m.metric << ": " << m.reason;
   EXPECT_EQ(v.checks.size(), 8u + 5u);  // a JUnit testcase per node and per pool metric
   EXPECT_EQ(v.hardware_class, "h200-sxm-141gb");
-  EXPECT_NE(v.summary.find("gpuqual gate: PASS 8 nodes (h200-sxm-141gb): 8 passed; pool: 5 metrics within"), std::string::npos)
+  EXPECT_NE(v.summary.find("gpuqual gate: PASS 8 nodes (h200-sxm-141gb): 8 passed; pool: 5 metrics within"),
+            std::string::npos)
       << v.summary;
 }
 
 TEST(Gate, OneBadNodeFailsThePool) {
   Jitter jitter{std::mt19937_64(2)};
   const Baseline b = class_baseline();
-  auto records = pool_of(8, jitter, [](int node, int g, int m) { return node == 5 && g == 3 && m == 0 ? 0.90 : 1.0; });
+  auto records =
+      pool_of(8, jitter, [](int node, int g, int m) { return node == 5 && g == 3 && m == 0 ? 0.90 : 1.0; });
   Verdict v = gate(records, {&b});
   EXPECT_EQ(v.outcome, Outcome::fail) << v.summary;
   EXPECT_EQ(v.exit_code, 1);
@@ -95,8 +98,10 @@ TEST(Gate, OneBadNodeFailsThePool) {
   ASSERT_FALSE(v.nodes.front().metrics.empty());
   EXPECT_EQ(v.nodes.front().metrics.front().metric, "gemm.bf16.tflops");  // its worst metric leads
   EXPECT_EQ(v.nodes.front().metrics.front().gpu, 3);
-  EXPECT_TRUE(has_reason(v, "1 of 8 nodes failed, more than --max-failed 0 allows: node-05")) << v.reasons.front();
-  for (const auto& m : v.metrics) EXPECT_EQ(m.status, Status::pass) << "one node does not move the pool median";
+  EXPECT_TRUE(has_reason(v, "1 of 8 nodes failed, more than --max-failed 0 allows: node-05"))
+      << v.reasons.front();
+  for (const auto& m : v.metrics)
+    EXPECT_EQ(m.status, Status::pass) << "one node does not move the pool median";
   EXPECT_NE(v.summary.find("1 failed (node-05), 7 passed"), std::string::npos) << v.summary;
 
   // Within the failure budget the pool only warns (and --strict makes that a failure).
@@ -162,8 +167,12 @@ TEST(Gate, MixedClassesAreEachJudgedAgainstTheirOwnBaseline) {
   const Baseline h200 = class_baseline("h200-sxm-141gb", 1000);
   const Baseline h100 = class_baseline("h100-sxm-80gb", 700);
   std::vector<RunRecord> records;
-  for (int i = 0; i < 4; ++i) records.push_back(flat_node_record(jitter, host(i), [](int, int) { return 1.0; }, 8, "h200-sxm-141gb", 1000));
-  for (int i = 4; i < 8; ++i) records.push_back(flat_node_record(jitter, host(i), [](int, int) { return 1.0; }, 8, "h100-sxm-80gb", 700));
+  for (int i = 0; i < 4; ++i)
+    records.push_back(flat_node_record(
+        jitter, host(i), [](int, int) { return 1.0; }, 8, "h200-sxm-141gb", 1000));
+  for (int i = 4; i < 8; ++i)
+    records.push_back(flat_node_record(
+        jitter, host(i), [](int, int) { return 1.0; }, 8, "h100-sxm-80gb", 700));
   Verdict v = gate(records, {&h200, &h100});
   EXPECT_EQ(v.outcome, Outcome::pass) << v.summary;
   EXPECT_EQ(v.metrics.size(), 10u);  // five pool rows per class
@@ -173,7 +182,8 @@ TEST(Gate, MixedClassesAreEachJudgedAgainstTheirOwnBaseline) {
   EXPECT_EQ(half.outcome, Outcome::inconclusive) << half.summary;
   EXPECT_TRUE(has_reason(half, "no baseline for class h100-sxm-80gb (4 nodes)"));
   // A slow H100 node fails against the H100 baseline, and only the H100 pool carries it.
-  records[5] = flat_node_record(jitter, host(5), [](int, int m) { return m == 0 ? 0.9 : 1.0; }, 8, "h100-sxm-80gb", 700);
+  records[5] = flat_node_record(
+      jitter, host(5), [](int, int m) { return m == 0 ? 0.9 : 1.0; }, 8, "h100-sxm-80gb", 700);
   Verdict slow = gate(records, {&h200, &h100});
   EXPECT_EQ(slow.outcome, Outcome::fail);
   EXPECT_EQ(slow.nodes.front().hostname, "node-05");
@@ -188,7 +198,8 @@ TEST(Gate, DuplicateRecordsNewestCounts) {
     r.node.boot_id = "boot-" + r.node.hostname;
     r.node.uptime_s = 7200;
   }
-  RunRecord bad = flat_node_record(jitter, host(2), [](int g, int m) { return g == 0 && m == 1 ? 0.8 : 1.0; });
+  RunRecord bad =
+      flat_node_record(jitter, host(2), [](int g, int m) { return g == 0 && m == 1 ? 0.8 : 1.0; });
   bad.started_at = "2026-11-30T11:00:00Z";  // an hour before the good one, in the same boot
   bad.node.boot_id = "boot-" + host(2);
   bad.node.uptime_s = 3600;
@@ -197,14 +208,17 @@ TEST(Gate, DuplicateRecordsNewestCounts) {
   Verdict v = gate(records, {&b});
   EXPECT_EQ(v.outcome, Outcome::pass) << v.summary;
   EXPECT_EQ(v.nodes.size(), 6u);
-  EXPECT_TRUE(has_reason(v, "node node-02: more than one record, the newest counts: rec-2.json (started 2026-11-30T12:00:00Z) over rec-6.json"));
+  EXPECT_TRUE(has_reason(v,
+                         "node node-02: more than one record, the newest counts: rec-2.json (started "
+                         "2026-11-30T12:00:00Z) over rec-6.json"));
   EXPECT_NE(v.summary.find("1 duplicate record ignored"), std::string::npos) << v.summary;
   // Newer in the boot (its uptime is larger) and bad: the bad one counts, whatever its clock says.
   records.back().node.uptime_s = 9000;
   EXPECT_EQ(gate(records, {&b}).outcome, Outcome::fail);
   // The same uptime: the start time breaks the tie, then the later argument.
   records.back().node.uptime_s = 7200;
-  records.back().started_at = "2026-11-30T13:00:00+01:00";  // same instant as 12:00Z: a tie, later argument wins
+  records.back().started_at =
+      "2026-11-30T13:00:00+01:00";  // same instant as 12:00Z: a tie, later argument wins
   EXPECT_EQ(gate(records, {&b}).outcome, Outcome::fail);
   records.back().started_at = "2026-11-30T12:00:00.5Z";
   EXPECT_EQ(gate(records, {&b}).outcome, Outcome::fail);
@@ -237,7 +251,8 @@ TEST(Gate, Rfc3339) {
 TEST(Gate, PoolTableListsNodesThatDidNotPassFirst) {
   Jitter jitter{std::mt19937_64(9)};
   const Baseline b = class_baseline();
-  auto records = pool_of(30, jitter, [](int node, int g, int m) { return node == 17 && g == 1 && m == 3 ? 0.85 : 1.0; });
+  auto records =
+      pool_of(30, jitter, [](int node, int g, int m) { return node == 17 && g == 1 && m == 3 ? 0.85 : 1.0; });
   Verdict v = gate(records, {&b});
   const std::string table = render_pool_table(v, 5);
   EXPECT_EQ(table.rfind("NODE", 0), 0u) << table;
@@ -274,7 +289,8 @@ TEST(Gate, StreamsRecordFilesFromADirectory) {
   fs::remove_all(dir);
   fs::create_directories(dir);
   auto records = pool_of(12, jitter, [](int node, int, int m) { return node == 4 && m == 0 ? 0.9 : 1.0; });
-  for (std::size_t i = 0; i < records.size(); ++i) write_record((dir / (host(static_cast<int>(i)) + ".json")).string(), records[i]);
+  for (std::size_t i = 0; i < records.size(); ++i)
+    write_record((dir / (host(static_cast<int>(i)) + ".json")).string(), records[i]);
   { std::ofstream(dir / "gate.md") << "not a record"; }
   std::vector<Baseline> owned{class_baseline()};
   FixedBaselines baselines(std::move(owned));
@@ -293,7 +309,8 @@ TEST(Gate, StreamsRecordFilesFromADirectory) {
   const auto with_bad = expand_record_paths({dir.string()});
   const Verdict bad = gate_records(with_bad, baselines, GateOptions{}, 2);
   EXPECT_EQ(bad.outcome, Outcome::fail);  // 1 failed + 2 unreadable > --max-failed 0
-  EXPECT_TRUE(has_reason(bad, "3 of 12 nodes did not qualify (1 failed, 2 unreadable)")) << bad.reasons.front();
+  EXPECT_TRUE(has_reason(bad, "3 of 12 nodes did not qualify (1 failed, 2 unreadable)"))
+      << bad.reasons.front();
   EXPECT_TRUE(has_reason(bad, "2 records could not be read"));
   ASSERT_EQ(bad.nodes.size(), 12u);
   std::size_t unreadable = 0;
@@ -312,7 +329,8 @@ TEST(Gate, StreamsRecordFilesFromADirectory) {
   EXPECT_EQ(gate_records(with_bad, baselines, lenient, 1).outcome, Outcome::inconclusive);
   // Not one readable record: the first bad file is the input error.
   try {
-    gate_records({(dir / "node-07.json").string(), (dir / "node-09.json").string()}, baselines, GateOptions{}, 2);
+    gate_records({(dir / "node-07.json").string(), (dir / "node-09.json").string()}, baselines, GateOptions{},
+                 2);
     ADD_FAILURE() << "a pool of malformed records was judged";
   } catch (const InputError& e) {
     EXPECT_EQ(e.file(), (dir / "node-07.json").string());

@@ -5,12 +5,12 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/judge/gate.hpp"
-#include "core/judge/gate_stream.hpp"
 #include "core/base/input_error.hpp"
 #include "core/base/utc_time.hpp"
-#include "core/verdict/record_history.hpp"
+#include "core/judge/gate.hpp"
+#include "core/judge/gate_stream.hpp"
 #include "core/record/record_io.hpp"
+#include "core/verdict/record_history.hpp"
 #include "test_diff_fixtures.hpp"
 
 using namespace gpuqual;

@@ -33,7 +33,7 @@ RunRecord full_record() {
   r.node.k8s_node_name = "gpu-node-7";
   r.node.k8s_labels = {{"nvidia.com/gpu.product", "NVIDIA-H200"}, {"nvidia.com/gpu.count", "2"}};
   r.node.pci_gpus = std::vector<PciGpu>{{"0000:10:00.0", "0x2335", "0x030200", "nvidia"},
-                                         {"0000:11:00.0", "0x2335", "0x030200", ""}};
+                                        {"0000:11:00.0", "0x2335", "0x030200", ""}};
   r.node.kernel_module_version = "570.133.20";
   r.node.nvml_driver_version = "570.133.20";
   r.node.nvml_cuda_driver_version = "12.8";
@@ -58,7 +58,8 @@ RunRecord full_record() {
   m.throttled_samples = 2;
   c.metrics.push_back(m);
   c.metrics.push_back(make_metric("nccl.allreduce.busbw_gbps", "GB/s", {400.0}, std::nullopt));
-  c.findings.push_back(Finding{"clocks.throttled", Severity::warn, 1, "SM clock 1290 MHz", "check cooling", 1290.0});
+  c.findings.push_back(
+      Finding{"clocks.throttled", Severity::warn, 1, "SM clock 1290 MHz", "check cooling", 1290.0});
   c.findings.push_back(Finding{"note", Severity::info, std::nullopt, "detail", "", std::nullopt});
   c.attributes = {{"m", "8192"}, {"dtype", "bf16"}};
   r.checks.push_back(c);
@@ -98,7 +99,11 @@ TEST(StreamingRecordReader, RejectsWhatTheStrictReaderRejectsWithTheSameMessage)
       {"wrong schema", [](json& j) { j["schema"] = "gpuqual.run/v2"; }},
       {"missing field", [](json& j) { j.erase("run_id"); }},
       {"null required field", [](json& j) { j["suite"] = nullptr; }},
-      {"unknown field", [](json& j) { j["zzz"] = 1; j["aaa"] = 2; }},
+      {"unknown field",
+       [](json& j) {
+         j["zzz"] = 1;
+         j["aaa"] = 2;
+       }},
       {"wrong type", [](json& j) { j["complete"] = "yes"; }},
       {"empty run id", [](json& j) { j["run_id"] = ""; }},
       {"negative sample", [](json& j) { j["checks"][0]["metrics"][0]["samples"][1] = -1.0; }},
@@ -106,7 +111,8 @@ TEST(StreamingRecordReader, RejectsWhatTheStrictReaderRejectsWithTheSameMessage)
       {"unknown unit", [](json& j) { j["checks"][0]["metrics"][0]["unit"] = "GBps"; }},
       {"unknown direction", [](json& j) { j["checks"][0]["metrics"][0]["direction"] = "up"; }},
       {"median outside range", [](json& j) { j["checks"][0]["metrics"][0]["median"] = 5000.0; }},
-      {"stored median not the samples' median", [](json& j) {
+      {"stored median not the samples' median",
+       [](json& j) {
          auto& m = j["checks"][0]["metrics"][0];
          m["samples"] = {500.0, 500.0, 500.0};
          m["min"] = 500.0;
@@ -117,7 +123,8 @@ TEST(StreamingRecordReader, RejectsWhatTheStrictReaderRejectsWithTheSameMessage)
       {"stored max not the samples' max", [](json& j) { j["checks"][0]["metrics"][0]["max"] = 900.0; }},
       {"reason code on a warn", [](json& j) { j["checks"][0]["reason_code"] = "single_gpu"; }},
       {"unknown reason code", [](json& j) { j["checks"][2]["reason_code"] = "no_nvml"; }},
-      {"per-GPU reason code on a pass", [](json& j) { j["checks"][0]["per_gpu"][0]["reason_code"] = "single_gpu"; }},
+      {"per-GPU reason code on a pass",
+       [](json& j) { j["checks"][0]["per_gpu"][0]["reason_code"] = "single_gpu"; }},
       {"optional not a boolean", [](json& j) { j["checks"][2]["optional"] = "yes"; }},
       {"float gpu index", [](json& j) { j["checks"][0]["metrics"][0]["gpu"] = 0.5; }},
       {"gpu not in gpus", [](json& j) { j["checks"][0]["metrics"][0]["gpu"] = 5; }},
@@ -126,15 +133,24 @@ TEST(StreamingRecordReader, RejectsWhatTheStrictReaderRejectsWithTheSameMessage)
       {"duplicate uuid", [](json& j) { j["gpus"][1]["uuid"] = j["gpus"][0]["uuid"]; }},
       {"empty uuid", [](json& j) { j["gpus"][0]["uuid"] = ""; }},
       {"duplicate pci bus id", [](json& j) { j["gpus"][1]["pci_bus_id"] = "0000:10:00.0"; }},
-      {"class not the GPUs'", [](json& j) {
+      {"class not the GPUs'",
+       [](json& j) {
          j["hardware_class"]["overridden"] = false;
          j["hardware_class"]["slug"] = "h100-sxm-80gb";
        }},
       {"gpu count not the GPUs'", [](json& j) { j["hardware_class"]["gpu_count"] = 8; }},
-      {"fail without reason", [](json& j) { j["checks"][1]["status"] = "fail"; j["checks"][1]["reason"] = ""; }},
+      {"fail without reason",
+       [](json& j) {
+         j["checks"][1]["status"] = "fail";
+         j["checks"][1]["reason"] = "";
+       }},
       {"unknown status", [](json& j) { j["checks"][0]["per_gpu"][0]["status"] = "ok"; }},
       {"unknown severity", [](json& j) { j["checks"][0]["findings"][0]["severity"] = "fatal"; }},
-      {"label not a string", [](json& j) { j["node"]["k8s_labels"]["b"] = 3; j["node"]["k8s_labels"]["a"] = true; }},
+      {"label not a string",
+       [](json& j) {
+         j["node"]["k8s_labels"]["b"] = 3;
+         j["node"]["k8s_labels"]["a"] = true;
+       }},
       {"attribute not a string", [](json& j) { j["checks"][0]["attributes"]["x"] = 1.5; }},
       {"huge integer", [](json& j) { j["gpus"][0]["memory_bytes"] = 18446744073709551615ull; }},
       {"gpus not an array", [](json& j) { j["gpus"] = json::object(); }},
@@ -151,7 +167,8 @@ TEST(StreamingRecordReader, RejectsWhatTheStrictReaderRejectsWithTheSameMessage)
     json j = good;
     mutate(j);
     const std::string text = j.dump(2);
-    const std::string slow = message_of([&] { record_from_json(parse_json_text(text, "bad.json"), "bad.json"); });
+    const std::string slow =
+        message_of([&] { record_from_json(parse_json_text(text, "bad.json"), "bad.json"); });
     const std::string fast = message_of([&] { StreamingRecordReader().parse(text, "bad.json"); });
     EXPECT_NE(slow, "(accepted)") << what;
     EXPECT_EQ(fast, slow) << what;
@@ -166,7 +183,8 @@ namespace {
 std::string dump_reversed(const json& j) {
   if (j.is_object()) {
     std::vector<std::string> parts;
-    for (auto it = j.items().begin(); it != j.items().end(); ++it) parts.push_back(json(it.key()).dump() + ":" + dump_reversed(it.value()));
+    for (auto it = j.items().begin(); it != j.items().end(); ++it)
+      parts.push_back(json(it.key()).dump() + ":" + dump_reversed(it.value()));
     std::string out = "{";
     for (auto p = parts.rbegin(); p != parts.rend(); ++p) out += (p == parts.rbegin() ? "" : ",") + *p;
     return out + "}";
@@ -203,12 +221,15 @@ TEST(StreamingRecordReader, KeyOrderAndDuplicateKeysReadAsTheStrictReaderReadsTh
   // A duplicate whose last copy is null is missing; an unknown key twice is one unknown field.
   const std::vector<std::pair<std::string, std::string>> bad = {
       {"an unknown key twice", with_leading_field(normal, R"("zzz": 1, "zzz": 2)")},
-      {"required field null last", "{" + normal.substr(normal.find('{') + 1, normal.rfind('}') - normal.find('{') - 1) + R"(, "run_id": null})"},
+      {"required field null last",
+       "{" + normal.substr(normal.find('{') + 1, normal.rfind('}') - normal.find('{') - 1) +
+           R"(, "run_id": null})"},
   };
   for (const auto& entry : bad) {
     const std::string& what = entry.first;
     const std::string& text = entry.second;  // a name, not a binding: clang 14 cannot capture one (P1091)
-    const std::string slow = message_of([&] { record_from_json(parse_json_text(text, "dup.json"), "dup.json"); });
+    const std::string slow =
+        message_of([&] { record_from_json(parse_json_text(text, "dup.json"), "dup.json"); });
     EXPECT_NE(slow, "(accepted)") << what;
     EXPECT_EQ(message_of([&] { StreamingRecordReader().parse(text, "dup.json"); }), slow) << what;
   }
@@ -224,9 +245,10 @@ TEST(StreamingRecordReader, NamesTheSummaryFieldThatDisagreesWithTheSamples) {
   m["median"] = 771.0;
   const std::string text = j.dump(2);
   const std::string message = message_of([&] { StreamingRecordReader().parse(text, "bad.json"); });
-  EXPECT_EQ(message,
-            "bad.json: $.checks[0].metrics[0].median: median 771 disagrees with the samples (recomputed from the 3 "
-            "samples: 500)");
+  EXPECT_EQ(
+      message,
+      "bad.json: $.checks[0].metrics[0].median: median 771 disagrees with the samples (recomputed from the 3 "
+      "samples: 500)");
 }
 
 TEST(StreamingRecordReader, RejectsMalformedText) {

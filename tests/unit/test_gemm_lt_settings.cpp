@@ -48,13 +48,16 @@ std::optional<T> value_of(const std::vector<CublasLtAttributeCall>& calls, Targe
 TEST(GemmLtSettings, CheckedGemmsReduceOnlyInTheComputeType) {
   for (GemmPrecision p : all_gemm_precisions()) {
     const auto calls = captured_calls(p);
-    const auto mask = value_of<std::uint32_t>(calls, Target::preference, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK);
+    const auto mask =
+        value_of<std::uint32_t>(calls, Target::preference, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK);
     ASSERT_TRUE(mask.has_value()) << to_string(p) << ": the reduction scheme mask is left at its default";
-    EXPECT_EQ(*mask, static_cast<std::uint32_t>(CUBLASLT_REDUCTION_SCHEME_NONE | CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE))
+    EXPECT_EQ(*mask, static_cast<std::uint32_t>(CUBLASLT_REDUCTION_SCHEME_NONE |
+                                                CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE))
         << to_string(p);
     EXPECT_EQ(*mask & CUBLASLT_REDUCTION_SCHEME_INPLACE, 0u) << to_string(p);
     EXPECT_EQ(*mask & CUBLASLT_REDUCTION_SCHEME_OUTPUT_TYPE, 0u) << to_string(p);
-    const auto ws = value_of<std::uint64_t>(calls, Target::preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES);
+    const auto ws =
+        value_of<std::uint64_t>(calls, Target::preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES);
     ASSERT_TRUE(ws.has_value());
     EXPECT_EQ(*ws, 32u << 20);
   }
@@ -65,16 +68,20 @@ TEST(GemmLtSettings, Fp8UsesFastAccumulationAndNothingElseDoes) {
   const auto fast = value_of<std::int8_t>(fp8, Target::matmul_desc, CUBLASLT_MATMUL_DESC_FAST_ACCUM);
   ASSERT_TRUE(fast.has_value()) << "FP8 throughput GEMM without CUBLASLT_MATMUL_DESC_FAST_ACCUM";
   EXPECT_EQ(*fast, 1);
-  for (GemmPrecision p : {GemmPrecision::bf16, GemmPrecision::fp16, GemmPrecision::tf32, GemmPrecision::int8}) {
-    EXPECT_FALSE(value_of<std::int8_t>(captured_calls(p), Target::matmul_desc, CUBLASLT_MATMUL_DESC_FAST_ACCUM))
+  for (GemmPrecision p :
+       {GemmPrecision::bf16, GemmPrecision::fp16, GemmPrecision::tf32, GemmPrecision::int8}) {
+    EXPECT_FALSE(
+        value_of<std::int8_t>(captured_calls(p), Target::matmul_desc, CUBLASLT_MATMUL_DESC_FAST_ACCUM))
         << to_string(p);
   }
 }
 
 TEST(GemmLtSettings, LayoutIsTransposedANormalB) {
   const auto calls = captured_calls(GemmPrecision::bf16);
-  EXPECT_EQ(value_of<cublasOperation_t>(calls, Target::matmul_desc, CUBLASLT_MATMUL_DESC_TRANSA), CUBLAS_OP_T);
-  EXPECT_EQ(value_of<cublasOperation_t>(calls, Target::matmul_desc, CUBLASLT_MATMUL_DESC_TRANSB), CUBLAS_OP_N);
+  EXPECT_EQ(value_of<cublasOperation_t>(calls, Target::matmul_desc, CUBLASLT_MATMUL_DESC_TRANSA),
+            CUBLAS_OP_T);
+  EXPECT_EQ(value_of<cublasOperation_t>(calls, Target::matmul_desc, CUBLASLT_MATMUL_DESC_TRANSB),
+            CUBLAS_OP_N);
 }
 
 }  // namespace

@@ -184,8 +184,10 @@ TEST(GemmVerify, Fp32AccumulationOfBf16InputsPassesAtK8192) {
     refs.push_back(gemm_reference(GemmPrecision::bf16, 9, k, pt));
     float acc = 0;
     for (std::uint64_t i = 0; i < k; ++i) {
-      const auto a = static_cast<float>(kernels::gemm_input_value(kernels::GemmInputKind::bf16, 9, 0, i + pt.row * k));
-      const auto b = static_cast<float>(kernels::gemm_input_value(kernels::GemmInputKind::bf16, 9, 1, i + pt.col * k));
+      const auto a =
+          static_cast<float>(kernels::gemm_input_value(kernels::GemmInputKind::bf16, 9, 0, i + pt.row * k));
+      const auto b =
+          static_cast<float>(kernels::gemm_input_value(kernels::GemmInputKind::bf16, 9, 1, i + pt.col * k));
       acc += a * b;
     }
     got.push_back(round_to_bf16(acc));
@@ -213,8 +215,9 @@ TEST(GemmVerify, Fp8WithLimitedAccumulatorPrecisionPasses) {
     for (std::uint64_t chunk = 0; chunk < k; chunk += 128) {
       double part = 0;
       for (std::uint64_t i = chunk; i < chunk + 128; ++i) {
-        part = truncate(part + kernels::gemm_input_value(kernels::GemmInputKind::e4m3, 9, 0, i + pt.row * k) *
-                                   kernels::gemm_input_value(kernels::GemmInputKind::e4m3, 9, 1, i + pt.col * k));
+        part = truncate(part +
+                        kernels::gemm_input_value(kernels::GemmInputKind::e4m3, 9, 0, i + pt.row * k) *
+                            kernels::gemm_input_value(kernels::GemmInputKind::e4m3, 9, 1, i + pt.col * k));
       }
       total += static_cast<float>(part);
     }
@@ -232,7 +235,8 @@ TEST(GemmVerify, OneWrongElementIsCaughtAndNamed) {
   EXPECT_FALSE(check.passed());
   EXPECT_EQ(check.wrong, 1);
   EXPECT_GT(check.worst_ratio, 1.0);
-  const std::string where = "D[" + std::to_string(c.points[7].row) + "," + std::to_string(c.points[7].col) + "]";
+  const std::string where =
+      "D[" + std::to_string(c.points[7].row) + "," + std::to_string(c.points[7].col) + "]";
   EXPECT_NE(check.first_wrong.find(where), std::string::npos) << check.first_wrong;
   EXPECT_NE(check.summary().find("1 of 48"), std::string::npos) << check.summary();
 }
@@ -281,13 +285,17 @@ TEST(GemmVerify, MismatchedLengthsAreAProgrammingError) {
 
 TEST(GemmTolerances, TighterForWiderFormats) {
   const std::uint64_t k = 8192;
-  EXPECT_LT(gemm_tolerance(GemmPrecision::fp64, k).accumulation, gemm_tolerance(GemmPrecision::fp32, k).accumulation);
-  EXPECT_LT(gemm_tolerance(GemmPrecision::fp32, k).accumulation, gemm_tolerance(GemmPrecision::fp8, k).accumulation);
-  EXPECT_LT(gemm_tolerance(GemmPrecision::fp16, k).output_roundoff, gemm_tolerance(GemmPrecision::bf16, k).output_roundoff);
+  EXPECT_LT(gemm_tolerance(GemmPrecision::fp64, k).accumulation,
+            gemm_tolerance(GemmPrecision::fp32, k).accumulation);
+  EXPECT_LT(gemm_tolerance(GemmPrecision::fp32, k).accumulation,
+            gemm_tolerance(GemmPrecision::fp8, k).accumulation);
+  EXPECT_LT(gemm_tolerance(GemmPrecision::fp16, k).output_roundoff,
+            gemm_tolerance(GemmPrecision::bf16, k).output_roundoff);
   EXPECT_EQ(gemm_tolerance(GemmPrecision::int8, k).accumulation, 0.0);
   EXPECT_EQ(gemm_rms_tolerance(GemmPrecision::int8), 0.0);
   // Grows like sqrt(K).
-  EXPECT_NEAR(gemm_tolerance(GemmPrecision::fp32, 4 * k).accumulation / gemm_tolerance(GemmPrecision::fp32, k).accumulation,
+  EXPECT_NEAR(gemm_tolerance(GemmPrecision::fp32, 4 * k).accumulation /
+                  gemm_tolerance(GemmPrecision::fp32, k).accumulation,
               2.0, 1e-12);
 }
 

@@ -14,9 +14,9 @@
 #include "core/rules/driver_consistency.hpp"
 #include "core/verdict/gpu_presence.hpp"
 #include "device/host/host_facts.hpp"
+#include "device/host/pci_gpus.hpp"
 #include "device/library_versions.hpp"
 #include "device/nvml_devices.hpp"
-#include "device/host/pci_gpus.hpp"
 #include "record_builders.hpp"
 
 using namespace gpuqual;

@@ -29,7 +29,9 @@ std::vector<Report> run(std::size_t count, std::size_t failing, const std::funct
         ran->push_back(i);
         if (i == failing) thrower();
       },
-      [&](std::size_t i, const std::string& what, std::size_t remaining) { reports.push_back({i, what, remaining}); });
+      [&](std::size_t i, const std::string& what, std::size_t remaining) {
+        reports.push_back({i, what, remaining});
+      });
   return reports;
 }
 
@@ -39,28 +41,29 @@ TEST(GpuSteps, StickyErrorsAreTheContextLosingOnes) {
                         cudaErrorECCUncorrectable, cudaErrorLaunchTimeout}) {
     EXPECT_TRUE(is_sticky_cuda_error(e)) << e;
   }
-  for (cudaError_t e : {cudaSuccess, cudaErrorMemoryAllocation, cudaErrorInvalidValue, cudaErrorInsufficientDriver,
-                        cudaErrorNotSupported}) {
+  for (cudaError_t e : {cudaSuccess, cudaErrorMemoryAllocation, cudaErrorInvalidValue,
+                        cudaErrorInsufficientDriver, cudaErrorNotSupported}) {
     EXPECT_FALSE(is_sticky_cuda_error(e)) << e;
   }
 }
 
 TEST(GpuSteps, AStickyErrorStopsTheLoopAndIsReportedOnce) {
   std::vector<std::size_t> ran;
-  const auto reports = run(7, 2, [] { throw CudaError(cudaErrorIllegalAddress, "cudaStreamSynchronize(s)", "f.cpp", 1); },
-                           &ran);
+  const auto reports = run(
+      7, 2, [] { throw CudaError(cudaErrorIllegalAddress, "cudaStreamSynchronize(s)", "f.cpp", 1); }, &ran);
   EXPECT_EQ(ran, (std::vector<std::size_t>{0, 1, 2}));
   ASSERT_EQ(reports.size(), 1u);
   EXPECT_EQ(reports[0].step, 2u);
   EXPECT_EQ(reports[0].remaining, 4u);
   EXPECT_NE(reports[0].what.find("cudaErrorIllegalAddress"), std::string::npos) << reports[0].what;
-  EXPECT_NE(reports[0].what.find("4 later measurement(s) on this GPU not run"), std::string::npos) << reports[0].what;
+  EXPECT_NE(reports[0].what.find("4 later measurement(s) on this GPU not run"), std::string::npos)
+      << reports[0].what;
 }
 
 TEST(GpuSteps, AnOrdinaryErrorIsReportedAndTheLoopGoesOn) {
   std::vector<std::size_t> ran;
-  const auto reports =
-      run(4, 1, [] { throw CublasError(CUBLAS_STATUS_NOT_SUPPORTED, "cublasLtMatmul(...)", "f.cpp", 1); }, &ran);
+  const auto reports = run(
+      4, 1, [] { throw CublasError(CUBLAS_STATUS_NOT_SUPPORTED, "cublasLtMatmul(...)", "f.cpp", 1); }, &ran);
   EXPECT_EQ(ran, (std::vector<std::size_t>{0, 1, 2, 3}));
   ASSERT_EQ(reports.size(), 1u);
   EXPECT_EQ(reports[0].step, 1u);
@@ -68,14 +71,16 @@ TEST(GpuSteps, AnOrdinaryErrorIsReportedAndTheLoopGoesOn) {
   EXPECT_EQ(reports[0].what.find("sticky"), std::string::npos);
 
   ran.clear();
-  const auto oom = run(3, 0, [] { throw CudaError(cudaErrorMemoryAllocation, "cudaMalloc", "f.cpp", 1); }, &ran);
+  const auto oom = run(
+      3, 0, [] { throw CudaError(cudaErrorMemoryAllocation, "cudaMalloc", "f.cpp", 1); }, &ran);
   EXPECT_EQ(ran.size(), 3u);
   EXPECT_EQ(oom.size(), 1u);
 }
 
 TEST(GpuSteps, AStickyErrorOnTheLastStepLeavesNothingUnrun) {
   std::vector<std::size_t> ran;
-  const auto reports = run(2, 1, [] { throw CudaError(cudaErrorLaunchFailure, "k<<<>>>", "f.cpp", 1); }, &ran);
+  const auto reports = run(
+      2, 1, [] { throw CudaError(cudaErrorLaunchFailure, "k<<<>>>", "f.cpp", 1); }, &ran);
   ASSERT_EQ(reports.size(), 1u);
   EXPECT_EQ(reports[0].remaining, 0u);
   EXPECT_NE(reports[0].what.find("sticky"), std::string::npos);

@@ -11,9 +11,9 @@
 #include <thread>
 
 #include "core/base/input_error.hpp"
-#include "device/nvml_library.hpp"
 #include "core/rules/health_rules.hpp"
 #include "core/rules/health_severity.hpp"
+#include "device/nvml_library.hpp"
 #include "device/pcie_traffic.hpp"
 #include "device/run_monitor.hpp"
 #include "device/xid_monitor.hpp"
@@ -53,7 +53,7 @@ TEST(HealthCheck, WithoutNvmlItSkipsWithTheLoaderMessage) {
 }
 
 TEST(HealthCheck, BadParametersAreInputErrors) {
-  EXPECT_THROW(run_health({{"sample_secs", 1}}), InputError);           // typo
+  EXPECT_THROW(run_health({{"sample_secs", 1}}), InputError);  // typo
   EXPECT_THROW(run_health({{"expect_gpus", -1}}), InputError);
   EXPECT_THROW(run_health({{"severity_overrides", "/nonexistent/overrides.yaml"}}), InputError);
 }
@@ -89,7 +89,8 @@ TEST(PcieTraffic, ReportsTheCudaErrorWhenNoCopyRuns) {
   } else {
     EXPECT_TRUE(t.loaded().empty());
     ASSERT_EQ(t.failures().count(0), 1u);
-    EXPECT_NE(t.failures().at(0).find("cudaErrorInsufficientDriver"), std::string::npos) << t.failures().at(0);
+    EXPECT_NE(t.failures().at(0).find("cudaErrorInsufficientDriver"), std::string::npos)
+        << t.failures().at(0);
   }
 }
 
@@ -98,7 +99,8 @@ TEST(RunHealthMonitor, WithoutNvmlTheXidResultIsASkipWithTheReason) {
   const std::string dir = ::testing::TempDir();
   m.start(dir);
   m.set_running_check("gemm");
-  SeverityTable table = load_severity_tables(std::string(GPUQUAL_SOURCE_DIR) + "/baselines", health_finding_codes());
+  SeverityTable table =
+      load_severity_tables(std::string(GPUQUAL_SOURCE_DIR) + "/baselines", health_finding_codes());
   CheckResult r = m.stop(table);
   EXPECT_EQ(r.name, "xid");
   EXPECT_EQ(r.status, Status::skip);

@@ -8,10 +8,10 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "core/base/input_error.hpp"
 #include "core/rules/health_rules.hpp"
 #include "core/rules/health_severity.hpp"
 #include "core/rules/health_snapshot_json.hpp"
-#include "core/base/input_error.hpp"
 
 using namespace gpuqual;
 
@@ -27,7 +27,8 @@ HealthSnapshot fixture(const std::string& name) {
   return load_health_snapshot(std::string(GPUQUAL_TEST_DATA) + "/health/" + name + ".json");
 }
 
-const Finding* find(const HealthEvaluation& ev, const std::string& code, std::optional<int> gpu = std::nullopt) {
+const Finding* find(const HealthEvaluation& ev, const std::string& code,
+                    std::optional<int> gpu = std::nullopt) {
   for (const auto& f : ev.findings) {
     if (f.code == code && (!gpu || f.gpu == gpu)) return &f;
   }
@@ -106,13 +107,16 @@ TEST(HealthRules, Xid79FailsOncePerGpuWithCountAndCompanionIsInfo) {
   const Finding* companion = find(ev, "xid.45", 1);
   ASSERT_NE(companion, nullptr);
   EXPECT_EQ(companion->severity, Severity::info);
-  EXPECT_EQ(std::count_if(ev.findings.begin(), ev.findings.end(), [](const Finding& x) { return x.code == "xid.79"; }), 1);
+  EXPECT_EQ(std::count_if(ev.findings.begin(), ev.findings.end(),
+                          [](const Finding& x) { return x.code == "xid.79"; }),
+            1);
 }
 
 TEST(HealthRules, NvmlMissingSkipsWithTheReason) {
   auto ev = judge("nvml-missing");
   EXPECT_EQ(ev.status, Status::skip);
-  EXPECT_NE(ev.reason.find("NVML unavailable: libnvidia-ml.so.1 not loadable"), std::string::npos) << ev.reason;
+  EXPECT_NE(ev.reason.find("NVML unavailable: libnvidia-ml.so.1 not loadable"), std::string::npos)
+      << ev.reason;
   EXPECT_TRUE(ev.findings.empty());
 }
 
@@ -171,7 +175,8 @@ TEST(HealthRules, CountersThatGrewDuringTheRun) {
 
 TEST(XidRules, SeveritiesFollowDesignAndTheCatalog) {
   const auto& t = shipped();
-  for (int code : {48, 64, 74, 79, 95, 119, 120, 140}) EXPECT_EQ(t.xid(code).severity, Severity::fail) << code;
+  for (int code : {48, 64, 74, 79, 95, 119, 120, 140})
+    EXPECT_EQ(t.xid(code).severity, Severity::fail) << code;
   for (int code : {63, 92}) EXPECT_EQ(t.xid(code).severity, Severity::warn) << code;
   for (int code : {13, 31, 43, 45}) EXPECT_EQ(t.xid(code).severity, Severity::info) << code;
   EXPECT_EQ(t.xid(99999).severity, Severity::warn);  // unknown codes
@@ -243,9 +248,11 @@ TEST(SeverityTables, BadOverridesAreInputErrors) {
     EXPECT_EQ(e.file(), typo);
     EXPECT_NE(e.problem().find("pcie.link_downgradd"), std::string::npos);
   }
-  EXPECT_THROW(apply_severity_overrides(t, "schema: gpuqual.health-overrides/v1\nxids:\n  300: {action: x}\n", "o"),
-               InputError);  // a new code needs a severity
-  EXPECT_THROW(apply_severity_overrides(t, "schema: gpuqual.health-overrides/v1\nxids:\n  79: {severity: fatal}\n", "o"),
+  EXPECT_THROW(
+      apply_severity_overrides(t, "schema: gpuqual.health-overrides/v1\nxids:\n  300: {action: x}\n", "o"),
+      InputError);  // a new code needs a severity
+  EXPECT_THROW(apply_severity_overrides(
+                   t, "schema: gpuqual.health-overrides/v1\nxids:\n  79: {severity: fatal}\n", "o"),
                InputError);
   EXPECT_THROW(apply_severity_overrides(t, "schema: wrong\n", "o"), InputError);
   EXPECT_THROW(apply_severity_overrides(t, "schema: [unclosed\n", "o"), InputError);
@@ -261,7 +268,8 @@ TEST(HealthSnapshotJson, RoundTripsAndRejectsBadFixtures) {
   HealthSnapshot s = fixture("thermal-and-nvlink");
   HealthSnapshot back = health_snapshot_from_json(to_json(s), "roundtrip");
   EXPECT_EQ(to_json(back), to_json(s));
-  EXPECT_THROW(load_health_snapshot(std::string(GPUQUAL_TEST_DATA) + "/health/bad/negative-counter.json"), InputError);
+  EXPECT_THROW(load_health_snapshot(std::string(GPUQUAL_TEST_DATA) + "/health/bad/negative-counter.json"),
+               InputError);
   try {
     load_health_snapshot(std::string(GPUQUAL_TEST_DATA) + "/health/bad/typo-field.json");
     FAIL();

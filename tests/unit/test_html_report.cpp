@@ -13,15 +13,15 @@
 #include <set>
 #include <sstream>
 
+#include "cli_helpers.hpp"
 #include "core/baseline/baseline.hpp"
 #include "core/judge/compare.hpp"
 #include "core/judge/diff.hpp"
+#include "core/record/record_io.hpp"
 #include "core/rules/health_rules.hpp"
 #include "core/rules/health_severity.hpp"
-#include "core/record/record_io.hpp"
 #include "runner/html/html_escape.hpp"
 #include "runner/html/html_report.hpp"
-#include "cli_helpers.hpp"
 
 namespace fs = std::filesystem;
 using namespace gpuqual;
@@ -239,7 +239,9 @@ TEST(HtmlReport, PoolHeatMapHasOneRowPerNode) {
 
 using Cli = gpuqual::testing::CliRun;
 
-Cli run_cli(const std::string& args) { return gpuqual::testing::run_cli("report " + args, fs::temp_directory_path()); }
+Cli run_cli(const std::string& args) {
+  return gpuqual::testing::run_cli("report " + args, fs::temp_directory_path());
+}
 
 std::string slurp(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -268,8 +270,8 @@ TEST_F(ReportCli, ExitCodesMirrorTheVerdict) {
   EXPECT_EQ(run_cli(rec("slow-gpu") + base() + " --before " + rec("healthy") + " --html " + html).code, 1);
   EXPECT_NE(slurp(html).find("class=\"bar before\""), std::string::npos);
   // As `gpuqual diff`: no baseline needed (2 % allowed drop); an explicit bad one is bad input.
-  EXPECT_EQ(run_cli(rec("slow-gpu") + " --before " + rec("healthy") + " --baselines-dir " + scratch_.string() +
-                    " --html " + html)
+  EXPECT_EQ(run_cli(rec("slow-gpu") + " --before " + rec("healthy") + " --baselines-dir " +
+                    scratch_.string() + " --html " + html)
                 .code,
             1);
   EXPECT_NE(slurp(html).find("allowed -2.0%"), std::string::npos);
@@ -290,16 +292,23 @@ TEST_F(ReportCli, ExitCodesMirrorTheVerdict) {
   EXPECT_NE(pool.find("<tr data-node=\"node-b\">"), std::string::npos);
   EXPECT_NE(pool.find("class=\"heat fail\""), std::string::npos);
   // The pool rules take gate's flags, so the report can show the verdict the pipeline's gate gave.
-  EXPECT_EQ(run_cli("--gate " + rec("slow-gpu") + " " + node_b + base() + " --max-failed 1 --html " + html).code, 0);
-  EXPECT_EQ(run_cli("--gate " + rec("slow-gpu") + " " + node_b + base() + " --max-failed 50% --html " + html).code, 0);
-  EXPECT_EQ(run_cli("--gate " + rec("healthy") + " " + node_b + base() + " --expect-nodes 3 --html " + html).code, 2);
+  EXPECT_EQ(
+      run_cli("--gate " + rec("slow-gpu") + " " + node_b + base() + " --max-failed 1 --html " + html).code,
+      0);
+  EXPECT_EQ(
+      run_cli("--gate " + rec("slow-gpu") + " " + node_b + base() + " --max-failed 50% --html " + html).code,
+      0);
+  EXPECT_EQ(
+      run_cli("--gate " + rec("healthy") + " " + node_b + base() + " --expect-nodes 3 --html " + html).code,
+      2);
 }
 
 TEST_F(ReportCli, BadInputIsExit3AndWritesNothing) {
   const std::string html = (scratch_ / "bad.html").string();
   EXPECT_EQ(run_cli((scratch_ / "missing.json").string() + base() + " --html " + html).code, 3);
-  EXPECT_EQ(run_cli(rec("healthy") + " --baseline " + (scratch_ / "nope.yaml").string() + " --html " + html).code,
-            3);
+  EXPECT_EQ(
+      run_cli(rec("healthy") + " --baseline " + (scratch_ / "nope.yaml").string() + " --html " + html).code,
+      3);
   std::ofstream(scratch_ / "a-file") << "x";
   EXPECT_EQ(run_cli(rec("healthy") + base() + " --html " + (scratch_ / "a-file/r.html").string()).code,
             3);                                            // not a directory

@@ -11,11 +11,11 @@
 #include <string>
 
 #include "core/base/input_error.hpp"
-#include "device/host/container_runtimes.hpp"
 #include "device/cuda_gpus.hpp"
+#include "device/host/container_runtimes.hpp"
 #include "device/host/host_facts.hpp"
-#include "device/inventory.hpp"
 #include "device/host/k8s_node.hpp"
+#include "device/inventory.hpp"
 #include "device/library_versions.hpp"
 #include "device/nvml_devices.hpp"
 
@@ -43,16 +43,20 @@ bool cuda_has_gpu() { return scan_cuda_gpus().error.empty(); }
 }  // namespace
 
 TEST(HostFacts, OsReleasePrefersPrettyName) {
-  EXPECT_EQ(parse_os_release("NAME=\"Debian GNU/Linux\"\nVERSION_ID=\"12\"\nPRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\n"),
-            "Debian GNU/Linux 12 (bookworm)");
+  EXPECT_EQ(
+      parse_os_release(
+          "NAME=\"Debian GNU/Linux\"\nVERSION_ID=\"12\"\nPRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\n"),
+      "Debian GNU/Linux 12 (bookworm)");
   EXPECT_EQ(parse_os_release("NAME='Ubuntu'\nVERSION_ID=22.04\n"), "Ubuntu 22.04");
   EXPECT_EQ(parse_os_release(""), "");
 }
 
 TEST(HostFacts, CpuModelFromX86AndArmCpuinfo) {
-  EXPECT_EQ(parse_cpu_model("processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC 9654 96-Core Processor\n"),
+  EXPECT_EQ(parse_cpu_model(
+                "processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC 9654 96-Core Processor\n"),
             "AMD EPYC 9654 96-Core Processor");
-  EXPECT_EQ(parse_cpu_model("processor\t: 0\nCPU implementer\t: 0x41\nCPU part\t: 0xd4f\n"), "CPU part 0xd4f");
+  EXPECT_EQ(parse_cpu_model("processor\t: 0\nCPU implementer\t: 0x41\nCPU part\t: 0xd4f\n"),
+            "CPU part 0xd4f");
 }
 
 TEST(HostFacts, NumaNodesCountedFromSysfsLayout) {
@@ -78,7 +82,8 @@ TEST(ContainerRuntimes, VersionFromRealVersionLines) {
   EXPECT_EQ(parse_tool_version("podman version 4.3.1\n"), "4.3.1");
   EXPECT_EQ(parse_tool_version("containerd github.com/containerd/containerd 1.6.20~ds1 1.6.20~ds1-1+deb12u3"),
             "1.6.20~ds1");
-  EXPECT_EQ(parse_tool_version("runc version 1.1.5+ds1\ncommit: 1.1.5+ds1-1+deb12u1\nspec: 1.0.2-dev"), "1.1.5+ds1");
+  EXPECT_EQ(parse_tool_version("runc version 1.1.5+ds1\ncommit: 1.1.5+ds1-1+deb12u1\nspec: 1.0.2-dev"),
+            "1.1.5+ds1");
   EXPECT_EQ(parse_tool_version("NVIDIA Container Toolkit CLI version 1.17.8\ncommit: f202b80"), "1.17.8");
   EXPECT_EQ(parse_tool_version("no digits here"), "");
 }
@@ -134,17 +139,18 @@ TEST(StackVersions, EncodedCudaVersionsAndProcDriverLine) {
   EXPECT_EQ(cuda_version_string(13000), "13.0");
   EXPECT_EQ(cuda_version_string(12080), "12.8");
   EXPECT_EQ(cuda_version_string(0), "");
-  EXPECT_EQ(parse_proc_driver_version(
-                "NVRM version: NVIDIA UNIX x86_64 Kernel Module  570.133.20  Fri Mar 14 04:48:35 UTC 2025\nGCC version: gcc"),
+  EXPECT_EQ(parse_proc_driver_version("NVRM version: NVIDIA UNIX x86_64 Kernel Module  570.133.20  Fri Mar "
+                                      "14 04:48:35 UTC 2025\nGCC version: gcc"),
             "570.133.20");
-  EXPECT_EQ(parse_proc_driver_version(
-                "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.95.05  Release Build  (dvs-builder@U22)"),
+  EXPECT_EQ(parse_proc_driver_version("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.95.05  "
+                                      "Release Build  (dvs-builder@U22)"),
             "580.95.05");
   EXPECT_EQ(parse_proc_driver_version(""), "");
 }
 
 TEST(GpuIds, UuidFormMatchesNvml) {
-  const unsigned char b[16] = {0x2a, 0x5e, 0x11, 0x93, 0x0c, 0x34, 0x44, 0x1f, 0x9d, 0x0e, 0xab, 0xcd, 0xef, 0x01, 0x23, 0x45};
+  const unsigned char b[16] = {0x2a, 0x5e, 0x11, 0x93, 0x0c, 0x34, 0x44, 0x1f,
+                               0x9d, 0x0e, 0xab, 0xcd, 0xef, 0x01, 0x23, 0x45};
   EXPECT_EQ(format_gpu_uuid(b), "GPU-2a5e1193-0c34-441f-9d0e-abcdef012345");
 }
 
@@ -158,7 +164,8 @@ TEST(Inventory, CollectsNodeFactsAndExplainsMissingGpus) {
     EXPECT_FALSE(inv.gpus.empty());
     EXPECT_NE(inv.hardware_class.gpu_count, 0);
   } else {
-    EXPECT_NE(inv.gpu_unavailable_reason.find("cudaGetDeviceCount"), std::string::npos) << inv.gpu_unavailable_reason;
+    EXPECT_NE(inv.gpu_unavailable_reason.find("cudaGetDeviceCount"), std::string::npos)
+        << inv.gpu_unavailable_reason;
     EXPECT_EQ(inv.hardware_class.slug, "unknown");
   }
 }
@@ -200,7 +207,10 @@ TEST(InventoryCommand, TableEndsWithTheSummaryLine) {
 }
 
 TEST(InventoryCommand, BadInputIsExit3) {
-  EXPECT_EQ(run_gpuqual("inventory --labels-file " + std::string(GPUQUAL_TEST_DATA) + "/inventory/bad-labels.downward").exit_code, 3);
+  EXPECT_EQ(run_gpuqual("inventory --labels-file " + std::string(GPUQUAL_TEST_DATA) +
+                        "/inventory/bad-labels.downward")
+                .exit_code,
+            3);
   EXPECT_EQ(run_gpuqual("inventory --class 'Not A Slug'").exit_code, 3);
   EXPECT_EQ(run_gpuqual("inventory --format yaml").exit_code, 3);
 }
@@ -218,17 +228,19 @@ TEST(InventoryCommand, StackFromNodeFileAndPlatformFlags) {
   EXPECT_EQ(stack.at("platform").at("gpu-operator"), "v25.10.0");
   EXPECT_EQ(stack.at("platform").at("dcgm-exporter"), "4.2.3-4.1.1");
   // Every fact of this node is a string or null with its reason: nothing silently empty.
-  for (const char* key : {"bios_vendor", "bios_version", "kernel_module_build", "fabric_manager", "nvidia_peermem",
-                          "container_toolkit", "cdi_specs"}) {
+  for (const char* key : {"bios_vendor", "bios_version", "kernel_module_build", "fabric_manager",
+                          "nvidia_peermem", "container_toolkit", "cdi_specs"}) {
     const auto& v = stack.at(key);
-    EXPECT_TRUE(v.is_string() || (v.is_null() && !stack.at("unread").at(key).get<std::string>().empty())) << key;
+    EXPECT_TRUE(v.is_string() || (v.is_null() && !stack.at("unread").at(key).get<std::string>().empty()))
+        << key;
   }
 }
 
 TEST(InventoryCommand, BadStackFlagsAreUsageErrors) {
   EXPECT_EQ(run_gpuqual("inventory --platform gpu-operator").exit_code, 3);
   EXPECT_EQ(run_gpuqual("inventory --platform gpu-operator=v1 --platform gpu-operator=v2").exit_code, 3);
-  EXPECT_EQ(run_gpuqual("inventory --node-file " + std::string(GPUQUAL_TEST_DATA) + "/inventory/node-labels.downward")
+  EXPECT_EQ(run_gpuqual("inventory --node-file " + std::string(GPUQUAL_TEST_DATA) +
+                        "/inventory/node-labels.downward")
                 .exit_code,
             3);
 }

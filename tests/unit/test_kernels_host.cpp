@@ -21,7 +21,7 @@ namespace {
 bool has_at_most_mantissa_bits(double v, int m) {
   int e = 0;
   const double frac = std::frexp(std::fabs(v), &e);  // [0.5, 1)
-  const double scaled = std::ldexp(frac, m + 1);      // integer iff <= m bits after the leading 1
+  const double scaled = std::ldexp(frac, m + 1);     // integer iff <= m bits after the leading 1
   return scaled == std::floor(scaled);
 }
 
@@ -86,8 +86,10 @@ TEST(GemmInput, DeterministicPerSeedMatrixAndIndex) {
   EXPECT_EQ(gemm_input_value(GemmInputKind::f16, 1, 0, 5), gemm_input_value(GemmInputKind::f16, 1, 0, 5));
   int differ_seed = 0, differ_matrix = 0;
   for (std::uint64_t i = 0; i < 1000; ++i) {
-    differ_seed += gemm_input_value(GemmInputKind::f32, 1, 0, i) != gemm_input_value(GemmInputKind::f32, 2, 0, i);
-    differ_matrix += gemm_input_value(GemmInputKind::f32, 1, 0, i) != gemm_input_value(GemmInputKind::f32, 1, 1, i);
+    differ_seed +=
+        gemm_input_value(GemmInputKind::f32, 1, 0, i) != gemm_input_value(GemmInputKind::f32, 2, 0, i);
+    differ_matrix +=
+        gemm_input_value(GemmInputKind::f32, 1, 0, i) != gemm_input_value(GemmInputKind::f32, 1, 1, i);
   }
   EXPECT_GT(differ_seed, 990);
   EXPECT_GT(differ_matrix, 990);

@@ -31,9 +31,11 @@ MatrixObservation obs(const std::string& node, const std::string& driver, const 
   return observe_record(rec(node, driver, day, cls), o);
 }
 
-const MatrixRow& row_with(const Matrix& m, const std::string& driver, const std::string& cls = "h200-sxm-141gb") {
+const MatrixRow& row_with(const Matrix& m, const std::string& driver,
+                          const std::string& cls = "h200-sxm-141gb") {
   for (const auto& r : m.rows) {
-    if (r.hardware_class == cls && r.component("driver_version") && *r.component("driver_version") == driver) return r;
+    if (r.hardware_class == cls && r.component("driver_version") && *r.component("driver_version") == driver)
+      return r;
   }
   throw std::runtime_error("no row for " + driver);
 }
@@ -81,8 +83,10 @@ TEST(MatrixStack, ValidatedImagesAreThePassingContainerProbes) {
   RunRecord r = testing::make_record(1);
   CheckResult c;
   c.name = "container_probe";
-  c.attributes = {{"train.image", "reg/train:2.4"}, {"train.status", "pass"},
-                  {"infer.image", "reg/infer:1.0"}, {"infer.status", "fail"}};
+  c.attributes = {{"train.image", "reg/train:2.4"},
+                  {"train.status", "pass"},
+                  {"infer.image", "reg/infer:1.0"},
+                  {"infer.status", "fail"}};
   r.checks.push_back(c);
   EXPECT_EQ(validated_images(r), std::vector<std::string>{"reg/train:2.4"});
 }
@@ -146,8 +150,9 @@ TEST(MatrixBuild, MinNodesAndTheSameRunTwice) {
 }
 
 TEST(MatrixBuild, InputOrderDoesNotChangeTheBytes) {
-  std::vector<MatrixObservation> all = {obs("a", "550.90.07", "20", Outcome::pass), obs("b", "550.90.07", "21", Outcome::pass),
-                                        obs("a", "570.133.20", "25", Outcome::fail), obs("z", "570.133.20", "25", Outcome::pass)};
+  std::vector<MatrixObservation> all = {
+      obs("a", "550.90.07", "20", Outcome::pass), obs("b", "550.90.07", "21", Outcome::pass),
+      obs("a", "570.133.20", "25", Outcome::fail), obs("z", "570.133.20", "25", Outcome::pass)};
   MatrixBuilder one, two;
   for (const auto& o : all) one.add(o);
   for (auto it = all.rbegin(); it != all.rend(); ++it) two.add(*it);

@@ -18,7 +18,8 @@ const PlatformRules& shipped() {
   return r;
 }
 
-std::map<std::string, ComponentRule> target(std::initializer_list<std::pair<const char*, const char*>> exact) {
+std::map<std::string, ComponentRule> target(
+    std::initializer_list<std::pair<const char*, const char*>> exact) {
   std::map<std::string, ComponentRule> t;
   for (const auto& [n, v] : exact) t[n] = ComponentRule{TargetMatch::exact, v};
   return t;
@@ -43,7 +44,8 @@ TEST(MatrixRuleTables, ShippedTablesLoadWithTheirSources) {
 
 // Each (text, expected problem) must be refused with a one-line "file: line N: ..." error.
 template <class Parse>
-void expect_rejected(Parse parse, const std::string& file, const std::vector<std::pair<std::string, std::string>>& cases) {
+void expect_rejected(Parse parse, const std::string& file,
+                     const std::vector<std::pair<std::string, std::string>>& cases) {
   for (const auto& [text, expect] : cases) {
     try {
       parse(text, file);
@@ -77,15 +79,20 @@ TEST(MatrixRuleTables, DriverBranchBadInputsAreFileLineErrors) {
   ASSERT_NO_THROW(parse_driver_branches_yaml(kBranches, "b.yaml"));
   const std::vector<std::pair<std::string, std::string>> cases = {
       {edit(kBranches, "long-term", "forever"), "line 6: $.branches[0].kind: unknown kind \"forever\""},
-      {edit(kBranches, "\"2028-06\"", "\"June 2028\""), "line 8: $.branches[0].end_of_life[0].date: \"June 2028\" is not a date"},
-      {edit(kBranches, "{date: \"2028-06\", source: \"S3\"}", "{date: \"2028-06\", listed: true, source: \"S3\"}"),
+      {edit(kBranches, "\"2028-06\"", "\"June 2028\""),
+       "line 8: $.branches[0].end_of_life[0].date: \"June 2028\" is not a date"},
+      {edit(kBranches, "{date: \"2028-06\", source: \"S3\"}",
+            "{date: \"2028-06\", listed: true, source: \"S3\"}"),
        "give exactly one of date, listed or none"},
       {edit(kBranches, ", source: \"S3\"}", "}"), "$.branches[0].end_of_life[0].source"},
-      {edit(kBranches, "    kind: long-term\n", "    kind: long-term\n    colour: red\n"), "line 7: $.branches[0].colour"},
-      {edit(kBranches, "schema: gpuqual.driver-branches/v1", "schema: gpuqual.driver-branches/v2"), "unsupported schema"},
+      {edit(kBranches, "    kind: long-term\n", "    kind: long-term\n    colour: red\n"),
+       "line 7: $.branches[0].colour"},
+      {edit(kBranches, "schema: gpuqual.driver-branches/v1", "schema: gpuqual.driver-branches/v2"),
+       "unsupported schema"},
       {edit(kBranches, "last_branch: 580, ", ""), "give min_driver, last_branch or both"},
       {edit(kBranches, "[\"7.0\"]", "[\"seven\"]"), "\"seven\" is not a compute capability"},
-      {std::string(kBranches) + "  - {name: V2, compute_capabilities: [\"7.0\"], last_branch: 580, source: \"S5\"}\n",
+      {std::string(kBranches) +
+           "  - {name: V2, compute_capabilities: [\"7.0\"], last_branch: 580, source: \"S5\"}\n",
        "compute capability 7.0 is listed twice"},
   };
   expect_rejected(parse_driver_branches_yaml, "b.yaml", cases);
@@ -106,12 +113,14 @@ lifecycle:
 TEST(MatrixRuleTables, GpuOperatorBadInputsAreFileLineErrors) {
   ASSERT_NO_THROW(parse_gpu_operator_yaml(kOperator, "o.yaml"));
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {edit(kOperator, "max: \"1.34\"", "max: \"1.29\""), "line 5: $.releases[0].kubernetes[0].max: 1.29 is below min 1.30"},
+      {edit(kOperator, "max: \"1.34\"", "max: \"1.29\""),
+       "line 5: $.releases[0].kubernetes[0].max: 1.29 is below min 1.30"},
       {edit(kOperator, "max: \"1.34\"", "max: 1.34"), "$.releases[0].kubernetes[0].max"},
       {edit(kOperator, "\"580.95.05\"", "\"latest\""), "\"latest\" is not a driver version"},
       {edit(kOperator, "kubernetes: [{min: \"1.30\", max: \"1.34\", source: \"S1\"}]", "kubernetes: []"),
        "list at least one Kubernetes range"},
-      {edit(kOperator, "supported: \"26.7\"", "supported: \"26.7.0\""), "line 9: $.lifecycle.supported: expected a major"},
+      {edit(kOperator, "supported: \"26.7\"", "supported: \"26.7.0\""),
+       "line 9: $.lifecycle.supported: expected a major"},
       {edit(kOperator, "  deprecated: \"26.3\"\n", ""), "$.lifecycle.deprecated"},
       {std::string(kOperator) + "extra: 1\n", "line 11: $.extra"},
   };
@@ -119,14 +128,16 @@ TEST(MatrixRuleTables, GpuOperatorBadInputsAreFileLineErrors) {
 }
 
 TEST(MatrixRules, AHealthyStackBreaksNothing) {
-  const RuleOutcome o = check_rules(target({{"driver_version", "580.95.05"}, {"cuda_driver_version", "13.0"}}), "9.0",
-                                    "NVIDIA H200", shipped(), "2026-12-01");
+  const RuleOutcome o =
+      check_rules(target({{"driver_version", "580.95.05"}, {"cuda_driver_version", "13.0"}}), "9.0",
+                  "NVIDIA H200", shipped(), "2026-12-01");
   EXPECT_TRUE(o.broken.empty()) << all(o);
 }
 
 TEST(MatrixRules, CudaAboveWhatTheDriverSupports) {
-  const RuleOutcome o = check_rules(target({{"driver_version", "570.133.20"}, {"cuda_driver_version", "13.0"}}), "9.0",
-                                    "NVIDIA H200", shipped(), "2025-12-01");
+  const RuleOutcome o =
+      check_rules(target({{"driver_version", "570.133.20"}, {"cuda_driver_version", "13.0"}}), "9.0",
+                  "NVIDIA H200", shipped(), "2025-12-01");
   EXPECT_TRUE(mentions(o.broken, "below 580.65.06, the minimum for CUDA 13.0")) << all(o);
 }
 
@@ -148,34 +159,43 @@ TEST(MatrixRules, ABranchPastItsEndOfLife) {
 
 TEST(MatrixRules, SourcesThatDisagreeOnEndOfLifeAreReportedNotDecided) {
   // R580: June 2028 (S3) vs August 2028 (S4, S6). On 2028-07-01 only S3 says it is over.
-  const RuleOutcome o = check_rules(target({{"driver_version", "580.95.05"}}), "9.0", "NVIDIA H200", shipped(), "2028-07-01");
+  const RuleOutcome o =
+      check_rules(target({{"driver_version", "580.95.05"}}), "9.0", "NVIDIA H200", shipped(), "2028-07-01");
   EXPECT_TRUE(o.broken.empty()) << all(o);
   EXPECT_TRUE(mentions(o.notes, "sources disagree whether R580 is end of life")) << all(o);
 }
 
 TEST(MatrixRules, BranchesThatDroppedOrPredateTheArchitecture) {
-  const RuleOutcome volta = check_rules(target({{"driver_version", "595.91.07"}}), "7.0", "Tesla V100-SXM2-32GB", shipped(), "2026-12-01");
-  EXPECT_TRUE(mentions(volta.broken, "R595 dropped Volta (compute capability 7.0): R580 is its last branch")) << all(volta);
-  const RuleOutcome b200 = check_rules(target({{"driver_version", "550.90.07"}}), "10.0", "NVIDIA B200", shipped(), "2024-12-01");
+  const RuleOutcome volta = check_rules(target({{"driver_version", "595.91.07"}}), "7.0",
+                                        "Tesla V100-SXM2-32GB", shipped(), "2026-12-01");
+  EXPECT_TRUE(mentions(volta.broken, "R595 dropped Volta (compute capability 7.0): R580 is its last branch"))
+      << all(volta);
+  const RuleOutcome b200 =
+      check_rules(target({{"driver_version", "550.90.07"}}), "10.0", "NVIDIA B200", shipped(), "2024-12-01");
   EXPECT_TRUE(mentions(b200.broken, "older than 570.26, the first for Blackwell")) << all(b200);
   ComponentRule prefix{TargetMatch::prefix, "550."};
-  const RuleOutcome by_branch = check_rules({{"driver_version", prefix}}, "10.0", "NVIDIA B200", shipped(), "2024-12-01");
+  const RuleOutcome by_branch =
+      check_rules({{"driver_version", prefix}}, "10.0", "NVIDIA B200", shipped(), "2024-12-01");
   EXPECT_TRUE(mentions(by_branch.broken, "R550 is older than 570.26")) << all(by_branch);
 }
 
 TEST(MatrixRules, GpuOperatorKubernetesRangeSupportStateAndDefaultDriver) {
   const auto& r = shipped();
   const RuleOutcome out_of_range =
-      check_rules(target({{"gpu_operator", "v25.10.0"}, {"kubernetes", "1.36.1"}}), "9.0", "NVIDIA H200", r, "2026-12-01");
-  EXPECT_TRUE(mentions(out_of_range.broken, "GPU Operator 25.10.0 supports Kubernetes 1.30-1.34")) << all(out_of_range);
+      check_rules(target({{"gpu_operator", "v25.10.0"}, {"kubernetes", "1.36.1"}}), "9.0", "NVIDIA H200", r,
+                  "2026-12-01");
+  EXPECT_TRUE(mentions(out_of_range.broken, "GPU Operator 25.10.0 supports Kubernetes 1.30-1.34"))
+      << all(out_of_range);
   EXPECT_TRUE(mentions(out_of_range.broken, "GPU Operator v25.10.0 is end of life")) << all(out_of_range);
-  const RuleOutcome disputed =
-      check_rules(target({{"gpu_operator", "26.7.0"}, {"kubernetes", "1.32.4"}}), "9.0", "NVIDIA H200", r, "2026-12-01");
+  const RuleOutcome disputed = check_rules(target({{"gpu_operator", "26.7.0"}, {"kubernetes", "1.32.4"}}),
+                                           "9.0", "NVIDIA H200", r, "2026-12-01");
   EXPECT_TRUE(disputed.broken.empty()) << all(disputed);
-  EXPECT_TRUE(mentions(disputed.notes, "sources disagree whether GPU Operator 26.7.0 supports Kubernetes 1.32")) << all(disputed);
+  EXPECT_TRUE(
+      mentions(disputed.notes, "sources disagree whether GPU Operator 26.7.0 supports Kubernetes 1.32"))
+      << all(disputed);
   const RuleOutcome pinned = check_rules(
-      target({{"gpu_operator", "26.3.3"}, {"kubernetes", "1.34"}, {"driver_version", "580.95.05"}}), "9.0", "NVIDIA H200", r,
-      "2026-12-01");
+      target({{"gpu_operator", "26.3.3"}, {"kubernetes", "1.34"}, {"driver_version", "580.95.05"}}), "9.0",
+      "NVIDIA H200", r, "2026-12-01");
   EXPECT_TRUE(pinned.broken.empty()) << all(pinned);
   EXPECT_TRUE(mentions(pinned.notes, "deprecated")) << all(pinned);
   EXPECT_TRUE(mentions(pinned.notes, "deploys driver 580.126.20 by default")) << all(pinned);

@@ -17,7 +17,8 @@ namespace {
 // Returns reps * per_op(sample call index) seconds and advances the synthetic clock by as much.
 class ScriptedTimer : public SampleTimer {
  public:
-  ScriptedTimer(double* clock, std::function<double(int call)> per_op) : clock_(clock), per_op_(std::move(per_op)) {}
+  ScriptedTimer(double* clock, std::function<double(int call)> per_op)
+      : clock_(clock), per_op_(std::move(per_op)) {}
   double time_reps(int reps) override {
     const double t = per_op_(calls_++) * reps;
     *clock_ += t;
@@ -103,7 +104,7 @@ TEST(Measure, NoiseThatSettlesConvergesOnceCvFallsUnderTarget) {
   const auto r = measure(timer, cfg, synthetic_clock(&clock));
   EXPECT_EQ(r.stop, StopReason::converged);
   EXPECT_LE(r.cv, cfg.target_cv);
-  EXPECT_GT(r.seconds_per_op.size(), 5u);   // not at min_samples: the first two were noisy
+  EXPECT_GT(r.seconds_per_op.size(), 5u);  // not at min_samples: the first two were noisy
   EXPECT_LT(r.seconds_per_op.size(), 100u);
   // Exactly the first n where the CV is under target (checked independently).
   const std::size_t n = r.seconds_per_op.size();
@@ -310,7 +311,7 @@ TEST(Measure, AStopBetweenReadingsStillClosesTheLastGroup) {
   int reads = 0;
   const MeasureHooks hooks =
       throttled_at_reading(&clock, &reads, 2);  // the closing one, after the 5th sample
-  auto cfg = quick();  // converges at min_samples = 5, under probe_every = 10
+  auto cfg = quick();                           // converges at min_samples = 5, under probe_every = 10
   const auto r = measure(timer, cfg, hooks);
   ASSERT_EQ(r.stop, StopReason::converged);
   EXPECT_EQ(r.clock_readings, 2);
@@ -407,7 +408,8 @@ namespace {
 // untimed run, never first on an idle stream.
 TEST(MeasureTimers, StartEventIsRecordedBehindOneUntimedRun) {
   std::string order;
-  enqueue_timed_batch(3, [&] { order += "r"; }, [&] { order += "["; }, [&] { order += "]"; });
+  enqueue_timed_batch(
+      3, [&] { order += "r"; }, [&] { order += "["; }, [&] { order += "]"; });
   EXPECT_EQ(order, "r[rrr]");
 }
 

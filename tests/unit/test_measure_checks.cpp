@@ -33,7 +33,8 @@ TEST(BenchChecks, RegisteredWithDescriptions) {
 
 TEST(BenchChecks, WithoutAGpuEachCheckSaysWhyQuickly) {
   const CudaProbe probe = probe_cuda();
-  if (probe.ok()) GTEST_SKIP() << "a GPU is visible (" << probe.device_count << "): tests/gpu measures the checks";
+  if (probe.ok())
+    GTEST_SKIP() << "a GPU is visible (" << probe.device_count << "): tests/gpu measures the checks";
   for (const char* name : {"gemm", "hbm", "pcie", "p2p"}) {
     const auto t0 = std::chrono::steady_clock::now();
     const CheckResult r = run_check(name);
@@ -91,10 +92,15 @@ TEST(BenchChecks, GoodParametersAreAccepted) {
                                            {"seed", 7}});
   EXPECT_EQ(r.reason, probe.reason);
   // The parameter names the shipped suite YAMLs use.
-  EXPECT_EQ(run_check("hbm", {{"kernels", {"copy", "scale", "add", "triad", "read", "write"}}, {"array_mib", 1024}}).reason,
-            probe.reason);
-  EXPECT_EQ(run_check("pcie", {{"size_mib", 1024}, {"directions", {"h2d", "d2h", "bidir"}}, {"all_gpus_at_once", true},
-                               {"numa_placement", false}}).reason,
+  EXPECT_EQ(
+      run_check("hbm", {{"kernels", {"copy", "scale", "add", "triad", "read", "write"}}, {"array_mib", 1024}})
+          .reason,
+      probe.reason);
+  EXPECT_EQ(run_check("pcie", {{"size_mib", 1024},
+                               {"directions", {"h2d", "d2h", "bidir"}},
+                               {"all_gpus_at_once", true},
+                               {"numa_placement", false}})
+                .reason,
             probe.reason);
   EXPECT_EQ(run_check("p2p", {{"size_mib", 512}, {"bidirectional", false}}).reason, probe.reason);
 }

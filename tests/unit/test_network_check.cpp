@@ -20,19 +20,21 @@
 namespace gpuqual::probes {
 namespace {
 
-using ::testing::HasSubstr;
 using nlohmann::json;
+using ::testing::HasSubstr;
 namespace gt = gpuqual::testing;
 
 class LoopbackServers {
  public:
   LoopbackServers() : dir_(gt::temp_dir("net-servers")) {
-    proc_ = gt::start_process({"/usr/bin/env", "python3", GPUQUAL_SOURCE_DIR "/tests/integration/loopback_servers.py", dir_},
-                              dir_);
+    proc_ = gt::start_process(
+        {"/usr/bin/env", "python3", GPUQUAL_SOURCE_DIR "/tests/integration/loopback_servers.py", dir_}, dir_);
     for (int i = 0; i < 400 && ports_.is_null(); ++i) {
       const std::string out = gt::read_all(proc_.out_path);
-      if (out.find('\n') != std::string::npos) ports_ = json::parse(out.substr(0, out.find('\n')));
-      else std::this_thread::sleep_for(std::chrono::milliseconds(25));
+      if (out.find('\n') != std::string::npos)
+        ports_ = json::parse(out.substr(0, out.find('\n')));
+      else
+        std::this_thread::sleep_for(std::chrono::milliseconds(25));
     }
     if (ports_.is_null()) ADD_FAILURE() << "servers did not start: " << gt::read_all(proc_.err_path);
   }
@@ -79,9 +81,15 @@ TEST(NetworkCheck, ConnectTlsAndHttpPassWithLatencySamples) {
   auto& s = servers();
   const CheckResult r = run(json::array({
       json{{"name", "plain"}, {"connect", s.at("http")}},
-      json{{"name", "tls"}, {"connect", s.at("https")}, {"tls", true}, {"tls_name", "gpuqual-test.internal"}, {"ca_file", s.ca()}},
+      json{{"name", "tls"},
+           {"connect", s.at("https")},
+           {"tls", true},
+           {"tls_name", "gpuqual-test.internal"},
+           {"ca_file", s.ca()}},
       json{{"name", "health"}, {"url", "http://" + s.at("http") + "/ok"}},
-      json{{"name", "secure"}, {"url", "https://localhost:" + std::to_string(s.port("https")) + "/ok"}, {"ca_file", s.ca()},
+      json{{"name", "secure"},
+           {"url", "https://localhost:" + std::to_string(s.port("https")) + "/ok"},
+           {"ca_file", s.ca()},
            {"expect_status", json::array({200})}},
   }));
   EXPECT_EQ(r.status, Status::pass) << r.reason;
@@ -103,7 +111,11 @@ TEST(NetworkCheck, ServerThatNeverAnswersTimesOutInBoundedTime) {
   auto& s = servers();
   const auto t0 = std::chrono::steady_clock::now();
   const CheckResult r = run(json::array({
-      json{{"name", "hs"}, {"connect", s.at("silent")}, {"tls", true}, {"ca_file", s.ca()}, {"timeout_s", 0.5}},
+      json{{"name", "hs"},
+           {"connect", s.at("silent")},
+           {"tls", true},
+           {"ca_file", s.ca()},
+           {"timeout_s", 0.5}},
       json{{"name", "req"}, {"url", "http://" + s.at("silent") + "/ok"}, {"timeout_s", 0.5}},
   }));
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -111,7 +123,8 @@ TEST(NetworkCheck, ServerThatNeverAnswersTimesOutInBoundedTime) {
   int timeouts = 0;
   for (const auto& f : r.findings) timeouts += f.code == "network.timeout";
   EXPECT_EQ(timeouts, 2) << r.reason;
-  EXPECT_THAT(r.reason, HasSubstr("hs (" + s.at("silent") + "): no progress within 0.5 s while the TLS handshake"));
+  EXPECT_THAT(r.reason,
+              HasSubstr("hs (" + s.at("silent") + "): no progress within 0.5 s while the TLS handshake"));
   EXPECT_THAT(r.reason, HasSubstr("waiting for the answer"));
   EXPECT_LT(took, 3.0);
   // The overall bound: the second endpoint is not started after total_timeout_s.
@@ -125,8 +138,14 @@ TEST(NetworkCheck, ExpiredUntrustedAndWrongNameCertificatesAreTlsInvalid) {
   auto& s = servers();
   const CheckResult r = run(json::array({
       json{{"name", "expired"}, {"connect", s.at("expired")}, {"tls", true}, {"ca_file", s.ca()}},
-      json{{"name", "untrusted"}, {"connect", s.at("https")}, {"tls", true}},  // the system store lacks the test CA
-      json{{"name", "wrongname"}, {"connect", s.at("https")}, {"tls", true}, {"tls_name", "registry.other.test"}, {"ca_file", s.ca()}},
+      json{{"name", "untrusted"},
+           {"connect", s.at("https")},
+           {"tls", true}},  // the system store lacks the test CA
+      json{{"name", "wrongname"},
+           {"connect", s.at("https")},
+           {"tls", true},
+           {"tls_name", "registry.other.test"},
+           {"ca_file", s.ca()}},
   }));
   EXPECT_EQ(r.status, Status::fail);
   std::vector<std::string> tls;
@@ -139,9 +158,11 @@ TEST(NetworkCheck, ExpiredUntrustedAndWrongNameCertificatesAreTlsInvalid) {
 }
 
 TEST(NetworkCheck, UnexpectedHttpStatusIsAFinding) {
-  const CheckResult r = run(json::array({json{{"name", "down"}, {"url", "http://" + servers().at("http") + "/down"}},
-                                         json{{"name", "auth"}, {"url", "http://" + servers().at("http") + "/ok"},
-                                              {"expect_status", json::array({401})}}}));
+  const CheckResult r =
+      run(json::array({json{{"name", "down"}, {"url", "http://" + servers().at("http") + "/down"}},
+                       json{{"name", "auth"},
+                            {"url", "http://" + servers().at("http") + "/ok"},
+                            {"expect_status", json::array({401})}}}));
   EXPECT_EQ(r.status, Status::fail);
   ASSERT_EQ(r.findings.size(), 2u);
   EXPECT_EQ(r.findings[0].code, "network.http_status");
@@ -171,9 +192,13 @@ TEST(NetworkCheck, NamesFromAHostsFileResolveAndUnknownOnesFail) {
         json{{"name", "nx"}, {"resolve", "missing.gpuqual.test"}},
         json{{"name", "nxport"}, {"url", "http://missing.gpuqual.test:" + std::to_string(http_port) + "/ok"}},
     }));
-    std::string out = std::string(to_string(r.status)) + "|" + (r.attributes.count("network.reg.addresses") ? r.attributes.at("network.reg.addresses") : "") + "|";
+    std::string out =
+        std::string(to_string(r.status)) + "|" +
+        (r.attributes.count("network.reg.addresses") ? r.attributes.at("network.reg.addresses") : "") + "|";
     for (const auto& f : r.findings) out += f.code + ":" + f.detail.substr(0, f.detail.find(' ')) + ",";
-    out += has_metric(r, "network.reg.resolve_ms", 2) && has_metric(r, "network.regport.connect_ms", 2) ? "|metrics" : "|nometrics";
+    out += has_metric(r, "network.reg.resolve_ms", 2) && has_metric(r, "network.regport.connect_ms", 2)
+               ? "|metrics"
+               : "|nometrics";
     _exit(::write(fds[1], out.data(), out.size()) > 0 ? 0 : 1);
   }
   ::close(fds[1]);
@@ -189,13 +214,17 @@ TEST(NetworkCheck, NamesFromAHostsFileResolveAndUnknownOnesFail) {
 }
 
 TEST(NetworkCheck, NothingConfiguredIsNotApplicableAndBadEndpointsAreInputErrors) {
-  const CheckResult none = run_network(parse_network_params(json{{"site_file", "/nonexistent/site.yaml"}}, "t"), nullptr);
+  const CheckResult none =
+      run_network(parse_network_params(json{{"site_file", "/nonexistent/site.yaml"}}, "t"), nullptr);
   EXPECT_EQ(none.status, Status::skip);
   EXPECT_EQ(none.reason_code, "not_configured");
-  EXPECT_THROW(parse_network_params(json{{"endpoints", json::array({json{{"connect", "nohostport"}}})}}, "t"), InputError);
-  EXPECT_THROW(parse_network_params(json{{"endpoints", json::array({json{{"connect", "h:1"}, {"url", "http://h/"}}})}}, "t"),
+  EXPECT_THROW(parse_network_params(json{{"endpoints", json::array({json{{"connect", "nohostport"}}})}}, "t"),
                InputError);
-  EXPECT_THROW(parse_network_params(json{{"endpoints", json::array({json{{"url", "ftp://h/"}}})}}, "t"), InputError);
+  EXPECT_THROW(parse_network_params(
+                   json{{"endpoints", json::array({json{{"connect", "h:1"}, {"url", "http://h/"}}})}}, "t"),
+               InputError);
+  EXPECT_THROW(parse_network_params(json{{"endpoints", json::array({json{{"url", "ftp://h/"}}})}}, "t"),
+               InputError);
 }
 
 }  // namespace
@@ -205,7 +234,8 @@ namespace gpuqual::probes {
 namespace {
 
 TEST(NetworkCheck, ShippedSiteFileParses) {
-  const NetworkConfig c = parse_network_params(json{{"site_file", GPUQUAL_SOURCE_DIR "/containers/k8s/site.yaml"}}, "test");
+  const NetworkConfig c =
+      parse_network_params(json{{"site_file", GPUQUAL_SOURCE_DIR "/containers/k8s/site.yaml"}}, "test");
   ASSERT_EQ(c.endpoints.size(), 2u);
   EXPECT_EQ(c.endpoints[1].net.port, 443);
 }

@@ -7,14 +7,14 @@
 #include <cmath>
 #include <limits>
 
+#include "core/base/input_error.hpp"
 #include "core/judge/compare.hpp"
 #include "core/judge/compare_rules.hpp"
 #include "core/judge/diff.hpp"
-#include "core/verdict/expected_gpus.hpp"
 #include "core/judge/gate.hpp"
-#include "core/base/input_error.hpp"
 #include "core/record/metric_summary.hpp"
 #include "core/record/skip_reason.hpp"
+#include "core/verdict/expected_gpus.hpp"
 #include "core/verdict/target.hpp"
 #include "core/verdict/tolerance.hpp"
 #include "record_builders.hpp"
@@ -87,9 +87,9 @@ TEST(ToleranceBoundary, ADropOfExactlyTheTolerancePasses) {
   EXPECT_GT(relative_drop(771, 771 * 0.95, Direction::higher), 0.05);
   EXPECT_FALSE(beyond_allowed(relative_drop(771, 771 * 0.95, Direction::higher), 0.05));
   EXPECT_FALSE(beyond_allowed(relative_drop(4300, 4085, Direction::higher), 0.05));  // 4300 x 0.95 = 4085
-  EXPECT_FALSE(beyond_allowed(relative_drop(10, 11, Direction::lower), 0.1));        // +10 % of a lower-is-better
+  EXPECT_FALSE(beyond_allowed(relative_drop(10, 11, Direction::lower), 0.1));  // +10 % of a lower-is-better
   EXPECT_TRUE(beyond_allowed(relative_drop(771, 732.44, Direction::higher), 0.05));  // 0.0013 % further fails
-  EXPECT_TRUE(beyond_allowed(std::numeric_limits<double>::quiet_NaN(), 0.05));        // NaN is never within
+  EXPECT_TRUE(beyond_allowed(std::numeric_limits<double>::quiet_NaN(), 0.05));       // NaN is never within
 }
 
 TEST(ToleranceBoundary, CompareAppliesItAndNoReasonReadsTheSameNumberTwice) {
@@ -137,19 +137,22 @@ TEST(RecomputedSummary, ReplacesTheStoredValuesAndNamesTheFirstThatDisagrees) {
 
 TEST(SkipRule, ASkipThatCouldNotMeasureIsInconclusiveAndTheSummaryNamesIt) {
   const Baseline b = baseline_with({expect("gemm.bf16.tflops", 771, 0.05)});
-  const RunRecord r = record_with(2, {gemm_check({771, 771}), health(Status::skip, "NVML unavailable: no libnvidia-ml")});
+  const RunRecord r =
+      record_with(2, {gemm_check({771, 771}), health(Status::skip, "NVML unavailable: no libnvidia-ml")});
   const Verdict v = compare_record(r, &b, {});
   EXPECT_EQ(v.outcome, Outcome::inconclusive);
   EXPECT_EQ(v.exit_code, 2);
   EXPECT_TRUE(has_reason(v, "health skipped: NVML unavailable")) << v.reasons.front();
-  EXPECT_NE(v.summary.find("1 of 3 check results not passed (health skipped: NVML unavailable: no libnvidia-ml)"),
-            std::string::npos)
+  EXPECT_NE(
+      v.summary.find("1 of 3 check results not passed (health skipped: NVML unavailable: no libnvidia-ml)"),
+      std::string::npos)
       << v.summary;
 }
 
 TEST(SkipRule, NotApplicableCodesAndOptionalChecksDoNotDecide) {
   const Baseline plain = baseline_with({expect("gemm.bf16.tflops", 771, 0.05)});
-  CheckResult p2p = unmeasurable("p2p", Status::skip, "peer copies need at least 2 GPUs; 1 selected", "single_gpu");
+  CheckResult p2p =
+      unmeasurable("p2p", Status::skip, "peer copies need at least 2 GPUs; 1 selected", "single_gpu");
   EXPECT_EQ(compare_record(record_with(1, {gemm_check({771}), p2p}), &plain, {}).outcome, Outcome::pass);
   // The suite marks the check optional (recorded on the check).
   CheckResult suite_optional = health(Status::skip, "NVML unavailable");
@@ -160,12 +163,15 @@ TEST(SkipRule, NotApplicableCodesAndOptionalChecksDoNotDecide) {
   // The baseline marks it optional.
   Baseline lenient = plain;
   lenient.checks["health"].optional = true;
-  EXPECT_EQ(compare_record(record_with(1, {gemm_check({771}), health(Status::skip, "NVML unavailable")}), &lenient, {}).outcome,
+  EXPECT_EQ(compare_record(record_with(1, {gemm_check({771}), health(Status::skip, "NVML unavailable")}),
+                           &lenient, {})
+                .outcome,
             Outcome::pass);
   // An optional check that errored is still not judged: optional forgives a skip only.
   CheckResult errored = health(Status::error, "NVML returned NVML_ERROR_UNKNOWN");
   errored.optional = true;
-  EXPECT_EQ(compare_record(record_with(1, {gemm_check({771}), errored}), &plain, {}).outcome, Outcome::inconclusive);
+  EXPECT_EQ(compare_record(record_with(1, {gemm_check({771}), errored}), &plain, {}).outcome,
+            Outcome::inconclusive);
 }
 
 TEST(SkipRule, APerGpuSkipNeedsItsOwnCode) {
@@ -174,7 +180,8 @@ TEST(SkipRule, APerGpuSkipNeedsItsOwnCode) {
   RunRecord r = record_with(2, {gemm_check({771, 771})});
   for (auto& g : r.gpus) g.compute_capability = "7.0";
   CheckResult remap = health(Status::skip, "gpu 0: no row remapping; gpu 1: no row remapping");
-  remap.per_gpu = {{0, Status::skip, "no row remapping", "row_remap_unsupported"}, {1, Status::skip, "no row remapping", ""}};
+  remap.per_gpu = {{0, Status::skip, "no row remapping", "row_remap_unsupported"},
+                   {1, Status::skip, "no row remapping", ""}};
   r.checks.push_back(remap);
   const Verdict v = compare_record(r, &b, {});
   EXPECT_EQ(v.outcome, Outcome::inconclusive);
@@ -193,7 +200,8 @@ TEST(SkipRule, TheCodeTableIsWhatTheReadersAccept) {
 TEST(SkipRule, AFindingOfASkippedCheckIsNotShownAsAPass) {
   const Baseline b = baseline_with({expect("gemm.bf16.tflops", 771, 0.05)});
   CheckResult compat = unmeasurable("compat", Status::skip, "no NVIDIA driver found");
-  compat.findings.push_back(Finding{"compat.no_driver", Severity::info, std::nullopt, "no NVIDIA driver found", "", std::nullopt});
+  compat.findings.push_back(
+      Finding{"compat.no_driver", Severity::info, std::nullopt, "no NVIDIA driver found", "", std::nullopt});
   const Verdict v = compare_record(record_with(1, {gemm_check({771}), compat}), &b, {});
   ASSERT_NE(finding(v, "compat.no_driver"), nullptr);
   EXPECT_EQ(finding(v, "compat.no_driver")->status, Status::skip);
@@ -208,15 +216,17 @@ TEST(ExpectedGpus, FewerGpusThanTheBaselineSaysFailsWithGpuMissing) {
   EXPECT_EQ(v.outcome, Outcome::fail);
   ASSERT_NE(finding(v, "gpu.missing"), nullptr);
   EXPECT_EQ(finding(v, "gpu.missing")->finding.value, 1.0);
-  EXPECT_EQ(finding(v, "gpu.missing")->reason,
-            "1 of 2 expected GPUs missing: the record has 1 (expected by the baseline's gpu_count (test.yaml))");
+  EXPECT_EQ(
+      finding(v, "gpu.missing")->reason,
+      "1 of 2 expected GPUs missing: the record has 1 (expected by the baseline's gpu_count (test.yaml))");
   EXPECT_NE(v.summary.find("gpu.missing"), std::string::npos) << v.summary;
   // With the PCI bus read (device/host/pci_gpus), the finding says what the bus shows.
   RunRecord on_bus = record_with(1, {gemm_check({771})});
   on_bus.node.pci_gpus = std::vector<PciGpu>{PciGpu{"0000:19:00.0", "0x2335", "0x030200", "nvidia"}};
   const Verdict w = compare_record(on_bus, &b, {});
   ASSERT_NE(finding(w, "gpu.missing"), nullptr);
-  EXPECT_NE(finding(w, "gpu.missing")->reason.find("; the PCI bus shows 1 NVIDIA GPU (0000:19:00.0)"), std::string::npos)
+  EXPECT_NE(finding(w, "gpu.missing")->reason.find("; the PCI bus shows 1 NVIDIA GPU (0000:19:00.0)"),
+            std::string::npos)
       << finding(w, "gpu.missing")->reason;
 }
 
@@ -263,8 +273,10 @@ TEST(DiffLost, ACheckThatPassedBeforeAndSkippedAfterFails) {
   const RunRecord after = record_with(2, {gemm_check({771, 771}), health(Status::skip, "NVML unavailable")});
   const Verdict v = diff_records(before, after, DiffOptions{});
   EXPECT_EQ(v.outcome, Outcome::fail);
-  EXPECT_TRUE(has_reason(v, "check health node lost after the upgrade (skip: NVML unavailable)")) << v.reasons.front();
-  EXPECT_NE(v.summary.find("health: passed before, skipped after the upgrade: NVML unavailable"), std::string::npos)
+  EXPECT_TRUE(has_reason(v, "check health node lost after the upgrade (skip: NVML unavailable)"))
+      << v.reasons.front();
+  EXPECT_NE(v.summary.find("health: passed before, skipped after the upgrade: NVML unavailable"),
+            std::string::npos)
       << v.summary;
 }
 
@@ -277,7 +289,8 @@ TEST(DiffLost, AMetricMeasuredByAPassingCheckAndAbsentAfterFails) {
   const Verdict v = diff_records(before, record_with(2, {after_gemm}), DiffOptions{});
   EXPECT_EQ(v.outcome, Outcome::fail);
   bool lost = false;
-  for (const auto& m : v.metrics) lost = lost || (m.status == Status::fail && m.reason.starts_with("measured before, lost"));
+  for (const auto& m : v.metrics)
+    lost = lost || (m.status == Status::fail && m.reason.starts_with("measured before, lost"));
   EXPECT_TRUE(lost);
   EXPECT_NE(v.summary.find("1 metric lost after the upgrade"), std::string::npos) << v.summary;
 }
@@ -286,24 +299,29 @@ TEST(DiffLost, ACheckThatRanBeforeAndIsAbsentAfterFails) {
   const Verdict v = diff_records(record_with(2, {gemm_check({771, 771}), health(Status::pass, "")}),
                                  record_with(2, {gemm_check({771, 771})}), DiffOptions{});
   EXPECT_EQ(v.outcome, Outcome::fail);
-  EXPECT_TRUE(has_reason(v, "check health: ran before (pass), not in the after-record: lost after the upgrade"));
+  EXPECT_TRUE(
+      has_reason(v, "check health: ran before (pass), not in the after-record: lost after the upgrade"));
 }
 
 TEST(DiffLost, ANotApplicableSkipOnBothSidesIsNoChange) {
-  const CheckResult p2p = unmeasurable("p2p", Status::skip, "peer copies need at least 2 GPUs; 1 selected", "single_gpu");
-  const Verdict v = diff_records(record_with(1, {gemm_check({771}), p2p}), record_with(1, {gemm_check({771}), p2p}), {});
+  const CheckResult p2p =
+      unmeasurable("p2p", Status::skip, "peer copies need at least 2 GPUs; 1 selected", "single_gpu");
+  const Verdict v =
+      diff_records(record_with(1, {gemm_check({771}), p2p}), record_with(1, {gemm_check({771}), p2p}), {});
   EXPECT_EQ(v.outcome, Outcome::pass) << v.summary;
   // ...but not when it passed before: the node lost a GPU and with it the peer copies.
   CheckResult p2p_ran;
   p2p_ran.name = "p2p";
   p2p_ran.status = Status::pass;
-  const Verdict lost = diff_records(record_with(1, {gemm_check({771}), p2p_ran}), record_with(1, {gemm_check({771}), p2p}), {});
+  const Verdict lost = diff_records(record_with(1, {gemm_check({771}), p2p_ran}),
+                                    record_with(1, {gemm_check({771}), p2p}), {});
   EXPECT_EQ(lost.outcome, Outcome::fail);
 }
 
 TEST(DiffLost, ASkipAfterThatDidNotPassBeforeIsInconclusive) {
-  const Verdict v = diff_records(record_with(1, {gemm_check({771}), health(Status::skip, "NVML unavailable")}),
-                                 record_with(1, {gemm_check({771}), health(Status::skip, "NVML unavailable")}), {});
+  const Verdict v =
+      diff_records(record_with(1, {gemm_check({771}), health(Status::skip, "NVML unavailable")}),
+                   record_with(1, {gemm_check({771}), health(Status::skip, "NVML unavailable")}), {});
   EXPECT_EQ(v.outcome, Outcome::inconclusive);
   EXPECT_TRUE(has_reason(v, "health skipped after: NVML unavailable"));
 }
@@ -355,17 +373,21 @@ TEST(Target, BadFilesAreInputErrorsNamingThePath) {
     return std::string("(accepted)");
   };
   EXPECT_EQ(message("schema: gpuqual.target/v2\ncomponents: {kernel: x}\n"),
-            "t.yaml: line 1: $.schema: unsupported schema \"gpuqual.target/v2\" (this gpuqual reads gpuqual.target/v1)");
-  EXPECT_NE(message("schema: gpuqual.target/v1\ncomponents: {driver: x}\n").find("$.components.driver: unknown component"),
+            "t.yaml: line 1: $.schema: unsupported schema \"gpuqual.target/v2\" (this gpuqual reads "
+            "gpuqual.target/v1)");
+  EXPECT_NE(message("schema: gpuqual.target/v1\ncomponents: {driver: x}\n")
+                .find("$.components.driver: unknown component"),
             std::string::npos);
   EXPECT_NE(message("schema: gpuqual.target/v1\ncomponents: {kernel: {exact: a, prefix: b}}\n")
                 .find("give exactly one of exact, prefix or minimum"),
             std::string::npos);
-  EXPECT_NE(message("schema: gpuqual.target/v1\ncomponents: {kernel: {minimum: six}}\n").find("not a dotted version"),
+  EXPECT_NE(message("schema: gpuqual.target/v1\ncomponents: {kernel: {minimum: six}}\n")
+                .find("not a dotted version"),
             std::string::npos);
   EXPECT_NE(message("schema: gpuqual.target/v1\n").find("at least one component"), std::string::npos);
-  EXPECT_NE(message("schema: gpuqual.target/v1\ncomponents: {cuda_driver_version: 12.8}\n").find("quoted string"),
-            std::string::npos);
+  EXPECT_NE(
+      message("schema: gpuqual.target/v1\ncomponents: {cuda_driver_version: 12.8}\n").find("quoted string"),
+      std::string::npos);
 }
 
 TEST(Target, ANodeOffTargetFailsNamingComponentExpectedAndFound) {
@@ -382,7 +404,8 @@ TEST(Target, ANodeOffTargetFailsNamingComponentExpectedAndFound) {
   const Verdict v = compare_record(r, &b, o);
   EXPECT_EQ(v.outcome, Outcome::fail);
   EXPECT_TRUE(has_reason(v, "driver_version: expected exact 570.133.20, found 550.90.07"));
-  EXPECT_TRUE(has_reason(v, "finding stack.off_target gpu 1: vbios: expected exact 96.00.99.00.01, found 96.00.74.00.01"));
+  EXPECT_TRUE(has_reason(
+      v, "finding stack.off_target gpu 1: vbios: expected exact 96.00.99.00.01, found 96.00.74.00.01"));
   // A component the record does not state cannot be checked: inconclusive, not pass.
   RunRecord unknown = record_with(2, {gemm_check({771, 771})});
   unknown.node.kernel = "";
@@ -393,7 +416,8 @@ TEST(Target, ANodeOffTargetFailsNamingComponentExpectedAndFound) {
 }
 
 TEST(Target, GateFailsTheNodesOffTargetAndShowsTheSpread) {
-  const Target t = parse_target_yaml("schema: gpuqual.target/v1\ncomponents: {driver_version: 570.133.20}\n", "t.yaml");
+  const Target t =
+      parse_target_yaml("schema: gpuqual.target/v1\ncomponents: {driver_version: 570.133.20}\n", "t.yaml");
   const Baseline b = baseline_with({expect("gemm.bf16.tflops", 771, 0.05)});
   auto pool_of = [&](const Target* target) {
     GateOptions o;
@@ -411,7 +435,8 @@ TEST(Target, GateFailsTheNodesOffTargetAndShowsTheSpread) {
   EXPECT_EQ(with_target.outcome, Outcome::fail);
   EXPECT_TRUE(has_reason(with_target, "1 of 4 nodes failed"));
   bool spread = false;
-  for (const auto& s : with_target.stack_changes) spread = spread || s == "driver_version: 550.90.07 (node-3), 570.133.20 (node-0, node-1, node-2)";
+  for (const auto& s : with_target.stack_changes)
+    spread = spread || s == "driver_version: 550.90.07 (node-3), 570.133.20 (node-0, node-1, node-2)";
   EXPECT_TRUE(spread) << (with_target.stack_changes.empty() ? "" : with_target.stack_changes.front());
   // Without a target, "driver mixed" is no longer a silent pass.
   const Verdict without = pool_of(nullptr);
@@ -427,6 +452,7 @@ TEST(SummaryCounts, EveryCheckResultThatDidNotPassIsCounted) {
   const RunRecord r = record_with(2, {gemm_check({771, 700}), health(Status::error, "NVML_ERROR_UNKNOWN")});
   const Verdict v = compare_record(r, &b, {});
   ASSERT_EQ(v.checks.size(), 3u);
-  EXPECT_NE(v.summary.find("2 of 3 check results not passed (health node error: NVML_ERROR_UNKNOWN)"), std::string::npos)
+  EXPECT_NE(v.summary.find("2 of 3 check results not passed (health node error: NVML_ERROR_UNKNOWN)"),
+            std::string::npos)
       << v.summary;
 }

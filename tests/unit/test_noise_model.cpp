@@ -84,8 +84,8 @@ TEST(NoiseModel, SelectionAgreesWithEnumeration) {
   for (double y : b)
     for (double x : a) all.push_back(x - y);
   std::sort(all.begin(), all.end());
-  for (std::size_t k : {std::size_t{1}, std::size_t{2}, std::size_t{4000}, std::size_t{45000}, std::size_t{45001},
-                        std::size_t{89999}, std::size_t{90000}}) {
+  for (std::size_t k : {std::size_t{1}, std::size_t{2}, std::size_t{4000}, std::size_t{45000},
+                        std::size_t{45001}, std::size_t{89999}, std::size_t{90000}}) {
     EXPECT_EQ(kth_pairwise_difference(a, b, k), all[k - 1]) << "k=" << k;
   }
 }
@@ -214,7 +214,8 @@ TEST(NoiseModel, FewSamplesNeedEveryPairWorse) {
   EXPECT_EQ(j.status, Status::fail);  // worst-case pair 96/99 is still -3 %
   EXPECT_NE(j.reason.find("too few samples"), std::string::npos) << j.reason;
   std::vector<double> overlapping{97, 99.5, 95};
-  EXPECT_NE(judge_change(*relative_change(before, overlapping, 0.95), Direction::higher, rule).status, Status::fail);
+  EXPECT_NE(judge_change(*relative_change(before, overlapping, 0.95), Direction::higher, rule).status,
+            Status::fail);
 }
 
 TEST(NoiseModel, LargeSamplesAreFast) {

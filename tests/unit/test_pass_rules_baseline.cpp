@@ -9,12 +9,12 @@
 #include <filesystem>
 #include <fstream>
 
+#include "core/base/input_error.hpp"
 #include "core/baseline/baseline.hpp"
 #include "core/fleet/baseline_build.hpp"
 #include "core/judge/compare.hpp"
 #include "core/judge/diff.hpp"
 #include "core/verdict/expected_gpus.hpp"
-#include "core/base/input_error.hpp"
 #include "core/verdict/suite_requirements.hpp"
 #include "record_builders.hpp"
 #include "test_diff_fixtures.hpp"

@@ -7,15 +7,15 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 
+#include "core/base/input_error.hpp"
+#include "core/base/json_input.hpp"
 #include "core/judge/compare.hpp"
 #include "core/judge/diff.hpp"
 #include "core/judge/gate.hpp"
-#include "core/record/record_reader.hpp"
 #include "core/record/hardware_class.hpp"
-#include "core/rules/health_severity.hpp"
-#include "core/base/input_error.hpp"
-#include "core/base/json_input.hpp"
 #include "core/record/record_json.hpp"
+#include "core/record/record_reader.hpp"
+#include "core/rules/health_severity.hpp"
 #include "core/verdict/skip_acceptance.hpp"
 #include "record_builders.hpp"
 #include "runner/multinode/nccl_rank_report.hpp"
@@ -453,9 +453,9 @@ TEST(TableSeverity, AnXid79MarkedWarnStillFailsCompareAndDiff) {
 // wrong result `info` (and its check `pass`) still fails; so does every such code.
 TEST(TableSeverity, AWrongResultWrittenAsInfoStillFails) {
   const SeverityTable& t = judging_severity_table();
-  for (const char* code : {"gemm.wrong_result", "hbm.wrong_result", "pcie.corrupt_copy", "p2p.corrupt_copy",
-                           "nccl.wrong_result", "memtest.bit_errors", "burnin.wrong_result",
-                           "burnin.wrong_first_product"}) {
+  for (const char* code :
+       {"gemm.wrong_result", "hbm.wrong_result", "pcie.corrupt_copy", "p2p.corrupt_copy", "nccl.wrong_result",
+        "memtest.bit_errors", "burnin.wrong_result", "burnin.wrong_first_product"}) {
     EXPECT_EQ(table_severity(t, code), Severity::fail) << code;
   }
   RunRecord r = judged(1);

@@ -130,9 +130,9 @@ TEST(HostPattern, IntactBufferHasNoMismatchAndPlantedOnesAreCounted) {
   std::uint64_t first = 0;
   EXPECT_EQ(count_pattern_mismatches_host(words.data(), words.size(), 17, &first), 0u);
   EXPECT_EQ(words[123], kernels::copy_pattern_word(17, 123));  // the device fill's value
-  words[500] ^= 1;       // one flipped bit
-  words[90000] = 0;      // one zeroed word
-  words[777] = words[778];  // one misplaced word
+  words[500] ^= 1;                                             // one flipped bit
+  words[90000] = 0;                                            // one zeroed word
+  words[777] = words[778];                                     // one misplaced word
   EXPECT_EQ(count_pattern_mismatches_host(words.data(), words.size(), 17, &first), 3u);
   EXPECT_EQ(first, 500u);
   // The right data under the wrong seed (a copy from the wrong buffer) is all wrong.

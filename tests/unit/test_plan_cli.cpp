@@ -20,8 +20,8 @@ const std::string kSrc = GPUQUAL_SOURCE_DIR;
 const std::string kEx = kSrc + "/tests/data/plan/example/";
 
 std::string example_args(const std::string& pods = "pods.json") {
-  return "plan --nodes " + shell_quote(kEx + "nodes.json") + " --pods " + shell_quote(kEx + pods) + " --pdbs " +
-         shell_quote(kEx + "pdbs.json") + " --policy " + shell_quote(kEx + "policy.yaml");
+  return "plan --nodes " + shell_quote(kEx + "nodes.json") + " --pods " + shell_quote(kEx + pods) +
+         " --pdbs " + shell_quote(kEx + "pdbs.json") + " --policy " + shell_quote(kEx + "policy.yaml");
 }
 
 class PlanCli : public testing::ScratchDirTest {
@@ -67,7 +67,8 @@ TEST_F(PlanCli, WorkedExampleOfTheDocsRunsAsWritten) {
   ASSERT_GE(commands.size(), 3u) << "docs/plan.md lost its worked example";
   for (const DocCommand& c : commands) {
     SCOPED_TRACE(c.args);
-    const std::string cmd = "cd " + shell_quote(kSrc) + " && " + shell_quote(GPUQUAL_BINARY) + " " + c.args + " 2>/dev/null";
+    const std::string cmd =
+        "cd " + shell_quote(kSrc) + " && " + shell_quote(GPUQUAL_BINARY) + " " + c.args + " 2>/dev/null";
     std::string out;
     FILE* p = ::popen(cmd.c_str(), "r");
     ASSERT_NE(p, nullptr);
@@ -82,7 +83,9 @@ TEST_F(PlanCli, WorkedExampleOfTheDocsRunsAsWritten) {
 }
 
 TEST_F(PlanCli, JsonIsTheWaveListForArgoWithParam) {
-  const auto r = run_cli(example_args("pods-checkpointed.json") + " --format json --output " + shell_quote((scratch_ / "plan.json").string()), scratch_);
+  const auto r = run_cli(example_args("pods-checkpointed.json") + " --format json --output " +
+                             shell_quote((scratch_ / "plan.json").string()),
+                         scratch_);
   ASSERT_EQ(r.code, 0) << r.err;
   const auto waves = nlohmann::json::parse(r.out);
   ASSERT_TRUE(waves.is_array());
@@ -103,11 +106,13 @@ TEST_F(PlanCli, KubectlModeRunsKubectlGet) {
   const auto fake = scratch_ / "kubectl";
   std::ofstream(fake) << "#!/bin/sh\necho \"$*\" >>" << shell_quote((scratch_ / "calls").string()) << "\n"
                       << "case \"$4\" in nodes) cat " << shell_quote(kEx + "nodes.json") << ";; pods) cat "
-                      << shell_quote(kEx + "pods.json") << ";; poddisruptionbudgets) cat " << shell_quote(kEx + "pdbs.json")
-                      << ";; *) exit 1;; esac\n";
+                      << shell_quote(kEx + "pods.json") << ";; poddisruptionbudgets) cat "
+                      << shell_quote(kEx + "pdbs.json") << ";; *) exit 1;; esac\n";
   std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
-  const auto r = run_cli("plan --kubectl --kubectl-command " + shell_quote(fake.string() + " --context prod") + " --policy " +
-                         shell_quote(kEx + "policy.yaml") + " --format json", scratch_);
+  const auto r =
+      run_cli("plan --kubectl --kubectl-command " + shell_quote(fake.string() + " --context prod") +
+                  " --policy " + shell_quote(kEx + "policy.yaml") + " --format json",
+              scratch_);
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_EQ(testing::read_text(scratch_ / "calls"),
             "--context prod get nodes -o json\n--context prod get pods --all-namespaces -o json\n"
@@ -115,31 +120,42 @@ TEST_F(PlanCli, KubectlModeRunsKubectlGet) {
 }
 
 TEST_F(PlanCli, BadInputIsExit3WithFileAndLine) {
-  std::ofstream(scratch_ / "bad.yaml") << "schema: gpuqual.plan/v1\nclasses:\n  h100-sxm-80gb: {max_nodes_out: 2}\n";
-  auto r = run_cli("plan --nodes " + shell_quote(kEx + "nodes.json") + " --pods " + shell_quote(kEx + "pods.json") + " --pdbs " +
-                   shell_quote(kEx + "pdbs.json") + " --policy " + shell_quote((scratch_ / "bad.yaml").string()), scratch_);
+  std::ofstream(scratch_ / "bad.yaml")
+      << "schema: gpuqual.plan/v1\nclasses:\n  h100-sxm-80gb: {max_nodes_out: 2}\n";
+  auto r = run_cli("plan --nodes " + shell_quote(kEx + "nodes.json") + " --pods " +
+                       shell_quote(kEx + "pods.json") + " --pdbs " + shell_quote(kEx + "pdbs.json") +
+                       " --policy " + shell_quote((scratch_ / "bad.yaml").string()),
+                   scratch_);
   EXPECT_EQ(r.code, 3);
   EXPECT_EQ(r.err, "gpuqual: error: " + (scratch_ / "bad.yaml").string() +
                        ": line 3: $.classes.h100-sxm-80gb.min_schedulable_gpus: required field is missing\n");
-  std::ofstream(scratch_ / "nodes.json") << R"({"kind":"List","items":[{"metadata":{"name":"n"},"status":{"allocatable":{"nvidia.com/gpu":"1.5"}}}]})";
-  r = run_cli("plan --nodes " + shell_quote((scratch_ / "nodes.json").string()) + " --pods " + shell_quote(kEx + "pods.json") +
-              " --pdbs " + shell_quote(kEx + "pdbs.json") + " --policy " + shell_quote(kEx + "policy.yaml"), scratch_);
+  std::ofstream(scratch_ / "nodes.json")
+      << R"({"kind":"List","items":[{"metadata":{"name":"n"},"status":{"allocatable":{"nvidia.com/gpu":"1.5"}}}]})";
+  r = run_cli("plan --nodes " + shell_quote((scratch_ / "nodes.json").string()) + " --pods " +
+                  shell_quote(kEx + "pods.json") + " --pdbs " + shell_quote(kEx + "pdbs.json") +
+                  " --policy " + shell_quote(kEx + "policy.yaml"),
+              scratch_);
   EXPECT_EQ(r.code, 3);
-  EXPECT_NE(r.err.find("nodes.json: $.items[0].status.allocatable[\"nvidia.com/gpu\"]: \"1.5\" is not a whole number of GPUs"),
-            std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("nodes.json: $.items[0].status.allocatable[\"nvidia.com/gpu\"]: \"1.5\" is not a "
+                       "whole number of GPUs"),
+            std::string::npos)
+      << r.err;
   r = run_cli("plan --policy " + shell_quote(kEx + "policy.yaml") + " --nodes - --pods - --pdbs x", scratch_);
   EXPECT_EQ(r.code, 3);
   EXPECT_NE(r.err.find("only one of --nodes, --pods, --pdbs can read stdin"), std::string::npos) << r.err;
 }
 
 TEST_F(PlanCli, NodesFromStdinAndMarkdown) {
-  const auto r = run_cli(std::regex_replace(example_args(), std::regex("--nodes '[^']*'"), "--nodes -") + " --format markdown < " +
-                         shell_quote(kEx + "nodes.json"), scratch_);
+  const auto r = run_cli(std::regex_replace(example_args(), std::regex("--nodes '[^']*'"), "--nodes -") +
+                             " --format markdown < " + shell_quote(kEx + "nodes.json"),
+                         scratch_);
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_NE(r.out.find("| WAVE | CLASS | NODES |"), std::string::npos) << r.out;
   // Record strings are Markdown-escaped (core/base/text_escape.hpp: escape_markdown).
-  EXPECT_NE(r.out.find("| h100\\-01 | h100\\-sxm\\-80gb | deferred | training pod research\\/llama\\-ft\\-master\\-0"),
-            std::string::npos)
+  EXPECT_NE(
+      r.out.find(
+          "| h100\\-01 | h100\\-sxm\\-80gb | deferred | training pod research\\/llama\\-ft\\-master\\-0"),
+      std::string::npos)
       << r.out;
 }
 

@@ -45,7 +45,8 @@ TEST(PlanInputs, ReadsNodesAsKubectlPrintsThem) {
 TEST(PlanInputs, ReadsPodsOwnersRequestsAndPdbs) {
   const auto pods = pods_from_json(read_json_file(kExample + "pods.json"), "pods.json");
   ASSERT_EQ(pods.size(), 12u);
-  const auto vllm = std::find_if(pods.begin(), pods.end(), [](auto& p) { return p.name.rfind("vllm-", 0) == 0; });
+  const auto vllm =
+      std::find_if(pods.begin(), pods.end(), [](auto& p) { return p.name.rfind("vllm-", 0) == 0; });
   ASSERT_NE(vllm, pods.end());
   EXPECT_EQ(vllm->ns, "inference");
   EXPECT_EQ(vllm->gpus, 4);
@@ -66,7 +67,8 @@ TEST(PlanInputs, ReadsPodsOwnersRequestsAndPdbs) {
 // Kubernetes' effective request: max(sum of containers + sidecars, largest init container);
 // an extended resource given only as a limit requests the limit.
 TEST(PlanInputs, EffectiveGpuRequest) {
-  const auto doc = nlohmann::json::parse(R"({"kind":"PodList","items":[{"metadata":{"name":"p","namespace":"n"},
+  const auto doc =
+      nlohmann::json::parse(R"({"kind":"PodList","items":[{"metadata":{"name":"p","namespace":"n"},
     "spec":{"nodeName":"a","containers":[{"name":"a","resources":{"limits":{"nvidia.com/gpu":"2"}}},
                                         {"name":"b","resources":{"requests":{"nvidia.com/gpu":"1"}}}],
             "initContainers":[{"name":"i","resources":{"requests":{"nvidia.com/gpu":"4"}}},
@@ -89,18 +91,30 @@ TEST(PlanInputs, PdbSelectorsNullSelectsNoneEmptySelectsAll) {
 }
 
 TEST(PlanInputs, BadClusterInputNamesFileAndPath) {
-  auto nodes = [](const char* text) { return error_of([&] { nodes_from_json(nlohmann::json::parse(text), "nodes.json"); }); };
-  EXPECT_EQ(nodes(R"({"items":[{"metadata":{"name":"a"},"status":{"allocatable":{"nvidia.com/gpu":"500m"}}}]})"),
-            "nodes.json: $.items[0].status.allocatable[\"nvidia.com/gpu\"]: \"500m\" is not a whole number of GPUs");
-  EXPECT_EQ(nodes(R"({"items":[{"kind":"Pod","metadata":{"name":"a"}}]})"), "nodes.json: $.items[0].kind: expected Node, found \"Pod\"");
+  auto nodes = [](const char* text) {
+    return error_of([&] { nodes_from_json(nlohmann::json::parse(text), "nodes.json"); });
+  };
+  EXPECT_EQ(
+      nodes(R"({"items":[{"metadata":{"name":"a"},"status":{"allocatable":{"nvidia.com/gpu":"500m"}}}]})"),
+      "nodes.json: $.items[0].status.allocatable[\"nvidia.com/gpu\"]: \"500m\" is not a whole number of "
+      "GPUs");
+  EXPECT_EQ(nodes(R"({"items":[{"kind":"Pod","metadata":{"name":"a"}}]})"),
+            "nodes.json: $.items[0].kind: expected Node, found \"Pod\"");
   EXPECT_EQ(nodes(R"({"items":{}})"), "nodes.json: $.items: expected an array");
-  EXPECT_EQ(nodes(R"({"items":[{"metadata":{"name":"a"}},{"metadata":{"name":"a"}}]})"), "nodes.json: $.items[1]: node a listed twice");
+  EXPECT_EQ(nodes(R"({"items":[{"metadata":{"name":"a"}},{"metadata":{"name":"a"}}]})"),
+            "nodes.json: $.items[1]: node a listed twice");
   EXPECT_EQ(nodes(R"({"items":[{"metadata":{"name":"a"},"spec":{"unschedulable":"yes"}}]})"),
             "nodes.json: $.items[0].spec.unschedulable: expected true or false");
   EXPECT_EQ(nodes(R"([1])"), "nodes.json: $: expected a Node list object (kubectl get -o json)");
-  EXPECT_EQ(error_of([] { pods_from_json(nlohmann::json::parse(R"({"items":[{"metadata":{"name":"p"},"spec":{"affinity":{"nodeAffinity":{
-    "requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"k","operator":"Gt"}]}]}}}}}]})"), "pods.json"); }),
-            "pods.json: $.items[0].spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]"
+  EXPECT_EQ(error_of([] {
+              pods_from_json(nlohmann::json::parse(
+                                 R"({"items":[{"metadata":{"name":"p"},"spec":{"affinity":{"nodeAffinity":{
+    "requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"k","operator":"Gt"}]}]}}}}}]})"),
+                             "pods.json");
+            }),
+            "pods.json: "
+            "$.items[0].spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
+            "nodeSelectorTerms[0]"
             ".matchExpressions[0].operator: \"Gt\" is not In, NotIn, Exists or DoesNotExist");
 }
 
@@ -112,43 +126,65 @@ TEST(PlanInputs, TextReaderRefusesBadDocumentsAndKeepsTheOddCasesRules) {
   EXPECT_EQ(error_of([&] { read_nodes(" \n", "nodes.json", limits); }), "nodes.json: input is empty");
   EXPECT_EQ(error_of([&] { read_nodes(std::string(2 << 20, ' '), "nodes.json", limits); }),
             "nodes.json: input is 2097152 bytes, over the limit of 1048576 bytes");
-  EXPECT_NE(error_of([&] { read_pods(R"({"items": [)", "pods.json", limits); }).find("pods.json: malformed JSON"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of([&] { read_pods(R"({"items": [)", "pods.json", limits); }).find("pods.json: malformed JSON"),
+      std::string::npos);
   EXPECT_EQ(error_of([&] { read_pdbs(R"({"items":[[[[[[[[[[1]]]]]]]]]]})", "pdbs.json", limits); }),
             "pdbs.json: nesting deeper than 8 levels");
   // A key given twice: the last one counts, as nlohmann's parser (the policy and records) has it.
   const auto nodes = read_nodes(R"({"items":[{"metadata":{"name":"a","name":"b"},
-      "status":{"allocatable":{"nvidia.com/gpu":"2","nvidia.com/gpu":"8"}}}]})", "nodes.json", limits);
+      "status":{"allocatable":{"nvidia.com/gpu":"2","nvidia.com/gpu":"8"}}}]})",
+                                "nodes.json", limits);
   ASSERT_EQ(nodes.size(), 1u);
   EXPECT_EQ(nodes[0].name, "b");
   EXPECT_EQ(nodes[0].gpus, 8);
   // Of several non-string labels, the first in key order is named, whatever the document order.
-  EXPECT_EQ(error_of([&] { read_nodes(R"({"items":[{"metadata":{"name":"a","labels":{"z":1,"b":true,"a":"ok"}}}]})",
-                                      "nodes.json", limits); }),
+  EXPECT_EQ(error_of([&] {
+              read_nodes(R"({"items":[{"metadata":{"name":"a","labels":{"z":1,"b":true,"a":"ok"}}}]})",
+                         "nodes.json", limits);
+            }),
             "nodes.json: $.items[0].metadata.labels.b: expected a string");
   // An integer quantity out of range, signed or unsigned, and a fraction written as a number.
-  EXPECT_EQ(error_of([&] { read_nodes(R"({"items":[{"metadata":{"name":"a"},"status":{"allocatable":{"nvidia.com/gpu":18446744073709551615}}}]})",
-                                      "nodes.json", limits); }),
-            "nodes.json: $.items[0].status.allocatable[\"nvidia.com/gpu\"]: 18446744073709551615 GPUs is out of range");
-  EXPECT_EQ(error_of([&] { read_nodes(R"({"items":[{"metadata":{"name":"a"},"status":{"allocatable":{"nvidia.com/gpu":-1}}}]})",
-                                      "nodes.json", limits); }),
+  EXPECT_EQ(
+      error_of([&] {
+        read_nodes(
+            R"({"items":[{"metadata":{"name":"a"},"status":{"allocatable":{"nvidia.com/gpu":18446744073709551615}}}]})",
+            "nodes.json", limits);
+      }),
+      "nodes.json: $.items[0].status.allocatable[\"nvidia.com/gpu\"]: 18446744073709551615 GPUs is out of "
+      "range");
+  EXPECT_EQ(error_of([&] {
+              read_nodes(
+                  R"({"items":[{"metadata":{"name":"a"},"status":{"allocatable":{"nvidia.com/gpu":-1}}}]})",
+                  "nodes.json", limits);
+            }),
             "nodes.json: $.items[0].status.allocatable[\"nvidia.com/gpu\"]: -1 GPUs is out of range");
-  EXPECT_EQ(error_of([&] { read_nodes(R"({"items":[{"metadata":{"name":"a"},"status":{"allocatable":{"nvidia.com/gpu":1.5}}}]})",
-                                      "nodes.json", limits); }),
-            "nodes.json: $.items[0].status.allocatable[\"nvidia.com/gpu\"]: expected a quantity string such as \"8\"");
+  EXPECT_EQ(error_of([&] {
+              read_nodes(
+                  R"({"items":[{"metadata":{"name":"a"},"status":{"allocatable":{"nvidia.com/gpu":1.5}}}]})",
+                  "nodes.json", limits);
+            }),
+            "nodes.json: $.items[0].status.allocatable[\"nvidia.com/gpu\"]: expected a quantity string such "
+            "as \"8\"");
   // A container that is not an object is an error at its path (it was read as "no GPUs").
-  EXPECT_EQ(error_of([&] { read_pods(R"({"items":[{"metadata":{"name":"p"},"spec":{"containers":[7]}}]})", "pods.json", limits); }),
+  EXPECT_EQ(error_of([&] {
+              read_pods(R"({"items":[{"metadata":{"name":"p"},"spec":{"containers":[7]}}]})", "pods.json",
+                        limits);
+            }),
             "pods.json: $.items[0].spec.containers[0]: expected an object");
   EXPECT_EQ(error_of([&] { read_pods(R"({"items":[{"spec":{}}]})", "pods.json", limits); }),
             "pods.json: $.items[0].metadata.name: required field is missing");
   // One object instead of a list, and "items": null (an empty list).
-  EXPECT_EQ(read_pdbs(R"({"kind":"PodDisruptionBudget","metadata":{"name":"d"}})", "pdbs.json", limits).size(), 1u);
+  EXPECT_EQ(
+      read_pdbs(R"({"kind":"PodDisruptionBudget","metadata":{"name":"d"}})", "pdbs.json", limits).size(), 1u);
   EXPECT_TRUE(read_pods(R"({"kind":"PodList","items":null})", "pods.json", limits).empty());
 }
 
 TEST(PlanPolicyFile, SmallestFormAndDefaults) {
   const PlanPolicy p = parse_plan_policy_yaml(
-      "schema: gpuqual.plan/v1\nclasses:\n  h100-sxm-80gb: {min_schedulable_gpus: 48, max_nodes_out: 2, canary: 1}\n", "p.yaml");
+      "schema: gpuqual.plan/v1\nclasses:\n  h100-sxm-80gb: {min_schedulable_gpus: 48, max_nodes_out: 2, "
+      "canary: 1}\n",
+      "p.yaml");
   const ClassPolicy& c = p.classes.at("h100-sxm-80gb");
   EXPECT_EQ(c.floor_gpus(64), 48);
   EXPECT_EQ(c.max_nodes_out, 2);
@@ -166,25 +202,34 @@ TEST(PlanPolicyFile, PercentFloorRoundsUp) {
 }
 
 TEST(PlanPolicyFile, BadPolicyNamesFileLineAndProblem) {
-  auto err = [](const std::string& body) { return error_of([&] { parse_plan_policy_yaml("schema: gpuqual.plan/v1\n" + body, "plan.yaml"); }); };
+  auto err = [](const std::string& body) {
+    return error_of([&] { parse_plan_policy_yaml("schema: gpuqual.plan/v1\n" + body, "plan.yaml"); });
+  };
   EXPECT_EQ(err("classes:\n  h100-sxm-80gb: {min_schedulable_gpus: 48, max_nodes_out: 2, canary: 3}\n"),
-            "plan.yaml: line 3: $.classes.h100-sxm-80gb.canary: a canary of 3 nodes is more than max_nodes_out (2)");
+            "plan.yaml: line 3: $.classes.h100-sxm-80gb.canary: a canary of 3 nodes is more than "
+            "max_nodes_out (2)");
   EXPECT_EQ(err("classes:\n  h100-sxm-80gb: {min_schedulable_gpus: 48, max_nodes_out: 2, canry: 1}\n"),
             "plan.yaml: line 3: $.classes.h100-sxm-80gb.canry: unknown field (typo, or a newer schema?)");
   EXPECT_EQ(err("classes:\n  h100-sxm-80gb: {min_schedulable_gpus: \"120%\", max_nodes_out: 2}\n"),
-            "plan.yaml: line 3: $.classes.h100-sxm-80gb.min_schedulable_gpus: \"120%\" is neither a number of GPUs nor a percentage 0%-100%");
+            "plan.yaml: line 3: $.classes.h100-sxm-80gb.min_schedulable_gpus: \"120%\" is neither a number "
+            "of GPUs nor a percentage 0%-100%");
   EXPECT_EQ(err("classes:\n  H100 SXM: {min_schedulable_gpus: 1, max_nodes_out: 1}\n"),
-            "plan.yaml: line 3: $.classes.H100 SXM: not a hardware class slug (like h100-sxm-80gb; docs/hardware-class.md)");
-  EXPECT_EQ(err("classes:\n  h100-sxm-80gb: {min_schedulable_gpus: 1, max_nodes_out: 1}\ntraining: {before_drain: never}\n"),
+            "plan.yaml: line 3: $.classes.H100 SXM: not a hardware class slug (like h100-sxm-80gb; "
+            "docs/hardware-class.md)");
+  EXPECT_EQ(err("classes:\n  h100-sxm-80gb: {min_schedulable_gpus: 1, max_nodes_out: 1}\ntraining: "
+                "{before_drain: never}\n"),
             "plan.yaml: line 4: $.training.before_drain: \"never\" is not checkpoint or done");
   EXPECT_EQ(error_of([] { parse_plan_policy_yaml("schema: gpuqual.plan/v2\nclasses: {}\n", "plan.yaml"); }),
-            "plan.yaml: line 1: $.schema: unsupported schema \"gpuqual.plan/v2\" (this gpuqual reads gpuqual.plan/v1)");
+            "plan.yaml: line 1: $.schema: unsupported schema \"gpuqual.plan/v2\" (this gpuqual reads "
+            "gpuqual.plan/v1)");
 }
 
 // The policy the Kubernetes component ships (the Argo workflow's plan step reads it) is one.
 TEST(PlanPolicyFile, ShippedConfigMapPolicyLoads) {
-  const YAML::Node cm = YAML::LoadFile(std::string(GPUQUAL_SOURCE_DIR) + "/containers/k8s/components/planner/policy-configmap.yaml");
-  const PlanPolicy p = parse_plan_policy_yaml(cm["data"]["plan.yaml"].as<std::string>(), "policy-configmap.yaml");
+  const YAML::Node cm = YAML::LoadFile(std::string(GPUQUAL_SOURCE_DIR) +
+                                       "/containers/k8s/components/planner/policy-configmap.yaml");
+  const PlanPolicy p =
+      parse_plan_policy_yaml(cm["data"]["plan.yaml"].as<std::string>(), "policy-configmap.yaml");
   EXPECT_EQ(p.classes.size(), 2u);
   EXPECT_EQ(p.classes.at("h100-sxm-80gb").max_nodes_out, 2);
 }

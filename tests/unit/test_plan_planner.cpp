@@ -19,7 +19,8 @@ ClusterNode gpu_node(const std::string& name, int gpus = 8, const std::string& c
   return n;
 }
 
-ClusterPod pod(const std::string& name, const std::string& node, int gpus, Labels labels = {}, const std::string& owner = "ReplicaSet") {
+ClusterPod pod(const std::string& name, const std::string& node, int gpus, Labels labels = {},
+               const std::string& owner = "ReplicaSet") {
   ClusterPod p;
   p.ns = "ns";
   p.name = name;
@@ -46,10 +47,12 @@ TEST(Planner, CanaryIsTheLeastDisruptiveNodeThenBatches) {
   Cluster c;
   for (const char* n : {"a", "b", "c", "d", "e"}) c.nodes.push_back(gpu_node(n));
   c.pods = {pod("busy-1", "a", 4), pod("busy-2", "a", 4), pod("one", "b", 2), pod("cpu", "c", 0)};
-  const Plan p = make_plan(c, policy("  h100-sxm-80gb: {min_schedulable_gpus: 16, max_nodes_out: 2, canary: 1}\n"), {});
+  const Plan p =
+      make_plan(c, policy("  h100-sxm-80gb: {min_schedulable_gpus: 16, max_nodes_out: 2, canary: 1}\n"), {});
   ASSERT_EQ(p.waves.size(), 3u);
   EXPECT_TRUE(p.waves[0].canary);
-  EXPECT_EQ(p.waves[0].nodes, (std::vector<std::string>{"d"}));  // no pods at all; e ties and comes later by name
+  EXPECT_EQ(p.waves[0].nodes,
+            (std::vector<std::string>{"d"}));  // no pods at all; e ties and comes later by name
   EXPECT_EQ(p.waves[1].nodes, (std::vector<std::string>{"c", "e"}));
   EXPECT_EQ(p.waves[2].nodes, (std::vector<std::string>{"a", "b"}));
   EXPECT_EQ(p.waves[2].classes.at(0).schedulable_left, 24);
@@ -66,7 +69,8 @@ TEST(Planner, FloorLimitsTheGpusOutAndAFloorAboveTheClassFails) {
   // Floor 32 = everything: no node may ever go (wait); floor 40 > 32: cannot be met (fail).
   p = make_plan(c, policy("  h100-sxm-80gb: {min_schedulable_gpus: 32, max_nodes_out: 4}\n"), {});
   EXPECT_EQ(p.exit_code, 2);
-  EXPECT_NE(fate(p, "a").reasons.at(0).find("capacity would fall below the floor: 24 of 32"), std::string::npos);
+  EXPECT_NE(fate(p, "a").reasons.at(0).find("capacity would fall below the floor: 24 of 32"),
+            std::string::npos);
   p = make_plan(c, policy("  h100-sxm-80gb: {min_schedulable_gpus: 40, max_nodes_out: 4}\n"), {});
   EXPECT_EQ(p.exit_code, 1);
   EXPECT_TRUE(p.waves.empty());
@@ -76,7 +80,8 @@ TEST(Planner, FloorLimitsTheGpusOutAndAFloorAboveTheClassFails) {
 TEST(Planner, PdbBudgetSpreadsItsPodsOverWavesAndZeroDefers) {
   Cluster c;
   for (const char* n : {"a", "b", "c", "z"}) c.nodes.push_back(gpu_node(n));
-  c.pods = {pod("web-1", "a", 1, {{"app", "web"}}), pod("web-2", "b", 1, {{"app", "web"}}), pod("db-1", "c", 1, {{"app", "db"}})};
+  c.pods = {pod("web-1", "a", 1, {{"app", "web"}}), pod("web-2", "b", 1, {{"app", "web"}}),
+            pod("db-1", "c", 1, {{"app", "db"}})};
   ClusterPdb web{"ns", "web", {}, 1};
   web.selector.match_labels = {{"app", "web"}};
   ClusterPdb db{"ns", "db", {}, 0};
@@ -99,7 +104,8 @@ TEST(Planner, PodUnderTwoPdbsIsRefusedByTheEvictionApi) {
   two.selector.match_labels = {{"tier", "fe"}};
   c.pdbs = {one, two};
   const Plan p = make_plan(c, policy("  h100-sxm-80gb: {min_schedulable_gpus: 0, max_nodes_out: 1}\n"), {});
-  EXPECT_EQ(fate(p, "a").reasons.at(0), "pod ns/web-1 is covered by 2 PDBs (ns/fe, ns/web): the eviction API refuses to evict it");
+  EXPECT_EQ(fate(p, "a").reasons.at(0),
+            "pod ns/web-1 is covered by 2 PDBs (ns/fe, ns/web): the eviction API refuses to evict it");
 }
 
 TEST(Planner, TrainingWithoutCheckpointWaitsWithCheckpointGoes) {
@@ -113,14 +119,16 @@ TEST(Planner, TrainingWithoutCheckpointWaitsWithCheckpointGoes) {
   Plan p = make_plan(c, policy(cls), {});
   EXPECT_EQ(fate(p, "a").state, NodeState::deferred);
   EXPECT_EQ(fate(p, "a").reasons.at(0),
-            "training pod ns/worker-0 (PyTorchJob worker-0-owner) has no checkpoint (gpuqual.io/checkpointed: \"true\" not set)");
+            "training pod ns/worker-0 (PyTorchJob worker-0-owner) has no checkpoint "
+            "(gpuqual.io/checkpointed: \"true\" not set)");
   EXPECT_EQ(fate(p, "b").state, NodeState::planned);
   EXPECT_EQ(fate(p, "c").state, NodeState::planned);
   // before_drain: done: even a checkpointed job holds its node; labels also mark training work.
   c.pods[1].owners = {{"StatefulSet", "x"}};
   c.pods[1].labels = {{"workload", "training"}};
   p = make_plan(c, policy(cls, "training: {before_drain: done, labels: {workload: training}}\n"), {});
-  EXPECT_EQ(fate(p, "b").reasons.at(0), "training pod ns/worker-1 (StatefulSet x) still running (before_drain: done)");
+  EXPECT_EQ(fate(p, "b").reasons.at(0),
+            "training pod ns/worker-1 (StatefulSet x) still running (before_drain: done)");
 }
 
 TEST(Planner, VerdictsExclusionsAndCordonedNodes) {
@@ -128,7 +136,8 @@ TEST(Planner, VerdictsExclusionsAndCordonedNodes) {
   for (const char* n : {"a", "b", "c", "d", "e"}) c.nodes.push_back(gpu_node(n));
   c.nodes[4].unschedulable = true;  // e: cordoned already, its GPUs are not capacity
   const NodeOutcomes v{{"a", Outcome::pass}, {"b", Outcome::fail}, {"c", Outcome::inconclusive}};
-  const Plan p = make_plan(c, policy("  h100-sxm-80gb: {min_schedulable_gpus: 0, max_nodes_out: 5}\n", "exclude_nodes: [d]\n"), v);
+  const Plan p = make_plan(
+      c, policy("  h100-sxm-80gb: {min_schedulable_gpus: 0, max_nodes_out: 5}\n", "exclude_nodes: [d]\n"), v);
   EXPECT_EQ(fate(p, "a").state, NodeState::done);
   EXPECT_EQ(fate(p, "b").state, NodeState::failed);
   EXPECT_EQ(fate(p, "c").state, NodeState::planned);  // inconclusive: still to qualify
@@ -152,17 +161,20 @@ TEST(Planner, EvictedGpuPodsArePlacedFirstFit) {
   Cluster c;
   for (const char* n : {"a", "b", "c", "d"}) c.nodes.push_back(gpu_node(n));
   c.nodes.push_back(gpu_node("other", 8, "a100-sxm-80gb"));
-  c.nodes[1].labels["zone"] = "x";                           // b: in zone x
+  c.nodes[1].labels["zone"] = "x";                            // b: in zone x
   c.nodes[2].taints = {{"dedicated", "team", "NoSchedule"}};  // c: tainted
-  c.pods = {pod("big", "a", 6), pod("small", "a", 2), pod("filler", "b", 4), pod("filler2", "c", 4), pod("filler3", "d", 8)};
+  c.pods = {pod("big", "a", 6), pod("small", "a", 2), pod("filler", "b", 4), pod("filler2", "c", 4),
+            pod("filler3", "d", 8)};
   c.pods[0].node_selector = {{"zone", "x"}};
-  const Plan p = make_plan(c, policy("  h100-sxm-80gb: {min_schedulable_gpus: 0, max_nodes_out: 1, canary: 1}\n"
-                                     "  a100-sxm-80gb: {min_schedulable_gpus: 0, max_nodes_out: 1}\n"), {});
+  const Plan p = make_plan(c,
+                           policy("  h100-sxm-80gb: {min_schedulable_gpus: 0, max_nodes_out: 1, canary: 1}\n"
+                                  "  a100-sxm-80gb: {min_schedulable_gpus: 0, max_nodes_out: 1}\n"),
+                           {});
   const Wave& w = p.waves.at(static_cast<std::size_t>(fate(p, "a").wave));
   std::map<std::string, std::string> placed;
   for (const auto& e : w.evictions) placed[e.pod] = e.placed_on;
-  EXPECT_EQ(placed.at("ns/big"), "");        // zone x is b only, and b has 4 free: does not fit
-  EXPECT_EQ(placed.at("ns/small"), "b");     // c is tainted; never the a100 node
+  EXPECT_EQ(placed.at("ns/big"), "");     // zone x is b only, and b has 4 free: does not fit
+  EXPECT_EQ(placed.at("ns/small"), "b");  // c is tainted; never the a100 node
   EXPECT_FALSE(w.fits());
   EXPECT_EQ(w.unplaced_gpu_pods, 1);
 }

@@ -35,7 +35,8 @@ Cluster cluster_for(unsigned seed, int gpu_nodes) {
   shape.seed = seed;
   shape.gpu_nodes = gpu_nodes;
   const bench::SyntheticCluster s = bench::synthetic_cluster(shape);
-  return {nodes_from_json(s.nodes, "nodes.json"), pods_from_json(s.pods, "pods.json"), pdbs_from_json(s.pdbs, "pdbs.json")};
+  return {nodes_from_json(s.nodes, "nodes.json"), pods_from_json(s.pods, "pods.json"),
+          pdbs_from_json(s.pdbs, "pdbs.json")};
 }
 
 // Independent of core/fleet/plan.cpp: what a wave's drain evicts and whether a pod is held back.
@@ -49,7 +50,8 @@ bool evicted_by_drain(const ClusterPod& p) {
 
 bool unfinished_training_without_checkpoint(const ClusterPod& p) {
   if (p.phase == "Succeeded" || p.phase == "Failed") return false;
-  const bool training = std::any_of(p.owners.begin(), p.owners.end(), [](auto& o) { return o.kind == "Job" || o.kind == "PyTorchJob"; });
+  const bool training = std::any_of(p.owners.begin(), p.owners.end(),
+                                    [](auto& o) { return o.kind == "Job" || o.kind == "PyTorchJob"; });
   if (!training) return false;
   auto it = p.annotations.find("gpuqual.io/checkpointed");
   return it == p.annotations.end() || it->second != "true";
@@ -74,7 +76,8 @@ Expect expected_capacity(const Cluster& c, const PlanPolicy& policy, const NodeO
   return e;
 }
 
-void check_guarantees(const Cluster& c, const PlanPolicy& policy, const NodeOutcomes& verdicts, const Plan& plan) {
+void check_guarantees(const Cluster& c, const PlanPolicy& policy, const NodeOutcomes& verdicts,
+                      const Plan& plan) {
   std::map<std::string, const ClusterNode*> nodes;
   for (const auto& n : c.nodes) {
     if (n.gpus > 0) nodes[n.name] = &n;
@@ -116,7 +119,8 @@ void check_guarantees(const Cluster& c, const PlanPolicy& policy, const NodeOutc
       const ClusterNode& n = *nodes.at(name);
       ++out_nodes[n.hardware_class];
       auto v = verdicts.find(name);
-      ASSERT_TRUE(v == verdicts.end() || v->second == Outcome::inconclusive) << name << " has a verdict but is in a wave";
+      ASSERT_TRUE(v == verdicts.end() || v->second == Outcome::inconclusive)
+          << name << " has a verdict but is in a wave";
       if (n.ready && !n.unschedulable) out_gpus[n.hardware_class] += n.gpus;
     }
     for (const auto& [cls, out] : out_nodes) {
@@ -124,7 +128,8 @@ void check_guarantees(const Cluster& c, const PlanPolicy& policy, const NodeOutc
       ASSERT_LE(out, w.index == 0 ? p.canary : p.max_nodes_out) << "wave " << w.index << " " << cls;
       ASSERT_GE(e.schedulable.at(cls) - out_gpus[cls], e.floor.at(cls)) << "wave " << w.index << " " << cls;
     }
-    for (const auto& wc : w.classes) ASSERT_EQ(wc.schedulable_left, e.schedulable.at(wc.hardware_class) - out_gpus[wc.hardware_class]);
+    for (const auto& wc : w.classes)
+      ASSERT_EQ(wc.schedulable_left, e.schedulable.at(wc.hardware_class) - out_gpus[wc.hardware_class]);
     // No PDB gives more evictions than its disruptionsAllowed; no unfinished training pod
     // without a checkpoint on a node of the wave; the plan lists exactly the pods the drain evicts.
     std::map<std::string, int> pdb_evictions;
@@ -132,7 +137,8 @@ void check_guarantees(const Cluster& c, const PlanPolicy& policy, const NodeOutc
     for (const auto& [key, node] : where) {
       if (!in_wave.count(node)) continue;
       const ClusterPod& p = *pods.at(key);
-      ASSERT_FALSE(unfinished_training_without_checkpoint(p)) << key << " on " << node << " in wave " << w.index;
+      ASSERT_FALSE(unfinished_training_without_checkpoint(p))
+          << key << " on " << node << " in wave " << w.index;
       if (!evicted_by_drain(p)) continue;
       evicted.insert(key);
       for (const auto& d : c.pdbs) {
@@ -163,7 +169,8 @@ void check_guarantees(const Cluster& c, const PlanPolicy& policy, const NodeOutc
     }
   }
   // Exit code: 1 only for a floor above the class, 2 only with nodes that wait.
-  const bool waits = std::any_of(plan.nodes.begin(), plan.nodes.end(), [](auto& f) { return f.state == NodeState::deferred; });
+  const bool waits = std::any_of(plan.nodes.begin(), plan.nodes.end(),
+                                 [](auto& f) { return f.state == NodeState::deferred; });
   const bool unmet = std::any_of(plan.classes.begin(), plan.classes.end(), [](auto& k) { return k.unmet; });
   EXPECT_EQ(plan.exit_code, unmet ? 1 : waits ? 2 : 0);
 }
@@ -205,13 +212,15 @@ TEST_P(PlanProperties, FailedVerdictsShrinkCapacityForTheWavesAfter) {
   const Plan second = make_plan(c, policy, verdicts);
   check_guarantees(c, policy, verdicts, second);
   for (const auto& k : second.classes) {
-    const auto before = std::find_if(first.classes.begin(), first.classes.end(), [&](auto& x) { return x.hardware_class == k.hardware_class; });
+    const auto before = std::find_if(first.classes.begin(), first.classes.end(),
+                                     [&](auto& x) { return x.hardware_class == k.hardware_class; });
     ASSERT_NE(before, first.classes.end());
     EXPECT_EQ(k.schedulable, before->schedulable - failed_gpus[k.hardware_class]) << k.hardware_class;
   }
   for (const auto& w : second.waves) {
     for (const auto& wc : w.classes) {
-      EXPECT_LE(wc.schedulable_left + wc.gpus_out, expected_capacity(c, policy, verdicts).schedulable.at(wc.hardware_class));
+      EXPECT_LE(wc.schedulable_left + wc.gpus_out,
+                expected_capacity(c, policy, verdicts).schedulable.at(wc.hardware_class));
     }
   }
   for (const auto& f : second.nodes) {

@@ -4,10 +4,10 @@
 // baselines/driver-branches.yaml as `matrix check` applies them.
 #include <gtest/gtest.h>
 
-#include "core/rules/health_rules.hpp"
-#include "core/rules/health_severity.hpp"
 #include "core/base/input_error.hpp"
 #include "core/fleet/matrix_check.hpp"
+#include "core/rules/health_rules.hpp"
+#include "core/rules/health_severity.hpp"
 #include "rule_outcome_text.hpp"
 
 namespace gpuqual {

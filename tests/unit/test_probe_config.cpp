@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/base/input_error.hpp"
-#include "probes/container_owner.hpp"
 #include "core/compat/cuda_compat.hpp"
+#include "probes/container_owner.hpp"
 #include "probes/image_compat.hpp"
 #include "probes/probe_config.hpp"
 #include "probes/probe_run.hpp"
@@ -77,12 +77,14 @@ TEST(ProbeConfig, DockerDefaultsAndTemplates) {
 TEST(ProbeConfig, BadParametersNameTheField) {
   EXPECT_NE(input_error_of(json::parse(R"({"probes": []})")).find("$.probes"), std::string::npos);
   EXPECT_NE(input_error_of(json::parse(R"({})")).find("$.probes"), std::string::npos);
-  EXPECT_NE(input_error_of(json::parse(R"({"runtime": "lxc", "probes": [{"image": "a"}]})")).find("$.runtime"),
-            std::string::npos);
+  EXPECT_NE(
+      input_error_of(json::parse(R"({"runtime": "lxc", "probes": [{"image": "a"}]})")).find("$.runtime"),
+      std::string::npos);
   EXPECT_NE(input_error_of(json::parse(R"({"probes": [{"image": "--privileged"}]})")).find("$.probes[0]"),
             std::string::npos);
-  EXPECT_NE(input_error_of(json::parse(R"({"probes": [{"image": "a", "gpus": "some"}]})")).find("$.probes[0].gpus"),
-            std::string::npos);
+  EXPECT_NE(
+      input_error_of(json::parse(R"({"probes": [{"image": "a", "gpus": "some"}]})")).find("$.probes[0].gpus"),
+      std::string::npos);
   EXPECT_NE(input_error_of(json::parse(R"({"probes": [{"image": "a", "expect_output": "(("}]})"))
                 .find("not a valid regular expression"),
             std::string::npos);
@@ -90,15 +92,19 @@ TEST(ProbeConfig, BadParametersNameTheField) {
             std::string::npos);
   EXPECT_NE(input_error_of(json::parse(R"({"probes": [{"image": "a", "timout_s": 3}]})")).find("timout_s"),
             std::string::npos);
-  EXPECT_NE(input_error_of(json::parse(R"({"probes": [{"image": "a"}, {"image": "b/a"}]})")).find("used twice"),
-            std::string::npos);
-  EXPECT_NE(input_error_of(json::parse(R"({"runtime": "cli", "probes": [{"image": "a"}]})")).find("cli_template"),
-            std::string::npos);
-  EXPECT_NE(input_error_of(json::parse(R"({"runtime": "podman", "socket": "/x", "probes": [{"image": "a"}]})"))
-                .find("$.socket"),
-            std::string::npos);
-  EXPECT_NE(input_error_of(json::parse(R"({"probes": [{"image": "a", "expect_exit": 256}]})")).find("expect_exit"),
-            std::string::npos);
+  EXPECT_NE(
+      input_error_of(json::parse(R"({"probes": [{"image": "a"}, {"image": "b/a"}]})")).find("used twice"),
+      std::string::npos);
+  EXPECT_NE(
+      input_error_of(json::parse(R"({"runtime": "cli", "probes": [{"image": "a"}]})")).find("cli_template"),
+      std::string::npos);
+  EXPECT_NE(
+      input_error_of(json::parse(R"({"runtime": "podman", "socket": "/x", "probes": [{"image": "a"}]})"))
+          .find("$.socket"),
+      std::string::npos);
+  EXPECT_NE(
+      input_error_of(json::parse(R"({"probes": [{"image": "a", "expect_exit": 256}]})")).find("expect_exit"),
+      std::string::npos);
 }
 
 TEST(ProbeConfig, UnknownRuntimeKindThrowsWhenMade) {
@@ -197,13 +203,15 @@ TEST(ProbeImageCompat, TooOldDriverFailsWithTheReason) {
 }
 
 TEST(ProbeImageCompat, MalformedRequirementFails) {
-  const auto v = check_image_compat("bad:1", {"NVIDIA_REQUIRE_CUDA=cuda>>12"}, inputs_for("570.133.20", "12.8"));
+  const auto v =
+      check_image_compat("bad:1", {"NVIDIA_REQUIRE_CUDA=cuda>>12"}, inputs_for("570.133.20", "12.8"));
   EXPECT_EQ(v.status, Status::fail);
   EXPECT_EQ(v.findings.at(0).code, "compat.require_malformed");
 }
 
 TEST(ProbeImageCompat, NothingToEvaluate) {
-  EXPECT_EQ(check_image_compat("busybox", {"PATH=/bin"}, inputs_for("570.133.20", "12.8")).status, Status::skip);
+  EXPECT_EQ(check_image_compat("busybox", {"PATH=/bin"}, inputs_for("570.133.20", "12.8")).status,
+            Status::skip);
   CompatInputs no_table;
   no_table.problem = "cuda-compat.yaml: not found";
   const auto v = check_image_compat("nvidia/cuda:12.4.1", kCuda1241, no_table);
@@ -235,8 +243,8 @@ TEST(ProbeOwner, LiveAndDeadOwners) {
 TEST(ProbeAfterAbort, NeverThrowsAndSaysWhatFailed) {
   // The runner's hook after a killed container_probe: with no daemon behind the socket it
   // reports the problem instead of throwing.
-  const auto out = container_probe_after_abort(
-      json::parse(R"({"runtime": "docker", "socket": "/tmp/gpuqual-no-such-daemon.sock", "probes": [{"image": "a"}]})"));
+  const auto out = container_probe_after_abort(json::parse(
+      R"({"runtime": "docker", "socket": "/tmp/gpuqual-no-such-daemon.sock", "probes": [{"image": "a"}]})"));
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].rfind("not removed: ", 0), 0u) << out[0];
   const auto bad = container_probe_after_abort(json::parse(R"({"probes": []})"));

@@ -36,8 +36,8 @@ TEST(ProbeNames, ImageReferences) {
   for (const char* ok : {"busybox", "busybox:1.36", "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04",
                          "registry.example.com:5000/team/img@sha256:0123abcd", "gq-busybox:test"})
     EXPECT_TRUE(is_valid_image_reference(ok)) << ok;
-  for (const char* bad : {"", "-busybox", "--privileged", "img name", "img;rm -rf /", "a/../b", "a//b", "img:",
-                          "$(id)", "img\n"})
+  for (const char* bad : {"", "-busybox", "--privileged", "img name", "img;rm -rf /", "a/../b", "a//b",
+                          "img:", "$(id)", "img\n"})
     EXPECT_FALSE(is_valid_image_reference(bad)) << bad;
   EXPECT_THROW(require_image_reference("--rm"), std::invalid_argument);
 }
@@ -80,10 +80,24 @@ TEST(ProbeCliTemplate, PodmanRequestsGpusThroughCdi) {
   auto s = sample_spec();
   s.gpus = {GpuRequest::Kind::all, 0};
   const Argv all = build_create_argv(cli_preset("podman"), s);
-  const Argv expected = {"podman", "create", "--name", "gpuqual-run-p-0", "--label", "gpuqual.run=r1",
-                         "--env", "A=1", "--env", "B=x y", "--device", "nvidia.com/gpu=all",
-                         "--volume", "/opt/probe:/probe:ro", "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04",
-                         "sh", "-c", "echo {name} $HOME; rm -rf /"};
+  const Argv expected = {"podman",
+                         "create",
+                         "--name",
+                         "gpuqual-run-p-0",
+                         "--label",
+                         "gpuqual.run=r1",
+                         "--env",
+                         "A=1",
+                         "--env",
+                         "B=x y",
+                         "--device",
+                         "nvidia.com/gpu=all",
+                         "--volume",
+                         "/opt/probe:/probe:ro",
+                         "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04",
+                         "sh",
+                         "-c",
+                         "echo {name} $HOME; rm -rf /"};
   EXPECT_EQ(all, expected);
   s.gpus = {GpuRequest::Kind::count, 2};
   const Argv two = build_create_argv(cli_preset("podman"), s);
@@ -111,7 +125,8 @@ TEST(ProbeCliTemplate, SubstitutionKeepsGoTemplates) {
   EXPECT_EQ(substitute("label={label}", {{"label", "k=v"}}), "label=k=v");
   EXPECT_EQ(substitute("{a}{b}-{c}", {{"a", "1"}, {"b", "2"}}), "12-{c}");
   const Argv list = build_argv(cli_preset("podman"), cli_preset("podman").list, {{"label", "gpuqual.owner"}});
-  EXPECT_EQ(list, (Argv{"podman", "ps", "--all", "--filter", "label=gpuqual.owner", "--format", "{{.Names}}"}));
+  EXPECT_EQ(list,
+            (Argv{"podman", "ps", "--all", "--filter", "label=gpuqual.owner", "--format", "{{.Names}}"}));
 }
 
 TEST(ProbeCliTemplate, TemplateDocumentWithPresetAndOverrides) {
@@ -134,7 +149,8 @@ TEST(ProbeCliTemplate, CustomTemplateMustBeComplete) {
   }
   EXPECT_THROW(parse_cli_template({{"preset", "lxc"}}, "t", "$"), InputError);
   EXPECT_THROW(parse_cli_template({{"preset", "podman"}, {"bogus", {"x"}}}, "t", "$"), InputError);
-  EXPECT_THROW(parse_cli_template({{"preset", "podman"}, {"create", nlohmann::json::array()}}, "t", "$"), InputError);
+  EXPECT_THROW(parse_cli_template({{"preset", "podman"}, {"create", nlohmann::json::array()}}, "t", "$"),
+               InputError);
   EXPECT_THROW(parse_cli_template({{"preset", "podman"}, {"gpus_count", {"--gpus", "{count}"}}}, "t", "$"),
                InputError);  // podman's preset already has gpus_each
 }
@@ -155,7 +171,9 @@ TEST(ProbeDockerApi, CreateBodyWithDeviceRequests) {
   EXPECT_EQ(dr["Count"], -1);
   EXPECT_EQ(dr["Capabilities"], nlohmann::json::parse(R"([["gpu"]])"));
   s.gpus = {GpuRequest::Kind::count, 2};
-  EXPECT_EQ(nlohmann::json::parse(DockerApiRuntime(o).create_body(s))["HostConfig"]["DeviceRequests"][0]["Count"], 2);
+  EXPECT_EQ(
+      nlohmann::json::parse(DockerApiRuntime(o).create_body(s))["HostConfig"]["DeviceRequests"][0]["Count"],
+      2);
   s.gpus = {};
   s.command.clear();
   const auto plain = nlohmann::json::parse(DockerApiRuntime(o).create_body(s));
@@ -168,7 +186,8 @@ TEST(ProbeDockerApi, CreateBodyWithCdi) {
   o.gpu_style = "cdi";
   auto s = sample_spec();
   s.gpus = {GpuRequest::Kind::count, 2};
-  const auto dr = nlohmann::json::parse(DockerApiRuntime(o).create_body(s))["HostConfig"]["DeviceRequests"][0];
+  const auto dr =
+      nlohmann::json::parse(DockerApiRuntime(o).create_body(s))["HostConfig"]["DeviceRequests"][0];
   EXPECT_EQ(dr["Driver"], "cdi");
   EXPECT_EQ(dr["DeviceIDs"], nlohmann::json::parse(R"(["nvidia.com/gpu=0","nvidia.com/gpu=1"])"));
   o.gpu_style = "magic";
@@ -199,7 +218,8 @@ TEST(ProbeDockerApi, DemultiplexesLogFrames) {
   const std::string raw = frame(1, "hello\n") + frame(2, "oops\n") + frame(1, big);
   EXPECT_EQ(demultiplex_docker_stream(raw), "hello\noops\n" + big);
   // A bounded read cut the last frame: keep what arrived.
-  EXPECT_EQ(demultiplex_docker_stream(raw.substr(0, raw.size() - 100)), "hello\noops\n" + big.substr(0, big.size() - 100));
+  EXPECT_EQ(demultiplex_docker_stream(raw.substr(0, raw.size() - 100)),
+            "hello\noops\n" + big.substr(0, big.size() - 100));
   // A cut header is dropped.
   EXPECT_EQ(demultiplex_docker_stream(frame(1, "a") + std::string("\x01\0\0", 3)), "a");
   // Not multiplexed (TTY): as is.

@@ -13,8 +13,8 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <thread>
 
 #include "core/base/subprocess.hpp"
@@ -291,6 +291,7 @@ TEST(ProbeJanitor, DockerApiRecipeSendsTheDeleteOverTheSocket) {
   server.join();
   ::close(srv);
   EXPECT_EQ(requests, 2);
-  EXPECT_EQ(received.rfind("DELETE /containers/gpuqual-x-y-0?force=true&v=true HTTP/1.1\r\n", 0), 0u) << received;
+  EXPECT_EQ(received.rfind("DELETE /containers/gpuqual-x-y-0?force=true&v=true HTTP/1.1\r\n", 0), 0u)
+      << received;
   EXPECT_TRUE(wait_for([&] { return !process_exists(watcher); }, 5));
 }

@@ -16,15 +16,16 @@ const GpuRequest kNone{};
 const GpuRequest kAll{GpuRequest::Kind::all, 0};
 
 std::string device(int i, const std::string& kernel = "ok") {
-  return "{\"index\": " + std::to_string(i) + ", \"name\": \"NVIDIA H200\", \"uuid\": \"GPU-" + std::to_string(i) +
-         "\", \"cc\": \"9.0\", \"memory_bytes\": 150000000000, \"kernel\": \"" + kernel + "\"}";
+  return "{\"index\": " + std::to_string(i) + ", \"name\": \"NVIDIA H200\", \"uuid\": \"GPU-" +
+         std::to_string(i) + "\", \"cc\": \"9.0\", \"memory_bytes\": 150000000000, \"kernel\": \"" + kernel +
+         "\"}";
 }
 
 std::string doc(const std::string& libcuda, const std::string& init_error, const std::string& devices) {
   return "{\"schema\": \"gpuqual.container-probe/v1\", \"env\": {\"NVIDIA_VISIBLE_DEVICES\": \"all\", "
          "\"CUDA_VERSION\": \"12.4.1\"}, \"dev_nodes\": 2, \"cudart_version\": \"12.4\", \"libcuda\": \"" +
-         libcuda + "\", \"cuda_driver_version\": \"12.8\", \"init_error\": " + init_error + ", \"devices\": [" +
-         devices + "]}\n";
+         libcuda + "\", \"cuda_driver_version\": \"12.8\", \"init_error\": " + init_error +
+         ", \"devices\": [" + devices + "]}\n";
 }
 
 int count_code(const SelfProbeJudgement& j, const std::string& code) {
@@ -41,7 +42,8 @@ std::string program() {
 }  // namespace
 
 TEST(ProbeSelfProbe, GpusVisibleAndKernelsRightPass) {
-  const auto j = judge_self_probe(doc("loaded", "null", device(0) + ", " + device(1)), {GpuRequest::Kind::count, 2});
+  const auto j =
+      judge_self_probe(doc("loaded", "null", device(0) + ", " + device(1)), {GpuRequest::Kind::count, 2});
   EXPECT_EQ(j.status, Status::pass) << j.reason;
   EXPECT_EQ(j.attributes.at("visible_gpus"), "2");
   EXPECT_EQ(j.attributes.at("kernel"), "ok on 2 GPU(s)");
@@ -59,7 +61,8 @@ TEST(ProbeSelfProbe, FewerGpusThanAskedFail) {
 }
 
 TEST(ProbeSelfProbe, NoDriverLibraryOrInitFailureFailWhenAGpuWasAsked) {
-  const auto missing = judge_self_probe(doc("libcuda.so.1: cannot open shared object file", "null", ""), kAll);
+  const auto missing =
+      judge_self_probe(doc("libcuda.so.1: cannot open shared object file", "null", ""), kAll);
   EXPECT_EQ(missing.status, Status::fail);
   EXPECT_NE(missing.reason.find("no CUDA driver library"), std::string::npos) << missing.reason;
   const auto init = judge_self_probe(doc("loaded", "\"CUDA_ERROR_SYSTEM_DRIVER_MISMATCH\"", ""), kAll);
@@ -69,7 +72,10 @@ TEST(ProbeSelfProbe, NoDriverLibraryOrInitFailureFailWhenAGpuWasAsked) {
 }
 
 TEST(ProbeSelfProbe, WrongKernelResultFails) {
-  const auto j = judge_self_probe(doc("loaded", "null", device(0) + ", " + device(1, "wrong result: 3 of 65536 values differ, first at 7")), kAll);
+  const auto j = judge_self_probe(
+      doc("loaded", "null",
+          device(0) + ", " + device(1, "wrong result: 3 of 65536 values differ, first at 7")),
+      kAll);
   EXPECT_EQ(j.status, Status::fail);
   EXPECT_EQ(count_code(j, "container.kernel_failed"), 1);
   EXPECT_NE(j.reason.find("GPU 1: wrong result"), std::string::npos) << j.reason;
@@ -88,7 +94,8 @@ TEST(ProbeSelfProbe, EntrypointNoiseBeforeTheJsonIsSkipped) {
 
 TEST(ProbeSelfProbe, NoResultIsAnError) {
   EXPECT_EQ(judge_self_probe("", kAll).status, Status::error);
-  EXPECT_EQ(judge_self_probe("exec /.gpuqual-probe: no such file or directory\n", kAll).status, Status::error);
+  EXPECT_EQ(judge_self_probe("exec /.gpuqual-probe: no such file or directory\n", kAll).status,
+            Status::error);
   EXPECT_EQ(judge_self_probe("{\"schema\": \"something-else\"}\n", kAll).status, Status::error);
 }
 

@@ -9,11 +9,11 @@
 #include <fstream>
 
 #include "cli_helpers.hpp"
+#include "core/base/input_error.hpp"
+#include "core/base/utc_time.hpp"
 #include "core/baseline/baseline.hpp"
 #include "core/judge/compare.hpp"
 #include "core/judge/gate.hpp"
-#include "core/base/input_error.hpp"
-#include "core/base/utc_time.hpp"
 #include "core/record/record_io.hpp"
 #include "runner/commands/plan_inputs.hpp"
 #include "test_diff_fixtures.hpp"

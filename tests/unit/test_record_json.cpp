@@ -154,14 +154,12 @@ TEST(RecordJson, RejectsSampleCountMismatchAndSkipWithoutReason) {
   expect_rejected(j, "$.checks[0].reason", "needs a reason");
 }
 
-TEST(RecordJson, RejectsNonObjectTop) {
-  expect_rejected(json::array(), "$", "expected an object");
-}
+TEST(RecordJson, RejectsNonObjectTop) { expect_rejected(json::array(), "$", "expected an object"); }
 
 class RecordFile : public ::testing::Test {
  protected:
-  std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                              ("gpuqual-rec-" + std::to_string(::getpid()));
+  std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("gpuqual-rec-" + std::to_string(::getpid()));
   void SetUp() override { std::filesystem::create_directories(dir); }
   void TearDown() override { std::filesystem::remove_all(dir); }
   std::string write(const std::string& name, const std::string& content) {
@@ -199,7 +197,10 @@ TEST_F(RecordFile, BadFilesGiveOneLineErrors) {
   expect_input_error((dir / "missing.json").string(), "cannot open");
   expect_input_error(write("empty.json", ""), "empty");
   expect_input_error(write("blank.json", "  \n\t "), "empty");
-  expect_input_error(write("garbage.bin", std::string("\x7f" "ELF\0\0\x01", 7)), "binary");
+  expect_input_error(write("garbage.bin", std::string("\x7f"
+                                                      "ELF\0\0\x01",
+                                                      7)),
+                     "binary");
   expect_input_error(write("bad.json", "{\"schema\": "), "malformed JSON");
   expect_input_error(write("utf8.json", "{\"schema\": \"\xff\xfe\"}"), "malformed JSON");
   expect_input_error(write("deep.json", std::string(10000, '[') + std::string(10000, ']')), "nesting deeper");

@@ -62,7 +62,9 @@ TEST(ReportJunit, EscapesEverythingAndCountsResults) {
   EXPECT_NE(xml.find("hostname=\"node&quot;a\\b&#10;c&lt;&amp;&gt;&#39;|\""), std::string::npos) << xml;
   // A control is shown as an escape (core/base/text_escape.hpp: escape_xml), as in every format.
   EXPECT_NE(xml.find("message=\"slow &amp; &quot;odd&quot; &lt;x&gt;\\x02\""), std::string::npos) << xml;
-  EXPECT_NE(xml.find("tests=\"3\" failures=\"1\" errors=\"1\" skipped=\"1\" time=\"4.750\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("tests=\"3\" failures=\"1\" errors=\"1\" skipped=\"1\" time=\"4.750\""),
+            std::string::npos)
+      << xml;
   EXPECT_EQ(count(xml, "<testcase "), 3);
   EXPECT_EQ(count(xml, "<failure "), 1);
   EXPECT_EQ(count(xml, "<error "), 1);
@@ -87,7 +89,8 @@ TEST(ReportPrometheus, EscapesLabelValuesAndUsesStateSets) {
   // Every line is a comment or a sample; no raw newline escaped into a label.
   std::istringstream lines(prom);
   for (std::string line; std::getline(lines, line);) {
-    EXPECT_TRUE(line.rfind("# HELP gpuqual_", 0) == 0 || line.rfind("# TYPE gpuqual_", 0) == 0 || line.rfind("gpuqual_", 0) == 0)
+    EXPECT_TRUE(line.rfind("# HELP gpuqual_", 0) == 0 || line.rfind("# TYPE gpuqual_", 0) == 0 ||
+                line.rfind("gpuqual_", 0) == 0)
         << line;
   }
   // One series per possible status, exactly one of them 1.
@@ -112,12 +115,15 @@ TEST(ReportPrometheus, StackComponentsAreInfoSeriesWithEscapedValues) {
   EXPECT_NE(prom.find("component=\"bios.version\",value=\"2.19\\\\1 \\\"beta\\\"\\nx\",state=\"read\"} 1\n"),
             std::string::npos)
       << prom;
-  EXPECT_NE(prom.find("component=\"board.name\",value=\"\",state=\"unread\"} 1\n"), std::string::npos) << prom;
-  EXPECT_NE(prom.find("component=\"platform.gpu-operator\",value=\"v25.10.0\",state=\"read\"} 1\n"), std::string::npos)
+  EXPECT_NE(prom.find("component=\"board.name\",value=\"\",state=\"unread\"} 1\n"), std::string::npos)
+      << prom;
+  EXPECT_NE(prom.find("component=\"platform.gpu-operator\",value=\"v25.10.0\",state=\"read\"} 1\n"),
+            std::string::npos)
       << prom;
   std::istringstream lines(prom);
   for (std::string line; std::getline(lines, line);) {
-    EXPECT_TRUE(line.rfind("# HELP gpuqual_", 0) == 0 || line.rfind("# TYPE gpuqual_", 0) == 0 || line.rfind("gpuqual_", 0) == 0)
+    EXPECT_TRUE(line.rfind("# HELP gpuqual_", 0) == 0 || line.rfind("# TYPE gpuqual_", 0) == 0 ||
+                line.rfind("gpuqual_", 0) == 0)
         << line;
   }
 }
@@ -137,7 +143,8 @@ TEST(ReportMarkdown, EscapesTableCells) {
 }
 
 TEST(ReportTable, ColumnsAreAligned) {
-  const std::string table = render_table(judge_fixture("synthetic-slow-gpu"), gpuqual::kNoWidthLimit);  // a row a line
+  const std::string table =
+      render_table(judge_fixture("synthetic-slow-gpu"), gpuqual::kNoWidthLimit);  // a row a line
   std::istringstream lines(table);
   std::size_t status_col = std::string::npos;
   int rows = 0;

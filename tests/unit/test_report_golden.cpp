@@ -23,8 +23,11 @@ struct Format {
 };
 
 const Format kFormats[] = {
-    {"table.txt", [](const Verdict& v) { return render_table(v); }}, {"json", render_json}, {"junit.xml", render_junit},
-    {"prom", render_prometheus}, {"md", render_markdown},
+    {"table.txt", [](const Verdict& v) { return render_table(v); }},
+    {"json", render_json},
+    {"junit.xml", render_junit},
+    {"prom", render_prometheus},
+    {"md", render_markdown},
 };
 
 std::string slurp(const std::string& path) {
@@ -50,8 +53,9 @@ TEST_P(ReportGolden, EveryFormatMatches) {
     }
     std::ifstream probe(path);
     ASSERT_TRUE(probe.good()) << path << " is missing; run with GPUQUAL_UPDATE_GOLDEN=1 to create it";
-    EXPECT_EQ(actual, slurp(path)) << "output differs from " << path
-                                   << " (if the change is intended: GPUQUAL_UPDATE_GOLDEN=1, then review the diff)";
+    EXPECT_EQ(actual, slurp(path))
+        << "output differs from " << path
+        << " (if the change is intended: GPUQUAL_UPDATE_GOLDEN=1, then review the diff)";
   }
   if (update) GTEST_SKIP() << "golden files rewritten, nothing compared";
 }

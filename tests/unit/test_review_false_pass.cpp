@@ -8,11 +8,11 @@
 #include <random>
 #include <string>
 
+#include "core/fleet/matrix.hpp"
 #include "core/judge/compare.hpp"
 #include "core/judge/diff.hpp"
 #include "core/judge/gate.hpp"
 #include "core/record/hardware_class.hpp"
-#include "core/fleet/matrix.hpp"
 #include "core/verdict/record_history.hpp"
 #include "record_builders.hpp"
 #include "test_diff_fixtures.hpp"

@@ -92,7 +92,8 @@ TEST_F(ChildProcess, GrandchildrenInTheGroupAndEscapedDaemonsAreKilled) {
   const std::string pids = ::testing::TempDir() + "/child-pids.txt";
   std::remove(pids.c_str());
   // One background sleep in the group, one that escapes it with setsid; the shell exits at once.
-  const ChildOutcome o = run_child(sh("sleep 300 & echo $! >> " + pids + "; setsid sleep 300 & echo $! >> " + pids + "; exit 0"));
+  const ChildOutcome o = run_child(
+      sh("sleep 300 & echo $! >> " + pids + "; setsid sleep 300 & echo $! >> " + pids + "; exit 0"));
   EXPECT_EQ(o.exit_code.value_or(-1), 0);
   std::ifstream in(pids);
   std::vector<pid_t> left;
@@ -134,8 +135,8 @@ TEST_F(ChildProcess, StopRequestTermsAndKillsNowOnTheSecond) {
   int ticks = 0;
   s.on_tick = [&](double elapsed) {
     ++ticks;
-    if (elapsed > 0.2 && level == 0) level = 1;   // first request: TERM (ignored)
-    if (elapsed > 0.6 && level == 1) level = 2;   // second: KILL without waiting 30 s
+    if (elapsed > 0.2 && level == 0) level = 1;  // first request: TERM (ignored)
+    if (elapsed > 0.6 && level == 1) level = 2;  // second: KILL without waiting 30 s
   };
   const ChildOutcome o = run_child(s);
   EXPECT_TRUE(o.stopped);

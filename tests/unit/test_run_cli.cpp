@@ -47,7 +47,10 @@ TEST_F(RunCli, PassingSuiteWithBaselineNoneIsRecordedButNotJudged) {
   EXPECT_THAT(rec.argv, ::testing::Contains("--baseline"));
   EXPECT_FALSE(rec.run_id.empty());
   // Not a TTY: timestamped log lines on stderr, one per check start and end.
-  EXPECT_THAT(r.err, ::testing::ContainsRegex(R"([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z gpuqual: \[1/1\] test_pass: started)"));
+  EXPECT_THAT(
+      r.err,
+      ::testing::ContainsRegex(
+          R"([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z gpuqual: \[1/1\] test_pass: started)"));
   EXPECT_THAT(r.err, HasSubstr("[1/1] test_pass: pass"));
 }
 
@@ -80,7 +83,8 @@ metrics:
     expected: {}
     tolerance: 0.05
     per_gpu: false
-)", expected));
+)",
+                                            expected));
   }
 
   void expect_same_as_compare(const ProcResult& run, const std::string& baseline_path) {
@@ -93,7 +97,8 @@ metrics:
 TEST_F(JudgedRun, PassesAgainstAMatchingBaseline) {
   write_suite("s", "  - check: test_pass\n    budget_s: 1\n    timeout_s: 10\n    params: {value: 100}\n");
   const std::string b = baseline(100);
-  const auto r = gpuqual({"run", "--suite", path("s.yaml"), "--class", "test-class", "--baseline", b, "--output", "r.json"});
+  const auto r = gpuqual(
+      {"run", "--suite", path("s.yaml"), "--class", "test-class", "--baseline", b, "--output", "r.json"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_THAT(last_line(r.out), StartsWith("gpuqual: PASS"));
   EXPECT_EQ(record().hardware_class.slug, "test-class");
@@ -104,8 +109,8 @@ TEST_F(JudgedRun, PassesAgainstAMatchingBaseline) {
 TEST_F(JudgedRun, FailsWhenTheMetricDropsAndWritesTheReportFiles) {
   write_suite("s", "  - check: test_pass\n    budget_s: 1\n    timeout_s: 10\n    params: {value: 50}\n");
   const std::string b = baseline(100);
-  const auto r = gpuqual({"run", "--suite", path("s.yaml"), "--class", "test-class", "--baseline", b, "--output", "r.json",
-                          "--junit", "j.xml", "--format", "json"});
+  const auto r = gpuqual({"run", "--suite", path("s.yaml"), "--class", "test-class", "--baseline", b,
+                          "--output", "r.json", "--junit", "j.xml", "--format", "json"});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_THAT(last_line(r.out), StartsWith("gpuqual: FAIL"));
   EXPECT_TRUE(std::filesystem::exists(path("j.xml")));
@@ -121,21 +126,26 @@ TEST_F(JudgedRun, ASkipIsInconclusiveUnlessNotApplicableOrOptional) {
   const std::string b = baseline(100);
   const std::string pass = "  - check: test_pass\n    budget_s: 1\n    timeout_s: 10\n";
   write_suite("plain", pass + "  - check: test_skip\n    budget_s: 1\n    timeout_s: 10\n");
-  auto r = gpuqual({"run", "--suite", path("plain.yaml"), "--class", "test-class", "--baseline", b, "--output", "r.json"});
+  auto r = gpuqual(
+      {"run", "--suite", path("plain.yaml"), "--class", "test-class", "--baseline", b, "--output", "r.json"});
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_THAT(last_line(r.out), HasSubstr("test_skip skipped: not applicable: planted skip"));
   expect_same_as_compare(r, b);
 
   // A code counts only from its own check (single_gpu: p2p, nccl_allreduce), so the planted
   // skip's stays inconclusive and says why (core/verdict/skip_acceptance.hpp).
-  write_suite("na", pass + "  - check: test_skip\n    budget_s: 1\n    timeout_s: 10\n    params: {reason_code: single_gpu}\n");
-  r = gpuqual({"run", "--suite", path("na.yaml"), "--class", "test-class", "--baseline", b, "--output", "r.json"});
+  write_suite("na", pass +
+                        "  - check: test_skip\n    budget_s: 1\n    timeout_s: 10\n    params: {reason_code: "
+                        "single_gpu}\n");
+  r = gpuqual(
+      {"run", "--suite", path("na.yaml"), "--class", "test-class", "--baseline", b, "--output", "r.json"});
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_EQ(check(record(), "test_skip").reason_code, "single_gpu");
   EXPECT_THAT(r.out, HasSubstr("(not accepted as not applicable: single_gpu"));
 
   write_suite("opt", pass + "  - check: test_skip\n    budget_s: 1\n    timeout_s: 10\n    optional: true\n");
-  r = gpuqual({"run", "--suite", path("opt.yaml"), "--class", "test-class", "--baseline", b, "--output", "r.json"});
+  r = gpuqual(
+      {"run", "--suite", path("opt.yaml"), "--class", "test-class", "--baseline", b, "--output", "r.json"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_TRUE(check(record(), "test_skip").optional);
 }
@@ -143,8 +153,8 @@ TEST_F(JudgedRun, ASkipIsInconclusiveUnlessNotApplicableOrOptional) {
 TEST_F(JudgedRun, ExpectGpusFailsANodeWithFewerGpus) {
   write_suite("s", "  - check: test_pass\n    budget_s: 1\n    timeout_s: 10\n");
   const std::string b = baseline(100);
-  const auto r = gpuqual({"run", "--suite", path("s.yaml"), "--class", "test-class", "--baseline", b, "--output", "r.json",
-                          "--expect-gpus", "1024"});
+  const auto r = gpuqual({"run", "--suite", path("s.yaml"), "--class", "test-class", "--baseline", b,
+                          "--output", "r.json", "--expect-gpus", "1024"});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_THAT(last_line(r.out), HasSubstr("gpu.missing"));
 }
@@ -152,14 +162,15 @@ TEST_F(JudgedRun, ExpectGpusFailsANodeWithFewerGpus) {
 TEST_F(JudgedRun, TargetFailsANodeOffItAndABadTargetIsExit3BeforeAnythingRuns) {
   write_suite("s", "  - check: test_pass\n    budget_s: 1\n    timeout_s: 10\n");
   const std::string b = baseline(100);
-  const std::string t = write_file("t.yaml", "schema: gpuqual.target/v1\ncomponents:\n  kernel: {exact: not-this-kernel}\n");
-  auto r = gpuqual({"run", "--suite", path("s.yaml"), "--class", "test-class", "--baseline", b, "--output", "r.json",
-                    "--target", t});
+  const std::string t =
+      write_file("t.yaml", "schema: gpuqual.target/v1\ncomponents:\n  kernel: {exact: not-this-kernel}\n");
+  auto r = gpuqual({"run", "--suite", path("s.yaml"), "--class", "test-class", "--baseline", b, "--output",
+                    "r.json", "--target", t});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("kernel: expected exact not-this-kernel, found "));
   const std::string bad = write_file("bad.yaml", "schema: gpuqual.target/v1\n");
-  r = gpuqual({"run", "--suite", path("s.yaml"), "--class", "test-class", "--baseline", b, "--output", "r2.json",
-               "--target", bad});
+  r = gpuqual({"run", "--suite", path("s.yaml"), "--class", "test-class", "--baseline", b, "--output",
+               "r2.json", "--target", bad});
   EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
   EXPECT_FALSE(std::filesystem::exists(path("r2.json")));
 }
@@ -167,7 +178,8 @@ TEST_F(JudgedRun, TargetFailsANodeOffItAndABadTargetIsExit3BeforeAnythingRuns) {
 TEST_F(JudgedRun, AutoBaselineForAnUnknownClassIsInconclusive) {
   write_suite("s", "  - check: test_pass\n    budget_s: 1\n    timeout_s: 10\n");
   std::filesystem::create_directories(path("no-baselines"));
-  const auto r = gpuqual({"run", "--suite", path("s.yaml"), "--baselines-dir", path("no-baselines"), "--output", "r.json"});
+  const auto r = gpuqual(
+      {"run", "--suite", path("s.yaml"), "--baselines-dir", path("no-baselines"), "--output", "r.json"});
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_THAT(last_line(r.out), StartsWith("gpuqual: INCONCLUSIVE"));
   EXPECT_THAT(r.err, HasSubstr("the verdict will be inconclusive"));
@@ -175,8 +187,8 @@ TEST_F(JudgedRun, AutoBaselineForAnUnknownClassIsInconclusive) {
 
 TEST_F(JudgedRun, BaselineOfAnotherClassIsRejectedBeforeAnythingRuns) {
   write_suite("s", "  - check: test_pass\n    budget_s: 1\n    timeout_s: 10\n");
-  const auto r = gpuqual({"run", "--suite", path("s.yaml"), "--class", "other-class", "--baseline", baseline(100),
-                          "--output", "r.json"});
+  const auto r = gpuqual({"run", "--suite", path("s.yaml"), "--class", "other-class", "--baseline",
+                          baseline(100), "--output", "r.json"});
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_THAT(r.err, HasSubstr("baseline is for class test-class but the record is class other-class"));
   EXPECT_FALSE(std::filesystem::exists(path("r.json")));
@@ -185,7 +197,8 @@ TEST_F(JudgedRun, BaselineOfAnotherClassIsRejectedBeforeAnythingRuns) {
 TEST_F(JudgedRun, MalformedBaselineFileIsExit3BeforeAnythingRuns) {
   write_suite("s", "  - check: test_pass\n");
   write_file("bad.yaml", "schema: gpuqual.baseline/v1\nhardware_class: [\n");
-  const auto r = gpuqual({"run", "--suite", path("s.yaml"), "--baseline", path("bad.yaml"), "--output", "r.json"});
+  const auto r =
+      gpuqual({"run", "--suite", path("s.yaml"), "--baseline", path("bad.yaml"), "--output", "r.json"});
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_THAT(r.err, HasSubstr("bad.yaml"));
   EXPECT_FALSE(std::filesystem::exists(path("r.json")));
@@ -200,18 +213,20 @@ TEST_F(RunCli, ReportFlagsNeedABaseline) {
 
 TEST_F(RunCli, OnlyAndSkipSelectChecks) {
   write_suite("s", kThree);
-  auto r = gpuqual({"run", "--suite", path("s.yaml"), "--baseline", "none", "--output", "r.json", "--only", "test_pass"});
+  auto r = gpuqual(
+      {"run", "--suite", path("s.yaml"), "--baseline", "none", "--output", "r.json", "--only", "test_pass"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   ASSERT_EQ(suite_checks(record()).size(), 1u);
   EXPECT_EQ(record().checks[0].name, "test_pass");
 
-  r = gpuqual({"run", "--suite", path("s.yaml"), "--baseline", "none", "--output", "r.json", "--skip", "test_fail,test_skip"});
+  r = gpuqual({"run", "--suite", path("s.yaml"), "--baseline", "none", "--output", "r.json", "--skip",
+               "test_fail,test_skip"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   ASSERT_EQ(suite_checks(record()).size(), 1u);
   EXPECT_EQ(record().checks[0].name, "test_pass");
 
-  r = gpuqual({"run", "--suite", path("s.yaml"), "--only", "test_pass", "--only", "test_skip", "--skip", "test_skip",
-               "--baseline", "none", "--output", "r.json"});
+  r = gpuqual({"run", "--suite", path("s.yaml"), "--only", "test_pass", "--only", "test_skip", "--skip",
+               "test_skip", "--baseline", "none", "--output", "r.json"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   ASSERT_EQ(suite_checks(record()).size(), 1u);
 }
@@ -220,7 +235,9 @@ TEST_F(RunCli, OnlyOrSkipNamingNoCheckOfTheSuiteIsExit3) {
   write_suite("s", kThree);
   auto r = gpuqual({"run", "--suite", path("s.yaml"), "--only", "gemm", "--output", "r.json"});
   EXPECT_EQ(r.exit_code, 3);
-  EXPECT_THAT(r.err, HasSubstr("--only: \"gemm\" is not a check of suite s (its checks: test_pass, test_fail, test_skip)"));
+  EXPECT_THAT(
+      r.err,
+      HasSubstr("--only: \"gemm\" is not a check of suite s (its checks: test_pass, test_fail, test_skip)"));
   r = gpuqual({"run", "--suite", path("s.yaml"), "--skip", "test_pass,test_fail,test_skip"});
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_THAT(r.err, HasSubstr("no check of suite s is left to run"));
@@ -229,7 +246,8 @@ TEST_F(RunCli, OnlyOrSkipNamingNoCheckOfTheSuiteIsExit3) {
 
 TEST_F(RunCli, GpusAreHandedToTheChecks) {
   write_suite("s", "  - check: test_context\n    budget_s: 7\n    timeout_s: 20\n    params: {n: 3, s: x}\n");
-  const auto r = gpuqual({"run", "--suite", path("s.yaml"), "--baseline", "none", "--output", "r.json", "--gpus", "2,0"});
+  const auto r = gpuqual(
+      {"run", "--suite", path("s.yaml"), "--baseline", "none", "--output", "r.json", "--gpus", "2,0"});
   // This machine has no GPU, so the selection cannot be checked: the run goes on and says why.
   EXPECT_EQ(r.exit_code, 2) << r.err;
   const RunRecord rec = record();
@@ -284,7 +302,8 @@ TEST_F(RunCli, DefaultOutputIsResultsHostTimestamp) {
   const auto r = gpuqual({"run", "--suite", path("s.yaml"), "--baseline", "none"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   std::vector<std::string> files;
-  for (const auto& e : std::filesystem::directory_iterator(path("results"))) files.push_back(e.path().filename().string());
+  for (const auto& e : std::filesystem::directory_iterator(path("results")))
+    files.push_back(e.path().filename().string());
   ASSERT_EQ(files.size(), 1u);
   EXPECT_THAT(files[0], ::testing::MatchesRegex(R"(.+-[0-9]{8}T[0-9]{6}Z\.json)"));
   const RunRecord rec = read_record(path("results/" + files[0]));
@@ -303,14 +322,16 @@ TEST_F(RunCli, UnwritableOutputIsExit3) {
 TEST_F(RunCli, SuiteByNameFromSuitesDir) {
   std::filesystem::create_directories(path("suites"));
   write_file("suites/mine.yaml", "name: mine\nchecks:\n  - check: test_pass\n");
-  auto r = gpuqual({"run", "--suite", "mine", "--suites-dir", path("suites"), "--baseline", "none", "--output", "r.json"});
+  auto r = gpuqual(
+      {"run", "--suite", "mine", "--suites-dir", path("suites"), "--baseline", "none", "--output", "r.json"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_EQ(record().suite, "mine");
   r = gpuqual({"run", "--suite", "nosuch", "--suites-dir", path("suites")});
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_THAT(r.err, HasSubstr("no suite \"nosuch\" in " + path("suites") + " (suites there: mine)"));
   // The environment variable works as the flag does.
-  r = gpuqual({"run", "--suite", "mine", "--baseline", "none", "--output", "r.json"}, env("GPUQUAL_SUITES_DIR=" + path("suites")));
+  r = gpuqual({"run", "--suite", "mine", "--baseline", "none", "--output", "r.json"},
+              env("GPUQUAL_SUITES_DIR=" + path("suites")));
   EXPECT_EQ(r.exit_code, 2) << r.err;
 }
 
@@ -323,11 +344,13 @@ TEST_F(RunCli, MalformedSuiteIsExit3WithFileLineAndProblem) {
 }
 
 TEST_F(RunCli, DurationIsASuiteParameter) {
-  write_suite("d",
-              "  - check: test_context\n    budget_s: \"${duration} + 5\"\n    timeout_s: \"${duration} + 60\"\n"
-              "    params: {duration_s: \"${duration}\"}\n",
-              "default_duration: 1h\n");
-  auto r = gpuqual({"run", "--suite", path("d.yaml"), "--duration", "2s", "--baseline", "none", "--output", "r.json"});
+  write_suite(
+      "d",
+      "  - check: test_context\n    budget_s: \"${duration} + 5\"\n    timeout_s: \"${duration} + 60\"\n"
+      "    params: {duration_s: \"${duration}\"}\n",
+      "default_duration: 1h\n");
+  auto r = gpuqual(
+      {"run", "--suite", path("d.yaml"), "--duration", "2s", "--baseline", "none", "--output", "r.json"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   const RunRecord rec = record();
   const CheckResult& c = check(rec, "test_context");
@@ -392,7 +415,9 @@ TEST_F(RunCli, TheCheckChildCommandIsHidden) {
 
 TEST_F(RunCli, ListShowsChecksAndSuitesOneLineEach) {
   std::filesystem::create_directories(path("suites"));
-  write_file("suites/mine.yaml", "name: mine\ndescription: my suite\nbudget_s: 30\nchecks:\n  - check: test_pass\n    budget_s: 5\n");
+  write_file(
+      "suites/mine.yaml",
+      "name: mine\ndescription: my suite\nbudget_s: 30\nchecks:\n  - check: test_pass\n    budget_s: 5\n");
   auto r = gpuqual({"list", "--suites-dir", path("suites")});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, ::testing::ContainsRegex("  test_pass +\\[test-only\\] passes"));

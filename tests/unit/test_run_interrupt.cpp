@@ -65,7 +65,8 @@ TEST_F(RunInterrupt, SigintKillsACheckThatIgnoresTermAfterTheGracePeriod) {
   EXPECT_LT(r.seconds, 10);
   const RunRecord rec = record();
   EXPECT_EQ(check(rec, "test_ignore_term").status, Status::error);
-  EXPECT_THAT(check(rec, "test_ignore_term").reason, StartsWith("run interrupted (SIGINT) while this check was running"));
+  EXPECT_THAT(check(rec, "test_ignore_term").reason,
+              StartsWith("run interrupted (SIGINT) while this check was running"));
   EXPECT_EQ(check(rec, "test_skip").reason, "run interrupted (SIGINT) before this check ran");
   expect_all_pids_gone();
 }
@@ -95,7 +96,8 @@ TEST_F(RunInterrupt, SigkillLeavesAValidRecordOfWhatFinished) {
   const Proc p = start_gpuqual(args());
   // The second pid line: the sleep check is running.
   const auto t0 = std::chrono::steady_clock::now();
-  while (read_pids(pid_file()).size() < 2 && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(20)) {
+  while (read_pids(pid_file()).size() < 2 &&
+         std::chrono::steady_clock::now() - t0 < std::chrono::seconds(20)) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   ASSERT_EQ(read_pids(pid_file()).size(), 2u);
@@ -115,7 +117,8 @@ TEST_F(RunInterrupt, SigkillLeavesAValidRecordOfWhatFinished) {
   int status = 0;
   pid_t got = 0;
   const auto t1 = std::chrono::steady_clock::now();
-  while ((got = waitpid(sleeper, &status, WNOHANG)) == 0 && std::chrono::steady_clock::now() - t1 < std::chrono::seconds(10)) {
+  while ((got = waitpid(sleeper, &status, WNOHANG)) == 0 &&
+         std::chrono::steady_clock::now() - t1 < std::chrono::seconds(10)) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   ASSERT_EQ(got, sleeper) << "the check process outlived its runner";

@@ -19,13 +19,15 @@ class RunIsolation : public RunFixture {
   std::string entry(const std::string& check, const std::string& params = "", double timeout_s = 10) const {
     std::string p = "pid_file: \"" + pid_file() + "\"";
     if (!params.empty()) p += ", " + params;
-    return fmt::format("  - check: {}\n    budget_s: 1\n    timeout_s: {}\n    params: {{{}}}\n", check, timeout_s, p);
+    return fmt::format("  - check: {}\n    budget_s: 1\n    timeout_s: {}\n    params: {{{}}}\n", check,
+                       timeout_s, p);
   }
 };
 
 TEST_F(RunIsolation, EachMisbehaviourIsRecordedAndTheRunGoesOn) {
-  write_suite("bad", entry("test_segfault") + entry("test_abort") + entry("test_exit", "code: 7") + entry("test_throw") +
-                         entry("test_bad_result") + entry("test_grandchild") + entry("test_pass"));
+  write_suite("bad", entry("test_segfault") + entry("test_abort") + entry("test_exit", "code: 7") +
+                         entry("test_throw") + entry("test_bad_result") + entry("test_grandchild") +
+                         entry("test_pass"));
   const auto r = gpuqual({"run", "--suite", path("bad.yaml"), "--baseline", "none", "--output", "r.json"});
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   const RunRecord rec = record();
@@ -75,8 +77,9 @@ TEST_F(RunIsolation, TimeoutStopsACheckThatHonoursSigterm) {
   const RunRecord rec = record();
   const CheckResult& c = check(rec, "test_sleep");
   EXPECT_EQ(c.status, Status::error);
-  EXPECT_THAT(c.reason, StartsWith("timed out after 1 s (the suite's timeout_s); it ended on SIGTERM; the check had "
-                                   "reported error: stopped after"));
+  EXPECT_THAT(c.reason,
+              StartsWith("timed out after 1 s (the suite's timeout_s); it ended on SIGTERM; the check had "
+                         "reported error: stopped after"));
   EXPECT_GE(c.duration_s, 1.0);
   EXPECT_EQ(check(record(), "test_pass").status, Status::pass);
   expect_all_pids_gone();
@@ -84,21 +87,24 @@ TEST_F(RunIsolation, TimeoutStopsACheckThatHonoursSigterm) {
 
 TEST_F(RunIsolation, TimeoutKillsACheckThatIgnoresSigterm) {
   write_suite("t", entry("test_ignore_term", "", 1) + entry("test_pass"));
-  const auto r = gpuqual({"run", "--suite", path("t.yaml"), "--baseline", "none", "--output", "r.json", "--grace", "0.5"});
+  const auto r = gpuqual(
+      {"run", "--suite", path("t.yaml"), "--baseline", "none", "--output", "r.json", "--grace", "0.5"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_LT(r.seconds, 8);
   const RunRecord rec = record();
   const CheckResult& c = check(rec, "test_ignore_term");
   EXPECT_EQ(c.status, Status::error);
-  EXPECT_THAT(c.reason, StartsWith("timed out after 1 s (the suite's timeout_s); it did not end within 0 s of SIGTERM "
-                                   "and was killed with SIGKILL"));
+  EXPECT_THAT(c.reason,
+              StartsWith("timed out after 1 s (the suite's timeout_s); it did not end within 0 s of SIGTERM "
+                         "and was killed with SIGKILL"));
   EXPECT_EQ(check(record(), "test_pass").status, Status::pass);
   expect_all_pids_gone();
 }
 
 TEST_F(RunIsolation, RunTimeoutStopsTheRunningCheckAndRecordsTheRestAsNotRun) {
   write_suite("t", entry("test_sleep", "seconds: 60", 60) + entry("test_pass"));
-  const auto r = gpuqual({"run", "--suite", path("t.yaml"), "--baseline", "none", "--output", "r.json", "--timeout", "1s"});
+  const auto r = gpuqual(
+      {"run", "--suite", path("t.yaml"), "--baseline", "none", "--output", "r.json", "--timeout", "1s"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_LT(r.seconds, 8);
   const RunRecord rec = record();
@@ -112,17 +118,19 @@ TEST_F(RunIsolation, RunTimeoutStopsTheRunningCheckAndRecordsTheRestAsNotRun) {
 TEST_F(RunIsolation, HugeOutputCostsBoundedMemory) {
   // The same binary without the flood first: its own peak (CUDA libraries mapped) is the base.
   write_suite("quiet", entry("test_pass"));
-  const auto base = gpuqual({"run", "--suite", path("quiet.yaml"), "--baseline", "none", "--output", "q.json"});
+  const auto base =
+      gpuqual({"run", "--suite", path("quiet.yaml"), "--baseline", "none", "--output", "q.json"});
   write_suite("h", entry("test_huge_output", "mib: 256", 60) + entry("test_pass"));
   const auto r = gpuqual({"run", "--suite", path("h.yaml"), "--baseline", "none", "--output", "r.json"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   const RunRecord rec = record();
   const CheckResult& c = check(rec, "test_huge_output");
   EXPECT_EQ(c.status, Status::pass);
-  EXPECT_EQ(c.attributes.at("runner.output_bytes"), std::to_string((256u << 20) + std::string("the last line of a flood\n").size()));
+  EXPECT_EQ(c.attributes.at("runner.output_bytes"),
+            std::to_string((256u << 20) + std::string("the last line of a flood\n").size()));
   // 256 MiB went through the pipe; the runner's peak grew by far less than that.
-  EXPECT_LT(r.max_rss_kib, base.max_rss_kib + 32 * 1024) << "peak RSS " << r.max_rss_kib << " KiB, without the flood "
-                                                          << base.max_rss_kib << " KiB";
+  EXPECT_LT(r.max_rss_kib, base.max_rss_kib + 32 * 1024)
+      << "peak RSS " << r.max_rss_kib << " KiB, without the flood " << base.max_rss_kib << " KiB";
   EXPECT_EQ(check(rec, "test_pass").status, Status::pass);
 }
 
@@ -130,7 +138,8 @@ TEST_F(RunIsolation, ACheckThatFillsItsQuotaIsAnErrorAndTheRecordStaysValid) {
   write_suite("q", entry("test_fill_disk", "max_mib: 64") + entry("test_pass"));
   ProcOptions opts;
   opts.file_size_limit = 2u << 20;  // each file may grow to 2 MiB: the side file hits it, the record does not
-  const auto r = gpuqual({"run", "--suite", path("q.yaml"), "--baseline", "none", "--output", "r.json"}, opts);
+  const auto r =
+      gpuqual({"run", "--suite", path("q.yaml"), "--baseline", "none", "--output", "r.json"}, opts);
   EXPECT_EQ(r.exit_code, 2) << r.err;
   const RunRecord rec = record();
   const CheckResult& c = check(rec, "test_fill_disk");
@@ -143,7 +152,8 @@ TEST_F(RunIsolation, ARecordThatCannotBeWrittenIsExit3BeforeAnyCheckRuns) {
   write_suite("q", entry("test_pass"));
   ProcOptions opts;
   opts.file_size_limit = 300;  // smaller than the first record
-  const auto r = gpuqual({"run", "--suite", path("q.yaml"), "--baseline", "none", "--output", "r.json"}, opts);
+  const auto r =
+      gpuqual({"run", "--suite", path("q.yaml"), "--baseline", "none", "--output", "r.json"}, opts);
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_THAT(r.err, HasSubstr("r.json: cannot write the run record"));
   EXPECT_THAT(r.err, HasSubstr("File too large"));

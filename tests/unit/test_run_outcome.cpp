@@ -68,7 +68,8 @@ TEST(CheckOutcome, Crash) {
   o.term_signal = SIGSEGV;
   const CheckResult r = result_from_outcome(o, ctx());
   EXPECT_EQ(r.status, Status::error);
-  EXPECT_EQ(r.reason, "crashed: killed by SIGSEGV (Segmentation fault); last output: Segmentation fault in kernel foo");
+  EXPECT_EQ(r.reason,
+            "crashed: killed by SIGSEGV (Segmentation fault); last output: Segmentation fault in kernel foo");
   EXPECT_EQ(r.attributes.at("runner.output_tail"), "loading\nSegmentation fault in kernel foo");
 }
 
@@ -78,7 +79,8 @@ TEST(CheckOutcome, CrashAfterAValidResultKeepsTheMeasurement) {
   o.term_signal = SIGSEGV;
   const CheckResult r = result_from_outcome(o, ctx(passed()));
   EXPECT_EQ(r.status, Status::pass);
-  EXPECT_EQ(r.attributes.at("runner.exit"), "killed by SIGSEGV (Segmentation fault) after writing its result");
+  EXPECT_EQ(r.attributes.at("runner.exit"),
+            "killed by SIGSEGV (Segmentation fault) after writing its result");
 }
 
 TEST(CheckOutcome, ExitWithoutResult) {
@@ -100,15 +102,18 @@ TEST(CheckOutcome, TimeoutIsAlwaysErrorAndKeepsWhatWasReported) {
   o.timed_out = true;
   CheckResult r = result_from_outcome(o, ctx(passed()));
   EXPECT_EQ(r.status, Status::error);
-  EXPECT_EQ(r.reason, "timed out after 120 s (the suite's timeout_s); it ended on SIGTERM; the check had reported pass");
+  EXPECT_EQ(
+      r.reason,
+      "timed out after 120 s (the suite's timeout_s); it ended on SIGTERM; the check had reported pass");
   EXPECT_EQ(r.metrics.size(), 1u);
 
   o.exit_code.reset();
   o.term_signal = SIGKILL;
   o.killed = true;
   r = result_from_outcome(o, ctx());
-  EXPECT_EQ(r.reason, "timed out after 120 s (the suite's timeout_s); it did not end within 10 s of SIGTERM and was "
-                      "killed with SIGKILL");
+  EXPECT_EQ(r.reason,
+            "timed out after 120 s (the suite's timeout_s); it did not end within 10 s of SIGTERM and was "
+            "killed with SIGKILL");
 }
 
 TEST(CheckOutcome, StoppedRun) {
@@ -116,7 +121,8 @@ TEST(CheckOutcome, StoppedRun) {
   o.stopped = true;
   OutcomeContext c = ctx();
   c.stop_cause = "SIGTERM";
-  EXPECT_EQ(result_from_outcome(o, c).reason, "run interrupted (SIGTERM) while this check was running, after 2.5s");
+  EXPECT_EQ(result_from_outcome(o, c).reason,
+            "run interrupted (SIGTERM) while this check was running, after 2.5s");
   CheckResult own;
   own.status = Status::error;
   own.reason = "stopped after 3 of 120 minutes";
@@ -127,7 +133,8 @@ TEST(CheckOutcome, StoppedRun) {
 TEST(CheckOutcome, SpawnFailure) {
   ChildOutcome o;
   o.spawn_error = "fork: Resource temporarily unavailable";
-  EXPECT_EQ(result_from_outcome(o, ctx()).reason, "could not start the check process: fork: Resource temporarily unavailable");
+  EXPECT_EQ(result_from_outcome(o, ctx()).reason,
+            "could not start the check process: fork: Resource temporarily unavailable");
 }
 
 TEST(CheckOutcome, OutputOfAPassingCheckIsCountedNotKept) {
@@ -157,13 +164,14 @@ TEST(AfterAbort, OnlyAbnormalEndsAndOnlyChecksThatNeedIt) {
 TEST(AfterAbort, CallsTheCleanUpACheckDeclaredWhereItRegistered) {
   int calls = 0;
   nlohmann::json seen;
-  ASSERT_TRUE(CheckRegistry::instance().add(CheckInfo{"test_after_abort", "test", true, nullptr,
-                                                      [&](const nlohmann::json& params) {
-                                                        ++calls;
-                                                        seen = params;
-                                                        return std::vector<std::string>{"removed x"};
-                                                      }}));
-  EXPECT_EQ(clean_up_after_abort("test_after_abort", nlohmann::json{{"k", 1}}), std::vector<std::string>{"removed x"});
+  ASSERT_TRUE(CheckRegistry::instance().add(
+      CheckInfo{"test_after_abort", "test", true, nullptr, [&](const nlohmann::json& params) {
+                  ++calls;
+                  seen = params;
+                  return std::vector<std::string>{"removed x"};
+                }}));
+  EXPECT_EQ(clean_up_after_abort("test_after_abort", nlohmann::json{{"k", 1}}),
+            std::vector<std::string>{"removed x"});
   EXPECT_EQ(calls, 1);
   EXPECT_EQ(seen, (nlohmann::json{{"k", 1}}));
   ASSERT_TRUE(CheckRegistry::instance().remove("test_after_abort"));
@@ -212,7 +220,8 @@ TEST(Progress, GpuListsAndEta) {
   CheckStart s{1, 7, "gemm", "0-7", 30, 120, 200};
   EXPECT_EQ(eta_s(s, 10), 220);
   EXPECT_EQ(eta_s(s, 45), 200);  // over budget: the current check counts as done
-  EXPECT_EQ(format_live_line(s, 12, "bf16 gpu 3", 200), "[2/7] gemm  GPUs 0-7  0:12/0:30  ETA 3m38s  bf16 gpu 3");
+  EXPECT_EQ(format_live_line(s, 12, "bf16 gpu 3", 200),
+            "[2/7] gemm  GPUs 0-7  0:12/0:30  ETA 3m38s  bf16 gpu 3");
   EXPECT_EQ(format_live_line(s, 12, "bf16 gpu 3", 30).size(), 29u);  // never wraps
 }
 
@@ -243,7 +252,8 @@ TEST(Progress, LogModeLinesAreTimestampedAndQuietShowsOnlyWarnings) {
   }
   std::fflush(mem);
   std::string text(buf, len);
-  EXPECT_THAT(text, ::testing::ContainsRegex("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z gpuqual: hello"));
+  EXPECT_THAT(text, ::testing::ContainsRegex(
+                        "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z gpuqual: hello"));
   EXPECT_THAT(text, HasSubstr("gpuqual: [1/1] gemm: started (GPUs none, budget 5s, timeout 20s)\n"));
   EXPECT_THAT(text, HasSubstr("gpuqual: [1/1] gemm: pass (0s)\n"));
   EXPECT_THAT(text, ::testing::Not(HasSubstr("hidden")));
@@ -306,7 +316,8 @@ TEST(Summary, Unjudged) {
   EXPECT_EQ(status_counts(r), "1 error, 1 skip, 1 pass");
   EXPECT_EQ(unjudged_exit_code(r), 2);
   EXPECT_EQ(unjudged_summary(r, "x.json"),
-            "gpuqual: INCONCLUSIVE node-a h200-sxm-141gb: not judged against a baseline (--baseline none); 3 checks: "
+            "gpuqual: INCONCLUSIVE node-a h200-sxm-141gb: not judged against a baseline (--baseline none); 3 "
+            "checks: "
             "1 error, 1 skip, 1 pass; record x.json");
   r = record_with({{"a", Status::pass}, {"b", Status::fail}});
   EXPECT_EQ(unjudged_exit_code(r), 1);
@@ -319,7 +330,8 @@ TEST(Summary, Unjudged) {
 TEST(Summary, Interrupted) {
   const RunRecord r = record_with({{"a", Status::pass}, {"b", Status::error}});
   EXPECT_EQ(interrupted_summary(r, "SIGTERM", 1, 2, "x.json"),
-            "gpuqual: INCONCLUSIVE node-a h200-sxm-141gb: run interrupted (SIGTERM) after 1 of 2 checks; 2 results: 1 error, "
+            "gpuqual: INCONCLUSIVE node-a h200-sxm-141gb: run interrupted (SIGTERM) after 1 of 2 checks; 2 "
+            "results: 1 error, "
             "1 pass; record x.json");
 }
 

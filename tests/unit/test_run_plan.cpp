@@ -53,11 +53,13 @@ TEST(SelectChecks, RejectsUnknownDuplicateAndEmpty) {
   EXPECT_EQ(error_of([] { select_checks(three(), {}, {"x"}); }),
             "--skip: \"x\" is not a check of suite s (its checks: a, b, c)");
   EXPECT_EQ(error_of([] { select_checks(three(), {"a", "a"}, {}); }), "--only: \"a\" is given twice");
-  EXPECT_EQ(error_of([] { select_checks(three(), {"a"}, {"a"}); }), "--only/--skip: no check of suite s is left to run");
+  EXPECT_EQ(error_of([] { select_checks(three(), {"a"}, {"a"}); }),
+            "--only/--skip: no check of suite s is left to run");
 }
 
 TEST(SelectGpus, AllByDefaultAndValidatedAgainstTheNode) {
-  const std::vector<GpuInfo> gpus{testing::make_gpu(0), testing::make_gpu(1), testing::make_gpu(2), testing::make_gpu(3)};
+  const std::vector<GpuInfo> gpus{testing::make_gpu(0), testing::make_gpu(1), testing::make_gpu(2),
+                                  testing::make_gpu(3)};
   EXPECT_EQ(select_gpus("", gpus), (std::vector<int>{0, 1, 2, 3}));
   EXPECT_EQ(select_gpus("all", gpus), (std::vector<int>{0, 1, 2, 3}));
   EXPECT_EQ(select_gpus("2,0", gpus), (std::vector<int>{0, 2}));
@@ -80,8 +82,10 @@ TEST(OutputPaths, DefaultNameIsHostAndTimestampWithoutOverwriting) {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir + "/results");
   std::filesystem::current_path(dir);
-  EXPECT_EQ(default_output_path("node-a.example", "20260130T142501Z"), "results/node-a.example-20260130T142501Z.json");
-  EXPECT_EQ(default_output_path("we/ird host", "20260130T142501Z"), "results/we_ird_host-20260130T142501Z.json");
+  EXPECT_EQ(default_output_path("node-a.example", "20260130T142501Z"),
+            "results/node-a.example-20260130T142501Z.json");
+  EXPECT_EQ(default_output_path("we/ird host", "20260130T142501Z"),
+            "results/we_ird_host-20260130T142501Z.json");
   EXPECT_EQ(default_output_path("", "20260130T142501Z"), "results/unknown-host-20260130T142501Z.json");
   std::ofstream("results/node-a-20260130T142501Z.json") << "{}";
   EXPECT_EQ(default_output_path("node-a", "20260130T142501Z"), "results/node-a-20260130T142501Z-2.json");
@@ -103,7 +107,8 @@ TEST(SuiteLookup, NamesPathsAndTheListOfWhatExists) {
   EXPECT_EQ(resolve_suite("a", dir), dir + "/a.yml");
   EXPECT_EQ(resolve_suite("./x.yaml", dir), "./x.yaml");
   EXPECT_EQ(resolve_suite("x.yaml", dir), "x.yaml");
-  EXPECT_EQ(error_of([&] { resolve_suite("c", dir); }), "--suite: no suite \"c\" in " + dir + " (suites there: a, b)");
+  EXPECT_EQ(error_of([&] { resolve_suite("c", dir); }),
+            "--suite: no suite \"c\" in " + dir + " (suites there: a, b)");
   EXPECT_EQ(suites_dir("/flag/dir"), "/flag/dir");
 }
 

@@ -16,8 +16,9 @@ using ::testing::StartsWith;
 class ShippedRun : public RunFixture {};
 
 TEST_F(ShippedRun, CanaryWithoutAGpuIsInconclusiveWithAFullRecord) {
-  const auto r = gpuqual({"run", "--suite", "canary", "--output", "r.json", "--suites-dir", GPUQUAL_SOURCE_DIR "/suites"},
-                         {}, GPUQUAL_BINARY);
+  const auto r = gpuqual(
+      {"run", "--suite", "canary", "--output", "r.json", "--suites-dir", GPUQUAL_SOURCE_DIR "/suites"}, {},
+      GPUQUAL_BINARY);
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_LT(r.seconds, 60);
   EXPECT_THAT(last_line(r.out), StartsWith("gpuqual: INCONCLUSIVE"));
@@ -39,8 +40,9 @@ TEST_F(ShippedRun, CanaryWithoutAGpuIsInconclusiveWithAFullRecord) {
 // look for a GPU, so this shows on a GPU-less machine too.
 TEST_F(ShippedRun, ShippedSuitesParametersAreAcceptedByTheirChecks) {
   for (const char* suite : {"smoke", "canary", "standard", "burnin"}) {
-    std::vector<std::string> args{"run", "--suite", suite, "--suites-dir", GPUQUAL_SOURCE_DIR "/suites", "--baseline",
-                                  "none", "--output", "r.json", "--quiet"};
+    std::vector<std::string> args{
+        "run",        "--suite", suite,      "--suites-dir", GPUQUAL_SOURCE_DIR "/suites",
+        "--baseline", "none",    "--output", "r.json",       "--quiet"};
     if (std::string(suite) == "burnin") args.insert(args.end(), {"--duration", "2s"});
     const auto r = gpuqual(args, {}, GPUQUAL_BINARY);
     EXPECT_NE(r.exit_code, 3) << suite << ": " << r.err;
@@ -58,8 +60,10 @@ TEST_F(ShippedRun, ShippedBinaryHasNoTestChecks) {
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_THAT(r.out, ::testing::Not(HasSubstr("test_")));
   EXPECT_THAT(r.out, ::testing::Not(HasSubstr("test-only")));
-  for (const char* suite : {"smoke", "canary", "standard", "burnin"}) EXPECT_THAT(r.out, HasSubstr(std::string("\n  ") + suite));
-  for (const auto& e : check_catalog()) EXPECT_THAT(r.out, HasSubstr(std::string("\n  ") + std::string(e.name) + " "));
+  for (const char* suite : {"smoke", "canary", "standard", "burnin"})
+    EXPECT_THAT(r.out, HasSubstr(std::string("\n  ") + suite));
+  for (const auto& e : check_catalog())
+    EXPECT_THAT(r.out, HasSubstr(std::string("\n  ") + std::string(e.name) + " "));
   // A suite naming a test-only check is a typo to the shipped binary.
   write_suite("s", "  - check: test_pass\n");
   const auto bad = gpuqual({"run", "--suite", path("s.yaml")}, {}, GPUQUAL_BINARY);

@@ -109,7 +109,9 @@ TEST(DiffStack, ReportsChangedFirmwareToolkitAndOperatorVersions) {
   (*after.node.stack->nics)[0].firmware = StackFact::read("28.41.1000");
   const auto lines = changes(before, after);
   EXPECT_TRUE(has_line(lines, "bios.version: 2.19.1 → 2.20.0")) << fmt::format("{}", fmt::join(lines, "\n"));
-  EXPECT_TRUE(has_line(lines, "InfoROM image gpu 1 (GPU-00000000-0000-0000-0000-000000000001): G520.0200.00.05 → G520.0200.00.06"));
+  EXPECT_TRUE(has_line(
+      lines,
+      "InfoROM image gpu 1 (GPU-00000000-0000-0000-0000-000000000001): G520.0200.00.05 → G520.0200.00.06"));
   EXPECT_TRUE(has_line(lines, "container_toolkit: 1.17.4 → 1.18.0"));
   EXPECT_TRUE(has_line(lines, "platform.gpu-operator: v25.10.0 → v25.10.1"));
   EXPECT_TRUE(has_line(lines, "nic.mlx5_0.firmware: 28.39.1002 → 28.41.1000"));

@@ -5,11 +5,11 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 
-#include "core/record/record_reader.hpp"
 #include "core/base/input_error.hpp"
 #include "core/base/json_input.hpp"
 #include "core/record/record_io.hpp"
 #include "core/record/record_json.hpp"
+#include "core/record/record_reader.hpp"
 #include "record_builders.hpp"
 
 using namespace gpuqual;
@@ -102,7 +102,8 @@ TEST(StackInventoryJson, BothReadersRejectTheSameBadStacksWithTheSameMessage) {
        "$.node.stack.nics: null without a reason in unread"},
       {"nic class", [](json& j) { j["node"]["stack"]["nics"][0]["class"] = "ethernet"; },
        "$.node.stack.nics[0].class: must be infiniband or net"},
-      {"nic firmware without reason", [](json& j) { j["node"]["stack"]["nics"][1]["unread"] = json::object(); },
+      {"nic firmware without reason",
+       [](json& j) { j["node"]["stack"]["nics"][1]["unread"] = json::object(); },
        "$.node.stack.nics[1].firmware: null without a reason in unread"},
       {"nic unknown field", [](json& j) { j["node"]["stack"]["nics"][0]["speed"] = "100G"; },
        "$.node.stack.nics[0].speed: unknown field (typo, or a newer schema?)"},

@@ -24,9 +24,8 @@ namespace {
 class FakeTree : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = fs::temp_directory_path() /
-            ("gpuqual-stack-" + std::to_string(::getpid()) + "-" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    root_ = fs::temp_directory_path() / ("gpuqual-stack-" + std::to_string(::getpid()) + "-" +
+                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(root_);
     fs::create_directories(root_);
   }
@@ -62,7 +61,8 @@ class FakeTree : public ::testing::Test {
     link("sys/bus/pci/drivers/ice/module", "../../../../module/ice");
     fs::create_directories(root_ / "sys/module/ice");
     fs::create_directories(root_ / "sys/devices/virtual/net/lo");
-    link("sys/class/infiniband/mlx5_0", "../../devices/pci0000:3a/0000:3a:00.0/0000:3b:00.0/infiniband/mlx5_0");
+    link("sys/class/infiniband/mlx5_0",
+         "../../devices/pci0000:3a/0000:3a:00.0/0000:3b:00.0/infiniband/mlx5_0");
     link("sys/class/net/ens1f0np0", "../../devices/pci0000:3a/0000:3a:00.0/0000:3b:00.0/net/ens1f0np0");
     link("sys/class/net/eno1", "../../devices/pci0000:00/0000:00:1c.0/0000:01:00.0/net/eno1");
     link("sys/class/net/lo", "../../devices/virtual/net/lo");
@@ -146,7 +146,8 @@ TEST_F(FakeTree, DriverAddonsFromProcSysAndThePackagesFiles) {
 TEST_F(FakeTree, FabricManagerAndToolkitVersionsComeFromTheirCommands) {
   // Real executables printing what the real tools print (a shell script per tool).
   write("bin/nv-fabricmanager", "#!/bin/sh\necho 'Fabric Manager version is : 570.133.20'\n");
-  write("bin/nvidia-ctk", "#!/bin/sh\necho 'NVIDIA Container Toolkit CLI version 1.17.4'\necho 'commit: 9d7b0e4'\n");
+  write("bin/nvidia-ctk",
+        "#!/bin/sh\necho 'NVIDIA Container Toolkit CLI version 1.17.4'\necho 'commit: 9d7b0e4'\n");
   fs::permissions(root_ / "bin/nv-fabricmanager", fs::perms::owner_all);
   fs::permissions(root_ / "bin/nvidia-ctk", fs::perms::owner_all);
   fs::create_directories(root_ / "proc");
@@ -170,12 +171,13 @@ TEST_F(FakeTree, VersionOutputIsStdoutAndStderrInOrderAndOnlyOnExitZero) {
 
 TEST_F(FakeTree, CdiSpecsAreListedByKindAndFile) {
   write("etc/cdi/nvidia.yaml", "cdiVersion: 0.5.0\nkind: nvidia.com/gpu\ndevices: []\n");
-  write("var/run/cdi/mofed.json", "{\"cdiVersion\": \"0.6.0\", \"kind\": \"nvidia.com/hca\", \"devices\": []}");
+  write("var/run/cdi/mofed.json",
+        "{\"cdiVersion\": \"0.6.0\", \"kind\": \"nvidia.com/hca\", \"devices\": []}");
   write("var/run/cdi/broken.yaml", "kind: [unclosed\n");
   write("var/run/cdi/README", "not a spec");
   const StackFact f = read_cdi_specs({path("etc/cdi"), path("var/run/cdi"), path("missing")});
-  EXPECT_EQ(f.value, "(unreadable)=" + path("var/run/cdi/broken.yaml") + ",nvidia.com/gpu=" + path("etc/cdi/nvidia.yaml") +
-                         ",nvidia.com/hca=" + path("var/run/cdi/mofed.json"));
+  EXPECT_EQ(f.value, "(unreadable)=" + path("var/run/cdi/broken.yaml") + ",nvidia.com/gpu=" +
+                         path("etc/cdi/nvidia.yaml") + ",nvidia.com/hca=" + path("var/run/cdi/mofed.json"));
   EXPECT_EQ(read_cdi_specs({path("missing")}).value, "");
 }
 
@@ -206,7 +208,8 @@ TEST(K8sNodeInfo, AFileThatIsNotANodeIsBadInput) {
     read_k8s_node_info(s, record);
     FAIL() << "a verdict was read as a Node";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("$.kind: not a Kubernetes Node object"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("$.kind: not a Kubernetes Node object"), std::string::npos)
+        << e.what();
   }
 }
 

@@ -88,8 +88,18 @@ TEST(Stats, MedianWithHintIsTheMedianForAnyHint) {
       std::vector<double> x(n);
       for (auto& v : x) v = trial % 2 ? coarse(rng) : fine(rng);
       const double want = stats::median(x);
-      std::vector<double> hints = {want, std::nextafter(want, inf), std::nextafter(want, -inf), want + 1e-3, want - 1.0,
-                                   x.front(), x.back(), 1e9, -1e9, inf, -inf, std::nan("")};
+      std::vector<double> hints = {want,
+                                   std::nextafter(want, inf),
+                                   std::nextafter(want, -inf),
+                                   want + 1e-3,
+                                   want - 1.0,
+                                   x.front(),
+                                   x.back(),
+                                   1e9,
+                                   -1e9,
+                                   inf,
+                                   -inf,
+                                   std::nan("")};
       if (n > 1) {
         std::vector<double> sorted = x;
         std::sort(sorted.begin(), sorted.end());

@@ -23,8 +23,8 @@ namespace {
 
 using gpuqual::testing::storage_leftovers;
 using gpuqual::testing::TestMount;
-using ::testing::HasSubstr;
 using nlohmann::json;
+using ::testing::HasSubstr;
 
 StorageConfig one_path(const std::string& dir, json extra = json::object()) {
   json p = {{"path", dir}, {"name", "t"}, {"size_mib", 4}, {"fsync_samples", 5}, {"timeout_s", 20}};
@@ -188,20 +188,25 @@ TEST(StorageCheck, AfterAbortRemovesTheFilesOfAKilledWriter) {
 }
 
 TEST(StorageCheck, NothingConfiguredIsNotApplicableAndBadParamsAreInputErrors) {
-  const CheckResult none = run_storage(parse_storage_params(json{{"site_file", "/nonexistent/site.yaml"}}, "t"), nullptr);
+  const CheckResult none =
+      run_storage(parse_storage_params(json{{"site_file", "/nonexistent/site.yaml"}}, "t"), nullptr);
   EXPECT_EQ(none.status, Status::skip);
   EXPECT_EQ(none.reason_code, "not_configured");
   EXPECT_THAT(none.reason, HasSubstr("/nonexistent/site.yaml"));
-  EXPECT_THROW(parse_storage_params(json{{"paths", json::array({json{{"path", "relative"}}})}}, "t"), InputError);
-  EXPECT_THROW(parse_storage_params(json{{"paths", json::array({json{{"path", "/x"}, {"sizemib", 1}}})}}, "t"), InputError);
+  EXPECT_THROW(parse_storage_params(json{{"paths", json::array({json{{"path", "relative"}}})}}, "t"),
+               InputError);
+  EXPECT_THROW(
+      parse_storage_params(json{{"paths", json::array({json{{"path", "/x"}, {"sizemib", 1}}})}}, "t"),
+      InputError);
 }
 
 TEST(StorageCheck, SiteFileSectionIsLaidOverTheSuiteParams) {
   TestMount m("stor-site", "-t tmpfs -o size=16m tmpfs");
   ASSERT_TRUE(m.ok());
   const std::string site = gpuqual::testing::temp_dir("stor-sitefile") + "/site.yaml";
-  std::ofstream(site) << "storage:\n  size_mib: 2\n  fsync_samples: 3\n  paths:\n    - name: scratch\n      path: " << m.dir()
-                      << "\nnetwork:\n  endpoints: []\n";
+  std::ofstream(site)
+      << "storage:\n  size_mib: 2\n  fsync_samples: 3\n  paths:\n    - name: scratch\n      path: " << m.dir()
+      << "\nnetwork:\n  endpoints: []\n";
   const StorageConfig c = parse_storage_params(json{{"site_file", site}, {"size_mib", 1024}}, "suite");
   ASSERT_EQ(c.paths.size(), 1u);
   EXPECT_EQ(c.paths[0].size_bytes, 2u << 20);

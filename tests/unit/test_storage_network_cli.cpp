@@ -31,11 +31,13 @@ TEST(StorageNetworkCli, ProbeStorageExitCodes) {
   testing::TestMount m("sn-probe", "-t tmpfs -o size=16m tmpfs");
   ASSERT_TRUE(m.ok());
   const std::string dir = testing::temp_dir("sn-probe-io");
-  const auto ok = run_cli("probe storage --path scratch=" + shell_quote(m.dir()) + " --size-mib 2 --fsync-samples 3", dir);
+  const auto ok = run_cli(
+      "probe storage --path scratch=" + shell_quote(m.dir()) + " --size-mib 2 --fsync-samples 3", dir);
   EXPECT_EQ(ok.code, 0) << ok.out << ok.err;
   EXPECT_THAT(ok.out, HasSubstr("storage.scratch.write_gbps"));
   EXPECT_EQ(ok.last_line(), "gpuqual probe storage: PASS");
-  const auto missing = run_cli("probe storage --path " + shell_quote(m.dir() + "/nope") + " --size-mib 1", dir);
+  const auto missing =
+      run_cli("probe storage --path " + shell_quote(m.dir() + "/nope") + " --size-mib 1", dir);
   EXPECT_EQ(missing.code, 1);
   EXPECT_THAT(missing.out, HasSubstr("storage.missing"));
   const auto none = run_cli("probe storage", dir);
@@ -63,10 +65,10 @@ TEST(StorageNetworkCli, RunnerRunsStorageInItsChild) {
   testing::TestMount m("sn-run", "-t tmpfs -o size=16m tmpfs");
   ASSERT_TRUE(m.ok());
   const std::string dir = testing::temp_dir("sn-run-io");
-  std::ofstream(dir + "/suite.yaml") << "name: t\nchecks:\n  - check: storage\n    budget_s: 5\n    timeout_s: 30\n    params:\n"
-                                     << "      size_mib: 2\n      total_timeout_s: 20\n      paths: [{name: s, path: "
-                                     << m.dir() << "}]\n  - check: network\n    params: {site_file: " << dir
-                                     << "/absent.yaml}\n";
+  std::ofstream(dir + "/suite.yaml")
+      << "name: t\nchecks:\n  - check: storage\n    budget_s: 5\n    timeout_s: 30\n    params:\n"
+      << "      size_mib: 2\n      total_timeout_s: 20\n      paths: [{name: s, path: " << m.dir()
+      << "}]\n  - check: network\n    params: {site_file: " << dir << "/absent.yaml}\n";
   const auto r = run_cli("run --suite " + shell_quote(dir + "/suite.yaml") + " --baseline none --output " +
                              shell_quote(dir + "/r.json"),
                          dir);

@@ -32,8 +32,8 @@ TEST(StoragePattern, VerifyCountsEveryCorruptedByteAndTheFirstOffset) {
   verify_storage_pattern(7, 1 << 20, data, clean);
   EXPECT_EQ(clean.bad_bytes, 0u);
 
-  data[100] ^= std::byte{0x01};                               // one flipped bit
-  data[9000] = ~data[9000];                                   // one inverted byte
+  data[100] ^= std::byte{0x01};                                      // one flipped bit
+  data[9000] = ~data[9000];                                          // one inverted byte
   for (int i = 20000; i < 20000 + 512; ++i) data[i] = std::byte{0};  // a zeroed sector (512 B)
   PatternMismatch m;
   verify_storage_pattern(7, 1 << 20, data, m);

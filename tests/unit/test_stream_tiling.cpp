@@ -19,7 +19,8 @@ std::vector<int> visits(std::uint64_t vectors, std::uint64_t threads, unsigned u
     for (std::uint64_t t = 0; t < tiles; ++t) {
       for (unsigned u = 0; u < unroll; ++u) ++seen.at(stream_tile_index(t, u, tid, threads, unroll));
     }
-    for (std::uint64_t v = stream_tail_start(vectors, threads, unroll) + tid; v < vectors; v += threads) ++seen.at(v);
+    for (std::uint64_t v = stream_tail_start(vectors, threads, unroll) + tid; v < vectors; v += threads)
+      ++seen.at(v);
   }
   return seen;
 }
@@ -30,8 +31,8 @@ TEST(StreamTiling, EveryVectorExactlyOnce) {
       for (unsigned unroll : {1u, kStreamUnroll, 8u}) {
         const auto seen = visits(vectors, threads, unroll);
         for (std::uint64_t v = 0; v < vectors; ++v) {
-          ASSERT_EQ(seen[v], 1) << "vector " << v << " of " << vectors << ", " << threads << " threads, unroll "
-                                << unroll;
+          ASSERT_EQ(seen[v], 1) << "vector " << v << " of " << vectors << ", " << threads
+                                << " threads, unroll " << unroll;
         }
       }
     }
@@ -42,11 +43,14 @@ TEST(StreamTiling, UnrolledLoadsAreCoalescedAndIndependent) {
   const std::uint64_t threads = 256;
   for (unsigned u = 0; u < kStreamUnroll; ++u) {
     for (std::uint64_t tid = 1; tid < threads; ++tid) {
-      EXPECT_EQ(stream_tile_index(3, u, tid, threads, kStreamUnroll), stream_tile_index(3, u, tid - 1, threads, kStreamUnroll) + 1);
+      EXPECT_EQ(stream_tile_index(3, u, tid, threads, kStreamUnroll),
+                stream_tile_index(3, u, tid - 1, threads, kStreamUnroll) + 1);
     }
   }
   // One thread's slots in a tile are distinct vectors, a grid's width apart.
-  EXPECT_EQ(stream_tile_index(0, 1, 5, threads, kStreamUnroll) - stream_tile_index(0, 0, 5, threads, kStreamUnroll), threads);
+  EXPECT_EQ(
+      stream_tile_index(0, 1, 5, threads, kStreamUnroll) - stream_tile_index(0, 0, 5, threads, kStreamUnroll),
+      threads);
   EXPECT_GE(kStreamUnroll, 4u);  // >= 64 bytes of loads in flight per thread (Little's law, header)
 }
 

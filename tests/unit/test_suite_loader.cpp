@@ -53,8 +53,9 @@ checks:
   EXPECT_EQ(s.checks[0].budget_s, 30);
   EXPECT_EQ(s.checks[0].timeout_s, 90);
   EXPECT_EQ(s.checks[0].line, 6);
-  EXPECT_EQ(s.checks[0].params, nlohmann::json::parse(
-                                    R"({"sizes": [4096, 8192], "precisions": ["bf16", "fp8_e4m3"], "verify": true,
+  EXPECT_EQ(s.checks[0].params,
+            nlohmann::json::parse(
+                R"({"sizes": [4096, 8192], "precisions": ["bf16", "fp8_e4m3"], "verify": true,
                                         "label": "123", "ratio": 0.5})"));
   EXPECT_EQ(s.checks[1].budget_s, kDefaultBudgetS);
   EXPECT_EQ(s.checks[1].timeout_s, default_timeout_s(kDefaultBudgetS));
@@ -88,7 +89,8 @@ checks:
 TEST(SuiteLoader, SyntaxErrorsNameTheLine) {
   EXPECT_THAT(error_of("name: x\nchecks:\n  - check: gemm\n    params: {a: [1, 2}\n"),
               HasSubstr("my.yaml: line 4, column"));
-  EXPECT_THAT(error_of("name: x\nchecks:\n  - check: gemm\n    params: {a: [1, 2}\n"), HasSubstr("YAML syntax error"));
+  EXPECT_THAT(error_of("name: x\nchecks:\n  - check: gemm\n    params: {a: [1, 2}\n"),
+              HasSubstr("YAML syntax error"));
 }
 
 struct BadSuite {
@@ -99,43 +101,64 @@ struct BadSuite {
 
 class SuiteLoaderErrors : public ::testing::TestWithParam<BadSuite> {};
 
-TEST_P(SuiteLoaderErrors, NameFileLineAndProblem) { EXPECT_THAT(error_of(GetParam().yaml), HasSubstr(GetParam().expected)); }
+TEST_P(SuiteLoaderErrors, NameFileLineAndProblem) {
+  EXPECT_THAT(error_of(GetParam().yaml), HasSubstr(GetParam().expected));
+}
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, SuiteLoaderErrors,
     ::testing::Values(
-        BadSuite{"MissingName", "checks:\n  - check: gemm\n", "my.yaml: line 1: $.name: required field is missing"},
-        BadSuite{"BadName", "name: Bad Name\nchecks:\n  - check: gemm\n", "my.yaml: line 1: $.name: \"Bad Name\" is not a suite name"},
+        BadSuite{"MissingName", "checks:\n  - check: gemm\n",
+                 "my.yaml: line 1: $.name: required field is missing"},
+        BadSuite{"BadName", "name: Bad Name\nchecks:\n  - check: gemm\n",
+                 "my.yaml: line 1: $.name: \"Bad Name\" is not a suite name"},
         BadSuite{"MissingChecks", "name: x\n", "$.checks: required field is missing"},
-        BadSuite{"EmptyChecks", "name: x\nchecks: []\n", "my.yaml: line 2: $.checks: a suite needs at least one check"},
+        BadSuite{"EmptyChecks", "name: x\nchecks: []\n",
+                 "my.yaml: line 2: $.checks: a suite needs at least one check"},
         BadSuite{"ChecksNotAList", "name: x\nchecks: gemm\n", "my.yaml: line 2: $.checks: expected an array"},
-        BadSuite{"CheckNotAMap", "name: x\nchecks:\n  - gemm\n", "my.yaml: line 3: $.checks[0]: expected an object"},
+        BadSuite{"CheckNotAMap", "name: x\nchecks:\n  - gemm\n",
+                 "my.yaml: line 3: $.checks[0]: expected an object"},
         BadSuite{"UnknownCheck", "name: x\nchecks:\n  - check: gemm\n  - check: gem\n",
                  "my.yaml: line 4: $.checks[1].check: unknown check \"gem\" (gpuqual checks: "},
-        BadSuite{"UnknownKey", "name: x\nchecks:\n  - check: gemm\n    timeout: 5\n", "my.yaml: line 4: $.checks[0].timeout: unknown field"},
-        BadSuite{"MisspelledChecks", "name: x\ncheks:\n  - check: gemm\n", "$.checks: required field is missing"},
+        BadSuite{"UnknownKey", "name: x\nchecks:\n  - check: gemm\n    timeout: 5\n",
+                 "my.yaml: line 4: $.checks[0].timeout: unknown field"},
+        BadSuite{"MisspelledChecks", "name: x\ncheks:\n  - check: gemm\n",
+                 "$.checks: required field is missing"},
         BadSuite{"DuplicateCheck", "name: x\nchecks:\n  - check: gemm\n  - check: hbm\n  - check: gemm\n",
                  "my.yaml: line 5: $.checks[2].check: check \"gemm\" is listed twice (first as $.checks[0])"},
-        BadSuite{"TimeoutBelowBudget", "name: x\nchecks:\n  - check: gemm\n    budget_s: 30\n    timeout_s: 10\n",
+        BadSuite{"TimeoutBelowBudget",
+                 "name: x\nchecks:\n  - check: gemm\n    budget_s: 30\n    timeout_s: 10\n",
                  "my.yaml: line 5: $.checks[0].timeout_s: timeout_s 10 s is shorter than budget_s 30 s"},
-        BadSuite{"NegativeBudget", "name: x\nchecks:\n  - check: gemm\n    budget_s: -1\n", "line 4: $.checks[0].budget_s: must be more than 0 s"},
+        BadSuite{"NegativeBudget", "name: x\nchecks:\n  - check: gemm\n    budget_s: -1\n",
+                 "line 4: $.checks[0].budget_s: must be more than 0 s"},
         BadSuite{"BudgetAsString", "name: x\nchecks:\n  - check: gemm\n    budget_s: \"30\"\n",
                  "line 4: $.checks[0].budget_s: expected seconds or \"${duration} + N\", found \"30\""},
-        BadSuite{"NanBudget", "name: x\nchecks:\n  - check: gemm\n    budget_s: .nan\n", "line 4: $.checks[0].budget_s: number is not finite"},
-        BadSuite{"ParamsNotAMap", "name: x\nchecks:\n  - check: gemm\n    params: [1]\n", "line 4: $.checks[0].params: expected an object"},
-        BadSuite{"BudgetsOverSuiteBudget", "name: x\nbudget_s: 50\nchecks:\n  - check: gemm\n    budget_s: 30\n  - check: hbm\n    budget_s: 30\n",
-                 "my.yaml: line 2: $.budget_s: the checks' budgets add up to 60 s, over the suite's budget_s of 50 s"},
-        BadSuite{"DurationWithoutDefault", "name: x\nchecks:\n  - check: burnin\n    params: {d: \"${duration}\"}\n",
+        BadSuite{"NanBudget", "name: x\nchecks:\n  - check: gemm\n    budget_s: .nan\n",
+                 "line 4: $.checks[0].budget_s: number is not finite"},
+        BadSuite{"ParamsNotAMap", "name: x\nchecks:\n  - check: gemm\n    params: [1]\n",
+                 "line 4: $.checks[0].params: expected an object"},
+        BadSuite{"BudgetsOverSuiteBudget",
+                 "name: x\nbudget_s: 50\nchecks:\n  - check: gemm\n    budget_s: 30\n  - check: hbm\n    "
+                 "budget_s: 30\n",
+                 "my.yaml: line 2: $.budget_s: the checks' budgets add up to 60 s, over the suite's budget_s "
+                 "of 50 s"},
+        BadSuite{"DurationWithoutDefault",
+                 "name: x\nchecks:\n  - check: burnin\n    params: {d: \"${duration}\"}\n",
                  "line 1: $.default_duration: the suite uses ${duration} but has no default_duration"},
         BadSuite{"DefaultDurationUnused", "name: x\ndefault_duration: 1h\nchecks:\n  - check: gemm\n",
                  "line 2: $.default_duration: default_duration is set but no value uses ${duration}"},
-        BadSuite{"BadDefaultDuration", "name: x\ndefault_duration: soon\nchecks:\n  - check: burnin\n    budget_s: \"${duration}\"\n",
-                 "line 2: $.default_duration: \"soon\" is not a duration"},
-        BadSuite{"DurationNotWhole", "name: x\ndefault_duration: 1h\nchecks:\n  - check: burnin\n    params: {d: \"${duration}s\"}\n",
-                 "line 5: $.checks[0].params.d: \"${duration}s\": the only variable is ${duration}"},
+        BadSuite{
+            "BadDefaultDuration",
+            "name: x\ndefault_duration: soon\nchecks:\n  - check: burnin\n    budget_s: \"${duration}\"\n",
+            "line 2: $.default_duration: \"soon\" is not a duration"},
+        BadSuite{
+            "DurationNotWhole",
+            "name: x\ndefault_duration: 1h\nchecks:\n  - check: burnin\n    params: {d: \"${duration}s\"}\n",
+            "line 5: $.checks[0].params.d: \"${duration}s\": the only variable is ${duration}"},
         BadSuite{"OtherVariable", "name: x\nchecks:\n  - check: gemm\n    params: {image: \"${IMAGE}\"}\n",
                  "line 4: $.checks[0].params.image: \"${IMAGE}\": the only variable is ${duration}"},
-        BadSuite{"DuplicateKey", "name: x\nname: y\nchecks:\n  - check: gemm\n", "my.yaml: line 2, column 1: duplicate key \"name\""},
+        BadSuite{"DuplicateKey", "name: x\nname: y\nchecks:\n  - check: gemm\n",
+                 "my.yaml: line 2, column 1: duplicate key \"name\""},
         BadSuite{"TwoDocuments", "name: x\n---\nname: y\n", "more than one YAML document"},
         BadSuite{"OnlyAComment", "# only a comment\n", "my.yaml: no YAML content"}),
     [](const ::testing::TestParamInfo<BadSuite>& info) { return std::string(info.param.name); });

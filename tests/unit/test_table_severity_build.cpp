@@ -28,5 +28,6 @@ TEST(TableSeverityBuild, ARecordWithAnXid79WrittenAsWarnIsLeftOut) {
   const BaselineBuildResult res = builder.finish();
   ASSERT_EQ(res.excluded.size(), 1u);
   EXPECT_EQ(res.excluded[0].path, "node-0.json");
-  EXPECT_NE(res.excluded[0].reason.find("finding xid.79 on gpu 0"), std::string::npos) << res.excluded[0].reason;
+  EXPECT_NE(res.excluded[0].reason.find("finding xid.79 on gpu 0"), std::string::npos)
+      << res.excluded[0].reason;
 }

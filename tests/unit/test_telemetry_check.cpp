@@ -85,15 +85,16 @@ TEST(TelemetryJudge, MissingGpuAndMissingSeriesFail) {
 
 TEST(TelemetryJudge, UuidOfAnotherNodeIsReportedNotCounted) {
   const auto doc = parse_prometheus_text(read("dcgm-exporter-sample.prom"));
-  const auto j = judge_telemetry(doc, {{0, "GPU-00000000-0000-0000-0000-000000000000"}}, {"DCGM_FI_DEV_GPU_TEMP"});
+  const auto j =
+      judge_telemetry(doc, {{0, "GPU-00000000-0000-0000-0000-000000000000"}}, {"DCGM_FI_DEV_GPU_TEMP"});
   EXPECT_EQ(j.status, Status::fail);
   EXPECT_EQ(count_code(j.findings, "telemetry.gpu_missing"), 1);
   EXPECT_EQ(count_code(j.findings, "telemetry.unknown_gpu"), 2);
 }
 
 TEST(TelemetryJudge, OldNamespaceLowercaseUuidLabelIsAccepted) {
-  const auto doc = parse_prometheus_text(
-      "DCGM_FI_DEV_GPU_TEMP{gpu=\"0\",uuid=\"GPU-a\",device=\"nvidia0\"} 40\n");
+  const auto doc =
+      parse_prometheus_text("DCGM_FI_DEV_GPU_TEMP{gpu=\"0\",uuid=\"GPU-a\",device=\"nvidia0\"} 40\n");
   EXPECT_EQ(judge_telemetry(doc, {{0, "GPU-a"}}, {"DCGM_FI_DEV_GPU_TEMP"}).status, Status::pass);
   EXPECT_EQ(judge_telemetry(doc, {{0, "GPU-a"}}, {"DCGM_FI_DEV_GPU_TEMP"}, {"UUID"}).status, Status::fail);
 }

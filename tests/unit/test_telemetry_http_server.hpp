@@ -62,8 +62,9 @@ class TinyHttpServer {
         std::lock_guard<std::mutex> lock(mu_);
         requests_.push_back(req.substr(0, req.find("\r\n")));
       }
-      const std::string resp = "HTTP/1.1 " + std::to_string(status_) + " X\r\nContent-Type: text/plain; version=0.0.4\r\n" +
-                               "Content-Length: " + std::to_string(body_.size()) + "\r\nConnection: close\r\n\r\n" + body_;
+      const std::string resp =
+          "HTTP/1.1 " + std::to_string(status_) + " X\r\nContent-Type: text/plain; version=0.0.4\r\n" +
+          "Content-Length: " + std::to_string(body_.size()) + "\r\nConnection: close\r\n\r\n" + body_;
       std::size_t sent = 0;
       while (sent < resp.size()) {
         const ssize_t n = ::write(c, resp.data() + sent, resp.size() - sent);

@@ -99,23 +99,23 @@ TEST(TelemetryParser, EmptyAndCommentOnlyTextHasNoSamples) {
 }
 
 TEST(TelemetryParser, RejectsMalformedLinesNamingTheLine) {
-  EXPECT_EQ(error_line("ok 1\nbad{a=\"1\" 2\n"), 2);                // unclosed label set
-  EXPECT_EQ(error_line("m{a=\"unterminated} 1\n"), 1);              // unterminated value
-  EXPECT_EQ(error_line("m{a=\"x\\q\"} 1\n"), 1);                     // invalid escape
-  EXPECT_EQ(error_line("m{a=\"1\",a=\"2\"} 1\n"), 1);                // duplicate label
-  EXPECT_EQ(error_line("m{1a=\"1\"} 1\n"), 1);                       // bad label name
-  EXPECT_EQ(error_line("m{a=1} 1\n"), 1);                            // unquoted value
-  EXPECT_EQ(error_line("9metric 1\n"), 1);                           // bad metric name
-  EXPECT_EQ(error_line("m\n"), 1);                                   // no value
-  EXPECT_EQ(error_line("m{a=\"1\"}\n"), 1);                          // no value after labels
-  EXPECT_EQ(error_line("m abc\n"), 1);                               // not a number
-  EXPECT_EQ(error_line("m 0x10\n"), 1);                              // hex is not accepted
-  EXPECT_EQ(error_line("m 1 12.5\n"), 1);                            // timestamp is an integer
-  EXPECT_EQ(error_line("m 1 2 3\n"), 1);                             // trailing text
-  EXPECT_EQ(error_line("m{a=\"1\"}2\n"), 1);                         // no blank before value
-  EXPECT_EQ(error_line("# TYPE m bogus\n"), 1);                      // unknown type
-  EXPECT_EQ(error_line("# TYPE m gauge\n# TYPE m counter\n"), 2);    // TYPE twice
-  EXPECT_EQ(error_line(std::string("m 1\nn\0 2\n", 10)), 2);         // NUL byte
+  EXPECT_EQ(error_line("ok 1\nbad{a=\"1\" 2\n"), 2);               // unclosed label set
+  EXPECT_EQ(error_line("m{a=\"unterminated} 1\n"), 1);             // unterminated value
+  EXPECT_EQ(error_line("m{a=\"x\\q\"} 1\n"), 1);                   // invalid escape
+  EXPECT_EQ(error_line("m{a=\"1\",a=\"2\"} 1\n"), 1);              // duplicate label
+  EXPECT_EQ(error_line("m{1a=\"1\"} 1\n"), 1);                     // bad label name
+  EXPECT_EQ(error_line("m{a=1} 1\n"), 1);                          // unquoted value
+  EXPECT_EQ(error_line("9metric 1\n"), 1);                         // bad metric name
+  EXPECT_EQ(error_line("m\n"), 1);                                 // no value
+  EXPECT_EQ(error_line("m{a=\"1\"}\n"), 1);                        // no value after labels
+  EXPECT_EQ(error_line("m abc\n"), 1);                             // not a number
+  EXPECT_EQ(error_line("m 0x10\n"), 1);                            // hex is not accepted
+  EXPECT_EQ(error_line("m 1 12.5\n"), 1);                          // timestamp is an integer
+  EXPECT_EQ(error_line("m 1 2 3\n"), 1);                           // trailing text
+  EXPECT_EQ(error_line("m{a=\"1\"}2\n"), 1);                       // no blank before value
+  EXPECT_EQ(error_line("# TYPE m bogus\n"), 1);                    // unknown type
+  EXPECT_EQ(error_line("# TYPE m gauge\n# TYPE m counter\n"), 2);  // TYPE twice
+  EXPECT_EQ(error_line(std::string("m 1\nn\0 2\n", 10)), 2);       // NUL byte
 }
 
 TEST(TelemetryParser, ParseErrorMessageSaysWhere) {

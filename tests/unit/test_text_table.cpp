@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <sstream>
 
-#include "core/judge/common_cause.hpp"
-#include "core/judge/compare_summary.hpp"
 #include "core/base/text_table.hpp"
 #include "core/base/text_width.hpp"
+#include "core/judge/common_cause.hpp"
+#include "core/judge/compare_summary.hpp"
 
 namespace gpuqual {
 namespace {
