@@ -285,6 +285,53 @@ void BaselineBuilder::fill_provenance(const ClassData& d, Provenance& p) {
   if (d.first_ms) p.date_range = fmt::format("{}..{}", d.first_started, d.last_started);
 }
 
+// One metric's expectation: the median of its per-node medians, its noise and tolerance from the
+// spread of all its values; the nodes beyond that tolerance are noted as outliers. Nothing (with a
+// note) when the median is not positive.
+std::optional<MetricExpectation> BaselineBuilder::expect_metric(const std::string& key,
+                                                                const MetricValues& mv, std::size_t included,
+                                                                BaselineBuildResult& out) const {
+  std::vector<double> node_medians, all;
+  std::vector<std::pair<std::string, double>> per_node;
+  for (const auto& [node, values] : mv.by_node) {
+    const double med = stats::median(values);
+    node_medians.push_back(med);
+    per_node.emplace_back(node, med);
+    all.insert(all.end(), values.begin(), values.end());
+  }
+  MetricExpectation e;
+  e.name = mv.per_gpu ? key : key.substr(0, key.size() - std::string(" (node)").size());
+  e.unit = mv.unit;
+  e.direction = mv.direction;
+  e.per_gpu = mv.per_gpu;
+  e.expected = round_significant(stats::median(node_medians), 5);
+  if (!(e.expected > 0)) {
+    out.notes.push_back(fmt::format(
+        "{}: the median is {}, a baseline needs a positive expected value: left out", e.name, e.expected));
+    return std::nullopt;
+  }
+  const double cv = stats::robust_sigma(all) / e.expected;
+  e.noise_cv = std::round(cv * 1e5) / 1e5;
+  e.tolerance =
+      std::ceil(std::max(options_.tolerance_floor, options_.spread_k * cv) * 1000.0 - 1e-9) / 1000.0;
+  e.required = mv.runs == included;
+  if (!e.required) {
+    out.notes.push_back(
+        fmt::format("{}: measured in {} of {} runs, so not required", e.name, mv.runs, included));
+  }
+  for (const auto& [node, med] : per_node) {
+    const double change = med / e.expected - 1.0;
+    const double worse = e.direction == Direction::higher ? -change : change;
+    if (worse > e.tolerance) {
+      out.outliers.push_back(
+          fmt::format("{}: {} {:.1f} % {} expected ({:g} vs {:g} {}), beyond the tolerance of {:.1f} %", node,
+                      e.name, std::fabs(change) * 100, e.direction == Direction::higher ? "below" : "above",
+                      med, e.expected, e.unit, e.tolerance * 100));
+    }
+  }
+  return e;
+}
+
 BaselineBuildResult BaselineBuilder::finish() {
   BaselineBuildResult out;
   out.excluded = std::move(excluded_);
@@ -325,45 +372,7 @@ BaselineBuildResult BaselineBuilder::finish() {
   for (const auto& key : d.metric_order) {
     const MetricValues& mv = d.metrics.at(key);
     if (mv.runs == 0) continue;  // measured only by records left out as partial
-    std::vector<double> node_medians, all;
-    std::vector<std::pair<std::string, double>> per_node;
-    for (const auto& [node, values] : mv.by_node) {
-      const double med = stats::median(values);
-      node_medians.push_back(med);
-      per_node.emplace_back(node, med);
-      all.insert(all.end(), values.begin(), values.end());
-    }
-    MetricExpectation e;
-    e.name = mv.per_gpu ? key : key.substr(0, key.size() - std::string(" (node)").size());
-    e.unit = mv.unit;
-    e.direction = mv.direction;
-    e.per_gpu = mv.per_gpu;
-    e.expected = round_significant(stats::median(node_medians), 5);
-    if (!(e.expected > 0)) {
-      out.notes.push_back(fmt::format(
-          "{}: the median is {}, a baseline needs a positive expected value: left out", e.name, e.expected));
-      continue;
-    }
-    const double cv = stats::robust_sigma(all) / e.expected;
-    e.noise_cv = std::round(cv * 1e5) / 1e5;
-    e.tolerance =
-        std::ceil(std::max(options_.tolerance_floor, options_.spread_k * cv) * 1000.0 - 1e-9) / 1000.0;
-    e.required = mv.runs == d.included.size();
-    if (!e.required) {
-      out.notes.push_back(
-          fmt::format("{}: measured in {} of {} runs, so not required", e.name, mv.runs, d.included.size()));
-    }
-    for (const auto& [node, med] : per_node) {
-      const double change = med / e.expected - 1.0;
-      const double worse = e.direction == Direction::higher ? -change : change;
-      if (worse > e.tolerance) {
-        out.outliers.push_back(fmt::format(
-            "{}: {} {:.1f} % {} expected ({:g} vs {:g} {}), beyond the tolerance of {:.1f} %", node, e.name,
-            std::fabs(change) * 100, e.direction == Direction::higher ? "below" : "above", med, e.expected,
-            e.unit, e.tolerance * 100));
-      }
-    }
-    b.metrics.push_back(std::move(e));
+    if (auto e = expect_metric(key, mv, d.included.size(), out)) b.metrics.push_back(std::move(*e));
   }
   b.provenance.notes =
       fmt::format("{} runs on {} nodes; {} records left out; tolerance = max({:g} %, {:g} x robust CV)",

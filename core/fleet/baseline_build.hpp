@@ -90,6 +90,8 @@ class BaselineBuilder {
   void take_record(ClassData& d, const RecordValues& rv) const;
   static void require_checks(const ClassData& d, Baseline& b);
   static void fill_provenance(const ClassData& d, Provenance& p);
+  std::optional<MetricExpectation> expect_metric(const std::string& key, const MetricValues& mv,
+                                                 std::size_t included, BaselineBuildResult& out) const;
   BaselineBuildOptions options_;
   std::map<std::string, ClassData> classes_;
   std::vector<ExcludedRecord> excluded_;
