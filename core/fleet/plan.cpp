@@ -202,11 +202,9 @@ class Planner {
     }
   }
 
-  // Waves: the candidates, least disruptive first, taken in that order into each wave while
-  // the class's node and GPU limits and every PDB's budget allow. Then the wave's GPU pods are
-  // placed on the nodes that stay, and every evicted pod that found a node moves there in the
-  // model: when that node's wave comes, it is evicted again and takes its PDB's budget again.
-  void build_waves() {
+  // The nodes that may be upgraded, least disruptive first: fewest evicted GPU pods, then fewest
+  // pods, then fewest GPUs in use; ties keep the nodes' order.
+  std::vector<std::size_t> candidates_least_disruptive_first() const {
     std::vector<std::size_t> todo;
     for (std::size_t i = 0; i < nodes_.size(); ++i) {
       if (state_[i] == NodeState::planned) todo.push_back(i);
@@ -217,6 +215,42 @@ class Planner {
       return std::make_tuple(x.evicted_gpu_pods, x.pods.size(), x.used_gpus) <
              std::make_tuple(y.evicted_gpu_pods, y.pods.size(), y.used_gpus);
     });
+    return todo;
+  }
+
+  // One wave of `members` (sorted by name): its nodes, what each class has out and left, and each
+  // PDB it touched with the budget it used, which is then given back for the next wave.
+  Wave make_wave(const std::vector<std::size_t>& members, const std::vector<int>& out_nodes,
+                 const std::vector<int>& out_gpus, std::vector<std::size_t>& touched,
+                 std::vector<int>& pdb_used, bool canary) {
+    Wave w;
+    w.index = static_cast<int>(plan_.waves.size());
+    w.canary = canary;
+    for (std::size_t i : members) {
+      w.nodes.push_back(nodes_[i].name);
+      wave_of_[i] = w.index;
+    }
+    for (std::size_t cid = 0; cid < plan_.classes.size(); ++cid) {
+      if (out_nodes[cid] == 0) continue;
+      const ClassCapacity& cc = plan_.classes[cid];
+      w.classes.push_back(
+          {cc.hardware_class, out_nodes[cid], out_gpus[cid], cc.schedulable - out_gpus[cid], cc.floor});
+    }
+    std::sort(touched.begin(), touched.end(),
+              [&](auto a, auto b) { return c_.pdbs[a].key() < c_.pdbs[b].key(); });
+    for (std::size_t d : touched) {
+      w.pdbs.push_back({c_.pdbs[d].key(), pdb_used[d], c_.pdbs[d].disruptions_allowed});
+      pdb_used[d] = 0;  // the next wave starts after these pods are back: full budget again
+    }
+    return w;
+  }
+
+  // Waves: the candidates, least disruptive first, taken in that order into each wave while
+  // the class's node and GPU limits and every PDB's budget allow. Then the wave's GPU pods are
+  // placed on the nodes that stay, and every evicted pod that found a node moves there in the
+  // model: when that node's wave comes, it is evicted again and takes its PDB's budget again.
+  void build_waves() {
+    std::vector<std::size_t> todo = candidates_least_disruptive_first();
     PlacementIndex index(nodes_);
     for (std::size_t i = 0; i < nodes_.size(); ++i) {
       // Nodes with a verdict that passed are upgraded already: evicted pods go there first.
@@ -261,26 +295,8 @@ class Planner {
         }
         break;
       }
-      Wave w;
-      w.index = static_cast<int>(plan_.waves.size());
-      w.canary = canary;
       std::sort(members.begin(), members.end());  // by name
-      for (std::size_t i : members) {
-        w.nodes.push_back(nodes_[i].name);
-        wave_of_[i] = w.index;
-      }
-      for (std::size_t cid = 0; cid < nclasses; ++cid) {
-        if (out_nodes[cid] == 0) continue;
-        const ClassCapacity& cc = plan_.classes[cid];
-        w.classes.push_back(
-            {cc.hardware_class, out_nodes[cid], out_gpus[cid], cc.schedulable - out_gpus[cid], cc.floor});
-      }
-      std::sort(touched.begin(), touched.end(),
-                [&](auto a, auto b) { return c_.pdbs[a].key() < c_.pdbs[b].key(); });
-      for (std::size_t d : touched) {
-        w.pdbs.push_back({c_.pdbs[d].key(), pdb_used[d], c_.pdbs[d].disruptions_allowed});
-        pdb_used[d] = 0;  // the next wave starts after these pods are back: full budget again
-      }
+      Wave w = make_wave(members, out_nodes, out_gpus, touched, pdb_used, canary);
       drain(w, members, index);
       plan_.waves.push_back(std::move(w));
       todo = std::move(later);
