@@ -132,6 +132,49 @@ json to_json(const Verdict& v) {
   return out;
 }
 
+namespace {
+
+// One row of a verdict's findings, checks and stack, each checked as the verdict itself is.
+FindingRow finding_row_from_json(const json& e, const std::string& file, const std::string& p) {
+  JsonObject f(e, file, p);
+  FindingRow row;
+  row.check = f.str("check");
+  row.finding = finding_from_json(f.object("finding"), file, f.child_path("finding"));
+  row.status = read_status(f, "status");
+  row.reason = f.str("reason");
+  f.finish();
+  return row;
+}
+
+CheckRow check_row_from_json(const json& e, const std::string& file, const std::string& p) {
+  JsonObject c(e, file, p);
+  CheckRow row;
+  row.check = c.nonempty_str("check");
+  row.gpu = read_gpu(c);
+  row.status = read_status(c, "status");
+  row.reason = c.str("reason");
+  row.duration_s = c.number("duration_s", 0);
+  c.finish();
+  return row;
+}
+
+StackComponent stack_component_from_json(const json& e, const std::string& file, const std::string& p) {
+  JsonObject c(e, file, p);
+  StackComponent sc;
+  sc.name = c.nonempty_str("component");
+  if (c.has("value")) {
+    sc.fact = StackFact::read(c.str("value"));
+    if (c.has("reason")) c.fail("reason", "a reason belongs to a component that was not read");
+  } else {
+    sc.fact = StackFact::unread(c.nonempty_str("reason"));
+  }
+  c.str_or("value", "");
+  c.finish();
+  return sc;
+}
+
+}  // namespace
+
 Verdict verdict_from_json(const json& j, const std::string& file) {
   // Called recursively for gate's per-node verdicts; each level is checked the same way.
   std::function<Verdict(const json&, const std::string&)> read = [&](const json& jj,
@@ -163,26 +206,10 @@ Verdict verdict_from_json(const json& j, const std::string& file) {
     v.metrics = read_array<MetricRow>(
         o, "metrics", [&](const json& e, const std::string& p) { return metric_row_from_json(e, file, p); });
     v.findings = read_array<FindingRow>(o, "findings", [&](const json& e, const std::string& p) {
-      JsonObject f(e, file, p);
-      FindingRow row;
-      row.check = f.str("check");
-      row.finding = finding_from_json(f.object("finding"), file, f.child_path("finding"));
-      row.status = read_status(f, "status");
-      row.reason = f.str("reason");
-      f.finish();
-      return row;
+      return finding_row_from_json(e, file, p);
     });
-    v.checks = read_array<CheckRow>(o, "checks", [&](const json& e, const std::string& p) {
-      JsonObject c(e, file, p);
-      CheckRow row;
-      row.check = c.nonempty_str("check");
-      row.gpu = read_gpu(c);
-      row.status = read_status(c, "status");
-      row.reason = c.str("reason");
-      row.duration_s = c.number("duration_s", 0);
-      c.finish();
-      return row;
-    });
+    v.checks = read_array<CheckRow>(
+        o, "checks", [&](const json& e, const std::string& p) { return check_row_from_json(e, file, p); });
     const json& per_gpu = o.array("per_gpu");
     for (std::size_t i = 0; i < per_gpu.size(); ++i) {
       JsonObject g(per_gpu[i], file, JsonObject::index_path(o.child_path("per_gpu"), i));
@@ -194,18 +221,7 @@ Verdict verdict_from_json(const json& j, const std::string& file) {
     v.stack_changes = o.string_array("stack_changes");
     if (o.opt_array("stack")) {
       v.stack = read_array<StackComponent>(o, "stack", [&](const json& e, const std::string& p) {
-        JsonObject c(e, file, p);
-        StackComponent sc;
-        sc.name = c.nonempty_str("component");
-        if (c.has("value")) {
-          sc.fact = StackFact::read(c.str("value"));
-          if (c.has("reason")) c.fail("reason", "a reason belongs to a component that was not read");
-        } else {
-          sc.fact = StackFact::unread(c.nonempty_str("reason"));
-        }
-        c.str_or("value", "");
-        c.finish();
-        return sc;
+        return stack_component_from_json(e, file, p);
       });
     }
     v.nodes =
