@@ -43,6 +43,30 @@ double sum_partials(const DeviceBuffer& partials, unsigned blocks, cudaStream_t 
   return sum;
 }
 
+// The three arrays a STREAM kernel reads and writes, of n doubles each.
+struct StreamArrays {
+  const DeviceBuffer& a;
+  const DeviceBuffer& b;
+  const DeviceBuffer& d;
+  std::uint64_t n;
+};
+
+// Every element, on the GPU, against the generator (not against memory): how many of a, b and d
+// are wrong, and the first wrong index.
+void count_device_mismatches(HbmKernelResult& r, const StreamArrays& x, std::uint64_t seed,
+                             kernels::StreamScalars sc, const DeviceBuffer& counters,
+                             const kernels::LaunchShape& shape, cudaStream_t stream) {
+  const unsigned long long init[2] = {0, ~0ULL};
+  CUDA_CHECK(cudaMemcpyAsync(counters.get(), init, sizeof init, cudaMemcpyHostToDevice, stream));
+  CUDA_CHECK(kernels::launch_stream_verify(r.kernel, x.a.as<double>(), x.b.as<double>(), x.d.as<double>(),
+                                           x.n, seed, sc, counters.as<unsigned long long>(), shape, stream));
+  unsigned long long got[2] = {0, 0};
+  CUDA_CHECK(cudaMemcpyAsync(got, counters.get(), sizeof got, cudaMemcpyDeviceToHost, stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  r.device_mismatches = got[0];
+  r.first_mismatch = got[0] ? got[1] : 0;
+}
+
 }  // namespace
 
 HbmRunResult run_hbm(const HbmConfig& config, const MeasureHooks& hooks, const HbmCorruptor& corrupt) {
@@ -96,17 +120,7 @@ HbmRunResult run_hbm(const HbmConfig& config, const MeasureHooks& hooks, const H
       CUDA_CHECK(cudaDeviceSynchronize());
     }
 
-    // Every element, on the GPU, against the generator (not against memory).
-    const unsigned long long init[2] = {0, ~0ULL};
-    CUDA_CHECK(cudaMemcpyAsync(counters.get(), init, sizeof init, cudaMemcpyHostToDevice, stream));
-    CUDA_CHECK(kernels::launch_stream_verify(k, a.as<double>(), b.as<double>(), d.as<double>(), n,
-                                             config.seed, sc, counters.as<unsigned long long>(), shape,
-                                             stream));
-    unsigned long long got[2] = {0, 0};
-    CUDA_CHECK(cudaMemcpyAsync(got, counters.get(), sizeof got, cudaMemcpyDeviceToHost, stream));
-    CUDA_CHECK(cudaStreamSynchronize(stream));
-    r.device_mismatches = got[0];
-    r.first_mismatch = got[0] ? got[1] : 0;
+    count_device_mismatches(r, StreamArrays{a, b, d, n}, config.seed, sc, counters, shape, stream);
 
     if (k == StreamKernel::read) {
       // The timed kernel's own sum (from its last run) against the generator's exact sum.
