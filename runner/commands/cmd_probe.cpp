@@ -345,14 +345,8 @@ int run_cleanup(CleanupArgs& a) {
   return swept.failed.empty() ? kExitPass : kExitInconclusive;
 }
 
-}  // namespace
-
-void add_probe_command(CLI::App& app, CommandAction& selected) {
-  CLI::App* probe = app.add_subcommand("probe",
-                                       "Run one platform probe: a container image start, the GPU telemetry "
-                                       "endpoint, storage paths, network endpoints");
-  probe->require_subcommand(1);
-
+// Each subcommand of `gpuqual probe`: its flags and its action.
+void add_container_probe(CLI::App* probe, CommandAction& selected) {
   auto c = std::make_shared<ContainerArgs>();
   CLI::App* cont = probe->add_subcommand(
       "container",
@@ -389,7 +383,9 @@ void add_probe_command(CLI::App& app, CommandAction& selected) {
   cont->add_option("command", c->spec.command,
                    "Command and arguments (after --), instead of the image's own");
   cont->callback([c, &selected] { selected = [c] { return run_container(*c); }; });
+}
 
+void add_telemetry_probe(CLI::App* probe, CommandAction& selected) {
   auto t = std::make_shared<TelemetryArgs>();
   CLI::App* tel =
       probe->add_subcommand("telemetry", "Scrape a Prometheus endpoint; every GPU must report every series");
@@ -401,7 +397,9 @@ void add_probe_command(CLI::App& app, CommandAction& selected) {
   tel->add_option("--timeout", t->config.timeout_s, "Seconds for the scrape")->check(CLI::Range(0.1, 600.0));
   tel->add_option("--format", t->format, "text or json")->check(CLI::IsMember({"text", "json"}));
   tel->callback([t, &selected] { selected = [t] { return run_telemetry_cmd(*t); }; });
+}
 
+void add_storage_probe(CLI::App* probe, CommandAction& selected) {
   auto st = std::make_shared<StorageArgs>();
   CLI::App* stor = probe->add_subcommand(
       "storage",
@@ -420,7 +418,9 @@ void add_probe_command(CLI::App& app, CommandAction& selected) {
                    "Site file whose storage: section lists the paths (docs/storage-network.md)");
   stor->add_option("--format", st->format, "text or json")->check(CLI::IsMember({"text", "json"}));
   stor->callback([st, &selected] { selected = [st] { return run_storage_cmd(*st); }; });
+}
 
+void add_network_probe(CLI::App* probe, CommandAction& selected) {
   auto nw = std::make_shared<NetworkArgs>();
   CLI::App* net = probe->add_subcommand(
       "network",
@@ -441,7 +441,9 @@ void add_probe_command(CLI::App& app, CommandAction& selected) {
                   "Site file whose network: section lists the endpoints (docs/storage-network.md)");
   net->add_option("--format", nw->format, "text or json")->check(CLI::IsMember({"text", "json"}));
   net->callback([nw, &selected] { selected = [nw] { return run_network_cmd(*nw); }; });
+}
 
+void add_cleanup_probe(CLI::App* probe, CommandAction& selected) {
   auto k = std::make_shared<CleanupArgs>();
   CLI::App* clean = probe->add_subcommand(
       "cleanup",
@@ -449,6 +451,20 @@ void add_probe_command(CLI::App& app, CommandAction& selected) {
   add_runtime_flags(clean, k->rt);
   clean->add_option("--run-id", k->run_id, "Remove every container of this run, owners alive or not");
   clean->callback([k, &selected] { selected = [k] { return run_cleanup(*k); }; });
+}
+
+}  // namespace
+
+void add_probe_command(CLI::App& app, CommandAction& selected) {
+  CLI::App* probe = app.add_subcommand("probe",
+                                       "Run one platform probe: a container image start, the GPU telemetry "
+                                       "endpoint, storage paths, network endpoints");
+  probe->require_subcommand(1);
+  add_container_probe(probe, selected);
+  add_telemetry_probe(probe, selected);
+  add_storage_probe(probe, selected);
+  add_network_probe(probe, selected);
+  add_cleanup_probe(probe, selected);
 }
 
 }  // namespace gpuqual
