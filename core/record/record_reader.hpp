@@ -10,7 +10,7 @@
 // naming the file, the JSON path and the problem (exit 3). Malformed text is located by
 // nlohmann's parser (line and column), the message read_json_file gives. The oracle test
 // (tests/integration/test_record_oracle.py) holds it to the schema on the fuzz corpus, the bad
-// records and seeded mutations; tests/unit/test_gate_record_reader.cpp on every kind of bad input.
+// records and seeded mutations; tests/unit/test_record_reader.cpp on every kind of bad input.
 //
 // One reader per thread: it reuses its parse buffers between records and keeps nothing of a
 // record once `read` returns.
