@@ -4,23 +4,6 @@
 
 namespace gpuqual {
 
-bool LabelRequirement::matches(const Labels& labels) const {
-  auto it = labels.find(key);
-  const bool has = it != labels.end();
-  auto listed = [&] { return has && std::find(values.begin(), values.end(), it->second) != values.end(); };
-  switch (op) {
-    case Op::in:
-      return listed();
-    case Op::not_in:
-      return !listed();  // a missing label is "not in" (labels.Selector semantics)
-    case Op::exists:
-      return has;
-    case Op::does_not_exist:
-      return !has;
-  }
-  return false;
-}
-
 bool LabelSelector::matches(const Labels& labels) const {
   if (selects_nothing) return false;
   for (const auto& [k, v] : match_labels) {
@@ -44,23 +27,16 @@ bool ClusterPod::stays_on_drain() const {
   return owned_by_kind("DaemonSet") || annotations.count("kubernetes.io/config.mirror") != 0;
 }
 
+bool ClusterPod::has_controller() const {
+  return std::any_of(owners.begin(), owners.end(), [](const OwnerRef& o) { return o.controller; });
+}
+
 bool ClusterPod::owned_by_kind(const std::string& kind) const {
   return std::any_of(owners.begin(), owners.end(), [&](const OwnerRef& o) { return o.kind == kind; });
 }
 
 bool ClusterPod::can_run_on(const ClusterNode& n) const {
-  for (const auto& [k, v] : node_selector) {
-    auto it = n.labels.find(k);
-    if (it == n.labels.end() || it->second != v) return false;
-  }
-  if (!required_node_terms.empty()) {
-    const bool any_term =
-        std::any_of(required_node_terms.begin(), required_node_terms.end(), [&](const auto& term) {
-          return std::all_of(term.begin(), term.end(),
-                             [&](const LabelRequirement& r) { return r.matches(n.labels); });
-        });
-    if (!any_term) return false;
-  }
+  if (!node_affinity_matches(node_selector, required_affinity, n.name, n.labels)) return false;
   for (const Taint& t : n.taints) {
     if (t.effect == "PreferNoSchedule") continue;  // a preference, not a bar
     const bool tolerated = std::any_of(tolerations.begin(), tolerations.end(),

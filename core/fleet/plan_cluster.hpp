@@ -4,26 +4,21 @@
 // Kubernetes API reference (core/v1 Node, Pod; policy/v1 PodDisruptionBudget):
 // https://kubernetes.io/docs/reference/kubernetes-api/ — the JSON readers are in
 // core/fleet/plan_cluster_json.hpp.
-#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
-namespace gpuqual {
+#include "core/fleet/node_selector.hpp"
 
-using Labels = std::map<std::string, std::string>;
+namespace gpuqual {
 
 // The extended resource the NVIDIA device plugin advertises (k8s-device-plugin README).
 inline constexpr const char* kGpuResource = "nvidia.com/gpu";
 
-// One requirement of a label selector (meta/v1 LabelSelectorRequirement, also the shape of a
-// node affinity's NodeSelectorRequirement for the operators both share).
-struct LabelRequirement {
-  enum class Op { in, not_in, exists, does_not_exist };
-  std::string key;
-  Op op = Op::exists;
-  std::vector<std::string> values;
-  bool matches(const Labels& labels) const;
-};
+// One requirement of a label selector (meta/v1 LabelSelectorRequirement): the shape and rules of
+// a node affinity's NodeSelectorRequirement (node_selector.hpp) for the operators both have, so
+// one evaluator; a PDB's reader refuses Gt and Lt, which a label selector does not have.
+using LabelRequirement = NodeSelectorRequirement;
 
 // meta/v1 LabelSelector: matchLabels AND matchExpressions. A PDB's empty selector selects every
 // pod of its namespace (policy/v1); a missing one selects none (`selects_nothing`).
@@ -49,12 +44,16 @@ struct ClusterNode {
   std::string hardware_class;  // from the GFD labels (hardware_class_from_gfd_labels), same slugs as records
   int gpus = 0;                // status.allocatable["nvidia.com/gpu"]
   bool unschedulable = false;  // spec.unschedulable (cordoned)
-  bool ready = true;           // status.conditions[type=Ready].status == "True"
-  std::vector<Taint> taints;   // spec.taints
+  // status.conditions[type=Ready].status == "True". The reader sets it false for False, Unknown
+  // and for a node with no Ready condition at all, which Kubernetes treats as Unknown (the node
+  // controller's ConditionUnknown): such a node is no schedulable capacity.
+  bool ready = true;
+  std::vector<Taint> taints;  // spec.taints
 };
 
 struct OwnerRef {
   std::string kind, name;
+  bool controller = true;  // ownerReferences[].controller (absent in the API: false)
 };
 
 struct ClusterPod {
@@ -65,9 +64,9 @@ struct ClusterPod {
   std::vector<OwnerRef> owners;  // metadata.ownerReferences
   int gpus = 0;                  // effective request of nvidia.com/gpu (see pod_gpu_request)
   Labels node_selector;          // spec.nodeSelector
-  // spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution: the terms are
-  // ORed, the requirements of one term ANDed. Empty: no constraint.
-  std::vector<std::vector<LabelRequirement>> required_node_terms;
+  // spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution (node_selector.hpp:
+  // terms ORed, an empty term or no term matching no node). Absent: no constraint.
+  std::optional<NodeSelector> required_affinity;
   std::vector<Toleration> tolerations;
 
   std::string key() const { return ns + "/" + name; }
@@ -76,9 +75,13 @@ struct ClusterPod {
   // `kubectl drain --ignore-daemonsets` leaves DaemonSet pods, and mirror (static) pods cannot
   // be evicted through the API: neither moves when a node is drained.
   bool stays_on_drain() const;
+  // Whether an ownerReference is its controller. `kubectl drain` refuses a pod without one ("cannot
+  // delete Pods that declare no controller (use --force to override)"), and nothing would
+  // recreate it: a bare pod holds its node.
+  bool has_controller() const;
   bool owned_by_kind(const std::string& kind) const;
-  // Whether the scheduler could put this pod on `node`: nodeSelector, required node affinity,
-  // and the NoSchedule/NoExecute taints it does not tolerate.
+  // Whether the scheduler could put this pod on `node`: nodeSelector and required node affinity
+  // (node_affinity_matches), and the NoSchedule/NoExecute taints it does not tolerate.
   bool can_run_on(const ClusterNode& node) const;
 };
 

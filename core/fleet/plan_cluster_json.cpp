@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 
 #include "core/base/simdjson_fields.hpp"
@@ -125,27 +126,71 @@ std::optional<int> gpus_in(const element& resources, const char* list, const cha
   return gpu_quantity(*g, file, Where{&res_where, path_key});
 }
 
-std::vector<LabelRequirement> requirements(const element& arr, const std::string& file, const Where& where) {
-  std::vector<LabelRequirement> out;
+// Which list a requirement is read from: its operators and, for matchFields, its key differ.
+enum class RequirementList {
+  label_selector,  // meta/v1 LabelSelector.matchExpressions (a PDB): In, NotIn, Exists, DoesNotExist
+  node_labels,     // NodeSelectorTerm.matchExpressions: those and Gt, Lt
+  node_fields,     // NodeSelectorTerm.matchFields: metadata.name, In or NotIn
+};
+
+using ReqOp = NodeSelectorRequirement::Op;
+
+// The operator by its API name, if `list` has it.
+std::optional<ReqOp> requirement_op(const std::string& op, RequirementList list) {
+  static const std::pair<const char*, ReqOp> kOps[] = {
+      {"In", ReqOp::in},         {"NotIn", ReqOp::not_in},
+      {"Exists", ReqOp::exists}, {"DoesNotExist", ReqOp::does_not_exist},
+      {"Gt", ReqOp::gt},         {"Lt", ReqOp::lt}};
+  const std::size_t allowed = list == RequirementList::node_fields   ? 2
+                              : list == RequirementList::node_labels ? 6
+                                                                     : 4;
+  for (std::size_t i = 0; i < allowed; ++i) {
+    if (op == kOps[i].first) return kOps[i].second;
+  }
+  return std::nullopt;
+}
+
+const char* operators_allowed(RequirementList list) {
+  switch (list) {
+    case RequirementList::label_selector:
+      return "In, NotIn, Exists or DoesNotExist";
+    case RequirementList::node_labels:
+      return "In, NotIn, Exists, DoesNotExist, Gt or Lt";
+    case RequirementList::node_fields:
+      return "In or NotIn (matchFields)";
+  }
+  return "";
+}
+
+// What the API server refuses (core/v1 validation) and the evaluator could not give a meaning:
+// Gt/Lt with other than one value, matchFields on another field or with other than one value.
+// A Gt/Lt value that is not an integer is accepted by the API: it matches no node (node_selector.hpp).
+void check_requirement(Obj& o, const NodeSelectorRequirement& r, RequirementList list) {
+  if ((r.op == ReqOp::gt || r.op == ReqOp::lt) && r.values.size() != 1)
+    o.fail("values", "Gt and Lt take exactly one value, an integer");
+  if (list != RequirementList::node_fields) return;
+  if (r.key != kNodeNameField)
+    o.fail("key",
+           fmt::format("\"{}\" is not a node field matchFields can select: only {}", r.key, kNodeNameField));
+  if (r.values.size() != 1) o.fail("values", "matchFields In and NotIn take exactly one value, a node name");
+}
+
+std::vector<NodeSelectorRequirement> requirements(const element& arr, const std::string& file,
+                                                  const Where& where, RequirementList list) {
+  std::vector<NodeSelectorRequirement> out;
   if (!is_a(arr, element_type::ARRAY)) throw InputError(file, where.str(), "expected an array");
   std::size_t i = 0;
   for (element e : simdjson::dom::array(arr)) {
     const Where at{where.parent, where.key, i++};
     Obj o(e, file, at);
-    LabelRequirement r;
+    NodeSelectorRequirement r;
     r.key = o.nonempty_str("key");
     const std::string op = o.str("operator");
-    if (op == "In")
-      r.op = LabelRequirement::Op::in;
-    else if (op == "NotIn")
-      r.op = LabelRequirement::Op::not_in;
-    else if (op == "Exists")
-      r.op = LabelRequirement::Op::exists;
-    else if (op == "DoesNotExist")
-      r.op = LabelRequirement::Op::does_not_exist;
-    else
-      o.fail("operator", fmt::format("\"{}\" is not In, NotIn, Exists or DoesNotExist", op));
+    const auto parsed = requirement_op(op, list);
+    if (!parsed) o.fail("operator", fmt::format("\"{}\" is not {}", op, operators_allowed(list)));
+    r.op = *parsed;
     if (o.has("values")) r.values = o.string_array("values");
+    check_requirement(o, r, list);
     out.push_back(std::move(r));
   }
   return out;
@@ -191,6 +236,9 @@ ClusterNode node_from(const element& item, const std::string& file, const Where&
     }
   }
   const Where status_at{&where, "status"};
+  // Only a Ready condition saying True makes the node ready: False, Unknown, and no Ready
+  // condition at all (Kubernetes' Unknown) leave it out of the schedulable capacity.
+  n.ready = false;
   if (const auto status = opt_object(item, "status", file, where)) {
     if (auto g = gpus_in(*status, "allocatable", "allocatable[\"nvidia.com/gpu\"]", file, status_at))
       n.gpus = *g;
@@ -241,6 +289,21 @@ int pod_gpu_request(const element& spec, const std::string& file, const Where& s
   return std::max(sum, init_max);
 }
 
+// One nodeSelectorTerm: its matchExpressions (node labels) and matchFields (metadata.name).
+NodeSelectorTerm selector_term(const element& term, const std::string& file, const Where& tp) {
+  if (!is_a(term, element_type::OBJECT)) throw InputError(file, tp.str(), "expected an object");
+  NodeSelectorTerm t;
+  if (const auto exprs = opt_array(term, "matchExpressions", file, tp))
+    t.match_expressions =
+        requirements(*exprs, file, Where{&tp, "matchExpressions"}, RequirementList::node_labels);
+  if (const auto fields = opt_array(term, "matchFields", file, tp))
+    t.match_fields = requirements(*fields, file, Where{&tp, "matchFields"}, RequirementList::node_fields);
+  return t;
+}
+
+// spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution. Once it is there,
+// it constrains: with no nodeSelectorTerms (the API requires one) it matches no node, as the
+// scheduler's evaluation of an empty NodeSelector has it.
 void read_affinity(const element& spec, ClusterPod& p, const std::string& file, const Where& spec_at) {
   const auto affinity = opt_object(spec, "affinity", file, spec_at);
   if (!affinity) return;
@@ -251,18 +314,12 @@ void read_affinity(const element& spec, ClusterPod& p, const std::string& file, 
   const auto required = opt_object(*node_aff, "requiredDuringSchedulingIgnoredDuringExecution", file, na_at);
   if (!required) return;
   const Where req_at{&na_at, "requiredDuringSchedulingIgnoredDuringExecution"};
+  p.required_affinity.emplace();
   const auto terms = opt_array(*required, "nodeSelectorTerms", file, req_at);
   if (!terms) return;
   std::size_t i = 0;
-  for (element term : simdjson::dom::array(*terms)) {
-    const Where tp{&req_at, "nodeSelectorTerms", i++};
-    if (!is_a(term, element_type::OBJECT)) throw InputError(file, tp.str(), "expected an object");
-    std::vector<LabelRequirement> reqs;
-    if (const auto exprs = opt_array(term, "matchExpressions", file, tp)) {
-      reqs = requirements(*exprs, file, Where{&tp, "matchExpressions"});
-    }
-    p.required_node_terms.push_back(std::move(reqs));
-  }
+  for (element term : simdjson::dom::array(*terms))
+    p.required_affinity->terms.push_back(selector_term(term, file, Where{&req_at, "nodeSelectorTerms", i++}));
 }
 
 ClusterPod pod_from(const element& item, const std::string& file, const Where& where) {
@@ -276,7 +333,9 @@ ClusterPod pod_from(const element& item, const std::string& file, const Where& w
     std::size_t i = 0;
     for (element e : simdjson::dom::array(*owners)) {
       Obj o(e, file, Where{&meta_at, "ownerReferences", i++});
-      p.owners.push_back({o.nonempty_str("kind"), o.nonempty_str("name")});
+      OwnerRef ref{o.nonempty_str("kind"), o.nonempty_str("name")};
+      ref.controller = o.opt_boolean("controller").value_or(false);
+      p.owners.push_back(std::move(ref));
     }
   }
   const Where spec_at{&where, "spec"};
@@ -317,7 +376,8 @@ ClusterPdb pdb_from(const element& item, const std::string& file, const Where& w
     d.selector.match_labels = string_map(*sel, "matchLabels", file, sp);
     element slot;
     if (const element* e = member(*sel, "matchExpressions", slot)) {
-      d.selector.match_expressions = requirements(*e, file, Where{&sp, "matchExpressions"});
+      d.selector.match_expressions =
+          requirements(*e, file, Where{&sp, "matchExpressions"}, RequirementList::label_selector);
     }
   } else {
     d.selector.selects_nothing = true;  // policy/v1: a null selector selects no pods

@@ -109,13 +109,13 @@ TEST(PlanInputs, BadClusterInputNamesFileAndPath) {
   EXPECT_EQ(error_of([] {
               pods_from_json(nlohmann::json::parse(
                                  R"({"items":[{"metadata":{"name":"p"},"spec":{"affinity":{"nodeAffinity":{
-    "requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"k","operator":"Gt"}]}]}}}}}]})"),
+    "requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"k","operator":"Gte","values":["1"]}]}]}}}}}]})"),
                              "pods.json");
             }),
             "pods.json: "
             "$.items[0].spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
             "nodeSelectorTerms[0]"
-            ".matchExpressions[0].operator: \"Gt\" is not In, NotIn, Exists or DoesNotExist");
+            ".matchExpressions[0].operator: \"Gte\" is not In, NotIn, Exists, DoesNotExist, Gt or Lt");
 }
 
 // The documents are read from their text (simdjson): the parse refuses what read_json_file
