@@ -42,6 +42,17 @@ struct NodeWork {
   int class_id = -1;
 };
 
+// A pod without a controller that a drain would have to evict: `kubectl drain` refuses it
+// without --force, and nothing would recreate it elsewhere, so it holds its node.
+std::string unmanaged_reason(const ClusterPod& p) {
+  return fmt::format(
+      "pod {} {}: kubectl drain refuses it without --force and nothing would recreate it; "
+      "it holds the node",
+      p.key(),
+      p.owners.empty() ? "is a bare pod (no ownerReferences)"
+                       : "declares no controller (no ownerReference with controller: true)");
+}
+
 std::string owner_text(const ClusterPod& p) {
   if (p.owners.empty()) return "";
   return fmt::format(" ({} {})", p.owners.front().kind, p.owners.front().name);
@@ -56,6 +67,7 @@ class Planner {
     index_nodes();
     index_pods();
     size_classes();
+    warn_absent_classes();
     judge_nodes();
     build_waves();
     finish();
@@ -99,6 +111,10 @@ class Planner {
         w.staying_gpus += pod.gpus;
         continue;
       }
+      if (!pod.has_controller()) {  // not evicted, not placed: the node waits for it
+        reasons_[it->second].push_back(unmanaged_reason(pod));
+        continue;
+      }
       w.pods.push_back(p);
       if (pod.gpus > 0) ++w.evicted_gpu_pods;
       if (auto ns = pdbs_in_ns_.find(pod.ns); ns != pdbs_in_ns_.end()) {
@@ -130,6 +146,18 @@ class Planner {
                                         pod.key(), owner_text(pod), policy_.training.checkpoint_annotation));
         }
       }
+    }
+  }
+
+  // A class the policy names that no GPU node of the cluster has: most likely a misspelt slug,
+  // whose floor and limits then protect nothing.
+  void warn_absent_classes() {
+    for (const auto& [name, limits] : policy_.classes) {
+      if (class_ids_.count(name) != 0) continue;
+      plan_.warnings.push_back(fmt::format(
+          "policy class {} is not in the cluster: no GPU node has that class (its floor and limits apply to "
+          "nothing; is the slug right?)",
+          name));
     }
   }
 

@@ -12,7 +12,8 @@
 //
 // A node that may never go under the policy as it stands is deferred with every reason: a PDB
 // that allows fewer disruptions than the node has of its pods, a pod under two PDBs (the
-// eviction API refuses it), an unfinished training pod without a checkpoint (or any, with
+// eviction API refuses it), a pod that declares no controller (`kubectl drain` refuses it and
+// nothing would recreate it), an unfinished training pod without a checkpoint (or any, with
 // before_drain: done), GPUs whose absence alone would break the floor, a class the policy does
 // not name. A floor above what the class has cannot be met at all.
 #include <string>
@@ -86,6 +87,9 @@ struct Plan {
   std::vector<ClassCapacity> classes;
   int exit_code = 0;    // 0 every node planned (or done/out), 2 some must wait, 1 a floor cannot be met
   std::string summary;  // one line
+  // What the plan could not act on but the operator should know: a policy class that no GPU node
+  // of the cluster has. On stderr (every format) and in the plan-result JSON when there are any.
+  std::vector<std::string> warnings;
 };
 
 Plan make_plan(const Cluster& cluster, const PlanPolicy& policy, const NodeOutcomes& verdicts);

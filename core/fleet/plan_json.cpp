@@ -62,8 +62,11 @@ nlohmann::json plan_to_json(const Plan& plan) {
                      {"wave", f.wave < 0 ? nlohmann::json(nullptr) : nlohmann::json(f.wave)},
                      {"reasons", f.reasons}});
   }
-  return {{"schema", kPlanResultSchema}, {"exit_code", plan.exit_code},    {"summary", plan.summary},
-          {"classes", classes},          {"waves", plan_waves_json(plan)}, {"nodes", nodes}};
+  nlohmann::json out = {{"schema", kPlanResultSchema},    {"exit_code", plan.exit_code},
+                        {"summary", plan.summary},        {"classes", classes},
+                        {"waves", plan_waves_json(plan)}, {"nodes", nodes}};
+  if (!plan.warnings.empty()) out["warnings"] = plan.warnings;  // the file is as before without any
+  return out;
 }
 
 }  // namespace gpuqual

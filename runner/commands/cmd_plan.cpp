@@ -49,6 +49,8 @@ int run_plan(PlanArgs& a) {
   const NodeOutcomes verdicts =
       a.verdicts.empty() ? NodeOutcomes{} : read_verdicts(a.verdicts, a.baselines_dir, judged);
   const Plan plan = make_plan(cluster, policy, verdicts);
+  // On stderr in every format: stdout stays the table, the Markdown or Argo's wave list.
+  for (const std::string& w : plan.warnings) print_line(stderr, "gpuqual plan: warning: " + w);
   if (!a.output.empty()) {
     try {
       write_file_atomic(a.output, plan_to_json(plan).dump(2) + "\n");
