@@ -7,6 +7,7 @@
 #include <numbers>
 #include <utility>
 
+#include "core/record/finding_status.hpp"
 #include "core/record/record_lookup.hpp"
 #include "core/rules/health_severity.hpp"
 #include "core/verdict/tolerance.hpp"
@@ -159,17 +160,7 @@ FindingRow judge_finding(const std::string& check, const Finding& recorded, cons
       row.reason = fmt::format("any occurrence is {}{}", to_string(limit->status), which);
     }
   } else {
-    switch (finding.severity) {
-      case Severity::fail:
-        row.status = Status::fail;
-        break;
-      case Severity::warn:
-        row.status = Status::warn;
-        break;
-      case Severity::info:
-        row.status = Status::pass;
-        break;
-    }
+    row.status = status_of(finding.severity);
     row.reason = fmt::format(
         "severity {}{}, no limit in the baseline", to_string(finding.severity),
         finding.severity == recorded.severity

@@ -1,5 +1,6 @@
 #include "core/verdict/inventory_findings.hpp"
 
+#include "core/record/finding_status.hpp"
 #include "core/rules/driver_consistency.hpp"
 #include "core/verdict/gpu_presence.hpp"
 
@@ -12,17 +13,7 @@ std::vector<FindingRow> inventory_finding_rows(const RunRecord& record) {
   for (Finding& f : findings) {
     FindingRow row;
     row.check = kInventoryCheck;
-    switch (f.severity) {
-      case Severity::fail:
-        row.status = Status::fail;
-        break;
-      case Severity::warn:
-        row.status = Status::warn;
-        break;
-      case Severity::info:
-        row.status = Status::pass;
-        break;
-    }
+    row.status = status_of(f.severity);
     // The detail is the reason: it names the bus id or the versions, which is what to act on.
     row.reason = f.detail;
     row.finding = std::move(f);
