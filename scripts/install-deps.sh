@@ -15,6 +15,7 @@ build_pkgs=(
   libfmt-dev nlohmann-json3-dev libcli11-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev libcurl4-openssl-dev libsimdjson-dev libjemalloc-dev
   libopenmpi-dev openmpi-bin
+  libtomlplusplus-dev  # TOML: containerd, CRI-O and the NVIDIA Container Runtime configs (the stack check)
   clang libclang-rt-14-dev clang-format clang-tidy  # all 14 on Debian 12; lint.format pins clang-format 14
   patchelf  # tests/gpu/run-on-device.sh --bundle: relocatable RPATH on the staged programs
 )
@@ -28,6 +29,7 @@ test_pkgs=(
   shellcheck
   debootstrap  # the bare userland the device bundle is started in (ctest -L bundle)
   e2fsprogs util-linux  # the storage tests' loop-mounted ext4 (mkfs.ext4, losetup), fsfreeze, setpriv
+  prometheus  # a real Prometheus over a backfilled TSDB (promtool) for `gpuqual observe`'s tests
   tmux  # a real terminal for the live progress line (RunTty.LiveLineFitsARealTerminal)
 )
 
