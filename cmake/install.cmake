@@ -25,4 +25,6 @@ install(PROGRAMS
           ${PROJECT_SOURCE_DIR}/containers/bin/gpuqual-k8s-run
           ${PROJECT_SOURCE_DIR}/containers/bin/gpuqual-node-labels
           ${PROJECT_SOURCE_DIR}/containers/bin/gpuqual-label-node
+          ${PROJECT_SOURCE_DIR}/containers/bin/gpuqual-node-condition
+          ${PROJECT_SOURCE_DIR}/containers/bin/gpuqual-node-taint
         DESTINATION ${CMAKE_INSTALL_BINDIR})

