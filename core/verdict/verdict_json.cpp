@@ -187,7 +187,7 @@ Verdict verdict_from_json(const json& j, const std::string& file) {
              fmt::format("unsupported schema \"{}\" (this gpuqual reads {})", v.schema, kVerdictSchema));
     }
     v.kind = o.str("kind");
-    if (v.kind != "compare" && v.kind != "diff" && v.kind != "gate")
+    if (v.kind != "compare" && v.kind != "diff" && v.kind != "gate" && v.kind != "observe")
       o.fail("kind", fmt::format("unknown kind \"{}\"", v.kind));
     const std::string outcome = o.str("outcome");
     const auto oc = parse_outcome(outcome);

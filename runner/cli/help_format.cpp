@@ -33,6 +33,10 @@ const std::map<std::string, HelpFooter>& footers() {
         "gpuqual inventory --format json"}},
       {"diff", {kJudging, "gpuqual diff before.json after.json"}},
       {"gate", {kJudging, "gpuqual gate results/*.json --max-failed 1"}},
+      {"observe",
+       {kJudging,
+        "gpuqual observe --prometheus http://prometheus:9090 --canary gpu-1 --control gpu-2,gpu-3 "
+        "--window 2h --policy observe.yaml"}},
       {"baseline",
        {"Exit codes: 0 written, 2 too few usable records, 3 usage or input error.",
         "gpuqual baseline build results/*.json -o baselines/h200-sxm-141gb.yaml"}},

@@ -1,0 +1,138 @@
+#include "core/judge/observe_workload.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/judge/observe_gpus.hpp"
+#include "core/verdict/noise_model.hpp"
+
+namespace gpuqual::observe {
+
+namespace {
+
+using NodePoints = std::map<std::string, std::vector<Point>>;
+
+std::vector<double> pool_samples(const NodePoints& by_node, const std::vector<std::string>& nodes,
+                                 double from, double to, int blocks) {
+  std::vector<double> out;
+  for (const std::string& n : nodes) {
+    auto it = by_node.find(n);
+    if (it == by_node.end()) continue;
+    const std::vector<double> b = block_medians(it->second, from, to, blocks);
+    out.insert(out.end(), b.begin(), b.end());
+  }
+  return out;
+}
+
+// One part of the window judged: its metric row.
+MetricRow judge_part(const WorkloadPolicy& w, const ObservePolicy& p, const NodePoints& by_node,
+                     const ObserveData& d, double from, double to, const std::string& label) {
+  MetricRow row;
+  row.check = "observe.workload";
+  row.metric = label;
+  row.unit = "";
+  row.direction = w.direction;
+  row.allowed_drop_pct = w.allowed_change * 100;
+  const std::vector<double> control = pool_samples(by_node, d.control, from, to, p.blocks);
+  const std::vector<double> canary = pool_samples(by_node, d.canary, from, to, p.blocks);
+  if (control.empty() || canary.empty()) {
+    row.status = Status::error;
+    row.reason = fmt::format("{}: no samples from the {} pool between {} and {}", label,
+                             canary.empty() ? "canary" : "control", utc_text(from), utc_text(to));
+    return row;
+  }
+  row.expected = median_of(control);
+  row.observed = median_of(canary);
+  const auto change = noise::relative_change(control, canary, p.confidence);
+  if (!change) {
+    row.status = Status::error;
+    row.reason = fmt::format("{}: a relative change is undefined (control median 0)", label);
+    return row;
+  }
+  row.delta_pct = change->estimate * 100;
+  const noise::ChangeJudgement cj = noise::judge_change(
+      *change, w.direction, noise::DropRule{w.allowed_change, w.warn_change, p.confidence});
+  row.status = cj.status;
+  row.reason = fmt::format(
+      "{}: canary {:+.2f} % against control ({:.0f} % interval {:+.2f} %..{:+.2f} %, {} "
+      "canary and {} control block medians); {}",
+      label, change->estimate * 100, change->confidence * 100, change->low * 100, change->high * 100,
+      canary.size(), control.size(), cj.reason);
+  return row;
+}
+
+// The longest run of consecutive failed parts.
+int longest_fail_run(const std::vector<MetricRow>& rows) {
+  int best = 0, run = 0;
+  for (const MetricRow& r : rows) {
+    run = r.status == Status::fail ? run + 1 : 0;
+    best = std::max(best, run);
+  }
+  return best;
+}
+
+void judge_one(const WorkloadPolicy& w, const QueryResult& r, const ObserveData& d, const ObservePolicy& p,
+               Judgement& j) {
+  const NodePoints by_node = group_by_node(r, w.node_label);
+  for (const std::string& n : d.canary) {
+    if (!by_node.count(n)) {
+      j.unjudged.push_back(
+          fmt::format("workload {}: no samples from canary node {} (query: {}, node label {})", w.name, n,
+                      r.query, w.node_label));
+    }
+  }
+  const double part = d.window.length() / p.split;
+  std::vector<MetricRow> rows;
+  for (int i = 0; i < p.split; ++i) {
+    const std::string label = p.split == 1 ? w.name : fmt::format("{} part {}/{}", w.name, i + 1, p.split);
+    rows.push_back(
+        judge_part(w, p, by_node, d, d.window.start + i * part, d.window.start + (i + 1) * part, label));
+  }
+  const int run = longest_fail_run(rows);
+  for (MetricRow& row : rows) {
+    if (row.status == Status::error) j.unjudged.push_back(row.reason);
+    if (row.status == Status::warn) j.warns.push_back(row.reason);
+    if (row.status == Status::fail && run < p.consecutive) {
+      row.status = Status::warn;
+      row.reason += fmt::format(" (not {} consecutive parts: warn)", p.consecutive);
+      j.warns.push_back(row.reason);
+    } else if (row.status == Status::fail) {
+      j.fails.push_back(row.reason);
+    }
+    j.v.metrics.push_back(std::move(row));
+  }
+}
+
+}  // namespace
+
+std::vector<double> block_medians(const std::vector<Point>& points, double from, double to, int blocks) {
+  std::vector<std::vector<double>> parts(static_cast<std::size_t>(std::max(blocks, 1)));
+  const double width = (to - from) / static_cast<double>(parts.size());
+  for (const Point& pt : points) {
+    if (pt.t < from || pt.t >= to || width <= 0) continue;
+    const auto k = std::min(parts.size() - 1, static_cast<std::size_t>((pt.t - from) / width));
+    parts[k].push_back(pt.v);
+  }
+  std::vector<double> out;
+  for (auto& v : parts) {
+    if (!v.empty()) out.push_back(median_of(std::move(v)));
+  }
+  return out;
+}
+
+void judge_workloads(const ObserveData& d, const ObservePolicy& p, Judgement& j) {
+  for (const WorkloadPolicy& w : p.workloads) {
+    auto it = d.workloads.find(w.name);
+    if (it == d.workloads.end()) {
+      j.unjudged.push_back(fmt::format("workload {} was not queried", w.name));
+    } else if (!it->second.error.empty()) {
+      j.unjudged.push_back(
+          fmt::format("Prometheus query failed: {}: {}", it->second.query, it->second.error));
+    } else {
+      judge_one(w, it->second, d, p, j);
+    }
+  }
+}
+
+}  // namespace gpuqual::observe

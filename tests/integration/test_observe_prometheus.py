@@ -1,0 +1,344 @@
+#!/usr/bin/env python3
+"""`gpuqual observe` against Debian's real Prometheus (docs/observe.md).
+
+Writes two hours of dcgm-exporter series (the exporter's metric names and label shape:
+NVIDIA/dcgm-exporter internal/pkg/rendermetrics/render_metrics.go) and a workload's step times
+as OpenMetrics, backfills them into a TSDB with `promtool tsdb create-blocks-from openmetrics`,
+starts `prometheus` on a loopback port over it, and runs `gpuqual observe` on each scenario
+(each scenario has nodes of its own in the one TSDB): healthy, Xid 79 on one GPU, ECC growth,
+thermal slowdown, a workload 5 % slower, an idle canary, monitoring lost, a short gap and a long
+one, a fault in the control too, a PromQL error, Prometheus stopping mid-run (a loopback proxy
+that answers the GPU queries and drops the connection of the rest) and Prometheus stopped. Also
+the same data and --end give the same bytes, and the worked example of docs/observe.md runs.
+
+Run: python3 tests/integration/test_observe_prometheus.py --gpuqual build/gpuqual
+(ctest integration.observe_prometheus)
+"""
+import argparse
+import calendar
+import http.server
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unittest
+import urllib.request
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+GPUQUAL = None
+END = calendar.timegm((2026, 11, 2, 12, 0, 0))
+END_TEXT = "2026-11-02T12:00:00Z"
+START = END - 2 * 3600 - 600  # ten minutes before the window opens
+SCRAPE = 15
+GPUS = 2
+
+POLICY = """schema: gpuqual.observe/v1
+workloads:
+  - name: train.step_time
+    query: workload_step_time_seconds
+    node_label: node
+    direction: lower
+"""
+
+# name -> what is wrong with it; every scenario: canary <name>-c1,<name>-c2, control <name>-k1..k4
+SCENARIOS = ["healthy", "xid79", "ecc", "thermal", "slower", "idle", "lost", "gap", "longgap", "ctlfault", "badquery"]
+FIELDS = ["DCGM_FI_DEV_GPU_UTIL", "DCGM_FI_DEV_XID_ERRORS", "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL",
+          "DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS", "DCGM_FI_DEV_ROW_REMAP_FAILURE",
+          "DCGM_FI_DEV_PCIE_REPLAY_COUNTER", "DCGM_FI_DEV_THERMAL_VIOLATION", "DCGM_FI_DEV_POWER_VIOLATION"]
+
+
+def nodes(s):
+    return [f"{s}-c1", f"{s}-c2"], [f"{s}-k{i}" for i in range(1, 5)]
+
+
+def doc_nodes():
+    """The worked example's nodes (docs/observe.md): a healthy pool named as a fleet names them."""
+    return ["gpu-node-01", "gpu-node-02"], [f"gpu-node-{i:02d}" for i in range(3, 9)]
+
+
+def labels(node, gpu, extra=""):
+    uuid = "GPU-%08x-0000-4000-8000-%012x" % (abs(hash(node)) % (1 << 32), gpu)
+    return (f'gpu="{gpu}",UUID="{uuid}",pci_bus_id="00000000:{0x19 + gpu * 0x22:02X}:00.0",'
+            f'device="nvidia{gpu}",modelName="NVIDIA H200",Hostname="{node}",'
+            f'DCGM_FI_DRIVER_VERSION="570.133.20"{extra}')
+
+
+def value(field, scenario, node, gpu, t, rng):
+    """The field's reading at time t of one GPU of one scenario's node."""
+    into = t - START
+    canary1 = node.endswith("-c1")
+    if field == "DCGM_FI_DEV_GPU_UTIL":
+        if scenario == "idle" and "-c" in node:
+            return 2
+        return 85 + rng.randint(0, 15)
+    if field == "DCGM_FI_DEV_XID_ERRORS":
+        return 79 if scenario == "xid79" and canary1 and gpu == 1 and t >= END - 3600 else 0
+    if field == "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL":
+        grows = (scenario == "ecc" and canary1 and gpu == 0) or (
+            scenario == "ctlfault" and gpu == 0 and (canary1 or node.endswith("-k1") or node.endswith("-k2")))
+        return 3 + (into // 600 if grows and t >= END - 5400 else 0)
+    if field == "DCGM_FI_DEV_THERMAL_VIOLATION":
+        # ns under thermal clock events: 10 of every 15 s on the thermal scenario's GPU
+        return into * (10 if scenario == "thermal" and canary1 and gpu == 0 else 0) * 10 ** 9 // 15
+    if field == "DCGM_FI_DEV_PCIE_REPLAY_COUNTER":
+        return 0
+    return 0
+
+
+def skipped(scenario, node, gpu, t):
+    """A sample the exporter did not deliver."""
+    if scenario == "lost" and node.endswith("-c1"):
+        return True
+    if scenario == "gap" and node.endswith("-c1") and gpu == 0:
+        return END - 3600 <= t < END - 3600 + 180  # three minutes
+    if scenario == "longgap" and node.endswith("-c1") and gpu == 0:
+        return END - 3600 <= t < END - 1800  # half an hour
+    return False
+
+
+def all_nodes():
+    out = []
+    for s in SCENARIOS:
+        c, k = nodes(s)
+        out += [(s, n) for n in c + k]
+    c, k = doc_nodes()
+    out += [("doc", n) for n in c + k]
+    return out
+
+
+def write_openmetrics(path):
+    rng = random.Random(28)
+    times = range(START, END + 1, SCRAPE)
+    with open(path, "w") as f:
+        for field in FIELDS:
+            f.write(f"# TYPE {field} gauge\n")
+            for scenario, node in all_nodes():
+                for gpu in range(GPUS):
+                    extra = ',err_code="0",err_msg="No Error"' if field == "DCGM_FI_DEV_XID_ERRORS" else ""
+                    for t in times:
+                        if skipped(scenario, node, gpu, t):
+                            continue
+                        v = value(field, scenario, node, gpu, t, rng)
+                        lab = labels(node, gpu, extra)
+                        if field == "DCGM_FI_DEV_XID_ERRORS" and v:
+                            lab = labels(node, gpu, ',err_code="79",err_msg="GPU has fallen off the bus"')
+                        f.write(f"{field}{{{lab}}} {v} {t}\n")
+        f.write("# TYPE workload_step_time_seconds gauge\n")
+        for scenario, node in all_nodes():
+            scale = 1.05 if scenario == "slower" and "-c" in node else 1.0
+            for t in times:
+                f.write(f'workload_step_time_seconds{{node="{node}",job="trainer"}} '
+                        f"{0.8 * scale * (1 + rng.gauss(0, 0.01)):.6f} {t}\n")
+        f.write("# EOF\n")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Prometheus:
+    def __init__(self, tsdb, work):
+        self.port = free_port()
+        config = os.path.join(work, "prometheus.yml")
+        with open(config, "w") as f:
+            f.write("global:\n  scrape_interval: 15s\n")
+        self.log = open(os.path.join(work, "prometheus.log"), "w")
+        self.proc = subprocess.Popen(
+            ["/usr/bin/prometheus", f"--config.file={config}", f"--storage.tsdb.path={tsdb}",
+             "--storage.tsdb.retention.time=100y", f"--web.listen-address=127.0.0.1:{self.port}"],
+            stdout=self.log, stderr=subprocess.STDOUT)
+        self.url = f"http://127.0.0.1:{self.port}"
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            try:
+                with urllib.request.urlopen(self.url + "/-/ready", timeout=2) as r:
+                    if r.status == 200:
+                        return
+            except OSError:
+                time.sleep(0.2)
+        raise RuntimeError("prometheus did not become ready; see " + self.log.name)
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            self.proc.wait(timeout=30)
+        self.log.close()
+
+
+class DroppingProxy(http.server.ThreadingHTTPServer):
+    """Forwards the GPU field queries to Prometheus and drops the connection of every other one:
+    Prometheus going away while observe's queries are in flight."""
+
+    def __init__(self, upstream):
+        self.upstream = upstream
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                if b"DCGM_FI" not in body:
+                    self.close_connection = True
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                    return
+                req = urllib.request.Request(upstream + self.path, data=body, headers={
+                    "Content-Type": self.headers.get("Content-Type")})
+                with urllib.request.urlopen(req, timeout=30) as r:
+                    data = r.read()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args):
+                pass
+
+        super().__init__(("127.0.0.1", 0), Handler)
+
+
+class ObservePrometheus(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.work = tempfile.mkdtemp(prefix="gpuqual-observe-")
+        om = os.path.join(cls.work, "series.om")
+        write_openmetrics(om)
+        tsdb = os.path.join(cls.work, "tsdb")
+        subprocess.run(["/usr/bin/promtool", "tsdb", "create-blocks-from", "openmetrics", om, tsdb],
+                       check=True, stdout=subprocess.DEVNULL)
+        os.remove(om)
+        cls.prom = Prometheus(tsdb, cls.work)
+        cls.policy = os.path.join(cls.work, "observe.yaml")
+        with open(cls.policy, "w") as f:
+            f.write(POLICY)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.prom.stop()
+        shutil.rmtree(cls.work, ignore_errors=True)
+
+    def observe(self, scenario, url=None, policy=None, extra=()):
+        canary, control = nodes(scenario)
+        cmd = [GPUQUAL, "observe", "--prometheus", url or self.prom.url, "--canary", ",".join(canary),
+               "--control", ",".join(control), "--window", "2h", "--end", END_TEXT,
+               "--policy", policy or self.policy, *extra]
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        return r.returncode, r.stdout, r.stderr
+
+    def expect(self, scenario, code, *texts, **kw):
+        rc, out, err = self.observe(scenario, **kw)
+        self.assertEqual(rc, code, f"{scenario}: {out}\n{err}")
+        flat = " ".join(out.split())  # the table wraps long reasons
+        for t in texts:
+            self.assertIn(t, flat, scenario)
+        self.assertTrue(out.rstrip("\n").split("\n")[-1].startswith("gpuqual observe: "), out)
+        return out
+
+    def test_healthy_passes(self):
+        out = self.expect("healthy", 0, "gpuqual observe: PASS canary healthy-c1,healthy-c2 vs 4 control nodes")
+        self.assertIn("train.step_time", out)
+
+    def test_xid79_on_one_gpu_fails(self):
+        self.expect("xid79", 1, "xid.79", "xid79-c1 GPU 1: Xid 79 (ROBUST_CHANNEL_GPU_HAS_FALLEN_OFF_THE_BUS")
+
+    def test_ecc_growth_fails(self):
+        self.expect("ecc", 1, "ecc.uncorrected_grew", "ecc-c1 GPU 0: DCGM_FI_DEV_ECC_DBE_VOL_TOTAL grew by")
+
+    def test_thermal_slowdown_fails(self):
+        self.expect("thermal", 1, "throttle.thermal_time", "of the window under thermal clock events")
+
+    def test_workload_five_percent_slower_fails(self):
+        rc, out, err = self.observe("slower", extra=["--format", "json"])
+        self.assertEqual(rc, 1, out + err)
+        doc = json.loads(out[:out.rindex("\ngpuqual observe:")] if "\ngpuqual observe:" in out else out)
+        row = doc["metrics"][0]
+        self.assertEqual((row["metric"], row["status"]), ("train.step_time", "fail"))
+        self.assertAlmostEqual(row["delta_pct"], 5, delta=0.7)
+
+    def test_idle_canary_is_inconclusive(self):
+        self.expect("idle", 2, "idle canary, nothing proven: idle-c1: 0 of 2 GPUs busy (median utilization 2-2 %")
+
+    def test_monitoring_lost_is_inconclusive(self):
+        self.expect("lost", 2, "monitoring lost: lost-c1 reports no DCGM_FI_DEV_GPU_UTIL series while 2 GPUs")
+
+    def test_short_gap_is_named(self):
+        self.expect("gap", 0, "gap-c1 GPU 0: 1 gap without samples longer than 60 s: 2026-11-02T10:59:45Z to 2026-11-02T11:03:00Z (195 s)")
+
+    def test_long_gap_is_inconclusive(self):
+        self.expect("longgap", 2, "longgap-c1 GPU 0: samples cover")
+
+    def test_fault_in_the_control_too_is_fleet_wide(self):
+        self.expect("ctlfault", 0, "fleet-wide: also on 2 of 8 control GPUs; not blamed on the canary")
+
+    def test_promql_error_is_inconclusive_and_named(self):
+        bad = os.path.join(self.work, "bad.yaml")
+        with open(bad, "w") as f:
+            f.write(POLICY.replace("query: workload_step_time_seconds", "query: 'rate(workload_step_time_seconds'"))
+        self.expect("badquery", 2, "Prometheus query failed: rate(workload_step_time_seconds: HTTP 400: bad_data",
+                    policy=bad)
+
+    def test_prometheus_stopping_mid_run_is_inconclusive(self):
+        proxy = DroppingProxy(self.prom.url)
+        threading.Thread(target=proxy.serve_forever, daemon=True).start()
+        try:
+            url = f"http://127.0.0.1:{proxy.server_address[1]}"
+            out = self.expect("healthy", 2, "Prometheus query failed: workload_step_time_seconds:", url=url)
+            self.assertIn("unreachable", out)
+        finally:
+            proxy.shutdown()
+            proxy.server_close()
+
+    def test_prometheus_stopped_is_inconclusive(self):
+        self.expect("healthy", 2, "unreachable", url=f"http://127.0.0.1:{free_port()}")
+
+    def test_same_data_and_end_give_the_same_bytes(self):
+        a = self.observe("xid79", extra=["--format", "json"])
+        b = self.observe("xid79", extra=["--format", "json"])
+        self.assertEqual(a, b)
+
+    def test_bad_policy_is_exit_3_with_file_and_line(self):
+        bad = os.path.join(self.work, "typo.yaml")
+        with open(bad, "w") as f:
+            f.write(POLICY + "    alowed_change: 2%\n")
+        rc, out, err = self.observe("healthy", policy=bad)
+        self.assertEqual(rc, 3, out + err)
+        self.assertIn(f"{bad}: line 7", err)
+
+    def test_docs_worked_example_runs(self):
+        """The policy and the command of docs/observe.md's worked example, against this Prometheus."""
+        with open(os.path.join(REPO, "docs", "observe.md"), encoding="utf-8") as f:
+            doc = f.read()
+        policy = re.search(r"<!-- worked-example-policy -->\s*```yaml\n(.*?)```", doc, re.S).group(1)
+        command = re.search(r"<!-- worked-example-command -->\s*```console\n\$ (.*?)\n(.*?)```", doc, re.S)
+        path = os.path.join(self.work, "doc-policy.yaml")
+        with open(path, "w") as f:
+            f.write(policy)
+        args = command.group(1).replace("\\\n", " ").split()
+        self.assertEqual(args[:2], ["gpuqual", "observe"])
+        args = [GPUQUAL] + [self.prom.url if a == "http://prometheus:9090" else path if a == "observe.yaml" else a
+                            for a in args[1:]]
+        r = subprocess.run(args, capture_output=True, text=True, timeout=120)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        shown = command.group(2).rstrip("\n").split("\n")[-1]
+        self.assertEqual(r.stdout.rstrip("\n").split("\n")[-1], shown)
+
+
+def main():
+    global GPUQUAL
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--gpuqual", required=True)
+    args, rest = ap.parse_known_args()
+    GPUQUAL = os.path.abspath(args.gpuqual)
+    unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)
+
+
+if __name__ == "__main__":
+    main()
