@@ -535,10 +535,20 @@ class ExitCodeContract(unittest.TestCase):
         self.assertEqual({p["name"]: p["value"] for p in first["arguments"]["parameters"]},
                          {"plan": "{{steps.plan.outputs.result}}", "index": "0"})
         rollout = templates["rollout"]
-        self.assertEqual([[s["name"] for s in g] for g in rollout["steps"]], [["pick"], ["wave"], ["next"]])
-        wave_step, next_step = rollout["steps"][1][0], rollout["steps"][2][0]
+        self.assertEqual([[s["name"] for s in g] for g in rollout["steps"]],
+                         [["pick"], ["wave"], ["soak"], ["observe"], ["next"]])
+        wave_step, next_step = rollout["steps"][1][0], rollout["steps"][4][0]
         self.assertEqual(wave_step["template"], "wave")
         self.assertNotIn("continueOn", wave_step)
+        # After the canary wave (index 0), when a wave follows: the soak, then observe, whose
+        # non-zero exit (1 fail, 2 inconclusive, 3 usage) fails the rollout before the next wave.
+        canary_only = "{{inputs.parameters.index}} == 0 && {{steps.pick.outputs.parameters.more}} == true"
+        for group, template in ((2, "soak"), (3, "observe")):
+            step = rollout["steps"][group][0]
+            self.assertEqual((step["template"], step["when"]), (template, canary_only))
+            self.assertNotIn("continueOn", step)
+        self.assertEqual(templates["soak"]["suspend"]["duration"], "{{workflow.parameters.observe-window}}")
+        self.assertIn("gpuqual observe --prometheus", templates["observe"]["script"]["source"])
         self.assertEqual(next_step["template"], "rollout")
         self.assertEqual(next_step["when"], "{{steps.pick.outputs.parameters.more}} == true")
         nodes = {p["name"]: p["value"] for p in wave_step["arguments"]["parameters"]}["nodes"]
