@@ -323,8 +323,11 @@ class Planner {
         }
         break;
       }
+      std::vector<std::string> ranked;  // the order they were taken in: least disruptive first
+      for (std::size_t i : members) ranked.push_back(nodes_[i].name);
       std::sort(members.begin(), members.end());  // by name
       Wave w = make_wave(members, out_nodes, out_gpus, touched, pdb_used, canary);
+      w.by_rank = std::move(ranked);
       drain(w, members, index);
       plan_.waves.push_back(std::move(w));
       todo = std::move(later);

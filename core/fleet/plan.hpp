@@ -52,6 +52,7 @@ struct Wave {
   int index = 0;
   bool canary = false;
   std::vector<std::string> nodes;
+  std::vector<std::string> by_rank;  // the same nodes, least disruptive first (re-validation takes a prefix)
   std::vector<WaveClass> classes;
   std::vector<PlannedEviction> evictions;
   std::vector<PdbUse> pdbs;

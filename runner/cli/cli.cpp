@@ -44,6 +44,8 @@ void configure_app(CLI::App& app, CommandAction& selected) {
   add_report_command(app, selected);  // HTML report of compare/diff/gate
   add_matrix_command(app, selected);  // known-good compatibility matrix, target check, rollback
   add_plan_command(app, selected);    // rollout waves from the cluster and the verdicts
+  // the nodes the re-validation CronJob qualifies again now
+  add_revalidate_command(app, selected);
   // the canary pool against a control pool, from Prometheus
   add_observe_command(app, selected);
   finish_help(app);

