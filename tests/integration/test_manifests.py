@@ -650,10 +650,15 @@ class ExitCodeContract(unittest.TestCase):
         widen = ci["gpuqual-widen"]
         self.assertEqual(widen["stage"], "promote")
         self.assertIn("promote", ci["stages"])
-        self.assertEqual([n["job"] for n in widen["needs"]], ["gpuqual-canary", "gpuqual-diff"])
+        # gpuqual-observe (docs/observe.md) is waited for when it runs; it must pass too.
+        self.assertEqual([n["job"] for n in widen["needs"]], ["gpuqual-canary", "gpuqual-diff", "gpuqual-observe"])
+        self.assertEqual(ci["stages"].index("observe") + 1, ci["stages"].index("promote"))
+        self.assertNotIn("allow_failure", ci["gpuqual-observe"])
         script = "set -e\n" + "\n".join(widen["script"]) + "\n"
         cases = [({"canary": 0, "diff": 0}, True), ({"canary": 0, "diff": 1}, False), ({"canary": 0, "diff": 2}, False),
-                 ({"canary": 2, "diff": 0}, False), ({"canary": 0}, False), ({"diff": 0}, False), ({}, False)]
+                 ({"canary": 2, "diff": 0}, False), ({"canary": 0}, False), ({"diff": 0}, False), ({}, False),
+                 ({"canary": 0, "diff": 0, "observe": 0}, True), ({"canary": 0, "diff": 0, "observe": 2}, False),
+                 ({"canary": 0, "diff": 0, "observe": 1}, False)]
         for exits, widened in cases:
             with self.subTest(exits=exits), tempfile.TemporaryDirectory() as tmp:
                 os.mkdir(os.path.join(tmp, "results"))
