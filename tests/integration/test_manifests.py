@@ -374,7 +374,8 @@ class ExitCodeContract(unittest.TestCase):
 
     def test_pod_failure_policies(self):
         checked = 0
-        for obj in all_shipped_objects() + ml.load_all(os.path.join(ml.PIPELINES, "argo-rollouts-analysistemplate.yaml")):
+        for obj in (all_shipped_objects() + ml.load_all(os.path.join(ml.PIPELINES, "argo-rollouts-analysistemplate.yaml"))
+                    + ml.load_all(os.path.join(ml.PIPELINES, "argo-rollouts-observe-analysistemplate.yaml"))):
             for label, spec in ml.job_specs(obj):
                 checked += 1
                 with self.subTest(job=label):
@@ -687,6 +688,29 @@ class ExitCodeContract(unittest.TestCase):
         self.assertIs(mount.get("readOnly"), True)
         volume = next(v for v in pod["volumes"] if v["name"] == mount["name"])
         self.assertEqual(volume["persistentVolumeClaim"]["claimName"], "gpuqual-results")
+
+    def test_rollouts_observe_variant_runs_observe(self):
+        """The observe variant's Job (docs/observe.md) runs `gpuqual observe` with the template's
+        args after the policy's window, and is a valid Job (its exit codes: test_pod_failure_policies)."""
+        docs = ml.load_all(os.path.join(ml.PIPELINES, "argo-rollouts-observe-analysistemplate.yaml"))
+        self.assertEqual([d["kind"] for d in docs], ["AnalysisTemplate"])
+        doc = docs[0]
+        m = doc["spec"]["metrics"][0]
+        self.assertEqual((m["count"], m["failureLimit"], m["initialDelay"]), (1, 0, "2h"))
+        self.assertNotIn("successCondition", m)
+        declared = {a["name"] for a in doc["spec"]["args"]}
+        self.assertEqual(declared, set(re.findall(r"\{\{args\.([\w-]+)\}\}", yaml.safe_dump(doc))))
+        job = m["provider"]["job"]
+        c = next(c for c in job["spec"]["template"]["spec"]["containers"] if c["name"] == "gpuqual")
+        self.assertEqual(c["command"] + c["args"][:3], ["gpuqual", "observe", "--prometheus", "{{args.prometheus-address}}"])
+        for flag in ("--canary", "--control", "--policy"):
+            self.assertIn(flag, c["args"])
+        obj = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "observe", **job["metadata"]},
+               "spec": job["spec"]}
+        obj = ml.substitute_args(obj, {"{{args.canary}}": "gpu-node-01", "{{args.control}}": "gpu-node-02",
+                                       "{{args.prometheus-address}}": "http://prometheus:9090"})
+        for v in (ml.MIN_K8S, ml.newest_k8s()):
+            self.assertIsNone(ml.validate(obj, v))
 
     def test_rollouts_prometheus_leaves_inconclusive_undecided(self):
         docs = ml.load_all(os.path.join(ml.PIPELINES, "argo-rollouts-analysistemplate.yaml"))
