@@ -22,6 +22,8 @@ import ssl
 import subprocess
 import threading
 
+import yaml
+
 TOKEN = "fake-token"
 
 
@@ -57,9 +59,13 @@ def strategic_merge_status(node, patch):
     node["status"] = status
 
 
-def allowed(rules, verb, resource):
-    return any("" in r.get("apiGroups", []) and resource in r.get("resources", []) and verb in r.get("verbs", [])
+def allowed(rules, verb, resource, group=""):
+    return any(group in r.get("apiGroups", []) and resource in r.get("resources", []) and verb in r.get("verbs", [])
                for r in rules)
+
+
+def as_list(items):
+    return {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": items}
 
 
 class FakeApi:
@@ -68,6 +74,7 @@ class FakeApi:
         self.rules = rules
         self.requests = []  # (method, path, content type, parsed body or None, HTTP status)
         self.before_patch = None  # hook(node) run before a node PATCH: a concurrent writer
+        self.pods, self.pdbs, self.jobs = [], [], []  # the lists the re-validation CronJob reads; Jobs it creates
         self.sa_dir = os.path.join(tmp, "sa")
         os.makedirs(self.sa_dir)
         key, cert = os.path.join(tmp, "key.pem"), os.path.join(self.sa_dir, "ca.crt")
@@ -91,17 +98,53 @@ class FakeApi:
                 self.end_headers()
                 self.wfile.write(data)
 
+            def reply_done(self, *args):
+                self.reply(*args)
+                return True
+
+            def status_done(self, *args):
+                self.status(*args)
+                return True
+
             def status(self, code, reason, message, body=None):
                 self.reply(code, {"kind": "Status", "apiVersion": "v1", "status": "Failure", "message": message,
                                   "reason": reason, "code": code}, body)
 
+            def collection(self, verb, parts, body):
+                """GET /api/v1/nodes|pods, /apis/policy/v1/poddisruptionbudgets, GET|POST
+                /apis/batch/v1/namespaces/NS/jobs (a label selector key=value on GET)."""
+                path = "/".join(parts)
+                lists = {"api/v1/nodes": ("", "nodes", lambda: list(api.nodes.values())),
+                         "api/v1/pods": ("", "pods", lambda: api.pods),
+                         "apis/policy/v1/poddisruptionbudgets": ("policy", "poddisruptionbudgets", lambda: api.pdbs)}
+                if path in lists and verb == "get":
+                    group, resource, items = lists[path]
+                    if not allowed(api.rules, "list", resource, group):
+                        return self.status_done(403, "Forbidden", f"cannot list {resource}", body)
+                    return self.reply_done(200, as_list(items()))
+                if len(parts) == 6 and parts[:4] == ["apis", "batch", "v1", "namespaces"] and parts[5] == "jobs":
+                    if not allowed(api.rules, "list" if verb == "get" else "create", "jobs", "batch"):
+                        return self.status_done(403, "Forbidden", f"cannot {verb} jobs", body)
+                    if verb == "get":
+                        query = self.path.partition("?")[2].replace("%2F", "/").replace("%3D", "=")
+                        key, _, value = query.removeprefix("labelSelector=").partition("=")
+                        return self.reply_done(200, as_list([j for j in api.jobs
+                                                        if j["metadata"].get("labels", {}).get(key) == value]))
+                    api.jobs.append(body)
+                    return self.reply_done(201, body, body)
+                return None
+
             def route(self, verb):
                 body = None
-                if verb == "patch":
-                    body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"null")
+                if verb in ("patch", "post"):
+                    raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                    body = (yaml.safe_load(raw) if self.headers.get("Content-Type") == "application/yaml"
+                            else json.loads(raw or b"null"))
                 if self.headers.get("Authorization") != f"Bearer {TOKEN}":
                     return self.status(401, "Unauthorized", "Unauthorized", body)
                 parts = self.path.split("?")[0].strip("/").split("/")
+                if self.collection(verb, parts, body):
+                    return None
                 if parts[:3] != ["api", "v1", "nodes"] or len(parts) not in (4, 5):
                     return self.status(404, "NotFound", f"no route {self.path}", body)
                 resource = "nodes/status" if len(parts) == 5 and parts[4] == "status" else "nodes"
@@ -139,6 +182,9 @@ class FakeApi:
 
             def do_PATCH(self):
                 self.route("patch")
+
+            def do_POST(self):
+                self.route("post")
 
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)

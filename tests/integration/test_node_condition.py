@@ -41,7 +41,7 @@ def component_rules(*components):
     rules = []
     for c in components:
         for doc in ml.load_all(os.path.join(ml.COMPONENTS, c, "rbac.yaml")):
-            if doc["kind"] == "ClusterRole":
+            if doc["kind"] in ("ClusterRole", "Role"):
                 rules += doc["rules"]
     return rules
 
@@ -294,6 +294,83 @@ class ArgoWorkflow(Helpers):
         self.assertEqual(untaint["when"], "{{steps.widen.status}} == Succeeded")
         keys = {(t["key"], t.get("effect")) for t in templates["qualify-node"]["tolerations"]}
         self.assertIn(("gpuqual.io/unqualified", "NoSchedule"), keys)
+
+
+class RevalidateCronJob(Helpers):
+    """The CronJob's script against the fake API with the component's own RBAC: the real
+    `gpuqual revalidate` selects, expired or stale nodes go Unknown, one Job per selected node is
+    created from the template; while one of them is still active, a run starts nothing."""
+
+    EXAMPLE = os.path.join(ml.REPO, "tests", "data", "plan", "example")
+
+    def cluster(self):
+        with open(os.path.join(self.EXAMPLE, "nodes.json"), encoding="utf-8") as f:
+            nodes = json.load(f)["items"]
+        for n in nodes:
+            n["metadata"].setdefault("resourceVersion", "1")
+        api = self.api("revalidate", nodes=nodes)
+        for name in ("pods", "pdbs"):
+            with open(os.path.join(self.EXAMPLE, f"{name}.json"), encoding="utf-8") as f:
+                setattr(api, name, json.load(f)["items"])
+        return api
+
+    def run_cronjob(self, api, records):
+        cron = ml.load_all(os.path.join(ml.COMPONENTS, "revalidate", "cronjob.yaml"))[0]
+        src = cron["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"][0]["args"][0]
+        work = os.path.join(self.tmp, "work")
+        os.makedirs(work, exist_ok=True)
+        self.assertIn("/tmp/", src)
+        src = src.replace("/tmp/", work + "/")
+        for old, new in (("/var/run/secrets/kubernetes.io/serviceaccount", api.sa_dir),
+                         ("https://kubernetes.default.svc", f"https://127.0.0.1:{api.server.server_port}"),
+                         ("/etc/gpuqual/plan/plan.yaml", os.path.join(self.EXAMPLE, "policy.yaml")),
+                         ("/etc/gpuqual/revalidate/job-template.yaml",
+                          os.path.join(ml.COMPONENTS, "revalidate", "job-template.yaml")),
+                         ("/var/lib/gpuqual/results", records)):
+            self.assertIn(old, src)
+            src = src.replace(old, new)
+        exe = os.environ.get("GPUQUAL_BINARY") or os.path.join(ml.REPO, "build", "gpuqual")
+        env = api.env("unused")
+        env.update(PATH=os.pathsep.join([BIN, os.path.dirname(exe), env["PATH"]]), POD_NAMESPACE="gpuqual",
+                   GPUQUAL_MAX_AGE="7d", GPUQUAL_AT_ONCE="2", GPUQUAL_NOW="2026-12-03T10:00:00Z")
+        res = subprocess.run(["/bin/sh", "-c", src], env=env, capture_output=True, text=True, timeout=120, cwd=ml.REPO)
+        self.assertEqual(res.returncode, 0, res.stdout + res.stderr)
+        return res
+
+    def test_selects_marks_unknown_and_creates_jobs(self):
+        api = self.cluster()
+        records = os.path.join(self.tmp, "records")
+        os.makedirs(records)
+        # h200-04's record passed but holds no boot id: stale against its Node now.
+        subprocess.run(["cp", os.path.join(self.EXAMPLE, "h200-04-after.json"), records], check=True)
+        with open(os.path.join(records, "h200-04-after.json"), encoding="utf-8") as f:
+            rec = json.load(f)
+        self.assertEqual(rec["node"]["k8s_node_name"], "h200-04")
+        res = self.run_cronjob(api, records)
+        self.assertIn("gpuqual revalidate:", res.stdout)
+        created = [j["spec"]["template"]["spec"]["nodeSelector"]["kubernetes.io/hostname"] for j in api.jobs]
+        self.assertEqual(len(created), 2, res.stdout)  # GPUQUAL_AT_ONCE=2, and two may go
+        for j in api.jobs:
+            self.assertEqual(j["metadata"]["generateName"], "gpuqual-revalidate-")
+            self.assertEqual(j["metadata"]["labels"]["gpuqual.io/node"],
+                             j["spec"]["template"]["spec"]["nodeSelector"]["kubernetes.io/hostname"])
+        # Never two of the H200 class (floor 75 % of 32 GPUs: one node may go), never a training node
+        # without a checkpoint.
+        h200 = [n for n in created if n.startswith("h200-")]
+        self.assertLessEqual(len(h200), 1, created)
+        self.assertNotIn("h100-01", created)
+        self.assertNotIn("h100-02", created)
+        c = [c for c in api.nodes["h200-04"]["status"]["conditions"] if c["type"] == "GpuQualified"]
+        self.assertEqual([(x["status"], x["reason"]) for x in c], [("Unknown", "QualificationStale")])
+        self.assertTrue(c[0]["message"].startswith("gpuqual revalidate: QualificationStale"), c[0]["message"])
+        # Only the status subresource was patched; nothing else written but the two Jobs.
+        writes = [r for r in api.requests if r[0] in ("PATCH", "POST")]
+        self.assertEqual({(r[0], r[1].split("/")[-1]) for r in writes}, {("PATCH", "status"), ("POST", "jobs")})
+        # A later run while one of them is active: nothing started.
+        api.jobs[0]["status"] = {"active": 1}
+        res = self.run_cronjob(api, records)
+        self.assertIn("still running", res.stdout)
+        self.assertEqual(len(api.jobs), 2)
 
 
 class Components(unittest.TestCase):
