@@ -312,6 +312,23 @@ class ObservePrometheus(unittest.TestCase):
         self.assertEqual(rc, 3, out + err)
         self.assertIn(f"{bad}: line 7", err)
 
+    def test_pools_by_label_and_gpus_from_the_node_capacity(self):
+        """--canary-label/--control-label pick the pools from a Node list; a Node's allocatable
+        nvidia.com/gpu is what it must report (3 expected, 2 report: inconclusive)."""
+        canary, control = nodes("healthy")
+        items = [{"metadata": {"name": n, "labels": {"pool": "canary" if n in canary else "control"}},
+                  "status": {"allocatable": {"nvidia.com/gpu": "3" if n == canary[0] else "2"}}}
+                 for n in canary + control]
+        path = os.path.join(self.work, "nodes.json")
+        with open(path, "w") as f:
+            json.dump({"apiVersion": "v1", "kind": "NodeList", "items": items}, f)
+        cmd = [GPUQUAL, "observe", "--prometheus", self.prom.url, "--nodes", path, "--canary-label", "pool=canary",
+               "--control-label", "pool=control", "--window", "2h", "--end", END_TEXT, "--policy", self.policy]
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("healthy-c1: 2 of 3 GPUs report DCGM_FI_DEV_GPU_UTIL", " ".join(r.stdout.split()))
+        self.assertIn("canary healthy-c1,healthy-c2 vs 4 control nodes", r.stdout)
+
     def test_docs_worked_example_runs(self):
         """The policy and the command of docs/observe.md's worked example, against this Prometheus."""
         with open(os.path.join(REPO, "docs", "observe.md"), encoding="utf-8") as f:
