@@ -258,7 +258,7 @@ class ObservePrometheus(unittest.TestCase):
     def test_workload_five_percent_slower_fails(self):
         rc, out, err = self.observe("slower", extra=["--format", "json"])
         self.assertEqual(rc, 1, out + err)
-        doc = json.loads(out[:out.rindex("\ngpuqual observe:")] if "\ngpuqual observe:" in out else out)
+        doc = json.loads(out[:out.rindex("\ngpuqual observe:")])
         row = doc["metrics"][0]
         self.assertEqual((row["metric"], row["status"]), ("train.step_time", "fail"))
         self.assertAlmostEqual(row["delta_pct"], 5, delta=0.7)
@@ -298,6 +298,17 @@ class ObservePrometheus(unittest.TestCase):
 
     def test_prometheus_stopped_is_inconclusive(self):
         self.expect("healthy", 2, "unreachable", url=f"http://127.0.0.1:{free_port()}")
+
+    def test_json_is_a_verdict_as_the_schema_says(self):
+        """--format json is a gpuqual.verdict/v1 document (schemas/verdict.v1.schema.json), kind observe."""
+        import jsonschema
+        with open(os.path.join(REPO, "schemas", "verdict.v1.schema.json"), encoding="utf-8") as f:
+            schema = json.load(f)
+        for scenario in ("xid79", "slower", "lost"):
+            rc, out, err = self.observe(scenario, extra=["--format", "json"])
+            doc = json.loads(out[:out.rindex("\ngpuqual observe:")])
+            jsonschema.validate(doc, schema)
+            self.assertEqual((doc["kind"], doc["exit_code"]), ("observe", rc))
 
     def test_same_data_and_end_give_the_same_bytes(self):
         a = self.observe("xid79", extra=["--format", "json"])
