@@ -31,9 +31,10 @@ struct ObservePolicy {
   // The label naming the node in dcgm-exporter's series: `Hostname` up to exporter 4.8.2,
   // lowercase `hostname` after NVIDIA/dcgm-exporter PR #655.
   std::string node_label = "Hostname";
-  std::string window;             // "2h": the pipelines' default window ("" = the flag's)
-  double scrape_interval_s = 15;  // the exporter's default collection interval (-c 30000 ms is
-                                  // the Helm chart's; 15 s is Prometheus' usual scrape)
+  std::string window;  // "2h": the pipelines' default window ("" = the flag's)
+  // How often the exporter's series are scraped: the default --step, and what max_gap's default
+  // counts in.
+  double scrape_interval_s = 15;
   // Load sufficiency: a GPU is busy when its window median of DCGM_FI_DEV_GPU_UTIL is at least
   // this many percent; a node is loaded when this fraction of its GPUs is busy.
   double min_utilization_pct = 20;
