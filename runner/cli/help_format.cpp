@@ -78,6 +78,11 @@ const std::map<std::string, HelpFooter>& footers() {
         "policy cannot be met (a floor above what the class has), 3 usage or input error.",
         "gpuqual plan --nodes nodes.json --pods pods.json --pdbs pdbs.json --policy plan.yaml --format "
         "json"}},
+      {"revalidate",
+       {"Exit codes: 0 the selection is made (due nodes that wait are listed with why), 1 a class's floor is "
+        "above what it has, 3 usage or input error.",
+        "gpuqual revalidate --nodes nodes.json --pods pods.json --pdbs pdbs.json --policy plan.yaml "
+        "--records results/ --max-age 7d --at-once 2"}},
   };
   return table;
 }
