@@ -9,7 +9,8 @@ namespace gpuqual {
 namespace {
 // One line per check of the project (issues 5-9). Add a check here when it can be absent from
 // a build; a check that is always built needs only its GPUQUAL_REGISTER_CHECK line.
-constexpr std::array<CatalogEntry, 14> kCatalog{{
+constexpr std::array<CatalogEntry, 15> kCatalog{{
+    {"stack", "the host's container stack: CDI specs, runtime handler, Fabric Manager, kernel modules"},
     {"compat", "driver vs CUDA runtime and image compatibility preflight"},
     {"health", "NVML health: ECC, remapped rows, XID, throttling, PCIe link, NVLink"},
     {"gemm", "cuBLASLt GEMM throughput per precision, verified"},

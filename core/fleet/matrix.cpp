@@ -86,6 +86,10 @@ MatrixObservation observe_record(const RunRecord& record, Outcome outcome) {
   o.compute_capability = record_compute_capability(record);
   o.stack = matrix_components(record);
   o.complete = record.complete;
+  // A stack the `stack` rules found broken on this node (node.stack.stack_check, which every run's
+  // inventory writes) is not known-good there, even when the suite did not run the check.
+  const auto& stack = record.node.stack;
+  if (stack && stack->stack_check && stack->stack_check->status == "fail") outcome = Outcome::fail;
   if (passed(outcome) && record.complete) o.images = validated_images(record);
   o.node = record_node(record);
   o.run_id = record.run_id;

@@ -149,6 +149,23 @@ GpuFirmware gpu_firmware_from(Obj& g) {
   return fw;
 }
 
+// `node.stack.stack_check`: what the `stack` check judged of the host's files.
+StackCheckSummary stack_check_from(const element& e, const std::string& file, const Where& where) {
+  Obj o(e, file, where);
+  StackCheckSummary s;
+  s.status = o.str("status");
+  if (!parse_status(s.status)) o.fail("status", "must be pass, warn, fail, skip or error");
+  s.findings = o.string_array("findings");
+  for (const auto& code : s.findings) {
+    if (code.empty()) o.fail("findings", "a finding code must not be empty");
+  }
+  s.reboot_pending = o.boolean("reboot_pending");
+  s.cdi = o.str("cdi");
+  s.runtime = o.str("runtime");
+  o.finish();
+  return s;
+}
+
 // `node.stack`: the node's facts, its NICs (a list, or null with its reason), the firmware of
 // each GPU and the platform components the run was told about.
 StackInventory stack_from(const element& e, const std::string& file, const Where& where) {
@@ -169,6 +186,8 @@ StackInventory stack_from(const element& e, const std::string& file, const Where
   for (const auto& [name, version] : s.platform) {
     if (name.empty()) o.fail("platform", "a platform component needs a name");
   }
+  if (o.has("stack_check"))
+    s.stack_check = stack_check_from(o.object("stack_check"), file, o.at("stack_check"));
   facts.finish();
   o.finish();
   return s;

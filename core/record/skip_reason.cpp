@@ -21,9 +21,9 @@ constexpr std::array kCodes{
                       {"health", ""}},
     NotApplicableCode{
         "no_gpu",
-        "the run-wide Xid watch on a node whose inventory has no NVIDIA GPU (a node that should have "
-        "GPUs fails on gpu.missing instead)",
-        {"xid", ""}},
+        "the run-wide Xid watch, or the stack check, on a node whose inventory has no NVIDIA GPU (a "
+        "node that should have GPUs fails on gpu.missing instead)",
+        {"xid", "stack"}},
     NotApplicableCode{
         "no_hca",
         "the fabric check on a node without an InfiniBand/RoCE adapter (/sys/class/infiniband absent or "

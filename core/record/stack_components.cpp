@@ -1,6 +1,7 @@
 // The one flat list of a record's stack (core/record/stack_inventory.hpp): names are stable because
 // matrix rows, Prometheus label sets and diff lines are keyed by them.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "core/record/record.hpp"
 
@@ -15,6 +16,16 @@ StackFact legacy(const std::string& v) {
 
 void add(std::vector<StackComponent>& out, std::string name, StackFact fact) {
   out.push_back(StackComponent{std::move(name), std::move(fact)});
+}
+
+// The `stack` check's summary: diff shows a regenerated spec, a changed runtime configuration.
+void add_stack_check(std::vector<StackComponent>& out, const StackCheckSummary& c) {
+  add(out, "stack_check.status",
+      StackFact::read(c.status + (c.findings.empty() ? "" : ": ") +
+                      fmt::format("{}", fmt::join(c.findings, ", "))));
+  add(out, "stack_check.cdi", StackFact::read(c.cdi));
+  add(out, "stack_check.runtime", StackFact::read(c.runtime));
+  add(out, "stack_check.reboot_pending", StackFact::read(c.reboot_pending ? "yes" : "no"));
 }
 
 }  // namespace
@@ -70,6 +81,7 @@ std::vector<StackComponent> stack_components(const RunRecord& r) {
   if (s) {
     add(out, "container_toolkit", s->container_toolkit);
     add(out, "cdi_specs", s->cdi_specs);
+    if (s->stack_check) add_stack_check(out, *s->stack_check);
     add(out, "k8s.kubelet", s->k8s_kubelet_version);
     add(out, "k8s.container_runtime", s->k8s_container_runtime);
     add(out, "k8s.kernel", s->k8s_kernel_version);

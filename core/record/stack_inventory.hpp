@@ -56,6 +56,18 @@ struct GpuFirmware {
   friend bool operator==(const GpuFirmware&, const GpuFirmware&) = default;
 };
 
+// What the `stack` check judged of the host's files (core/rules/stack_rules.hpp): the status,
+// the warn and fail codes, whether the packaged driver is not the loaded one ("upgraded, not
+// rebooted"), and the CDI specs and the runtime configuration as one line each (diff shows them).
+struct StackCheckSummary {
+  std::string status;                 // pass, warn, fail, skip, error
+  std::vector<std::string> findings;  // codes of the warn and fail findings, in rule order
+  bool reboot_pending = false;
+  std::string cdi;      // "/etc/cdi/nvidia.yaml nvidia.com/gpu driver 570.133.20 3 devices", "none"
+  std::string runtime;  // "containerd nvidia=/usr/bin/nvidia-container-runtime cdi systemd; mode cdi"
+  friend bool operator==(const StackCheckSummary&, const StackCheckSummary&) = default;
+};
+
 struct StackInventory {
   // Platform firmware: /sys/class/dmi/id/{bios_vendor,bios_version,bios_date,board_vendor,board_name}.
   StackFact bios_vendor, bios_version, bios_date, board_vendor, board_name;
@@ -79,6 +91,9 @@ struct StackInventory {
 
   // Platform components the run was told about: --platform NAME=VERSION (gpu-operator=v25.10.0).
   std::map<std::string, std::string> platform;
+
+  // The `stack` check's summary; nullopt in records written before it (the key is absent).
+  std::optional<StackCheckSummary> stack_check;
 
   friend bool operator==(const StackInventory&, const StackInventory&) = default;
 };

@@ -51,6 +51,14 @@ json to_json(const StackInventory& s) {
   }
   j["gpu_firmware"] = std::move(gpus);
   j["platform"] = s.platform;
+  if (s.stack_check) {
+    const StackCheckSummary& c = *s.stack_check;
+    j["stack_check"] = json{{"status", c.status},
+                            {"findings", c.findings},
+                            {"reboot_pending", c.reboot_pending},
+                            {"cdi", c.cdi},
+                            {"runtime", c.runtime}};
+  }
   put_unread(j, std::move(unread));
   return j;
 }

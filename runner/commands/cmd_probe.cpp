@@ -35,6 +35,7 @@
 #include "probes/storage_check.hpp"
 #include "probes/telemetry_check.hpp"
 #include "runner/cli/command.hpp"
+#include "runner/commands/probe_stack.hpp"
 #include "runner/run/task_dirs.hpp"
 #include "suites/container_probe.hpp"
 
@@ -465,6 +466,7 @@ void add_probe_command(CLI::App& app, CommandAction& selected) {
   add_storage_probe(probe, selected);
   add_network_probe(probe, selected);
   add_cleanup_probe(probe, selected);
+  add_stack_probe(probe, selected);  // runner/commands/probe_stack.cpp
 }
 
 }  // namespace gpuqual

@@ -76,6 +76,12 @@ StackInventory full_stack() {
   s.k8s_gpu_capacity = StackFact::read("2");
   s.k8s_gpu_allocatable = StackFact::read("2");
   s.platform = {{"gpu-operator", "v25.10.0"}};
+  s.stack_check = StackCheckSummary{
+      .status = "warn",
+      .findings = {"stack.reboot_pending"},
+      .reboot_pending = true,
+      .cdi = "/etc/cdi/nvidia.yaml nvidia.com/gpu driver 570.133.20 5 devices",
+      .runtime = "containerd handler=/usr/bin/nvidia-container-runtime cdi systemd; mode cdi"};
   return s;
 }
 

@@ -33,6 +33,7 @@ const std::vector<std::string> kCommands = {"",
                                             "probe container",
                                             "probe telemetry",
                                             "probe cleanup",
+                                            "probe stack",
                                             "nccl",
                                             "report"};
 

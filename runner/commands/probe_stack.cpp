@@ -1,0 +1,82 @@
+// `gpuqual probe stack --root DIR [--handler NAME] [--format text|json]`: the `stack` check alone,
+// on a host's tree: the known ways an upgrade breaks GPU containers (docs/stack-check.md).
+// Exit 0 coherent (warnings allowed), 1 broken, 2 could not read (naming the path), 3 bad input.
+#include "runner/commands/probe_stack.hpp"
+
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "core/base/exit_code.hpp"
+#include "core/base/text_case.hpp"
+#include "core/record/record_json.hpp"
+#include "suites/stack_check.hpp"
+
+namespace gpuqual {
+namespace {
+
+struct StackProbeArgs {
+  StackCheckParams params;
+  std::string format = "text";
+};
+
+int exit_code_of(Status s) {
+  switch (s) {
+    case Status::pass:
+    case Status::warn:
+      return kExitPass;
+    case Status::fail:
+      return kExitFail;
+    case Status::skip:
+    case Status::error:
+      break;
+  }
+  return kExitInconclusive;
+}
+
+void print_text(const CheckResult& r, const HostStack& h) {
+  fmt::print("stack of {}\n", h.root);
+  fmt::print("  driver loaded    {}\n", h.loaded_driver.value_or("(none)"));
+  fmt::print("  running kernel   {}\n", h.running_kernel.value_or("(unknown)"));
+  fmt::print("  cdi              {}\n", r.attributes.at("stack.cdi"));
+  fmt::print("  runtime          {}\n", r.attributes.at("stack.runtime"));
+  fmt::print("  reboot pending   {}\n", r.attributes.at("stack.reboot_pending"));
+  for (const auto& u : h.unread) fmt::print("  [error] could not read {}: {}\n", u.path, u.problem);
+  for (const auto& f : r.findings) {
+    fmt::print("  [{}] {}: {}\n", to_string(f.severity), f.code, f.detail);
+    if (!f.action.empty() && f.severity != Severity::info) fmt::print("         do: {}\n", f.action);
+  }
+}
+
+int run_stack_probe(const StackProbeArgs& a) {
+  HostStack h;
+  const CheckResult r = run_stack_check(a.params, &h);
+  if (a.format == "json") {
+    fmt::print("{}\n", to_json(r).dump(2));
+  } else {
+    print_text(r, h);
+  }
+  fmt::print("gpuqual probe stack: {}{}\n", to_upper(to_string(r.status)),
+             r.reason.empty() ? "" : " — " + r.reason);
+  return exit_code_of(r.status);
+}
+
+}  // namespace
+
+void add_stack_probe(CLI::App* probe, CommandAction& selected) {
+  auto a = std::make_shared<StackProbeArgs>();
+  CLI::App* st = probe->add_subcommand(
+      "stack",
+      "Read a host's tree for what breaks GPU containers after an upgrade: CDI specs, runtime handler, "
+      "daemon-reload risk, Fabric Manager, kernel modules, reboot pending");
+  st->add_option("--root", a->params.root,
+                 "The host's root (default /; in a Job, the host's root mounted read-only)");
+  st->add_option("--handler", a->params.handler,
+                 "The runtime handler the RuntimeClass expects (default nvidia)");
+  st->add_option("--format", a->format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  st->callback([a, &selected] { selected = [a] { return run_stack_probe(*a); }; });
+}
+
+}  // namespace gpuqual

@@ -1,0 +1,118 @@
+// The `stack` check's summary in the record (node.stack.stack_check): the writer writes what the
+// simdjson reader reads back, a record without it still reads, a bad one is refused naming the
+// path; `diff` lists what changed (the spec regenerated, the runtime config changed), and `matrix`
+// never counts a stack that failed `stack` on a node as a pass there.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+#include "core/base/input_error.hpp"
+#include "core/fleet/matrix.hpp"
+#include "core/judge/diff_stack.hpp"
+#include "core/record/record_json.hpp"
+#include "core/record/record_reader.hpp"
+#include "record_builders.hpp"
+#include "stack_trees.hpp"
+
+using namespace gpuqual;
+using namespace gpuqual::testing;
+
+namespace {
+
+RunRecord with_stack_check(StackCheckSummary c) {
+  RunRecord r = make_record(1);
+  r.node.stack = make_stack(1);
+  r.node.stack->stack_check = std::move(c);
+  return r;
+}
+
+StackCheckSummary coherent() {
+  return StackCheckSummary{
+      .status = "pass",
+      .findings = {},
+      .reboot_pending = false,
+      .cdi = "/etc/cdi/nvidia.yaml nvidia.com/gpu driver 570.133.20 5 devices",
+      .runtime = "containerd handler=/usr/bin/nvidia-container-runtime cdi systemd; mode cdi"};
+}
+
+RunRecord round_trip(const RunRecord& r) {
+  StreamingRecordReader reader;
+  return reader.parse(to_json(r).dump(), "r.json");
+}
+
+TEST(StackRecord, TheSummaryReadsBackAsWritten) {
+  StackCheckSummary c = coherent();
+  c.status = "warn";
+  c.findings = {"stack.reboot_pending", "stack.daemon_reload_risk"};
+  c.reboot_pending = true;
+  const RunRecord back = round_trip(with_stack_check(c));
+  ASSERT_TRUE(back.node.stack && back.node.stack->stack_check);
+  EXPECT_EQ(*back.node.stack->stack_check, c);
+}
+
+TEST(StackRecord, ARecordWithoutTheSummaryStillReads) {
+  RunRecord r = make_record(1);
+  r.node.stack = make_stack(1);
+  const RunRecord back = round_trip(r);
+  ASSERT_TRUE(back.node.stack);
+  EXPECT_FALSE(back.node.stack->stack_check.has_value());
+}
+
+TEST(StackRecord, ABadSummaryIsRefusedNamingItsPath) {
+  nlohmann::json j = to_json(with_stack_check(coherent()));
+  j["node"]["stack"]["stack_check"]["status"] = "broken";
+  StreamingRecordReader reader;
+  try {
+    reader.parse(j.dump(), "r.json");
+    FAIL() << "accepted a status that is not one";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("$.node.stack.stack_check.status"), std::string::npos) << e.what();
+  }
+  j["node"]["stack"]["stack_check"]["status"] = "pass";
+  j["node"]["stack"]["stack_check"]["extra"] = 1;
+  EXPECT_THROW(reader.parse(j.dump(), "r.json"), InputError);
+}
+
+TEST(StackRecord, DiffShowsTheSpecRegeneratedAndTheRuntimeConfigChanged) {
+  const RunRecord before = with_stack_check(coherent());
+  StackCheckSummary c = coherent();
+  c.cdi = "/etc/cdi/nvidia.yaml nvidia.com/gpu driver 575.57.08 5 devices";
+  c.runtime = "containerd handler=/usr/bin/nvidia-container-runtime cdi systemd; mode legacy";
+  const RunRecord after = with_stack_check(c);
+  const auto lines = stack_changes(before, after, match_gpus(before.gpus, after.gpus));
+  auto has = [&](const std::string& text) {
+    return std::any_of(lines.begin(), lines.end(),
+                       [&](const std::string& l) { return l.find(text) != l.npos; });
+  };
+  EXPECT_TRUE(
+      has("stack_check.cdi: /etc/cdi/nvidia.yaml nvidia.com/gpu driver 570.133.20 5 devices → "
+          "/etc/cdi/nvidia.yaml nvidia.com/gpu driver 575.57.08 5 devices"))
+      << ::testing::PrintToString(lines);
+  EXPECT_TRUE(has("stack_check.runtime:")) << ::testing::PrintToString(lines);
+  EXPECT_FALSE(has("stack_check.status")) << ::testing::PrintToString(lines);
+}
+
+TEST(StackRecord, AStackThatFailedStackIsAFailedRunInTheMatrix) {
+  StackCheckSummary c = coherent();
+  c.status = "fail";
+  c.findings = {"stack.cdi_spec_stale"};
+  EXPECT_EQ(observe_record(with_stack_check(c), Outcome::pass).outcome, Outcome::fail);
+  EXPECT_EQ(observe_record(with_stack_check(coherent()), Outcome::pass).outcome, Outcome::pass);
+}
+
+class StackInventoryTree : public StackTree {};
+
+// What the inventory writes is what the rules judged on the tree.
+TEST_F(StackInventoryTree, TheSummaryOfABrokenTreeNamesItsCodes) {
+  compose({"engines/containerd2", "overlays/cdi-stale", "overlays/reboot-pending"});
+  const HostStack h = read();
+  const StackCheckSummary s = stack_check_summary(h, judge_stack(h, StackRuleOptions{}));
+  EXPECT_EQ(s.status, "fail");
+  EXPECT_TRUE(s.reboot_pending);
+  EXPECT_NE(std::find(s.findings.begin(), s.findings.end(), "stack.cdi_spec_stale"), s.findings.end());
+  EXPECT_NE(s.cdi.find("driver 550.127.05"), std::string::npos) << s.cdi;
+  EXPECT_NE(s.runtime.find("mode cdi"), std::string::npos) << s.runtime;
+}
+
+}  // namespace
