@@ -181,6 +181,34 @@ class Condition(Helpers):
                              text=True, timeout=30)
         self.assertEqual(res.returncode, 3)
 
+    def test_in_the_pod_k8s_run_leaves_what_the_condition_needs(self):
+        """gpuqual-k8s-run in the gpuqual container, then gpuqual-node-condition in its own: the
+        run (a stand-in writing a shipped failing record) and the real `gpuqual compare` of that
+        record give the deciding finding as the reason and the summary as the message."""
+        exe = os.environ.get("GPUQUAL_BINARY") or os.path.join(ml.REPO, "build", "gpuqual")
+        child = os.path.join(self.tmp, "child")
+        record = os.path.join(RECORDS, "synthetic-ecc-uncorrected.json")
+        with open(child, "w", encoding="utf-8") as f:
+            f.write(f'#!/bin/sh\nif [ "$1" = compare ]; then exec "{exe}" "$@"; fi\n'
+                    f'while [ "$1" != --output ]; do shift; done\ncp "{record}" "$2"\n'
+                    'echo "gpuqual: FAIL gpu-node-12: 1 of 2 findings failed"\nexit 1\n')
+        os.chmod(child, 0o755)
+        env = dict(os.environ, GPUQUAL_BIN=child, GPUQUAL_STATUS_DIR=self.status_dir, TMPDIR=self.tmp,
+                   GPUQUAL_RESULTS_DIR=os.path.join(self.tmp, "results"), NODE_NAME=NODE, GPUQUAL_PRINT_RECORD="0")
+        res = subprocess.run([os.path.join(BIN, "gpuqual-k8s-run"), "run", "--suite", "canary", "--baseline", "auto"],
+                             env=env, capture_output=True, text=True, timeout=60, cwd=ml.REPO)
+        self.assertEqual(res.returncode, 1, res.stdout + res.stderr)
+        api = self.api("node-condition")
+        self.condition(api, "2026-12-03T10:00:00Z")
+        c = self.gpu_condition(api)
+        self.assertEqual((c["status"], c["reason"], c["message"]),
+                         ("False", "EccUncorrectedVolatile", "gpuqual: FAIL gpu-node-12: 1 of 2 findings failed"))
+        # A verdict file that is no JSON object leaves the exit code to decide, with a generic reason.
+        with open(os.path.join(self.status_dir, "verdict.json"), "w", encoding="utf-8") as f:
+            f.write("gpuqual compare: error\n")
+        self.condition(api, "2026-12-03T11:00:00Z")
+        self.assertEqual(self.gpu_condition(api)["reason"], "QualificationFailed")
+
     def test_condition_needs_no_more_than_its_component_grants(self):
         """With the verdict-labels rules only (nodes, not nodes/status) the fake API refuses."""
         api = self.api("verdict-labels")
