@@ -95,6 +95,11 @@ void add_observe_command(CLI::App& app, CommandAction& selected) {
   cmd->add_option("--prometheus-textfile", args->report.prometheus,
                   "Also write a node-exporter textfile (.prom) to FILE, atomically")
       ->type_name("FILE");
+  // -o keeps the verdict for the pipeline's next step (the rollout's record of why it widened),
+  // whatever stdout shows.
+  cmd->add_option("-o,--output", args->report.json,
+                  "Also write the verdict (gpuqual.verdict/v1 JSON) to FILE, atomically")
+      ->type_name("FILE");
   cmd->add_option("--prometheus", args->prometheus,
                   "Prometheus HTTP API base URL (Thanos, Mimir, VictoriaMetrics)")
       ->required()

@@ -55,6 +55,7 @@ int emit_reports(const Verdict& v, const ReportOptions& o, const std::vector<std
   if (!o.junit.empty()) write_report(o.junit, render_junit(v));
   if (!o.prometheus.empty()) write_report(o.prometheus, render_prometheus(v));
   if (!o.markdown.empty()) write_report(o.markdown, render_markdown(v));
+  if (!o.json.empty()) write_report(o.json, render_json(v));
   // The table and the summary line fit the terminal, or 100 columns in a log
   // (docs/output-formats.md, "Width").
   const std::size_t width = output_width(STDOUT_FILENO);

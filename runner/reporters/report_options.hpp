@@ -14,6 +14,7 @@ struct ReportOptions {
   std::string junit;             // file paths; empty = not written
   std::string prometheus;
   std::string markdown;
+  std::string json;  // the gpuqual.verdict/v1 JSON to a file (observe's -o)
   bool strict = false;
 };
 

@@ -310,6 +310,17 @@ class ObservePrometheus(unittest.TestCase):
             jsonschema.validate(doc, schema)
             self.assertEqual((doc["kind"], doc["exit_code"]), ("observe", rc))
 
+    def test_output_file_holds_the_verdict_stdout_shows(self):
+        """-o FILE: the same gpuqual.verdict/v1 JSON as --format json, whatever stdout shows."""
+        out_file = os.path.join(self.work, "observe-verdict.json")
+        rc, table, _ = self.observe("xid79", extra=["-o", out_file])
+        _, js, _ = self.observe("xid79", extra=["--format", "json"])
+        self.assertEqual(rc, 1)
+        self.assertNotIn('"kind"', table)  # stdout kept its table
+        with open(out_file, encoding="utf-8") as f:
+            written = json.load(f)
+        self.assertEqual(written, json.loads(js[:js.rindex("\ngpuqual observe:")]))
+
     def test_same_data_and_end_give_the_same_bytes(self):
         a = self.observe("xid79", extra=["--format", "json"])
         b = self.observe("xid79", extra=["--format", "json"])
