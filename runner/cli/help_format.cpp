@@ -47,8 +47,8 @@ const std::map<std::string, HelpFooter>& footers() {
       {"probe container", {kJudging, "gpuqual probe container --runtime docker --image busybox -- true"}},
       {"probe telemetry", {kJudging, "gpuqual probe telemetry --url http://localhost:9400/metrics"}},
       {"probe stack",
-       {"Exit codes: 0 coherent (warnings allowed), 1 broken, 2 could not read (the path named), 3 bad "
-        "input.",
+       {"Exit codes: 0 coherent (warnings allowed), 1 broken, 2 could not read (the path named) or no GPU "
+        "on the bus, 3 bad input.",
         "gpuqual probe stack --root /host --format json"}},
       {"probe cleanup",
        {"Exit codes: 0 everything stale removed, 2 the runtime is unavailable or something could not be "
