@@ -3,6 +3,7 @@
 #include "core/base/text_case.hpp"
 #include "core/record/gpu_match.hpp"  // normalize_pci_bus_id: CUDA and NVML write the domain differently
 #include "device/nvml_library.hpp"
+#include "device/nvml_mig.hpp"
 
 namespace gpuqual {
 
@@ -174,6 +175,7 @@ void fill_gpu_from_nvml(const NvmlSession& nvml, const NvmlDeviceRef& device, Gp
     if (api.nvmlDeviceGetVbiosVersion(h, buf, sizeof buf) == NVML_SUCCESS) gpu.vbios = buf;
   }
   if (const std::optional<int> links = active_nvlink_count(api, h)) gpu.nvlink_count = *links;
+  gpu.mig = read_mig_state(api, h);
 }
 
 std::optional<double> read_clock_mhz(const NvmlApi& api, nvmlDevice_t device, nvmlClockType_t type) {

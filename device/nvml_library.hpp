@@ -59,6 +59,14 @@ namespace gpuqual {
   X(nvmlDeviceGetNvLinkState)                  \
   X(nvmlDeviceGetNvLinkErrorCounter)           \
   X(nvmlDeviceGetMigMode)                      \
+  X(nvmlDeviceGetMaxMigDeviceCount)            \
+  X(nvmlDeviceGetMigDeviceHandleByIndex)       \
+  X(nvmlDeviceGetGpuInstanceId)                \
+  X(nvmlDeviceGetComputeInstanceId)            \
+  X(nvmlDeviceGetAttributes_v2)                \
+  X(nvmlDeviceGetGpuInstanceById)              \
+  X(nvmlGpuInstanceGetInfo)                    \
+  X(nvmlDeviceGetGpuInstanceProfileInfoV)      \
   X(nvmlDeviceGetVirtualizationMode)           \
   X(nvmlDeviceGetPersistenceMode)              \
   X(nvmlDeviceGetVbiosVersion)                 \

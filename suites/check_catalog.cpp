@@ -9,7 +9,7 @@ namespace gpuqual {
 namespace {
 // One line per check of the project (issues 5-9). Add a check here when it can be absent from
 // a build; a check that is always built needs only its GPUQUAL_REGISTER_CHECK line.
-constexpr std::array<CatalogEntry, 15> kCatalog{{
+constexpr std::array<CatalogEntry, 17> kCatalog{{
     {"stack", "the host's container stack: CDI specs, runtime handler, Fabric Manager, kernel modules"},
     {"compat", "driver vs CUDA runtime and image compatibility preflight"},
     {"health", "NVML health: ECC, remapped rows, XID, throttling, PCIe link, NVLink"},
@@ -25,6 +25,9 @@ constexpr std::array<CatalogEntry, 15> kCatalog{{
     {"fabric", "InfiniBand/RoCE links, error counters, GPUDirect RDMA, GPU-HCA affinity"},
     {"storage", "the site's storage paths: mount, free space, verified write/read, fsync latency"},
     {"network", "the site's endpoints: DNS, TCP connect, TLS certificate, HTTP(S) status"},
+    {"mig", "MIG layout against the MIG manager's config, its state label and the advertised resources"},
+    {"gpu_sharing",
+     "time-slicing/MPS: replicas labels, device plugin config and nvidia.com/gpu capacity agree"},
 }};
 }  // namespace
 

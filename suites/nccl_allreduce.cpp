@@ -18,6 +18,7 @@
 #include "suites/check.hpp"
 #include "suites/check_context.hpp"
 #include "suites/gpu_check_start.hpp"
+#include "suites/gpu_partition_inputs.hpp"
 
 namespace gpuqual {
 namespace {
@@ -25,6 +26,8 @@ namespace {
 class NcclAllreduceBench : public Check {
  public:
   CheckResult run(const CheckContext& ctx) override {
+    // NCCL does not run between MIG devices (docs/mig.md): not applicable, before CUDA is asked.
+    if (auto skip = partition_skip(kNcclAllreduceCheck, ctx, /*vgpu_applies=*/false)) return *skip;
     auto start = start_gpu_check(kNcclAllreduceCheck, ctx, [](const nlohmann::json& json) {
       return read_allreduce_params(json, "suite");
     });

@@ -20,6 +20,7 @@
 #include "suites/check.hpp"
 #include "suites/check_context.hpp"
 #include "suites/gpu_check_start.hpp"
+#include "suites/gpu_partition_inputs.hpp"
 
 namespace gpuqual {
 namespace {
@@ -133,8 +134,17 @@ class P2pBench : public Check {
   }
 };
 
+// MIG devices and vGPUs have no peer access (docs/mig.md): not applicable, before CUDA is asked.
+class P2pCheck : public P2pBench {
+ public:
+  CheckResult run(const CheckContext& ctx) override {
+    if (auto skip = partition_skip("p2p", ctx, /*vgpu_applies=*/true)) return *skip;
+    return P2pBench::run(ctx);
+  }
+};
+
 GPUQUAL_REGISTER_CHECK(
-    P2pBench, "p2p",
+    P2pCheck, "p2p",
     "GPU peer-to-peer copy bandwidth on the ring of GPUs (or every pair), uni- and bidirectional, verified");
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "core/base/units.hpp"
 #include "core/base/yaml_document.hpp"
 #include "core/base/yaml_tree.hpp"
+#include "core/record/mig_class.hpp"
 
 namespace gpuqual {
 
@@ -22,6 +23,7 @@ using nlohmann::json;
 namespace {
 
 bool is_slug(const std::string& s) {
+  if (is_mig_class_slug(s)) return true;  // "<parent>-mig-1g.10gb" (docs/mig.md)
   if (s.empty() || s.size() > 63 || s.front() == '-' || s.back() == '-') return false;
   for (char c : s) {
     if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-')) return false;

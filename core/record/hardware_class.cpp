@@ -12,6 +12,7 @@
 
 #include "core/base/text_case.hpp"
 #include "core/record/gpu_match.hpp"
+#include "core/record/mig_class.hpp"
 
 namespace gpuqual {
 
@@ -347,6 +348,7 @@ HardwareClass hardware_class_from_gfd_labels(const std::map<std::string, std::st
 }
 
 bool is_valid_class_slug(std::string_view slug) {
+  if (is_mig_class_slug(slug)) return true;  // "<parent>-mig-1g.10gb" (core/record/mig_class.hpp)
   if (slug.empty() || slug.size() > 63) return false;
   auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
   if (!alnum(slug.front()) || !alnum(slug.back())) return false;

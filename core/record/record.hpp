@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/record/mig_inventory.hpp"
 #include "core/record/stack_inventory.hpp"
 #include "core/record/status.hpp"
 
@@ -109,6 +110,9 @@ struct GpuInfo {
   // NVML virtualization mode: "none" (bare metal), "passthrough", "vgpu" (a vGPU guest),
   // "host_vgpu", "host_vsga"; "" when not read. A vGPU or MIG GPU is not judged as a missing one.
   std::string virtualization_mode;
+  // MIG mode (current and pending) and instances (core/record/mig_inventory.hpp); nullopt when
+  // NVML did not answer nvmlDeviceGetMigMode (no MIG support, or a gpuqual that did not read it).
+  std::optional<MigState> mig;
 };
 
 // One NVIDIA display/3D controller on the PCI bus, read from sysfs without the driver

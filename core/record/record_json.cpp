@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/record/mig_inventory_json.hpp"
 #include "core/record/record_reader.hpp"
 #include "core/record/stack_inventory_json.hpp"
 
@@ -62,6 +63,7 @@ json to_json(const GpuInfo& g) {
   put_opt(j, "power_limit_w", g.power_limit_w);
   put_opt(j, "nvlink_count", g.nvlink_count);
   if (!g.virtualization_mode.empty()) j["virtualization_mode"] = g.virtualization_mode;
+  if (g.mig) j["mig"] = mig_to_json(*g.mig);
   return j;
 }
 

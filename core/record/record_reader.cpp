@@ -12,6 +12,7 @@
 #include "core/base/units.hpp"
 #include "core/record/hardware_class.hpp"
 #include "core/record/metric_summary.hpp"
+#include "core/record/mig_inventory_reader.hpp"
 #include "core/record/skip_reason.hpp"
 
 namespace gpuqual {
@@ -59,6 +60,10 @@ GpuInfo gpu_from(const element& e, const std::string& file, const Where& where) 
   g.power_limit_w = o.opt_number("power_limit_w", 0);
   if (auto v = o.opt_integer("nvlink_count", 0, 64)) g.nvlink_count = static_cast<int>(*v);
   g.virtualization_mode = o.str_or("virtualization_mode", "");
+  if (o.has("mig")) {
+    Obj mig(o.object("mig"), file, o.at("mig"));
+    g.mig = mig_state_from(mig);
+  }
   o.finish();
   return g;
 }

@@ -38,6 +38,21 @@ constexpr std::array kCodes{
         "storage, network: the site configured no path or endpoint for this node (no site file, or "
         "one that lists none)",
         {"storage", "network"}},
+    // MIG, GPU sharing and vGPU (docs/mig.md): what a MIG instance or a vGPU guest does not
+    // provide, and the layout and sharing checks on a node that uses neither.
+    NotApplicableCode{"mig_instance",
+                      "a GPU given to the run is in MIG mode: peer copies and NCCL do not run between MIG "
+                      "devices (NVIDIA MIG user guide, \"CUDA Device Enumeration\")",
+                      {"p2p", "nccl_allreduce"}},
+    NotApplicableCode{
+        "mig_disabled", "no GPU of the node is in MIG mode, now or after a pending reset", {"mig", ""}},
+    NotApplicableCode{"no_gpu_sharing",
+                      "no time-slicing or MPS is configured: no replicas label, sharing strategy or device "
+                      "plugin sharing config",
+                      {"gpu_sharing", ""}},
+    NotApplicableCode{"vgpu_guest",
+                      "the GPUs are vGPUs of a guest VM: peer-to-peer copies between vGPUs are not provided",
+                      {"p2p", ""}},
 };
 
 // The compute capability each GEMM precision needs (tensor cores: FP16 Volta 7.0, INT8 Turing

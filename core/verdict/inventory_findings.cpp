@@ -2,6 +2,7 @@
 
 #include "core/record/finding_status.hpp"
 #include "core/rules/driver_consistency.hpp"
+#include "core/rules/mig_mode.hpp"
 #include "core/verdict/gpu_presence.hpp"
 
 namespace gpuqual {
@@ -9,6 +10,7 @@ namespace gpuqual {
 std::vector<FindingRow> inventory_finding_rows(const RunRecord& record) {
   std::vector<Finding> findings = gpu_presence_findings(record);
   for (Finding& f : driver_consistency_findings(record.node)) findings.push_back(std::move(f));
+  for (Finding& f : mig_mode_findings(record.gpus)) findings.push_back(std::move(f));
   std::vector<FindingRow> rows;
   for (Finding& f : findings) {
     FindingRow row;

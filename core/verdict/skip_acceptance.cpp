@@ -9,6 +9,7 @@
 #include "core/base/plural.hpp"
 #include "core/record/skip_reason.hpp"
 #include "core/verdict/expected_gpus.hpp"
+#include "core/verdict/gpu_partition_skips.hpp"
 
 namespace gpuqual {
 
@@ -151,6 +152,7 @@ std::optional<std::string> not_applicable_refusal(const RunRecord& r, const Chec
   }
   if (code == "precision_unsupported") return unless_precisions_lacking(r, check, gpu);
   if (code == "no_hca") return unless_no_hca(r, check);
+  if (is_gpu_partition_code(code)) return gpu_partition_refusal(r, code);
   return std::nullopt;  // not_configured: only the site knows what a node must reach
 }
 

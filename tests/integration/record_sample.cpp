@@ -118,6 +118,11 @@ RunRecord full_record() {
   r.node.visible_devices = "NVIDIA_VISIBLE_DEVICES=all";
   r.hardware_class = {"h200-sxm-141gb", 2, "NVIDIA-H200", 143771, false};
   r.gpus = {full_gpu(0), full_gpu(1)};
+  // MIG (docs/mig.md): GPU 0 with a GPU instance of two compute instances, GPU 1 unread.
+  const std::vector<MigComputeInstance> cis{{0, "1c.3g.71gb", "MIG-7e1d", 16},
+                                            {1, "2c.3g.71gb", "MIG-7e2d", 32}};
+  r.gpus[0].mig = MigState{true, true, {MigGpuInstance{1, "3g.71gb", 0, 4, 71680ull << 20, cis}}, ""};
+  r.gpus[1].mig = MigState{true, false, {}, "nvmlDeviceGetMaxMigDeviceCount: NVML_ERROR_UNKNOWN"};
   r.node.stack = full_stack();
 
   CheckResult gemm;

@@ -1,0 +1,264 @@
+// A fake NVML: the entry points gpuqual's inventory resolves (device/nvml_library.hpp), with
+// nvml.h's own signatures, answering from the JSON topology file GPUQUAL_FAKE_NVML_TOPOLOGY
+// names (tests/data/mig/*.json): GPUs, their MIG modes, GPU instance profiles, GPU instances and
+// compute instances. A GPU instance or compute instance the file lacks is absent, exactly as on a
+// card where it was never created. Every handle points into tables built at nvmlInit_v2.
+#include <nvml.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+struct nvmlDevice_st {
+  int gpu = 0;
+  int mig = -1;  // index into the GPU's MIG devices; -1: the GPU itself
+};
+struct nvmlGpuInstance_st {
+  int gpu = 0;
+  unsigned id = 0;
+};
+
+namespace {
+
+using nlohmann::json;
+
+struct MigDevice {
+  unsigned gi_id = 0;
+  unsigned ci_id = 0;
+  json gi;  // the GPU instance object of the topology
+  json ci;  // the compute instance object
+};
+
+struct Gpu {
+  json spec;
+  nvmlDevice_st handle;
+  std::deque<nvmlDevice_st> mig_handles;
+  std::vector<MigDevice> mig;
+  std::deque<nvmlGpuInstance_st> gi_handles;
+};
+
+std::deque<Gpu> g_gpus;
+int g_init_count = 0;
+
+void copy_string(const std::string& s, char* out, unsigned length) {
+  if (length > 0) std::snprintf(out, length, "%s", s.c_str());
+}
+
+nvmlReturn_t load_topology() {
+  const char* path = std::getenv("GPUQUAL_FAKE_NVML_TOPOLOGY");
+  if (!path) return NVML_ERROR_DRIVER_NOT_LOADED;
+  std::ifstream in(path);
+  if (!in) return NVML_ERROR_DRIVER_NOT_LOADED;
+  json top = json::parse(in, nullptr, false);
+  if (top.is_discarded()) return NVML_ERROR_UNKNOWN;
+  g_gpus.clear();
+  for (const json& spec : top.value("gpus", json::array())) {
+    Gpu& g = g_gpus.emplace_back();
+    g.spec = spec;
+    g.handle.gpu = static_cast<int>(g_gpus.size() - 1);
+    for (const json& gi : spec.value("gpu_instances", json::array())) {
+      g.gi_handles.push_back({g.handle.gpu, gi.at("id").get<unsigned>()});
+      for (const json& ci : gi.value("compute_instances", json::array())) {
+        g.mig.push_back({gi.at("id").get<unsigned>(), ci.at("id").get<unsigned>(), gi, ci});
+        g.mig_handles.push_back({g.handle.gpu, static_cast<int>(g.mig.size() - 1)});
+      }
+    }
+  }
+  return NVML_SUCCESS;
+}
+
+Gpu* gpu_of(nvmlDevice_t device) {
+  if (!device || device->gpu < 0 || static_cast<std::size_t>(device->gpu) >= g_gpus.size()) return nullptr;
+  return &g_gpus[static_cast<std::size_t>(device->gpu)];
+}
+
+const MigDevice* mig_of(nvmlDevice_t device) {
+  Gpu* g = gpu_of(device);
+  if (!g || device->mig < 0) return nullptr;
+  return &g->mig[static_cast<std::size_t>(device->mig)];
+}
+
+}  // namespace
+
+extern "C" {
+
+nvmlReturn_t nvmlInit_v2(void) {
+  if (g_init_count == 0) {
+    if (nvmlReturn_t rc = load_topology(); rc != NVML_SUCCESS) return rc;
+  }
+  ++g_init_count;
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlShutdown(void) {
+  if (g_init_count == 0) return NVML_ERROR_UNINITIALIZED;
+  --g_init_count;
+  return NVML_SUCCESS;
+}
+
+const char* nvmlErrorString(nvmlReturn_t result) {
+  return result == NVML_SUCCESS ? "Success" : "fake NVML error";
+}
+
+nvmlReturn_t nvmlSystemGetDriverVersion(char* version, unsigned int length) {
+  copy_string("570.133.20", version, length);
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int* count) {
+  *count = static_cast<unsigned>(g_gpus.size());
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t* device) {
+  if (index >= g_gpus.size()) return NVML_ERROR_INVALID_ARGUMENT;
+  *device = &g_gpus[index].handle;
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char* name, unsigned int length) {
+  Gpu* g = gpu_of(device);
+  if (!g) return NVML_ERROR_INVALID_ARGUMENT;
+  std::string n = g->spec.value("name", "");
+  if (const MigDevice* m = mig_of(device)) n += " MIG " + m->ci.value("profile", m->gi.value("profile", ""));
+  copy_string(n, name, length);
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char* uuid, unsigned int length) {
+  Gpu* g = gpu_of(device);
+  if (!g) return NVML_ERROR_INVALID_ARGUMENT;
+  const MigDevice* m = mig_of(device);
+  copy_string(m ? m->ci.value("uuid", "") : g->spec.value("uuid", ""), uuid, length);
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t* pci) {
+  Gpu* g = gpu_of(device);
+  if (!g) return NVML_ERROR_INVALID_ARGUMENT;
+  *pci = nvmlPciInfo_t{};
+  copy_string(g->spec.value("pci_bus_id", ""), pci->busId, sizeof pci->busId);
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t* memory) {
+  Gpu* g = gpu_of(device);
+  if (!g) return NVML_ERROR_INVALID_ARGUMENT;
+  const MigDevice* m = mig_of(device);
+  const unsigned long long mib = m ? m->gi.value("memory_mib", 0ull) : g->spec.value("memory_mib", 0ull);
+  *memory = nvmlMemory_t{};
+  memory->total = mib << 20;
+  memory->free = memory->total;
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetVirtualizationMode(nvmlDevice_t device, nvmlGpuVirtualizationMode_t* mode) {
+  Gpu* g = gpu_of(device);
+  if (!g) return NVML_ERROR_INVALID_ARGUMENT;
+  const std::string m = g->spec.value("virtualization_mode", "none");
+  *mode = m == "vgpu" ? NVML_GPU_VIRTUALIZATION_MODE_VGPU : NVML_GPU_VIRTUALIZATION_MODE_NONE;
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int* current, unsigned int* pending) {
+  Gpu* g = gpu_of(device);
+  if (!g || device->mig >= 0) return NVML_ERROR_INVALID_ARGUMENT;
+  if (!g->spec.contains("mig_current")) return NVML_ERROR_NOT_SUPPORTED;  // a card without MIG
+  *current = g->spec.value("mig_current", false) ? NVML_DEVICE_MIG_ENABLE : NVML_DEVICE_MIG_DISABLE;
+  *pending = g->spec.value("mig_pending", false) ? NVML_DEVICE_MIG_ENABLE : NVML_DEVICE_MIG_DISABLE;
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t device, unsigned int* count) {
+  Gpu* g = gpu_of(device);
+  if (!g) return NVML_ERROR_INVALID_ARGUMENT;
+  *count = g->spec.value("mig_current", false) ? 7u : 0u;
+  return NVML_SUCCESS;
+}
+
+// The driver fills the MIG device slots in creation order; the fake in the file's order.
+nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t device, unsigned int index, nvmlDevice_t* mig) {
+  Gpu* g = gpu_of(device);
+  if (!g) return NVML_ERROR_INVALID_ARGUMENT;
+  if (index >= g->mig_handles.size()) return NVML_ERROR_NOT_FOUND;
+  *mig = &g->mig_handles[index];
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t device, unsigned int* id) {
+  const MigDevice* m = mig_of(device);
+  if (!m) return NVML_ERROR_NOT_SUPPORTED;
+  *id = m->gi_id;
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetComputeInstanceId(nvmlDevice_t device, unsigned int* id) {
+  const MigDevice* m = mig_of(device);
+  if (!m) return NVML_ERROR_NOT_SUPPORTED;
+  *id = m->ci_id;
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetAttributes_v2(nvmlDevice_t device, nvmlDeviceAttributes_t* attributes) {
+  const MigDevice* m = mig_of(device);
+  if (!m) return NVML_ERROR_NOT_SUPPORTED;
+  *attributes = nvmlDeviceAttributes_t{};
+  attributes->multiprocessorCount = m->ci.value("sm_count", 0u);
+  attributes->gpuInstanceSliceCount = m->gi.value("slices", 0u);
+  attributes->computeInstanceSliceCount = m->ci.value("slices", 0u);
+  attributes->memorySizeMB = m->gi.value("memory_mib", 0ull);
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetGpuInstanceById(nvmlDevice_t device, unsigned int id, nvmlGpuInstance_t* gi) {
+  Gpu* g = gpu_of(device);
+  if (!g) return NVML_ERROR_INVALID_ARGUMENT;
+  for (nvmlGpuInstance_st& h : g->gi_handles) {
+    if (h.id == id) {
+      *gi = &h;
+      return NVML_SUCCESS;
+    }
+  }
+  return NVML_ERROR_NOT_FOUND;
+}
+
+nvmlReturn_t nvmlGpuInstanceGetInfo(nvmlGpuInstance_t gi, nvmlGpuInstanceInfo_t* info) {
+  if (!gi || static_cast<std::size_t>(gi->gpu) >= g_gpus.size()) return NVML_ERROR_INVALID_ARGUMENT;
+  Gpu& g = g_gpus[static_cast<std::size_t>(gi->gpu)];
+  for (const json& spec : g.spec.value("gpu_instances", json::array())) {
+    if (spec.at("id").get<unsigned>() != gi->id) continue;
+    *info = nvmlGpuInstanceInfo_t{};
+    info->device = &g.handle;
+    info->id = gi->id;
+    info->profileId = spec.at("profile_id").get<unsigned>();
+    info->placement.start = spec.at("placement").at(0).get<unsigned>();
+    info->placement.size = spec.at("placement").at(1).get<unsigned>();
+    return NVML_SUCCESS;
+  }
+  return NVML_ERROR_NOT_FOUND;
+}
+
+// The card's GPU instance profiles, by NVML_GPU_INSTANCE_PROFILE_* value (the topology's
+// `profiles`: enum, id, name, slices, as `nvidia-smi mig -lgip` lists them).
+nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfoV(nvmlDevice_t device, unsigned int profile,
+                                                  nvmlGpuInstanceProfileInfo_v2_t* info) {
+  Gpu* g = gpu_of(device);
+  if (!g || !info || info->version != nvmlGpuInstanceProfileInfo_v2) return NVML_ERROR_INVALID_ARGUMENT;
+  for (const json& p : g->spec.value("profiles", json::array())) {
+    if (p.at("enum").get<unsigned>() != profile) continue;
+    const unsigned version = info->version;
+    *info = nvmlGpuInstanceProfileInfo_v2_t{};
+    info->version = version;
+    info->id = p.at("id").get<unsigned>();
+    info->sliceCount = p.value("slices", 0u);
+    copy_string(p.at("name").get<std::string>(), info->name, sizeof info->name);
+    return NVML_SUCCESS;
+  }
+  return NVML_ERROR_NOT_SUPPORTED;
+}
+
+}  // extern "C"
