@@ -10,6 +10,7 @@
 #include "device/host/k8s_node.hpp"
 #include "device/host/k8s_node_info.hpp"
 #include "device/host/pci_gpus.hpp"
+#include "device/host/stack_tree_reader.hpp"
 #include "device/library_versions.hpp"
 #include "device/nvml_devices.hpp"
 #include "device/nvml_library.hpp"
@@ -115,6 +116,7 @@ Inventory collect_inventory(const InventoryOptions& options) {
     if (const char* env = std::getenv(kNodeFileEnvVar)) sources.node_file = env;
   }
   sources.platform = options.platform;
+  sources.root = host_root_from_env();  // "" (the real /) unless the host's root is mounted elsewhere
   n.stack = collect_stack_inventory(nvml, inv.gpus, sources);
 
   // A record names every GPU (docs/hardware-class.md, "Identity"): one whose UUID neither CUDA

@@ -5,7 +5,8 @@
 // Needs no GPU: it reads files under `root` (device/host/stack_tree_reader.hpp).
 //
 // Parameters (suite YAML):
-//   root: the host's tree (default "/"; in a Job, where the host's root is mounted read-only)
+//   root: the host's tree (default $GPUQUAL_HOST_ROOT, else "/"; in a Job, where the host-root
+//         component mounts the node's root read-only)
 //   handler: the runtime handler the RuntimeClass expects (default "nvidia")
 #include <fmt/format.h>
 
@@ -21,6 +22,8 @@ namespace gpuqual {
 StackCheckParams read_stack_check_params(const nlohmann::json& json) {
   JsonObject o(json, "suite", "$.params");
   StackCheckParams p;
+  // The suite's `root:` wins; else the host's root where the Job mounts it; else "/".
+  if (const std::string host = host_root_from_env(); !host.empty()) p.root = host;
   p.root = o.str_or("root", p.root);
   if (p.root.empty()) o.fail("root", "must not be empty");
   p.handler = o.str_or("handler", p.handler);

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <filesystem>
@@ -298,6 +299,11 @@ void read_pci(HostTree& tree, HostStack& h) {
 }
 
 }  // namespace
+
+std::string host_root_from_env() {
+  const char* env = std::getenv(kHostRootEnvVar);
+  return env ? env : "";
+}
 
 HostStack read_host_stack(const std::string& root, const StackReadOptions& options) {
   std::error_code ec;

@@ -56,6 +56,12 @@ struct StackReadOptions {
   std::string rpm = "rpm";
 };
 
+// Where the host's root is as this process sees it: $GPUQUAL_HOST_ROOT (a Job with the
+// host-root component mounts the node's / there, read-only), "" when unset. In a pod the
+// container's own / holds the image's files, not the node's runtime configuration.
+inline constexpr const char* kHostRootEnvVar = "GPUQUAL_HOST_ROOT";
+std::string host_root_from_env();
+
 // Everything the rules read. Throws InputError when `root` is not a directory.
 HostStack read_host_stack(const std::string& root, const StackReadOptions& options = {});
 

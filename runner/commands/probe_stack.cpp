@@ -12,6 +12,7 @@
 #include "core/base/exit_code.hpp"
 #include "core/base/text_case.hpp"
 #include "core/record/record_json.hpp"
+#include "device/host/stack_tree_reader.hpp"
 #include "suites/stack_check.hpp"
 
 namespace gpuqual {
@@ -71,8 +72,10 @@ void add_stack_probe(CLI::App* probe, CommandAction& selected) {
       "stack",
       "Read a host's tree for what breaks GPU containers after an upgrade: CDI specs, runtime handler, "
       "daemon-reload risk, Fabric Manager, kernel modules, reboot pending");
+  if (const std::string host = host_root_from_env(); !host.empty()) a->params.root = host;
   st->add_option("--root", a->params.root,
-                 "The host's root (default /; in a Job, the host's root mounted read-only)");
+                 "The host's root (default $GPUQUAL_HOST_ROOT, else /; in a Job, the host's root mounted "
+                 "read-only by the host-root component)");
   st->add_option("--handler", a->params.handler,
                  "The runtime handler the RuntimeClass expects (default nvidia)");
   st->add_option("--format", a->format, "text or json")->check(CLI::IsMember({"text", "json"}));

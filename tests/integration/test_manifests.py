@@ -24,7 +24,7 @@ import manifest_lib as ml  # noqa: E402
 
 CODES = ml.exit_codes_from_source()
 PASS, FAIL, INCONCLUSIVE, USAGE = (CODES[k] for k in ("kExitPass", "kExitFail", "kExitInconclusive", "kExitUsage"))
-ALL_COMPONENTS = ["runtime-class", "node-labels", "verdict-labels", "mpijob", "runtime-socket", "planner"]
+ALL_COMPONENTS = ["runtime-class", "node-labels", "verdict-labels", "mpijob", "runtime-socket", "planner", "host-root"]
 IMAGE_UID = 10001
 
 
@@ -191,6 +191,40 @@ class KubernetesSchemas(unittest.TestCase):
                     mounted += 1
         self.assertGreaterEqual(mounted, 3)
         with open(os.path.join(ml.COMPONENTS, "runtime-socket", "kustomization.yaml"), encoding="utf-8") as f:
+            self.assertIn("WHAT IT COSTS", f.read())
+
+    def test_host_root_component(self):
+        """The opt-in host root for the stack check: the node's / mounted read-only (recursively
+        where supported) at GPUQUAL_HOST_ROOT in the gpuqual container of every per-node pod, never
+        in the gate's, the container still unprivileged, and the cost stated next to it."""
+        need_kubectl(self)
+        objs = ml.kustomize_with_components(["host-root"])
+        self.assert_valid(objs, "base + host-root")
+        ns = [o for o in objs if o["kind"] == "Namespace"][0]
+        self.assertEqual(ns["metadata"]["labels"]["pod-security.kubernetes.io/enforce"], "privileged")
+        mounted = 0
+        for obj in objs:
+            for label, spec in pod_specs_of(obj):
+                per_node = obj["metadata"].get("labels", {}).get("gpuqual.io/per-node") == "true" or obj["kind"] == "CronJob"
+                roots = [v for v in spec.get("volumes", []) if "hostPath" in v]
+                with self.subTest(obj=label):
+                    if not per_node:
+                        self.assertEqual(roots, [])
+                        continue
+                    self.assertEqual(roots, [{"name": "host-root", "hostPath": {"path": "/", "type": "Directory"}}])
+                    gq = spec["containers"][0]
+                    mount = [m for m in gq["volumeMounts"] if m["name"] == "host-root"][0]
+                    self.assertTrue(mount["readOnly"])
+                    self.assertEqual(mount["recursiveReadOnly"], "IfPossible")
+                    env = {e["name"]: e.get("value") for e in gq["env"]}
+                    self.assertEqual(env["GPUQUAL_HOST_ROOT"], mount["mountPath"])
+                    self.assertFalse(gq["securityContext"]["privileged"])
+                    self.assertTrue(spec["securityContext"]["runAsNonRoot"])
+                    for other in spec["containers"][1:] + spec.get("initContainers", []):
+                        self.assertNotIn("host-root", [m["name"] for m in other.get("volumeMounts", [])])
+                    mounted += 1
+        self.assertGreaterEqual(mounted, 3)
+        with open(os.path.join(ml.COMPONENTS, "host-root", "kustomization.yaml"), encoding="utf-8") as f:
             self.assertIn("WHAT IT COSTS", f.read())
 
     def test_components_rbac_is_minimal(self):
