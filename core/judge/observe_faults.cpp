@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <set>
 
 #include "core/base/plural.hpp"
@@ -175,6 +177,58 @@ void judge_throttle(const char* field, const char* code, Severity severity, cons
          j);
 }
 
+// The HW slowdown bits of the clock-event reasons mask (third_party/nvml/nvml.h, NVML 13:
+// nvmlClocksThrottleReasonHwSlowdown 0x8, nvmlClocksThrottleReasonHwThermalSlowdown 0x40,
+// nvmlClocksThrottleReasonHwPowerBrakeSlowdown 0x80; the nvmlClocksEventReason* names of newer
+// headers keep the values). DCGM_FI_DEV_CLOCKS_EVENT_REASONS carries the same mask.
+constexpr std::uint64_t kHwSlowdownBits = 0x8 | 0x40 | 0x80;
+
+// The fraction of a GPU's samples with a HW slowdown bit set (the gauge is a state, sampled at
+// each scrape: the share of samples estimates the share of the window).
+double hw_slowdown_fraction(const std::vector<Point>& pts) {
+  if (pts.empty()) return 0;
+  std::size_t set = 0;
+  for (const Point& pt : pts) {
+    if (pt.v >= 0 && (static_cast<std::uint64_t>(std::llround(pt.v)) & kHwSlowdownBits) != 0) ++set;
+  }
+  return static_cast<double>(set) / static_cast<double>(pts.size());
+}
+
+// HW slowdown (clocks cut by half or more: throughput the control does not lose) on more than
+// the allowed fraction of a GPU's samples. A GPU of either pool past it counts; report() then
+// names the canary's rows, or calls them fleet-wide when the control shows it as often. A pool
+// without the series is said so (not watched), never read as no slowdown.
+void judge_hw_slowdown(const QueryResult& r, const ObserveData& d, const ObservePolicy& p, const PoolSizes& s,
+                       Judgement& j) {
+  const GpuPoints control = group_by_gpu(r, p.node_label, d.control);
+  const GpuPoints canary = group_by_gpu(r, p.node_label, d.canary);
+  double control_worst = 0;
+  Affected a;
+  for (const auto& [key, points] : control) {
+    const double f = hw_slowdown_fraction(points);
+    control_worst = std::max(control_worst, f);
+    if (f > p.allowed_throttle_fraction) a.control.insert(key);
+  }
+  for (const auto& [key, points] : canary) {
+    const double f = hw_slowdown_fraction(points);
+    if (f <= p.allowed_throttle_fraction) continue;
+    a.canary.emplace(key, fmt::format("HW slowdown on {:.0f} % of the samples ({} bits 0x8/0x40/0x80), the "
+                                      "control pool's worst GPU {:.0f} % (allowed: {:.0f} %)",
+                                      f * 100, field::kClocksEventReasons, control_worst * 100,
+                                      p.allowed_throttle_fraction * 100));
+  }
+  for (const auto* pool : {&canary, &control}) {
+    if (!pool->empty()) continue;
+    j.notes.push_back(fmt::format(
+        "not watched: {} (or {}) has no series from the {} pool: HW slowdown not "
+        "judged (enable the field in dcgm-exporter's CSV)",
+        field::kClocksEventReasons, field::kClocksEventReasonsOld, pool == &canary ? "canary" : "control"));
+  }
+  if (control.empty()) return;  // nothing to hold the canary against
+  report("throttle.hw_slowdown_time", a, Severity::fail,
+         "check cooling, power delivery and the power-brake signal; compare with the control pool", s, j);
+}
+
 const QueryResult* usable(const ObserveData& d, const char* name, Judgement& j) {
   auto it = d.fields.find(name);
   if (it == d.fields.end()) return nullptr;
@@ -212,6 +266,7 @@ void judge_faults(const ObserveData& d, const ObservePolicy& p, const SeverityTa
     judge_throttle(field::kThermalViolation, "throttle.thermal_time", Severity::fail, *r, d, p, s, j);
   if (const QueryResult* r = usable(d, field::kPowerViolation, j))
     judge_throttle(field::kPowerViolation, "throttle.power_time", Severity::warn, *r, d, p, s, j);
+  if (const QueryResult* r = usable(d, field::kClocksEventReasons, j)) judge_hw_slowdown(*r, d, p, s, j);
   for (const std::string& node : d.canary) {
     Status worst = Status::pass;
     std::size_t n = 0;

@@ -50,6 +50,11 @@ inline constexpr const char* kNvlinkCrc = "DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COU
 inline constexpr const char* kNvlinkReplay = "DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL";
 inline constexpr const char* kThermalViolation = "DCGM_FI_DEV_THERMAL_VIOLATION";
 inline constexpr const char* kPowerViolation = "DCGM_FI_DEV_POWER_VIOLATION";
+// The clock-event reasons bitmask gauge, field 112 (NVIDIA/DCGM dcgmlib/dcgm_fields.h); exporters
+// built on DCGM before 3.3 name it by its deprecated alias DCGM_FI_DEV_CLOCK_THROTTLE_REASONS, so
+// the command asks for either (kClocksEventReasonsOld) under this one key.
+inline constexpr const char* kClocksEventReasons = "DCGM_FI_DEV_CLOCKS_EVENT_REASONS";
+inline constexpr const char* kClocksEventReasonsOld = "DCGM_FI_DEV_CLOCK_THROTTLE_REASONS";
 // The sample age of the utilization series: timestamp(DCGM_FI_DEV_GPU_UTIL), for gaps.
 inline constexpr const char* kUtilAge = "timestamp(DCGM_FI_DEV_GPU_UTIL)";
 }  // namespace field

@@ -113,6 +113,8 @@ std::map<std::string, std::string> field_queries(const observe::ObservePolicy& p
                         kNvlinkCrc, kNvlinkReplay, kThermalViolation, kPowerViolation}) {
     q[f] = std::string(f) + matcher;
   }
+  q[kClocksEventReasons] =
+      fmt::format("{0}{2} or {1}{2}", kClocksEventReasons, kClocksEventReasonsOld, matcher);
   q[kUtilAge] = fmt::format("timestamp({}{})", kUtil, matcher);
   return q;
 }

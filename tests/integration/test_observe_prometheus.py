@@ -6,7 +6,8 @@ NVIDIA/dcgm-exporter internal/pkg/rendermetrics/render_metrics.go) and a workloa
 as OpenMetrics, backfills them into a TSDB with `promtool tsdb create-blocks-from openmetrics`,
 starts `prometheus` on a loopback port over it, and runs `gpuqual observe` on each scenario
 (each scenario has nodes of its own in the one TSDB): healthy, Xid 79 on one GPU, ECC growth,
-thermal slowdown, a workload 5 % slower, an idle canary, monitoring lost, a short gap and a long
+thermal slowdown, HW slowdown on one canary GPU and the same in the control too (the
+exporter naming the field by its pre-DCGM-3.3 name), a workload 5 % slower, an idle canary, monitoring lost, a short gap and a long
 one, a fault in the control too, a PromQL error, Prometheus stopping mid-run (a loopback proxy
 that answers the GPU queries and drops the connection of the rest) and Prometheus stopped. Also
 the same data and --end give the same bytes, and the worked example of docs/observe.md runs.
@@ -49,10 +50,14 @@ workloads:
 """
 
 # name -> what is wrong with it; every scenario: canary <name>-c1,<name>-c2, control <name>-k1..k4
-SCENARIOS = ["healthy", "xid79", "ecc", "thermal", "slower", "idle", "lost", "gap", "longgap", "ctlfault", "badquery"]
+SCENARIOS = ["healthy", "xid79", "ecc", "thermal", "slower", "idle", "lost", "gap", "longgap", "ctlfault", "badquery",
+             "hwslow", "hwfleet"]
 FIELDS = ["DCGM_FI_DEV_GPU_UTIL", "DCGM_FI_DEV_XID_ERRORS", "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL",
           "DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS", "DCGM_FI_DEV_ROW_REMAP_FAILURE",
-          "DCGM_FI_DEV_PCIE_REPLAY_COUNTER", "DCGM_FI_DEV_THERMAL_VIOLATION", "DCGM_FI_DEV_POWER_VIOLATION"]
+          "DCGM_FI_DEV_PCIE_REPLAY_COUNTER", "DCGM_FI_DEV_THERMAL_VIOLATION", "DCGM_FI_DEV_POWER_VIOLATION",
+          "DCGM_FI_DEV_CLOCKS_EVENT_REASONS"]
+# The hwfleet scenario's exporter is one built on DCGM before 3.3: the field's deprecated name.
+OLD_CLOCKS_FIELD = "DCGM_FI_DEV_CLOCK_THROTTLE_REASONS"
 
 
 def nodes(s):
@@ -88,6 +93,14 @@ def value(field, scenario, node, gpu, t, rng):
     if field == "DCGM_FI_DEV_THERMAL_VIOLATION":
         # ns under thermal clock events: 10 of every 15 s on the thermal scenario's GPU
         return into * (10 if scenario == "thermal" and canary1 and gpu == 0 else 0) * 10 ** 9 // 15
+    if field == "DCGM_FI_DEV_CLOCKS_EVENT_REASONS":
+        # the clock-event reasons mask: power cap (0x4) on every GPU now and then; HW slowdown
+        # (0x8) for the last hour on hwslow's and hwfleet's canary GPU 0, and on hwfleet's k1 and
+        # k2 GPU 0 (2 of 8 control GPUs: as large a share as 1 of 4 canary GPUs)
+        slow = gpu == 0 and t >= END - 3600 and (
+            (scenario in ("hwslow", "hwfleet") and canary1)
+            or (scenario == "hwfleet" and (node.endswith("-k1") or node.endswith("-k2"))))
+        return (0x8 if slow else 0) | (0x4 if rng.random() < 0.2 else 0)
     if field == "DCGM_FI_DEV_PCIE_REPLAY_COUNTER":
         return 0
     return 0
@@ -117,6 +130,7 @@ def all_nodes():
 def write_openmetrics(path):
     rng = random.Random(28)
     times = range(START, END + 1, SCRAPE)
+    old = []
     with open(path, "w") as f:
         for field in FIELDS:
             f.write(f"# TYPE {field} gauge\n")
@@ -130,7 +144,12 @@ def write_openmetrics(path):
                         lab = labels(node, gpu, extra)
                         if field == "DCGM_FI_DEV_XID_ERRORS" and v:
                             lab = labels(node, gpu, ',err_code="79",err_msg="GPU has fallen off the bus"')
-                        f.write(f"{field}{{{lab}}} {v} {t}\n")
+                        if field == FIELDS[-1] and scenario == "hwfleet":
+                            old.append(f"{OLD_CLOCKS_FIELD}{{{lab}}} {v} {t}\n")
+                        else:
+                            f.write(f"{field}{{{lab}}} {v} {t}\n")
+        f.write(f"# TYPE {OLD_CLOCKS_FIELD} gauge\n")  # a family's samples stay together
+        f.writelines(old)
         f.write("# TYPE workload_step_time_seconds gauge\n")
         for scenario, node in all_nodes():
             scale = 1.05 if scenario == "slower" and "-c" in node else 1.0
@@ -254,6 +273,14 @@ class ObservePrometheus(unittest.TestCase):
 
     def test_thermal_slowdown_fails(self):
         self.expect("thermal", 1, "throttle.thermal_time", "of the window under thermal clock events")
+
+    def test_hw_slowdown_on_one_canary_gpu_fails(self):
+        self.expect("hwslow", 1, "throttle.hw_slowdown_time", "hwslow-c1 GPU 0: HW slowdown on 50 % of the samples")
+
+    def test_hw_slowdown_in_the_control_too_is_fleet_wide(self):
+        # also reads the field by its pre-DCGM-3.3 name (OLD_CLOCKS_FIELD)
+        self.expect("hwfleet", 0, "hwfleet-c1 GPU 0: HW slowdown on 50 % of the samples",
+                    "fleet-wide: also on 2 of 8 control GPUs; not blamed on the canary")
 
     def test_workload_five_percent_slower_fails(self):
         rc, out, err = self.observe("slower", extra=["--format", "json"])

@@ -34,8 +34,9 @@ struct Fleet {
     d.control = {"k1", "k2", "k3", "k4", "k5", "k6"};
     p.workloads.push_back(
         {"train.step_time", "workload_step_time_seconds", "node", Direction::lower, 0.02, {}});
-    for (const char* f : {field::kUtil, field::kUtilAge, field::kXid, field::kDbe, field::kRemapFailure,
-                          field::kPcieReplay, field::kThermalViolation, field::kPowerViolation}) {
+    for (const char* f :
+         {field::kUtil, field::kUtilAge, field::kXid, field::kDbe, field::kRemapFailure, field::kPcieReplay,
+          field::kThermalViolation, field::kPowerViolation, field::kClocksEventReasons}) {
       d.fields[f].query = f;
     }
     for (const auto* pool : {&d.canary, &d.control}) {
@@ -59,7 +60,7 @@ struct Fleet {
       for (Point& pt : age.points) pt.v = pt.t - 5;
       d.fields[field::kUtilAge].series.push_back(age);
       for (const char* f : {field::kXid, field::kDbe, field::kRemapFailure, field::kPcieReplay,
-                            field::kThermalViolation, field::kPowerViolation})
+                            field::kThermalViolation, field::kPowerViolation, field::kClocksEventReasons})
         d.fields[f].series.push_back(gpu_series(n, g, 0));
     }
   }
@@ -159,6 +160,42 @@ TEST(ObserveJudge, ThermalSlowdownBeyondTheControlFails) {
   g.grow(field::kThermalViolation, "c1", 0, 30e9);
   g.grow(field::kThermalViolation, "k4", 0, 30e9);
   EXPECT_EQ(g.judge().outcome, Outcome::pass);
+}
+
+TEST(ObserveJudge, HwSlowdownOnOneCanaryGpuFailsAndIsFleetWideWhenTheControlShowsIt) {
+  // Each HW slowdown bit (0x8, 0x40, 0x80) on half of c1 GPU 0's samples fails, named.
+  for (const double mask : {8.0, 64.0, 128.0, 8.0 + 4.0}) {
+    Fleet f;
+    f.set_from(field::kClocksEventReasons, "c1", 0, 3600, mask);
+    const Verdict v = f.judge();
+    EXPECT_EQ(v.outcome, Outcome::fail) << mask << ": " << v.summary;
+    EXPECT_TRUE(has_reason(v, "c1 GPU 0: HW slowdown on 50 % of the samples")) << v.summary;
+  }
+  // Power cap (0x4) and idle (0x1) are no HW slowdown; nor is a share within the allowed 5 %.
+  Fleet quiet;
+  quiet.set_from(field::kClocksEventReasons, "c1", 0, 0, 4.0 + 1.0);
+  quiet.set_from(field::kClocksEventReasons, "c2", 1, 7000, 8.0);  // the last 4 of 121 samples
+  EXPECT_EQ(quiet.judge().outcome, Outcome::pass) << quiet.judge().summary;
+  // The same on 3 of the 12 control GPUs (as large a share as 1 of the 4 canary GPUs): fleet-wide.
+  Fleet fleet;
+  fleet.set_from(field::kClocksEventReasons, "c1", 0, 3600, 8);
+  for (const char* k : {"k1", "k2", "k3"}) fleet.set_from(field::kClocksEventReasons, k, 0, 3600, 8);
+  const Verdict v = fleet.judge();
+  EXPECT_EQ(v.outcome, Outcome::warn) << v.summary;
+  EXPECT_TRUE(has_reason(v, "fleet-wide: also on 3 of 12 control GPUs")) << v.summary;
+}
+
+TEST(ObserveJudge, HwSlowdownWithoutTheSeriesIsNotJudgedAndSaysSo) {
+  Fleet f;
+  f.d.fields[field::kClocksEventReasons].series.clear();
+  const Verdict v = f.judge();
+  EXPECT_TRUE(has_reason(v, "not watched: DCGM_FI_DEV_CLOCKS_EVENT_REASONS")) << v.summary;
+  EXPECT_TRUE(has_reason(v, "canary pool: HW slowdown not judged")) << v.summary;
+  // Only the control reporting it: the canary's slowdown cannot be read as none.
+  Fleet g;
+  auto& series = g.d.fields[field::kClocksEventReasons].series;
+  std::erase_if(series, [](const Series& s) { return s.label("Hostname")[0] == 'c'; });
+  EXPECT_TRUE(has_reason(g.judge(), "canary pool: HW slowdown not judged"));
 }
 
 TEST(ObserveJudge, WorkloadFivePercentSlowerFails) {
