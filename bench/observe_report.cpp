@@ -45,7 +45,8 @@ Series node_series(const std::string& node, double shift, std::mt19937_64& rng) 
   return s;
 }
 
-// The share of `scenarios` whose workload row fails, the canary slower by `change`.
+// The share of `scenarios` with a failing workload row (the pool's or a canary node's), every
+// canary node slower by `change`.
 double fail_rate(int scenarios, int canary, int control, double change, int blocks, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   int fails = 0;
@@ -62,7 +63,10 @@ double fail_rate(int scenarios, int canary, int control, double change, int bloc
     for (const auto& n : d.control) r.series.push_back(node_series(n, 0, rng));
     Judgement j;
     judge_workloads(d, p, j);
-    if (!j.v.metrics.empty() && j.v.metrics[0].status == Status::fail) ++fails;
+    // Any row failing fails the canary: the pool's, or (several canary nodes) one node's own.
+    bool failed = false;
+    for (const MetricRow& m : j.v.metrics) failed |= m.status == Status::fail;
+    fails += failed ? 1 : 0;
   }
   return static_cast<double>(fails) / scenarios;
 }

@@ -26,8 +26,10 @@ std::vector<double> pool_samples(const NodePoints& by_node, const std::vector<st
 }
 
 // One part of the window judged: its metric row.
+// `canary_nodes`: the pool, or one canary node (its own row, held against the same control).
 MetricRow judge_part(const WorkloadPolicy& w, const ObservePolicy& p, const NodePoints& by_node,
-                     const ObserveData& d, double from, double to, const std::string& label) {
+                     const ObserveData& d, const std::vector<std::string>& canary_nodes, double from,
+                     double to, const std::string& label) {
   MetricRow row;
   row.check = "observe.workload";
   row.metric = label;
@@ -35,7 +37,7 @@ MetricRow judge_part(const WorkloadPolicy& w, const ObservePolicy& p, const Node
   row.direction = w.direction;
   row.allowed_drop_pct = w.allowed_change * 100;
   const std::vector<double> control = pool_samples(by_node, d.control, from, to, p.blocks);
-  const std::vector<double> canary = pool_samples(by_node, d.canary, from, to, p.blocks);
+  const std::vector<double> canary = pool_samples(by_node, canary_nodes, from, to, p.blocks);
   if (control.empty() || canary.empty()) {
     row.status = Status::error;
     row.reason = fmt::format("{}: no samples from the {} pool between {} and {}", label,
@@ -72,22 +74,17 @@ int longest_fail_run(const std::vector<MetricRow>& rows) {
   return best;
 }
 
-void judge_one(const WorkloadPolicy& w, const QueryResult& r, const ObserveData& d, const ObservePolicy& p,
-               Judgement& j) {
-  const NodePoints by_node = group_by_node(r, w.node_label);
-  for (const std::string& n : d.canary) {
-    if (!by_node.count(n)) {
-      j.unjudged.push_back(
-          fmt::format("workload {}: no samples from canary node {} (query: {}, node label {})", w.name, n,
-                      r.query, w.node_label));
-    }
-  }
+// One row per part of the window for `canary_nodes` against the control (`what`: the row's
+// name), then the consecutive-parts rule over those rows.
+void judge_rows(const WorkloadPolicy& w, const NodePoints& by_node, const ObserveData& d,
+                const ObservePolicy& p, const std::vector<std::string>& canary_nodes, const std::string& what,
+                Judgement& j) {
   const double part = d.window.length() / p.split;
   std::vector<MetricRow> rows;
   for (int i = 0; i < p.split; ++i) {
-    const std::string label = p.split == 1 ? w.name : fmt::format("{} part {}/{}", w.name, i + 1, p.split);
-    rows.push_back(
-        judge_part(w, p, by_node, d, d.window.start + i * part, d.window.start + (i + 1) * part, label));
+    const std::string label = p.split == 1 ? what : fmt::format("{} part {}/{}", what, i + 1, p.split);
+    rows.push_back(judge_part(w, p, by_node, d, canary_nodes, d.window.start + i * part,
+                              d.window.start + (i + 1) * part, label));
   }
   const int run = longest_fail_run(rows);
   for (MetricRow& row : rows) {
@@ -102,6 +99,26 @@ void judge_one(const WorkloadPolicy& w, const QueryResult& r, const ObserveData&
     }
     j.v.metrics.push_back(std::move(row));
   }
+}
+
+// The pool's rows, then with several canary nodes each node's own (one slow node among several
+// is named, not averaged away); a node without samples is named once, unjudged.
+void judge_one(const WorkloadPolicy& w, const QueryResult& r, const ObserveData& d, const ObservePolicy& p,
+               Judgement& j) {
+  const NodePoints by_node = group_by_node(r, w.node_label);
+  std::vector<std::string> reporting;
+  for (const std::string& n : d.canary) {
+    if (by_node.count(n)) {
+      reporting.push_back(n);
+      continue;
+    }
+    j.unjudged.push_back(fmt::format("workload {}: no samples from canary node {} (query: {}, node label {})",
+                                     w.name, n, r.query, w.node_label));
+  }
+  judge_rows(w, by_node, d, p, d.canary, w.name, j);
+  if (d.canary.size() < 2) return;  // one canary node: its row is the pool's
+  for (const std::string& n : reporting)
+    judge_rows(w, by_node, d, p, {n}, fmt::format("{} on {}", w.name, n), j);
 }
 
 }  // namespace

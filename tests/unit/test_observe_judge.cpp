@@ -104,8 +104,12 @@ TEST(ObserveJudge, HealthyCanaryPasses) {
   EXPECT_EQ(v.outcome, Outcome::pass) << v.summary;
   EXPECT_EQ(v.exit_code, 0);
   EXPECT_EQ(v.kind, "observe");
-  ASSERT_EQ(v.metrics.size(), 1u);
-  EXPECT_EQ(v.metrics[0].status, Status::pass);
+  // The pool's row, then one per canary node.
+  ASSERT_EQ(v.metrics.size(), 3u);
+  EXPECT_EQ(v.metrics[0].metric, "train.step_time");
+  EXPECT_EQ(v.metrics[1].metric, "train.step_time on c1");
+  EXPECT_EQ(v.metrics[2].metric, "train.step_time on c2");
+  for (const MetricRow& m : v.metrics) EXPECT_EQ(m.status, Status::pass) << m.reason;
   EXPECT_EQ(v.summary.rfind("gpuqual observe: PASS canary c1,c2 vs 6 control nodes, 2h window", 0), 0u)
       << v.summary;
 }
@@ -209,6 +213,32 @@ TEST(ObserveJudge, WorkloadFivePercentSlowerFails) {
   EXPECT_NEAR(*v.metrics.at(0).delta_pct, 5, 0.5);
 }
 
+TEST(ObserveJudge, OneOfTwoCanaryNodesFivePercentSlowerFailsNamingIt) {
+  Fleet f;
+  for (Series& s : f.d.workloads["train.step_time"].series) {
+    if (s.label("node") != "c2") continue;
+    for (Point& pt : s.points) pt.v *= 1.05;
+  }
+  const Verdict v = f.judge();
+  EXPECT_EQ(v.outcome, Outcome::fail) << v.summary;
+  ASSERT_EQ(v.metrics.size(), 3u);
+  EXPECT_EQ(v.metrics[1].metric, "train.step_time on c1");
+  EXPECT_EQ(v.metrics[1].status, Status::pass) << v.metrics[1].reason;
+  EXPECT_EQ(v.metrics[2].metric, "train.step_time on c2");
+  EXPECT_EQ(v.metrics[2].status, Status::fail) << v.metrics[2].reason;
+  EXPECT_NEAR(v.metrics[2].delta_pct.value_or(0), 5, 0.7);
+  EXPECT_TRUE(has_reason(v, "train.step_time on c2: canary +")) << v.summary;
+  EXPECT_FALSE(has_reason(v, "train.step_time on c1: canary +")) << v.summary;
+}
+
+TEST(ObserveJudge, OneCanaryNodeHasThePoolRowOnly) {
+  Fleet f;
+  f.d.canary = {"c1"};
+  const Verdict v = f.judge();
+  ASSERT_EQ(v.metrics.size(), 1u);
+  EXPECT_EQ(v.metrics[0].metric, "train.step_time");
+}
+
 TEST(ObserveJudge, FasterWorkloadPassesAndHigherIsBetterReadsTheOtherWay) {
   Fleet f;
   f.d.workloads["train.step_time"].series.clear();
@@ -295,7 +325,7 @@ TEST(ObserveJudge, ConsecutiveRuleTurnsALoneFailedPartIntoAWarning) {
     }
   }
   const Verdict v = f.judge();
-  ASSERT_EQ(v.metrics.size(), 4u);
+  ASSERT_EQ(v.metrics.size(), 12u);  // 4 parts of the pool, then 4 of c1 and 4 of c2
   EXPECT_EQ(v.outcome, Outcome::warn) << v.summary;
   EXPECT_NE(v.metrics[0].reason.find("not 2 consecutive parts"), std::string::npos);
   f.p.consecutive = 1;
