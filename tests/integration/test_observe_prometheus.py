@@ -7,7 +7,7 @@ as OpenMetrics, backfills them into a TSDB with `promtool tsdb create-blocks-fro
 starts `prometheus` on a loopback port over it, and runs `gpuqual observe` on each scenario
 (each scenario has nodes of its own in the one TSDB): healthy, Xid 79 on one GPU, ECC growth,
 thermal slowdown, HW slowdown on one canary GPU and the same in the control too (the
-exporter naming the field by its pre-DCGM-3.3 name), a workload 5 % slower, an idle canary, monitoring lost, a short gap and a long
+exporter naming the field by its pre-DCGM-3.3 name), a workload 5 % slower (on both canary nodes, and on one of the two), an idle canary, monitoring lost, a short gap and a long
 one, a fault in the control too, a PromQL error, Prometheus stopping mid-run (a loopback proxy
 that answers the GPU queries and drops the connection of the rest) and Prometheus stopped. Also
 the same data and --end give the same bytes, and the worked example of docs/observe.md runs.
@@ -51,7 +51,7 @@ workloads:
 
 # name -> what is wrong with it; every scenario: canary <name>-c1,<name>-c2, control <name>-k1..k4
 SCENARIOS = ["healthy", "xid79", "ecc", "thermal", "slower", "idle", "lost", "gap", "longgap", "ctlfault", "badquery",
-             "hwslow", "hwfleet"]
+             "hwslow", "hwfleet", "oneslow"]
 FIELDS = ["DCGM_FI_DEV_GPU_UTIL", "DCGM_FI_DEV_XID_ERRORS", "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL",
           "DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS", "DCGM_FI_DEV_ROW_REMAP_FAILURE",
           "DCGM_FI_DEV_PCIE_REPLAY_COUNTER", "DCGM_FI_DEV_THERMAL_VIOLATION", "DCGM_FI_DEV_POWER_VIOLATION",
@@ -152,7 +152,8 @@ def write_openmetrics(path):
         f.writelines(old)
         f.write("# TYPE workload_step_time_seconds gauge\n")
         for scenario, node in all_nodes():
-            scale = 1.05 if scenario == "slower" and "-c" in node else 1.0
+            slow = (scenario == "slower" and "-c" in node) or (scenario == "oneslow" and node.endswith("-c2"))
+            scale = 1.05 if slow else 1.0
             for t in times:
                 f.write(f'workload_step_time_seconds{{node="{node}",job="trainer"}} '
                         f"{0.8 * scale * (1 + rng.gauss(0, 0.01)):.6f} {t}\n")
@@ -289,6 +290,15 @@ class ObservePrometheus(unittest.TestCase):
         row = doc["metrics"][0]
         self.assertEqual((row["metric"], row["status"]), ("train.step_time", "fail"))
         self.assertAlmostEqual(row["delta_pct"], 5, delta=0.7)
+
+    def test_one_of_two_canary_nodes_slower_fails_naming_it(self):
+        rc, out, err = self.observe("oneslow", extra=["--format", "json"])
+        self.assertEqual(rc, 1, out + err)
+        doc = json.loads(out[:out.rindex("\ngpuqual observe:")])
+        rows = {m["metric"]: m for m in doc["metrics"]}
+        self.assertEqual(rows["train.step_time on oneslow-c2"]["status"], "fail", rows)
+        self.assertAlmostEqual(rows["train.step_time on oneslow-c2"]["delta_pct"], 5, delta=0.7)
+        self.assertEqual(rows["train.step_time on oneslow-c1"]["status"], "pass", rows)
 
     def test_idle_canary_is_inconclusive(self):
         self.expect("idle", 2, "idle canary, nothing proven: idle-c1: 0 of 2 GPUs busy (median utilization 2-2 %")
