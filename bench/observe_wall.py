@@ -32,7 +32,8 @@ START = END - 7200
 GPUS = 8
 FIELDS = ["DCGM_FI_DEV_GPU_UTIL", "DCGM_FI_DEV_XID_ERRORS", "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL",
           "DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS", "DCGM_FI_DEV_ROW_REMAP_FAILURE",
-          "DCGM_FI_DEV_PCIE_REPLAY_COUNTER", "DCGM_FI_DEV_THERMAL_VIOLATION", "DCGM_FI_DEV_POWER_VIOLATION"]
+          "DCGM_FI_DEV_PCIE_REPLAY_COUNTER", "DCGM_FI_DEV_THERMAL_VIOLATION", "DCGM_FI_DEV_POWER_VIOLATION",
+          "DCGM_FI_DEV_CLOCKS_EVENT_REASONS"]
 CANARY = [f"canary-{i:02d}" for i in range(8)]
 CONTROL = [f"control-{i:02d}" for i in range(64)]
 
@@ -58,8 +59,9 @@ def write(path):
 def queries():
     names = "|".join(n for n in CANARY + CONTROL)
     m = f'{{Hostname=~"{names}"}}'
-    q = [f + m for f in FIELDS + ["DCGM_FI_DEV_ROW_REMAP_PENDING", "DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL",
-                                  "DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL"]]
+    q = [f + m for f in FIELDS[:-1] + ["DCGM_FI_DEV_ROW_REMAP_PENDING", "DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL",
+                                       "DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL"]]
+    q.append(f"DCGM_FI_DEV_CLOCKS_EVENT_REASONS{m} or DCGM_FI_DEV_CLOCK_THROTTLE_REASONS{m}")  # as observe asks
     return q + [f"timestamp(DCGM_FI_DEV_GPU_UTIL{m})", "workload_step_time_seconds"]
 
 
