@@ -6,7 +6,8 @@
 //   plugin in plugins."io.containerd.grpc.v1.cri"; layout 3 (containerd 2.x, `version = 3`) in
 //   plugins."io.containerd.cri.v1.runtime" (containerd docs/cri/config.md). enable_cdi defaults
 //   to true in containerd 2.0 and false in 1.7.
-// - CRI-O: /etc/crio/crio.conf then /etc/crio/crio.conf.d/*.conf in lexical order (crio.conf(5)),
+// - CRI-O: /etc/crio/crio.conf then every file in /etc/crio/crio.conf.d in lexical order
+//   (crio.conf.d(5); subfolders, which CRI-O also walks, are not read),
 //   crio.runtime.runtimes.<handler>.runtime_path; CDI is always on (CRI-O 1.23+); cgroup_manager
 //   defaults to systemd.
 // - /etc/nvidia-container-runtime/config.toml (or the GPU Operator's
@@ -109,8 +110,11 @@ void read_containerd(HostTree& tree, HostStack& h, const std::string& handler) {
 void read_crio(HostTree& tree, HostStack& h, const std::string& handler) {
   std::vector<std::string> files;
   if (tree.exists("/etc/crio/crio.conf")) files.push_back("/etc/crio/crio.conf");
+  // CRI-O applies every file of the drop-in folder, whatever its name ends with (cri-o
+  // pkg/config/config.go UpdateFromPath walks the folder): the toolkit writes 99-nvidia.toml.
   for (const auto& name : tree.list("/etc/crio/crio.conf.d")) {
-    if (name.ends_with(".conf")) files.push_back("/etc/crio/crio.conf.d/" + name);
+    const std::string path = "/etc/crio/crio.conf.d/" + name;
+    if (!tree.is_dir(path)) files.push_back(path);
   }
   if (files.empty()) return;
   RuntimeEngine e;

@@ -75,6 +75,23 @@ TEST_F(StackRules, CrioWithTheToolkitsDropInIsCoherent) {
   expect_coherent();
 }
 
+// The toolkit names its CRI-O drop-in 99-nvidia.toml (nvidia-container-toolkit
+// cmd/nvidia-ctk/runtime/configure/configure.go) and CRI-O applies every file of crio.conf.d
+// whatever its extension, so a reader that took only *.conf would miss the handler.
+TEST_F(StackRules, CrioReadsTheToolkitsTomlDropInAndSkipsSubfolders) {
+  compose({"engines/crio", "overlays/dev-char-links"});
+  std::filesystem::create_directories(root() + "/etc/crio/crio.conf.d/50-folder.d");
+  const HostStack h = read();
+  ASSERT_EQ(h.engines.size(), 1u);
+  const std::vector<std::string> files{"/etc/crio/crio.conf.d/10-crio.conf",
+                                       "/etc/crio/crio.conf.d/99-nvidia.toml"};
+  EXPECT_EQ(h.engines[0].files, files);
+  EXPECT_TRUE(h.engines[0].handler_found);
+  EXPECT_EQ(h.engines[0].handler_binary, "/usr/bin/nvidia-container-runtime");
+  EXPECT_TRUE(h.unread.empty());
+  expect_coherent();
+}
+
 TEST_F(StackRules, ANewerKernelWithItsModuleAndDkmsBuiltFromTheLoadedDriverAreCoherent) {
   compose({"engines/containerd2", "overlays/kernel-with-module", "overlays/dkms-match"});
   const HostStack h = read();
@@ -178,6 +195,21 @@ TEST_F(StackRules, ADropInThatDoesNotParseFailsNamingFileAndLine) {
   const Finding& f =
       finding(expect_broken("stack.runtime_config_unparseable"), "stack.runtime_config_unparseable");
   EXPECT_NE(f.detail.find("/etc/containerd/conf.d/99-nvidia.toml: line 18"), std::string::npos) << f.detail;
+}
+
+// Docker's bundled containerd config has no nvidia handler and needs none where no kubelet runs.
+TEST_F(StackRules, WithoutAKubeletAMissingHandlerIsNotJudged) {
+  compose({"engines/containerd2", "overlays/runtime-no-handler"});
+  std::filesystem::remove_all(root_ / "var/lib/kubelet");
+  const StackJudgement j = judge_stack(read(), StackRuleOptions{});
+  EXPECT_FALSE(has(j, "stack.runtime_handler_missing")) << codes(j);
+  EXPECT_EQ(finding(j, "stack.runtime_handler_not_judged").severity, Severity::info);
+  EXPECT_EQ(j.status, Status::pass) << j.reason;
+}
+
+TEST_F(StackRules, OnAKubernetesNodeTheHandlerIsJudged) {
+  compose({"engines/containerd2"});
+  EXPECT_FALSE(has(judge_stack(read(), StackRuleOptions{}), "stack.runtime_handler_not_judged"));
 }
 
 TEST_F(StackRules, NoEngineConfiguredIsInfoNotAPass) {
