@@ -37,6 +37,8 @@ constexpr StackFindingCode kCodes[] = {
      "enable CDI in the engine (containerd: enable_cdi = true; "
      "`nvidia-ctk runtime configure --runtime=containerd --cdi.enabled`)"},
     {"stack.runtime_not_configured", Severity::info, "none; no containerd or CRI-O configuration to judge"},
+    {"stack.runtime_handler_not_judged", Severity::info,
+     "none; on a Kubernetes node (with /var/lib/kubelet) the engine must have the RuntimeClass's handler"},
     {"stack.daemon_reload_risk", Severity::warn,
      "create the /dev/char links: `nvidia-ctk system create-dev-char-symlinks --create-all` (and its udev "
      "rule), or switch the runtime to CDI mode"},
@@ -213,13 +215,22 @@ void runtime_rules(const HostStack& h, const StackRuleOptions& o, Findings& f) {
                     h.root));
     return;
   }
+  // Docker's containerd config.toml (CRI on by default) sits on many a GPU host that Kubernetes
+  // never schedules to: no pod asks for the RuntimeClass there, so a missing handler is no fault.
+  if (!h.kubelet) {
+    f.add(
+        "stack.runtime_handler_not_judged",
+        fmt::format("no kubelet ({}/var/lib/kubelet): not a Kubernetes node, no RuntimeClass handler \"{}\" "
+                    "to judge",
+                    h.root == "/" ? "" : h.root, o.handler));
+  }
   for (const auto& e : h.engines) {
     if (!e.parse_error.empty()) {
       f.add("stack.runtime_config_unparseable", e.parse_error);
       continue;
     }
     layout_rules(e, f);
-    if (e.incomplete) continue;
+    if (e.incomplete || !h.kubelet) continue;
     handler_rules(e, o, h, f);
   }
 }

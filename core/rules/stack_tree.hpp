@@ -90,7 +90,10 @@ struct HostStack {
 
   std::vector<CdiSpecFile> cdi_specs;
 
-  std::vector<RuntimeEngine> engines;       // containerd and CRI-O where configured
+  std::vector<RuntimeEngine> engines;  // containerd and CRI-O where configured
+  // <root>/var/lib/kubelet is a directory: a Kubernetes node, whose pods get the RuntimeClass's
+  // handler. Elsewhere (Docker, Podman, Slurm hosts) the engines' handlers serve no pod.
+  bool kubelet = false;
   std::optional<std::string> runtime_mode;  // NVIDIA Container Runtime mode: legacy, cdi, csv, auto
   std::string runtime_config_path;          // "/etc/nvidia-container-runtime/config.toml" when read
   std::string runtime_config_error;         // parse error of it, "" when none

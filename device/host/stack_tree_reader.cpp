@@ -315,6 +315,7 @@ HostStack read_host_stack(const std::string& root, const StackReadOptions& optio
   read_kernel_modules(tree, h);
   read_stack_cdi_specs(tree, h);
   read_runtime_engines(tree, h, options.handler);
+  h.kubelet = fs::is_directory(fs::path(root) / "var/lib/kubelet", ec);
   read_runtime_mode(tree, h);
   read_stack_packages(tree, h, options);
   read_dev_char(tree, h);

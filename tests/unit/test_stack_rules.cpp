@@ -197,6 +197,21 @@ TEST_F(StackRules, ADropInThatDoesNotParseFailsNamingFileAndLine) {
   EXPECT_NE(f.detail.find("/etc/containerd/conf.d/99-nvidia.toml: line 18"), std::string::npos) << f.detail;
 }
 
+// Docker's bundled containerd config has no nvidia handler and needs none where no kubelet runs.
+TEST_F(StackRules, WithoutAKubeletAMissingHandlerIsNotJudged) {
+  compose({"engines/containerd2", "overlays/runtime-no-handler"});
+  std::filesystem::remove_all(root_ / "var/lib/kubelet");
+  const StackJudgement j = judge_stack(read(), StackRuleOptions{});
+  EXPECT_FALSE(has(j, "stack.runtime_handler_missing")) << codes(j);
+  EXPECT_EQ(finding(j, "stack.runtime_handler_not_judged").severity, Severity::info);
+  EXPECT_EQ(j.status, Status::pass) << j.reason;
+}
+
+TEST_F(StackRules, OnAKubernetesNodeTheHandlerIsJudged) {
+  compose({"engines/containerd2"});
+  EXPECT_FALSE(has(judge_stack(read(), StackRuleOptions{}), "stack.runtime_handler_not_judged"));
+}
+
 TEST_F(StackRules, NoEngineConfiguredIsInfoNotAPass) {
   const StackJudgement j = judge_stack(read_host_stack(stack_data("base").string()), StackRuleOptions{});
   EXPECT_TRUE(has(j, "stack.runtime_not_configured")) << codes(j);
