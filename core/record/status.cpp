@@ -1,5 +1,7 @@
 #include "core/record/status.hpp"
 
+#include "core/base/exit_code.hpp"
+
 namespace gpuqual {
 
 std::string_view to_string(Status s) {
@@ -42,5 +44,19 @@ int severity_rank(Status s) {
 }
 
 Status worse_of(Status a, Status b) { return severity_rank(a) >= severity_rank(b) ? a : b; }
+
+int exit_code_of(Status s) {
+  switch (s) {
+    case Status::pass:
+    case Status::warn:
+      return kExitPass;
+    case Status::fail:
+      return kExitFail;
+    case Status::skip:
+    case Status::error:
+      break;
+  }
+  return kExitInconclusive;
+}
 
 }  // namespace gpuqual

@@ -17,4 +17,8 @@ std::optional<Status> parse_status(std::string_view text);
 int severity_rank(Status s);
 Status worse_of(Status a, Status b);
 
+// The exit code of one status standing alone (a probe, a multi-node run): pass and warn 0, fail 1,
+// skip and error 2, since what did not run is never a pass.
+int exit_code_of(Status s);
+
 }  // namespace gpuqual

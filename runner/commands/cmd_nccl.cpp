@@ -84,18 +84,6 @@ int run_nccl(NcclArgs a) {
 #endif
 }
 
-int exit_code_of(Status s) {
-  switch (s) {
-    case Status::pass:
-    case Status::warn:
-      return kExitPass;
-    case Status::fail:
-      return kExitFail;
-    default:
-      return kExitInconclusive;
-  }
-}
-
 }  // namespace
 
 int write_and_judge_nccl_record(const RunRecord& record, const std::string& path, const Baseline* baseline,

@@ -54,20 +54,6 @@ void install_probe_stop_handlers() {
   for (int sig : {SIGTERM, SIGINT, SIGHUP}) sigaction(sig, &sa, nullptr);
 }
 
-int exit_code_for(Status s) {
-  switch (s) {
-    case Status::pass:
-    case Status::warn:
-      return kExitPass;
-    case Status::fail:
-      return kExitFail;
-    case Status::skip:
-    case Status::error:
-      return kExitInconclusive;
-  }
-  return kExitInconclusive;
-}
-
 // Human output: attributes, metrics, findings; the one-line summary last.
 int report(const CheckResult& r, const std::string& format, const std::string& what) {
   if (format == "json") {
@@ -82,7 +68,7 @@ int report(const CheckResult& r, const std::string& format, const std::string& w
   }
   fmt::print("gpuqual probe {}: {}{}\n", what, to_upper(to_string(r.status)),
              r.reason.empty() ? "" : " — " + r.reason);
-  return exit_code_for(r.status);
+  return exit_code_of(r.status);
 }
 
 // Runtime flags shared by `container` and `cleanup`.

@@ -23,20 +23,6 @@ struct StackProbeArgs {
   std::string format = "text";
 };
 
-int exit_code_of(Status s) {
-  switch (s) {
-    case Status::pass:
-    case Status::warn:
-      return kExitPass;
-    case Status::fail:
-      return kExitFail;
-    case Status::skip:
-    case Status::error:
-      break;
-  }
-  return kExitInconclusive;
-}
-
 void print_text(const CheckResult& r, const HostStack& h) {
   fmt::print("stack of {}\n", h.root);
   fmt::print("  driver loaded    {}\n", h.loaded_driver.value_or("(none)"));
