@@ -13,6 +13,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/base/atomic_file.hpp"
@@ -56,9 +57,12 @@ inline int env_int(const char* name, int fallback) {
 
 // The canary suite's checks as a passing run writes them (suites/canary.yaml): compare requires
 // every check the record's suite lists, and storage and network skip as not configured without a
-// site file (a not-applicable code, README "Statuses"), as they do on a node without one.
+// site file (a not-applicable code, README "Statuses"), as they do on a node without one; mig and
+// gpu_sharing skip as not applicable on whole, unshared GPUs (docs/mig.md), which the record's
+// GPUs (MIG mode read as off) and labels (no replicas) bear out.
 inline void add_platform_checks(RunRecord& r, std::map<std::string, CheckResult>& checks) {
-  for (const char* name : {"compat", "p2p", "nccl_allreduce", "telemetry", "storage", "network"}) {
+  for (const char* name : {"stack", "compat", "p2p", "nccl_allreduce", "telemetry", "storage", "network",
+                           "mig", "gpu_sharing"}) {
     CheckResult& c = checks[name];
     c.name = name;
     c.status = Status::pass;
@@ -70,6 +74,13 @@ inline void add_platform_checks(RunRecord& r, std::map<std::string, CheckResult>
     c.status = Status::skip;
     c.reason = "no site file: nothing to reach is configured";
     c.reason_code = "not_configured";
+  }
+  for (const auto& [name, code] :
+       {std::pair{"mig", "mig_disabled"}, std::pair{"gpu_sharing", "no_gpu_sharing"}}) {
+    CheckResult& c = checks[name];
+    c.status = Status::skip;
+    c.reason = "whole GPUs, not partitioned or shared";
+    c.reason_code = code;
   }
 }
 
