@@ -10,11 +10,11 @@
 #include <random>
 #include <set>
 
-#include "bench/synthetic_cluster.hpp"
 #include "core/fleet/plan.hpp"
 #include "core/fleet/plan_cluster_json.hpp"
 #include "core/fleet/plan_json.hpp"
 #include "core/fleet/plan_policy.hpp"
+#include "synthetic_clusters.hpp"
 
 namespace gpuqual {
 namespace {
@@ -30,14 +30,7 @@ training:
   before_drain: checkpoint
 )";
 
-Cluster cluster_for(unsigned seed, int gpu_nodes) {
-  bench::ClusterShape shape;
-  shape.seed = seed;
-  shape.gpu_nodes = gpu_nodes;
-  const bench::SyntheticCluster s = bench::synthetic_cluster(shape);
-  return {nodes_from_json(s.nodes, "nodes.json"), pods_from_json(s.pods, "pods.json"),
-          pdbs_from_json(s.pdbs, "pdbs.json")};
-}
+using gpuqual::testing::cluster_for;
 
 // Independent of core/fleet/plan.cpp: what a wave's drain evicts and whether a pod is held back.
 bool evicted_by_drain(const ClusterPod& p) {

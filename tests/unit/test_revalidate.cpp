@@ -10,10 +10,10 @@
 #include <random>
 #include <set>
 
-#include "bench/synthetic_cluster.hpp"
 #include "core/fleet/plan_cluster_json.hpp"
 #include "core/fleet/plan_policy.hpp"
 #include "core/fleet/revalidate.hpp"
+#include "synthetic_clusters.hpp"
 
 namespace gpuqual {
 namespace {
@@ -29,14 +29,7 @@ training:
   before_drain: checkpoint
 )";
 
-Cluster cluster_for(unsigned seed, int gpu_nodes) {
-  bench::ClusterShape shape;
-  shape.seed = seed;
-  shape.gpu_nodes = gpu_nodes;
-  const bench::SyntheticCluster s = bench::synthetic_cluster(shape);
-  return {nodes_from_json(s.nodes, "nodes.json"), pods_from_json(s.pods, "pods.json"),
-          pdbs_from_json(s.pdbs, "pdbs.json")};
-}
+using gpuqual::testing::cluster_for;
 
 Standings random_standings(const Cluster& c, unsigned seed) {
   std::mt19937 rng(seed);
@@ -133,7 +126,7 @@ TEST(Revalidate, GeneratedClustersKeepTheFloorAndTheAtOnceLimit) {
     const Cluster c = cluster_for(seed, gpu_nodes);
     const Standings s = random_standings(c, seed * 7919u);
     const Revalidation r = select_revalidation(c, policy, s, at_once);
-    SCOPED_TRACE(testing::Message() << "seed " << seed << ", " << gpu_nodes << " GPU nodes, at once "
+    SCOPED_TRACE(::testing::Message() << "seed " << seed << ", " << gpu_nodes << " GPU nodes, at once "
                                     << at_once);
     check_selection(c, policy, s, r, at_once);
     if (HasFatalFailure()) return;
