@@ -4,13 +4,16 @@
 #include <fmt/format.h>
 
 #include <memory>
+#include <optional>
 
+#include "core/base/exit_code.hpp"
 #include "core/base/input_error.hpp"
 #include "core/judge/observe.hpp"
 #include "core/judge/observe_policy.hpp"
 #include "core/rules/health_severity.hpp"
 #include "runner/cli/command.hpp"
 #include "runner/commands/observe_inputs.hpp"
+#include "runner/commands/observe_wait.hpp"
 #include "runner/reporters/report_options.hpp"
 
 namespace gpuqual {
@@ -28,23 +31,47 @@ struct ObserveArgs {
   std::string policy;
   std::string timeout = "30s";
   std::size_t max_series = 20000;
+  bool wait = false;  // the window starts now; judge once it has ended
   ReportOptions report;
 };
 
+// --wait: Prometheus answers before the window is waited for (else the failed data, judged as
+// any failed query is, at once), then the wait; exit 2 when a signal ended it.
+std::optional<int> wait_for_end(const ObserveArgs& a, const probes::PrometheusClient& client,
+                                const observe::ObservePolicy& policy, const ObservePools& pools,
+                                const WaitPlan& plan, const observe::ObserveOptions& opts) {
+  if (auto failed = check_prometheus(client, policy, pools, plan.window))
+    return emit_reports(observe::judge_observation(*failed, policy, opts), a.report);
+  if (wait_for_window(plan) == WaitEnd::stopped) return kExitInconclusive;
+  return std::nullopt;
+}
+
 int run_observe(const ObserveArgs& a) {
+  // Every input is checked before --wait waits: a typo found two hours later costs the soak.
+  if (a.wait && !a.end.empty())
+    throw InputError("--wait", "",
+                     "--wait judges the window that starts now; --end one that ended: give one");
   const observe::ObservePolicy policy = observe::load_observe_policy(a.policy);
   const ObservePools pools = resolve_pools(a.canary, a.control, a.canary_label, a.control_label, a.nodes);
   const std::string window = a.window.empty() ? policy.window : a.window;
   if (window.empty()) throw InputError("--window", "", "give a window (or `window:` in the policy)");
   const std::string step = a.step.empty() ? fmt::format("{:g}s", policy.scrape_interval_s) : a.step;
-  const observe::Window w = resolve_window(window, a.end, step);
+  WaitPlan plan;
+  const observe::Window w = a.wait ? window_from_now(window, step) : resolve_window(window, a.end, step);
   const auto timeout = observe::parse_duration_s(a.timeout);
   if (!timeout) throw InputError("--timeout", "", fmt::format("\"{}\" is not a duration", a.timeout));
   const probes::PrometheusClient client{a.prometheus, *timeout, a.max_series};
+  const observe::ObserveOptions opts{&judging_severity_table(), a.prometheus, a.report.strict};
+  if (a.wait) {
+    plan.window = w;
+    plan.source = a.window.empty() ? "the policy's window" : "--window";
+    // The scrape at the window's end lands in Prometheus within a scrape interval; judging
+    // after it keeps the verdict the one `--end` gives later from the same data.
+    plan.settle_s = policy.scrape_interval_s;
+    if (auto code = wait_for_end(a, client, policy, pools, plan, opts)) return *code;
+  }
   const observe::ObserveData data = gather(client, policy, pools, w);
-  const Verdict v = observe::judge_observation(
-      data, policy, observe::ObserveOptions{&judging_severity_table(), a.prometheus, a.report.strict});
-  return emit_reports(v, a.report);
+  return emit_reports(observe::judge_observation(data, policy, opts), a.report);
 }
 
 void add_pool_options(CLI::App* cmd, ObserveArgs& a) {
@@ -75,6 +102,12 @@ void add_observe_command(CLI::App& app, CommandAction& selected) {
   add_pool_options(cmd, *args);
   cmd->add_option("--window", args->window, "How long to look back from --end (default: the policy's window)")
       ->type_name("DURATION");
+  cmd->add_flag("--wait", args->wait,
+                "Start the window now and wait it out (--window, else the policy's window), then judge "
+                "it as --end <start + window> would, after one scrape interval for the last scrape. "
+                "Flags, policy, pools and one request to Prometheus are checked first (exit 3; exit 2 "
+                "at once when Prometheus does not answer). SIGTERM/SIGINT while waiting: exit 2, "
+                "nothing judged. Not with --end");
   cmd->add_option("--end", args->end, "End of the window, RFC 3339 or Unix seconds (default: now)")
       ->type_name("TIME");
   cmd->add_option("--step", args->step, "Range query step (default: the policy's scrape_interval)")

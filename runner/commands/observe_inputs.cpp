@@ -44,6 +44,16 @@ std::vector<std::string> by_label(const std::vector<ClusterNode>& nodes, const s
   return out;
 }
 
+// The window and the pools, before any query's answer.
+observe::ObserveData empty_data(const ObservePools& pools, const observe::Window& w) {
+  observe::ObserveData d;
+  d.window = w;
+  d.canary = pools.canary;
+  d.control = pools.control;
+  d.expected_gpus = pools.expected_gpus;
+  return d;
+}
+
 }  // namespace
 
 ObservePools resolve_pools(const std::string& canary, const std::string& control,
@@ -121,11 +131,7 @@ std::map<std::string, std::string> field_queries(const observe::ObservePolicy& p
 
 observe::ObserveData gather(const probes::PrometheusClient& client, const observe::ObservePolicy& p,
                             const ObservePools& pools, const observe::Window& w) {
-  observe::ObserveData d;
-  d.window = w;
-  d.canary = pools.canary;
-  d.control = pools.control;
-  d.expected_gpus = pools.expected_gpus;
+  observe::ObserveData d = empty_data(pools, w);
   std::vector<std::pair<std::string, std::future<observe::QueryResult>>> fields, workloads;
   for (const auto& [name, query] : field_queries(p, pools)) {
     fields.emplace_back(
@@ -139,6 +145,21 @@ observe::ObserveData gather(const probes::PrometheusClient& client, const observ
   }
   for (auto& [name, f] : fields) d.fields[name] = f.get();
   for (auto& [name, f] : workloads) d.workloads[name] = f.get();
+  return d;
+}
+
+std::optional<observe::ObserveData> check_prometheus(const probes::PrometheusClient& client,
+                                                     const observe::ObservePolicy& p,
+                                                     const ObservePools& pools, const observe::Window& w) {
+  const auto queries = field_queries(p, pools);
+  const double now = std::floor(static_cast<double>(now_ms()) / 1000.0);
+  const observe::QueryResult probe =
+      query_range(client, queries.at(observe::field::kUtil), observe::Window{now - w.step, now, w.step});
+  if (probe.error.empty()) return std::nullopt;
+  observe::ObserveData d = empty_data(pools, w);
+  for (const auto& [name, query] : queries) d.fields[name] = observe::QueryResult{query, probe.error, {}};
+  for (const observe::WorkloadPolicy& wl : p.workloads)
+    d.workloads[wl.name] = observe::QueryResult{wl.query, probe.error, {}};
   return d;
 }
 

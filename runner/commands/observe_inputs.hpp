@@ -35,4 +35,12 @@ std::map<std::string, std::string> field_queries(const observe::ObservePolicy& p
 observe::ObserveData gather(const probes::PrometheusClient& client, const observe::ObservePolicy& p,
                             const ObservePools& pools, const observe::Window& w);
 
+// --wait's one cheap request before it waits: the pools' utilization over the last step. When
+// Prometheus does not answer it (unreachable, an HTTP or API error), the data of window `w` with
+// that error in every query, as gather records a failed query, for the judge to name: nullopt
+// when it answered.
+std::optional<observe::ObserveData> check_prometheus(const probes::PrometheusClient& client,
+                                                     const observe::ObservePolicy& p,
+                                                     const ObservePools& pools, const observe::Window& w);
+
 }  // namespace gpuqual

@@ -1,11 +1,18 @@
 // The observe policy's strict loader (core/judge/observe_policy.hpp): defaults from the smallest
 // policy, every key read, and a bad key, type or value named with its file and line (exit 3).
+// Also `observe --wait`'s wait (runner/commands/observe_wait.hpp): it ends early on a stop.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <stdlib.h>
 
+#include <chrono>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "core/base/input_error.hpp"
 #include "core/judge/observe_policy.hpp"
+#include "runner/commands/observe_wait.hpp"
 
 namespace gpuqual::observe {
 namespace {
@@ -106,3 +113,96 @@ TEST(ObservePolicy, Durations) {
 
 }  // namespace
 }  // namespace gpuqual::observe
+
+namespace gpuqual {
+namespace {
+
+using namespace std::chrono_literals;
+using std::chrono::milliseconds;
+using steady = std::chrono::steady_clock;
+
+double seconds_since(steady::time_point t) {
+  return std::chrono::duration<double>(steady::now() - t).count();
+}
+
+TEST(ObserveWait, EndsEarlyWhenStopped) {
+  std::atomic<bool> stop{false};
+  const steady::time_point t0 = steady::now();
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(100ms);
+    stop.store(true);
+  });
+  const WaitEnd end = wait_or_stop(milliseconds(600'000), stop, milliseconds(0), nullptr, milliseconds(50));
+  stopper.join();
+  EXPECT_EQ(end, WaitEnd::stopped);
+  EXPECT_LT(seconds_since(t0), 30);  // ten minutes asked for; generous on a loaded machine
+}
+
+TEST(ObserveWait, AStopAlreadySetEndsItAtOnce) {
+  std::atomic<bool> stop{true};
+  int calls = 0;
+  EXPECT_EQ(wait_or_stop(milliseconds(600'000), stop, milliseconds(1), [&](milliseconds) { ++calls; }),
+            WaitEnd::stopped);
+  EXPECT_EQ(calls, 0);
+}
+
+TEST(ObserveWait, WaitsTheWholeDurationAndReportsProgress) {
+  std::atomic<bool> stop{false};
+  std::vector<milliseconds> left;
+  const steady::time_point t0 = steady::now();
+  const WaitEnd end = wait_or_stop(
+      milliseconds(1200), stop, milliseconds(300), [&](milliseconds l) { left.push_back(l); },
+      milliseconds(20));
+  EXPECT_EQ(end, WaitEnd::elapsed);
+  EXPECT_GE(seconds_since(t0), 1.2);  // never shorter: the window must have ended
+  // At most one line per 300 ms of a 1.2 s wait, none at the start; each with less left.
+  EXPECT_LE(left.size(), 3u);
+  for (std::size_t i = 0; i < left.size(); ++i) {
+    EXPECT_LE(left[i], milliseconds(1200 - 300));
+    if (i > 0) {
+      EXPECT_LT(left[i], left[i - 1]);
+    }
+  }
+}
+
+TEST(ObserveWait, SigtermSetsTheFlagWhileItLives) {
+  struct sigaction before {};
+  sigaction(SIGTERM, nullptr, &before);
+  {
+    const StopOnSignal stop;
+    EXPECT_FALSE(stop.flag().load());
+    ASSERT_EQ(::raise(SIGTERM), 0);  // would end the test binary without the handler
+    EXPECT_TRUE(stop.flag().load());
+    EXPECT_EQ(stop.signal(), SIGTERM);
+    EXPECT_EQ(wait_or_stop(milliseconds(600'000), stop.flag(), milliseconds(0), nullptr), WaitEnd::stopped);
+  }
+  struct sigaction after {};
+  sigaction(SIGTERM, nullptr, &after);
+  EXPECT_EQ(after.sa_handler, before.sa_handler);  // the previous handler is back
+}
+
+TEST(ObserveWait, DurationText) {
+  EXPECT_EQ(duration_text(7200), "2h");
+  EXPECT_EQ(duration_text(5400), "1h30m");
+  EXPECT_EQ(duration_text(20), "20s");
+  EXPECT_EQ(duration_text(65), "1m5s");
+  EXPECT_EQ(duration_text(0), "0s");
+}
+
+TEST(ObserveWait, TheWindowStartsNow) {
+  ::setenv("GPUQUAL_NOW", "2026-11-02T10:00:00Z", 1);
+  const observe::Window w = window_from_now("2h", "15s");
+  EXPECT_DOUBLE_EQ(w.start, 1793613600);  // 2026-11-02T10:00:00Z
+  EXPECT_DOUBLE_EQ(w.end, w.start + 7200);
+  EXPECT_DOUBLE_EQ(w.step, 15);
+  try {
+    window_from_now("soon", "15s");
+    ADD_FAILURE() << "a bad --window was taken";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), "--window");
+  }
+  ::unsetenv("GPUQUAL_NOW");
+}
+
+}  // namespace
+}  // namespace gpuqual
