@@ -571,19 +571,23 @@ class ExitCodeContract(unittest.TestCase):
                          {"plan": "{{steps.plan.outputs.result}}", "index": "0"})
         rollout = templates["rollout"]
         self.assertEqual([[s["name"] for s in g] for g in rollout["steps"]],
-                         [["pick"], ["wave"], ["soak"], ["observe"], ["next"]])
-        wave_step, next_step = rollout["steps"][1][0], rollout["steps"][4][0]
+                         [["pick"], ["wave"], ["observe"], ["next"]])
+        wave_step, next_step = rollout["steps"][1][0], rollout["steps"][3][0]
         self.assertEqual(wave_step["template"], "wave")
         self.assertNotIn("continueOn", wave_step)
-        # After the canary wave (index 0), when a wave follows: the soak, then observe, whose
-        # non-zero exit (1 fail, 2 inconclusive, 3 usage) fails the rollout before the next wave.
+        # After the canary wave (index 0), when a wave follows: observe --wait, which waits out the
+        # policy's window and whose non-zero exit (1 fail, 2 inconclusive, 3 usage) fails the
+        # rollout before the next wave.
         canary_only = "{{inputs.parameters.index}} == 0 && {{steps.pick.outputs.parameters.more}} == true"
-        for group, template in ((2, "soak"), (3, "observe")):
+        for group, template in ((2, "observe"),):
             step = rollout["steps"][group][0]
             self.assertEqual((step["template"], step["when"]), (template, canary_only))
             self.assertNotIn("continueOn", step)
-        self.assertEqual(templates["soak"]["suspend"]["duration"], "{{workflow.parameters.observe-window}}")
-        self.assertIn("gpuqual observe --prometheus", templates["observe"]["script"]["source"])
+        self.assertNotIn("soak", templates)
+        source = templates["observe"]["script"]["source"]
+        self.assertIn("gpuqual observe --wait --prometheus", source)
+        self.assertNotIn("--window", source)  # the policy's window decides
+        self.assertGreater(wf["spec"]["activeDeadlineSeconds"], 2 * 3600)  # the default policy window
         self.assertEqual(next_step["template"], "rollout")
         self.assertEqual(next_step["when"], "{{steps.pick.outputs.parameters.more}} == true")
         nodes = {p["name"]: p["value"] for p in wave_step["arguments"]["parameters"]}["nodes"]
@@ -689,6 +693,10 @@ class ExitCodeContract(unittest.TestCase):
         self.assertEqual([n["job"] for n in widen["needs"]], ["gpuqual-canary", "gpuqual-diff", "gpuqual-observe"])
         self.assertEqual(ci["stages"].index("observe") + 1, ci["stages"].index("promote"))
         self.assertNotIn("allow_failure", ci["gpuqual-observe"])
+        # observe --wait waits the policy's window (default 2h): no delayed start, a longer timeout.
+        self.assertNotIn("when", ci["gpuqual-observe"]["rules"][0])
+        self.assertIn("gpuqual observe --wait", " ".join(ci["gpuqual-observe"]["script"]))
+        self.assertEqual(ci["gpuqual-observe"]["timeout"], "3h")
         script = "set -e\n" + "\n".join(widen["script"]) + "\n"
         cases = [({"canary": 0, "diff": 0}, True), ({"canary": 0, "diff": 1}, False), ({"canary": 0, "diff": 2}, False),
                  ({"canary": 2, "diff": 0}, False), ({"canary": 0}, False), ({"diff": 0}, False), ({}, False),
@@ -730,13 +738,17 @@ class ExitCodeContract(unittest.TestCase):
         self.assertEqual([d["kind"] for d in docs], ["AnalysisTemplate"])
         doc = docs[0]
         m = doc["spec"]["metrics"][0]
-        self.assertEqual((m["count"], m["failureLimit"], m["initialDelay"]), (1, 0, "2h"))
+        # observe --wait waits the policy's window: no initialDelay stands in for it.
+        self.assertEqual((m["count"], m["failureLimit"]), (1, 0))
+        self.assertNotIn("initialDelay", m)
+        self.assertGreater(m["provider"]["job"]["spec"]["activeDeadlineSeconds"], 2 * 3600)
         self.assertNotIn("successCondition", m)
         declared = {a["name"] for a in doc["spec"]["args"]}
         self.assertEqual(declared, set(re.findall(r"\{\{args\.([\w-]+)\}\}", yaml.safe_dump(doc))))
         job = m["provider"]["job"]
         c = next(c for c in job["spec"]["template"]["spec"]["containers"] if c["name"] == "gpuqual")
-        self.assertEqual(c["command"] + c["args"][:3], ["gpuqual", "observe", "--prometheus", "{{args.prometheus-address}}"])
+        self.assertEqual(c["command"] + c["args"][:4],
+                         ["gpuqual", "observe", "--wait", "--prometheus", "{{args.prometheus-address}}"])
         for flag in ("--canary", "--control", "--policy"):
             self.assertIn(flag, c["args"])
         obj = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "observe", **job["metadata"]},
