@@ -126,8 +126,8 @@ TEST(Revalidate, GeneratedClustersKeepTheFloorAndTheAtOnceLimit) {
     const Cluster c = cluster_for(seed, gpu_nodes);
     const Standings s = random_standings(c, seed * 7919u);
     const Revalidation r = select_revalidation(c, policy, s, at_once);
-    SCOPED_TRACE(::testing::Message() << "seed " << seed << ", " << gpu_nodes << " GPU nodes, at once "
-                                    << at_once);
+    SCOPED_TRACE(::testing::Message()
+                 << "seed " << seed << ", " << gpu_nodes << " GPU nodes, at once " << at_once);
     check_selection(c, policy, s, r, at_once);
     if (HasFatalFailure()) return;
     selected_total += static_cast<int>(r.selected.size());
