@@ -33,6 +33,10 @@ struct CheckContext {
   // Directory for side files (telemetry streams): next to the record.
   // The runner creates it before the first check and removes it again if it stays empty.
   std::string side_dir;
+  // The child's CUDA_VISIBLE_DEVICES ("MIG-<uuid>", or whole GPUs' UUIDs) when the check runs
+  // once per MIG device (runner/run/device_parts.hpp); set before the check touches CUDA.
+  // Empty: the environment the run was started with.
+  std::string visible_devices;
 
   bool should_stop() const { return stop_requested && stop_requested->load(); }
 };

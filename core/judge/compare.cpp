@@ -10,6 +10,7 @@
 
 #include "core/judge/compare_requirements.hpp"
 #include "core/judge/compare_rules.hpp"
+#include "core/judge/compare_slices.hpp"
 #include "core/judge/compare_summary.hpp"
 #include "core/record/hardware_class.hpp"
 #include "core/record/record_lookup.hpp"
@@ -82,6 +83,7 @@ void add_recorded_metric_rows(const RunRecord& r, const Baseline* b, std::vector
   const int gpus = static_cast<int>(r.gpus.size());
   for (const auto& c : r.checks) {
     for (const auto& m : c.metrics) {
+      if (!m.mig_device.empty()) continue;  // a slice's: judged by its class (compare_slices.hpp)
       seen.emplace_back(m.name, scope_key(m.gpu));
       const MetricExpectation* e = find_expectation(b, m.name);
       MetricRow row;
@@ -122,8 +124,11 @@ void add_missing_metric_rows(const RunRecord& r, const Baseline& b, const std::v
   for (const auto& e : b.metrics) {
     std::vector<std::optional<int>> scopes;
     if (e.per_gpu) {
-      for (const auto& g : r.gpus) scopes.emplace_back(g.index);
-      if (scopes.empty()) scopes.emplace_back(std::nullopt);  // no GPUs at all: one row says so
+      // A GPU in MIG mode is measured in its MIG devices, which their classes judge.
+      for (const auto& g : r.gpus) {
+        if (!gpu_in_mig_mode(g)) scopes.emplace_back(g.index);
+      }
+      if (r.gpus.empty()) scopes.emplace_back(std::nullopt);  // no GPUs at all: one row says so
     } else {
       scopes.emplace_back(std::nullopt);
     }
@@ -329,9 +334,11 @@ Verdict compare_record(const RunRecord& r, const Baseline* b, const CompareOptio
   v.baseline = b ? b->origin : "";
   if (options.with_stack) v.stack = stack_components(r);
   add_metric_rows(r, b, v);
+  std::vector<std::string> slices = add_slice_metric_rows(r, options.slice_baselines, v);
   add_finding_rows(r, b, v);
   add_check_rows(r, b, v);
   std::vector<std::string> unjudged = add_gpu_count_rows(r, b, options, v);
+  unjudged.insert(unjudged.end(), slices.begin(), slices.end());
   for (auto& why : add_requirement_rows(r, b, v)) unjudged.push_back(std::move(why));
   if (options.target) {
     for (auto& why : add_target_rows(r, *options.target, v)) unjudged.push_back(std::move(why));

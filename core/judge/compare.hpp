@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/baseline/baseline.hpp"
+#include "core/baseline/class_baselines.hpp"
 #include "core/record/record.hpp"
 #include "core/verdict/target.hpp"
 #include "core/verdict/verdict.hpp"
@@ -20,6 +21,9 @@ struct CompareOptions {
   bool with_stack = true;
   // The GPUs of the before-record when diff judges the after-record (core/verdict/expected_gpus.hpp).
   std::optional<int> before_gpu_count{};
+  // Where the baselines of MIG slice classes are looked up (`<class>-mig-<profile>`,
+  // core/judge/compare_slices.hpp); null: a record's per-slice metrics stay unjudged (inconclusive).
+  BaselineSource* slice_baselines = nullptr;
 };
 
 // The `stack.off_target` rows of a judged record (check "stack"): the findings, a check row for

@@ -1,4 +1,6 @@
 #include "core/judge/compare_requirements.hpp"
+#include "core/judge/compare_slices.hpp"
+#include "core/record/mig_class.hpp"
 
 #include <fmt/format.h>
 
@@ -95,6 +97,9 @@ void add_required_check_rows(const RunRecord& r, const Baseline* b, Verdict& v,
     // A check that failed, errored or skipped is decided by its own rows.
     if (!q.every_gpu || (c->status != Status::pass && c->status != Status::warn)) continue;
     for (const auto& g : r.gpus) {
+      // A GPU in MIG mode is measured in its MIG devices: their classes ask it of each
+      // (core/judge/compare_slices.hpp), so the whole GPU's class does not.
+      if (gpu_in_mig_mode(g) && measured_per_mig_device(q.check)) continue;
       const std::string why = uncovered(r, b, *c, g.index, v);
       if (!why.empty())
         unmet(v, reasons, q.check, g.index, fmt::format("{}, and {} requires it on every GPU", why, q.by));

@@ -52,6 +52,7 @@ MetricRow recorded_metric_row(const std::string& check, const Metric& m) {
   row.unit = m.unit;
   row.direction = m.direction;
   row.observed = m.median;
+  row.mig_device = m.mig_device;
   return row;
 }
 

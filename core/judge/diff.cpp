@@ -16,6 +16,7 @@
 #include "core/judge/diff_stack.hpp"
 #include "core/record/gpu_match.hpp"
 #include "core/record/hardware_class.hpp"
+#include "core/record/mig_inventory.hpp"
 #include "core/record/record_lookup.hpp"
 #include "core/record/skip_reason.hpp"
 #include "core/rules/driver_consistency.hpp"
@@ -105,6 +106,15 @@ class Differ {
   }
 
  private:
+  // A per-slice metric's place on its GPU (mig_slice_place), "" for a whole GPU's.
+  static std::string slice_place(const RunRecord& r, const Metric& m) {
+    if (m.mig_device.empty() || !m.gpu) return "";
+    for (const auto& g : r.gpus) {
+      if (g.index == *m.gpu && g.mig) return mig_slice_place(*g.mig, m.mig_device);
+    }
+    return m.mig_device;
+  }
+
   std::string uuid_of_after(const std::optional<int>& gpu) const {
     if (!gpu) return "";
     const GpuInfo* g = gpu_at(after_, *gpu);
@@ -136,10 +146,12 @@ class Differ {
   }
 
   void add_metric_rows() {
-    using Key = std::tuple<std::string, std::string, int>;  // check, metric, after GPU (-1 node)
+    // check, metric, after GPU (-1 node), the MIG slice's place ("" for a whole GPU)
+    using Key = std::tuple<std::string, std::string, int, std::string>;
     std::map<Key, const Metric*> after_metrics;
     for (const auto& c : after_.checks) {
-      for (const auto& m : c.metrics) after_metrics[{c.name, m.name, m.gpu ? *m.gpu : -1}] = &m;
+      for (const auto& m : c.metrics)
+        after_metrics[{c.name, m.name, m.gpu ? *m.gpu : -1, slice_place(after_, m)}] = &m;
     }
     for (const auto& c : before_.checks) {
       for (const auto& bm : c.metrics) {
@@ -158,7 +170,8 @@ class Differ {
         row.expected = bm.median;
         const noise::DropRule rule = drop_rule_for(bm.name, options_);
         row.allowed_drop_pct = rule.allowed_drop * 100;
-        auto it = after_metrics.find({c.name, bm.name, gpu ? *gpu : -1});
+        auto it = after_metrics.find({c.name, bm.name, gpu ? *gpu : -1, slice_place(before_, bm)});
+        row.mig_device = it == after_metrics.end() ? bm.mig_device : it->second->mig_device;
         if (it == after_metrics.end()) {
           // Measured by a check that passed before: lost after the upgrade, a failure. Measured
           // by one that did not pass before: nothing to hold the after-run to.

@@ -171,6 +171,7 @@ NodeSummary summarize_node(const RunRecord& r, const Baseline* b, const GateOpti
   co.expect_gpus = options.expect_gpus;
   co.target = options.target;
   co.with_stack = false;
+  co.slice_baselines = options.slice_baselines;
   s.verdict = compare_record(r, b, co);
   // The node's verdict is named as the pool names the node: in a Kubernetes Job the hostname is
   // the pod's, shared by every pod of an Indexed Job; `gpuqual plan --verdicts` matches by node name.

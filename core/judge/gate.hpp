@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "core/baseline/baseline.hpp"
+#include "core/baseline/class_baselines.hpp"
 #include "core/record/record.hpp"
 #include "core/verdict/record_age.hpp"
 #include "core/verdict/target.hpp"
@@ -49,6 +50,8 @@ struct GateOptions {
   const Target* target = nullptr;        // --target: nodes off this stack fail (core/verdict/target.hpp)
   Freshness freshness{};                 // --max-age, --node-file (core/verdict/record_age.hpp)
   int consecutive = 1;                   // --consecutive: passing runs in a row a node needs
+  // The MIG slice classes' baselines (CompareOptions::slice_baselines); gate_records sets its own.
+  BaselineSource* slice_baselines = nullptr;
 };
 
 // What the pool keeps of one judged record.

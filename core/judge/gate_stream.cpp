@@ -122,7 +122,9 @@ Verdict gate_records(const std::vector<std::string>& paths, BaselineSource& base
     }
     ++readable;
     const Baseline* b = baselines.for_class(record.hardware_class.slug);
-    summaries[i] = summarize_node(record, b, options, paths[i], i);
+    GateOptions node_options = options;
+    node_options.slice_baselines = &baselines;  // a MIG node's slice classes, from the same source
+    summaries[i] = summarize_node(record, b, node_options, paths[i], i);
     used[i] = b;
   });
   if (n > 0 && readable == 0) std::rethrow_exception(unreadable.front());

@@ -62,4 +62,8 @@ std::vector<std::string> qualification_classes(const std::vector<GpuInfo>& gpus,
   return out;
 }
 
+bool measured_per_mig_device(std::string_view check) {
+  return check == "gemm" || check == "hbm" || check == "memtest" || check == "pcie" || check == "burnin";
+}
+
 }  // namespace gpuqual

@@ -29,6 +29,11 @@ std::optional<MigClassParts> split_mig_class_slug(std::string_view slug);
 // A valid MIG class slug: a valid whole-GPU parent slug, "-mig-", a profile; 63 characters at most.
 bool is_mig_class_slug(std::string_view slug);
 
+// The checks that run once per MIG device (docs/mig.md, "Measuring each slice"): gemm, hbm,
+// memtest, pcie and burnin measure one CUDA device each, so on a GPU in MIG mode they run inside
+// each MIG device (runner/run/device_parts.hpp) and a slice class's baseline asks them of each.
+bool measured_per_mig_device(std::string_view check);
+
 // The classes a node is qualified for (docs/mig.md, "Mixed nodes"): its whole GPUs' class when
 // one GPU is not in MIG mode, and `<parent>-mig-<profile>` for each profile its MIG devices
 // have, in order, each once.

@@ -6,7 +6,9 @@
 // the device plugin advertises as one `nvidia.com/mig-<profile>` (NVIDIA MIG user guide,
 // "MIG Device Names" and "Supported MIG Profiles").
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -43,5 +45,20 @@ struct MigState {
 // The number of MIG devices (compute instances) of each profile: what the device plugin
 // advertises in the mixed strategy and what the MIG manager's config asks for.
 std::vector<std::pair<std::string, int>> mig_device_counts(const MigState& mig);
+
+// One MIG device of a GPU: its compute instance and the GPU instance that holds it (whose
+// profile names the device's class, core/record/mig_class.hpp).
+struct MigDeviceRef {
+  const MigGpuInstance* gpu_instance = nullptr;
+  const MigComputeInstance* compute_instance = nullptr;
+};
+// The MIG device whose UUID is `uuid` ("MIG-..."), or nullopt.
+std::optional<MigDeviceRef> find_mig_device(const MigState& mig, std::string_view uuid);
+
+// Where a MIG device sits on its GPU, "1g.18gb@3/ci0": its GPU instance's profile and first
+// memory slice, and its compute instance's id. A MIG UUID is new each time the MIG manager
+// re-creates the instances (an upgrade, a reboot), the place is not: diff matches slices by it.
+// `uuid` itself when the GPU does not list it.
+std::string mig_slice_place(const MigState& mig, std::string_view uuid);
 
 }  // namespace gpuqual

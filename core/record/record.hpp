@@ -37,6 +37,10 @@ struct Metric {
   double min = 0;
   double max = 0;
   int throttled_samples = 0;  // samples taken while the GPU reported a clock throttle
+  // The MIG device measured ("MIG-<uuid>", one of gpus[gpu].mig's compute instances) when the
+  // check ran once per MIG device (docs/mig.md, "Measuring each slice"); "" for a whole GPU or
+  // the node. Judged against the slice's class, `<parent>-mig-<profile>`.
+  std::string mig_device{};
   // n is samples.size(); it is written to JSON for readers but never stored twice here.
   std::size_t n() const { return samples.size(); }
 };
@@ -52,6 +56,7 @@ struct Finding {
   std::string detail{};           // human sentence: what was seen
   std::string action{};           // what to do: drain, reset, RMA, check cabling (may be empty)
   std::optional<double> value{};  // a count or reading, when the finding has one
+  std::string mig_device{};       // the MIG device ("MIG-<uuid>") a per-slice run found it on
 };
 
 // Status of one check on one GPU, when a check reports per GPU (JUnit: one testcase each).
@@ -60,6 +65,7 @@ struct GpuCheckStatus {
   Status status = Status::pass;
   std::string reason;
   std::string reason_code{};  // a skip's not-applicable code (core/record/skip_reason.hpp), else empty
+  std::string mig_device{};   // a per-slice run's MIG device ("MIG-<uuid>") on GPU `gpu`, else empty
 };
 
 struct CheckResult {

@@ -109,17 +109,19 @@ json to_json(const NodeFacts& n) {
 }  // namespace
 
 json to_json(const Metric& m) {
-  return json{{"name", m.name},
-              {"unit", m.unit},
-              {"direction", to_string(m.direction)},
-              {"gpu", gpu_or_null(m.gpu)},
-              {"median", m.median},
-              {"samples", m.samples},
-              {"n", m.samples.size()},
-              {"cv", m.cv},
-              {"min", m.min},
-              {"max", m.max},
-              {"throttled_samples", m.throttled_samples}};
+  json j{{"name", m.name},
+         {"unit", m.unit},
+         {"direction", to_string(m.direction)},
+         {"gpu", gpu_or_null(m.gpu)},
+         {"median", m.median},
+         {"samples", m.samples},
+         {"n", m.samples.size()},
+         {"cv", m.cv},
+         {"min", m.min},
+         {"max", m.max},
+         {"throttled_samples", m.throttled_samples}};
+  put_nonempty(j, "mig_device", m.mig_device);
+  return j;
 }
 
 json to_json(const Finding& f) {
@@ -129,6 +131,7 @@ json to_json(const Finding& f) {
          {"detail", f.detail},
          {"action", f.action}};
   put_opt(j, "value", f.value);
+  put_nonempty(j, "mig_device", f.mig_device);
   return j;
 }
 
@@ -137,6 +140,7 @@ json to_json(const CheckResult& c) {
   for (const auto& g : c.per_gpu) {
     json gj{{"gpu", g.gpu}, {"status", to_string(g.status)}, {"reason", g.reason}};
     if (!g.reason_code.empty()) gj["reason_code"] = g.reason_code;
+    put_nonempty(gj, "mig_device", g.mig_device);
     per_gpu.push_back(std::move(gj));
   }
   json metrics = json::array();

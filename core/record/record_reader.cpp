@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -12,6 +13,7 @@
 #include "core/base/units.hpp"
 #include "core/record/hardware_class.hpp"
 #include "core/record/metric_summary.hpp"
+#include "core/record/mig_inventory.hpp"
 #include "core/record/mig_inventory_reader.hpp"
 #include "core/record/skip_reason.hpp"
 
@@ -39,6 +41,22 @@ std::optional<int> read_gpu(Obj& o) {
   auto g = o.opt_integer("gpu", 0, 1023);
   if (!g) return std::nullopt;
   return static_cast<int>(*g);
+}
+
+bool has_mig_device(const GpuInfo& g, std::string_view uuid) {
+  return g.mig && find_mig_device(*g.mig, uuid).has_value();
+}
+
+// A per-slice result's MIG device (docs/mig.md, "Measuring each slice"): a "MIG-" UUID on a GPU.
+// That it is a compute instance of that GPU is checked once the GPUs are known
+// (check_gpu_references).
+std::string read_mig_device(Obj& o, bool has_gpu) {
+  if (!o.has("mig_device")) return "";
+  std::string device = o.str("mig_device");
+  if (device.rfind("MIG-", 0) != 0 || device.size() == 4)
+    o.fail("mig_device", fmt::format("\"{}\" is not a MIG device UUID (MIG-...)", device));
+  if (!has_gpu) o.fail("mig_device", "a MIG device needs the GPU it is on (gpu is null)");
+  return device;
 }
 
 GpuInfo gpu_from(const element& e, const std::string& file, const Where& where) {
@@ -263,6 +281,7 @@ Metric metric_from(const element& e, const std::string& file, const Where& where
   m.min = o.number("min", 0);
   m.max = o.number("max", 0);
   m.throttled_samples = static_cast<int>(o.opt_integer("throttled_samples", 0, n).value_or(0));
+  m.mig_device = read_mig_device(o, m.gpu.has_value());
   if (!m.samples.empty() && (m.median < m.min || m.median > m.max || m.min > m.max)) {
     o.fail("median", fmt::format("median {} is not within [min {}, max {}]", m.median, m.min, m.max));
   }
@@ -285,6 +304,7 @@ Finding finding_from(const element& e, const std::string& file, const Where& whe
   f.detail = o.str("detail");
   f.action = o.str_or("action", "");
   f.value = o.opt_number("value");
+  f.mig_device = read_mig_device(o, f.gpu.has_value());
   o.finish();
   return f;
 }
@@ -298,6 +318,7 @@ GpuCheckStatus per_gpu_from(Obj& g) {
   gs.status = *gs_status;
   gs.reason = g.str("reason");
   gs.reason_code = read_reason_code(g, gs.status);
+  gs.mig_device = read_mig_device(g, true);
   g.finish();
   return gs;
 }
@@ -367,18 +388,29 @@ void read_gpus(Obj& o, RunRecord& r, std::set<int>& indices) {
   }
 }
 
-// Every GPU a check names must be a GPU of the record.
-void check_gpu_references(const CheckResult& c, const std::set<int>& indices, const std::string& file,
+// Every GPU a check names must be a GPU of the record, and every MIG device one of its
+// compute instances.
+void check_gpu_references(const CheckResult& c, const std::vector<GpuInfo>& gpus, const std::string& file,
                           const Where& p) {
-  auto check_gpu = [&](const std::optional<int>& gpu, const char* array, std::size_t k) {
-    if (gpu && !indices.count(*gpu)) {
+  auto check_gpu = [&](const std::optional<int>& gpu, const std::string& mig_device, const char* array,
+                       std::size_t k) {
+    if (!gpu) return;
+    const auto g = std::find_if(gpus.begin(), gpus.end(), [&](const GpuInfo& x) { return x.index == *gpu; });
+    if (g == gpus.end()) {
       throw InputError(file, Where{&p, array, k}.str() + ".gpu",
                        fmt::format("GPU {} is not in $.gpus", *gpu));
     }
+    if (!mig_device.empty() && !has_mig_device(*g, mig_device)) {
+      throw InputError(file, Where{&p, array, k}.str() + ".mig_device",
+                       fmt::format("{} is not a MIG device of GPU {} in $.gpus", mig_device, *gpu));
+    }
   };
-  for (std::size_t k = 0; k < c.metrics.size(); ++k) check_gpu(c.metrics[k].gpu, "metrics", k);
-  for (std::size_t k = 0; k < c.findings.size(); ++k) check_gpu(c.findings[k].gpu, "findings", k);
-  for (std::size_t k = 0; k < c.per_gpu.size(); ++k) check_gpu(c.per_gpu[k].gpu, "per_gpu", k);
+  for (std::size_t k = 0; k < c.metrics.size(); ++k)
+    check_gpu(c.metrics[k].gpu, c.metrics[k].mig_device, "metrics", k);
+  for (std::size_t k = 0; k < c.findings.size(); ++k)
+    check_gpu(c.findings[k].gpu, c.findings[k].mig_device, "findings", k);
+  for (std::size_t k = 0; k < c.per_gpu.size(); ++k)
+    check_gpu(c.per_gpu[k].gpu, c.per_gpu[k].mig_device, "per_gpu", k);
 }
 
 RunRecord record_from(const element& root, const std::string& file) {
@@ -404,7 +436,7 @@ RunRecord record_from(const element& root, const std::string& file) {
   for (element c_el : o.array("checks")) {
     const Where p = o.at("checks", i++);
     CheckResult c = check_from(c_el, file, p);
-    check_gpu_references(c, indices, file, p);
+    check_gpu_references(c, r.gpus, file, p);
     r.checks.push_back(std::move(c));
   }
   o.finish();

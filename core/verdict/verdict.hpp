@@ -34,6 +34,7 @@ struct MetricRow {
   double allowed_drop_pct = 0;      // drop that still passes, in %, after the noise model
   Status status = Status::error;    // pass / warn / fail / error (missing, unjudgeable)
   std::string reason;
+  std::string mig_device{};  // the MIG device of a per-slice metric (Metric::mig_device), else ""
 };
 
 // One finding judged against the baseline's hard limits (or its own severity).

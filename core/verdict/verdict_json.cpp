@@ -18,18 +18,20 @@ json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); 
 json opt(const std::optional<int>& v) { return v ? json(*v) : json(nullptr); }
 
 json row_json(const MetricRow& m) {
-  return json{{"check", m.check},
-              {"metric", m.metric},
-              {"gpu", opt(m.gpu)},
-              {"gpu_uuid", m.gpu_uuid},
-              {"unit", m.unit},
-              {"direction", to_string(m.direction)},
-              {"expected", opt(m.expected)},
-              {"observed", opt(m.observed)},
-              {"delta_pct", opt(m.delta_pct)},
-              {"allowed_drop_pct", m.allowed_drop_pct},
-              {"status", to_string(m.status)},
-              {"reason", m.reason}};
+  json j{{"check", m.check},
+         {"metric", m.metric},
+         {"gpu", opt(m.gpu)},
+         {"gpu_uuid", m.gpu_uuid},
+         {"unit", m.unit},
+         {"direction", to_string(m.direction)},
+         {"expected", opt(m.expected)},
+         {"observed", opt(m.observed)},
+         {"delta_pct", opt(m.delta_pct)},
+         {"allowed_drop_pct", m.allowed_drop_pct},
+         {"status", to_string(m.status)},
+         {"reason", m.reason}};
+  if (!m.mig_device.empty()) j["mig_device"] = m.mig_device;  // a per-slice metric (docs/mig.md)
+  return j;
 }
 
 Status read_status(JsonObject& o, const char* key) {
@@ -62,6 +64,7 @@ MetricRow metric_row_from_json(const json& j, const std::string& file, const std
   m.allowed_drop_pct = o.number("allowed_drop_pct", 0);
   m.status = read_status(o, "status");
   m.reason = o.str("reason");
+  m.mig_device = o.str_or("mig_device", "");
   o.finish();
   return m;
 }

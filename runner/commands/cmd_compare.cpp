@@ -38,9 +38,10 @@ int run_compare(const CompareArgs& a) {
       load_record_baseline(a.baseline, a.baselines_dir, record.hardware_class.slug);
   const std::unique_ptr<Target> target = load_target_flag(a.target);
   const Freshness freshness = freshness_from(a.freshness);
-  Verdict verdict =
-      compare_record(record, baseline.get(),
-                     CompareOptions{a.report.strict, expect_gpus_value(a.expect_gpus), target.get()});
+  CompareOptions options{a.report.strict, expect_gpus_value(a.expect_gpus), target.get()};
+  AutoBaselines slices(baselines_dir(a.baselines_dir));  // MIG slice classes (docs/mig.md)
+  options.slice_baselines = &slices;
+  Verdict verdict = compare_record(record, baseline.get(), options);
   // Too old (--max-age) or stale against the node as it is now (--node-file): no qualification.
   const std::string node =
       record.node.k8s_node_name.empty() ? record.node.hostname : record.node.k8s_node_name;

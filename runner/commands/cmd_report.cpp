@@ -95,7 +95,9 @@ int run_gate_report(const ReportArgs& a) {
       const RunRecord record = read_record(paths[i]);
       const Baseline* baseline = source->for_class(record.hardware_class.slug);
       node.node = record.node.k8s_node_name.empty() ? record.node.hostname : record.node.k8s_node_name;
-      node.verdict = compare_record(record, baseline, CompareOptions{a.strict});
+      CompareOptions options{a.strict};
+      options.slice_baselines = source.get();
+      node.verdict = compare_record(record, baseline, options);
     } catch (const InputError& e) {
       NodeSummary unreadable = unreadable_node(paths[i], e.what(), i);
       node.node = unreadable.node;
@@ -142,7 +144,10 @@ int run_report(const ReportArgs& a) {
   }
   const std::unique_ptr<Baseline> baseline =
       load_record_baseline(a.baseline, a.baselines_dir, record.hardware_class.slug);
-  const Verdict verdict = compare_record(record, baseline.get(), CompareOptions{a.strict});
+  AutoBaselines slices(baselines_dir(a.baselines_dir));  // MIG slice classes (docs/mig.md)
+  CompareOptions options{a.strict};
+  options.slice_baselines = &slices;
+  const Verdict verdict = compare_record(record, baseline.get(), options);
   in.verdict = &verdict;
   return finish(verdict, in, a);
 }

@@ -254,7 +254,9 @@ int report_unjudged(const RunRecord& done, const std::string& gpu_unavailable_re
 int judge_written_record(const RunArgs& a, const RunInputs& in, const RunRecord& done,
                          const std::string& output, const std::vector<std::string>& steps) {
   const RunRecord as_written = StreamingRecordReader().parse(record_to_text(done), output);
-  const CompareOptions options{a.report.strict, expect_gpus_value(a.expect_gpus), in.target.get()};
+  CompareOptions options{a.report.strict, expect_gpus_value(a.expect_gpus), in.target.get()};
+  AutoBaselines slices(baselines_dir(a.baselines_dir));  // MIG slice classes (docs/mig.md)
+  options.slice_baselines = &slices;
   const Verdict verdict = compare_record(as_written, in.baseline.get(), options);
   // Where the record went, on stdout too (a Job log shows stdout), after the table; not in
   // --format json, whose stdout is one JSON document and the summary line.

@@ -46,7 +46,7 @@ std::string render_markdown(const Verdict& v) {
         "\n## Metrics\n\n| metric | GPU | expected | observed | unit | delta | allowed | status | note |\n"
         "|---|---|---:|---:|---|---:|---:|---|---|\n";
     for (const auto& m : v.metrics) {
-      row(out, {cell(m.metric), report::gpu(m.gpu), report::value(m.expected), report::value(m.observed),
+      row(out, {cell(m.metric), cell(report::gpu(m)), report::value(m.expected), report::value(m.observed),
                 cell(m.unit), report::delta(m.delta_pct), report::allowed(m), status(m.status),
                 m.status == Status::pass ? "" : cell(m.reason)});
     }

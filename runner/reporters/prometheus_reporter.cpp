@@ -118,8 +118,10 @@ void add_verdict(Families& f, const Verdict& v) {
     }
   }
   for (const auto& m : v.metrics) {
-    const Labels l =
+    Labels l =
         with(with_gpu(with(base, {{"check", m.check}, {"metric", m.metric}}), m.gpu), {{"unit", m.unit}});
+    // Slices of one GPU share its gpu label: the MIG device tells their series apart (docs/mig.md).
+    if (!m.mig_device.empty()) l.emplace_back("mig_device", m.mig_device);
     if (m.observed) f.value.add(l, *m.observed);
     if (m.expected) {
       f.expected.add(l, *m.expected);

@@ -69,7 +69,7 @@ std::string head(const Verdict& v) {
 void metric_table(std::string& out, const Verdict& v, const SharedCauses& causes, std::size_t width) {
   std::vector<Row> rows;
   for (const auto& m : v.metrics) {
-    rows.push_back({one_line(m.metric), report::gpu(m.gpu), report::value(m.expected),
+    rows.push_back({one_line(m.metric), one_line(report::gpu(m)), report::value(m.expected),
                     report::value(m.observed), one_line(m.unit), report::delta(m.delta_pct),
                     report::allowed(m), std::string(to_string(m.status)),
                     m.status == Status::pass ? "" : one_line(causes.refer(m.reason))});

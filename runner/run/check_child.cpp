@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 
 #include "core/base/atomic_file.hpp"
@@ -49,6 +50,8 @@ int run_check_child(const std::string& task_path, const std::string& result_path
   }
   CheckContext& ctx = task.context;
   ctx.stop_requested = &g_stop;
+  // Before any CUDA call: the runtime reads it once, at its first initialisation.
+  if (!ctx.visible_devices.empty()) setenv("CUDA_VISIBLE_DEVICES", ctx.visible_devices.c_str(), 1);
   if (progress_fd >= 0) {
     ctx.progress = [progress_fd](const std::string& message) {
       std::string line = message.substr(0, 300);

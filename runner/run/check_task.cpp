@@ -22,6 +22,7 @@ std::string check_task_to_text(const std::string& check, const CheckContext& ctx
          {"params", ctx.params},
          {"budget_s", ctx.budget_s},
          {"side_dir", ctx.side_dir},
+         {"visible_devices", ctx.visible_devices},
          {"inventory", to_json(facts)}};
   return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
@@ -42,6 +43,7 @@ CheckTask read_check_task(const std::string& path) {
   task.context.params = o.object("params");
   task.context.budget_s = o.number("budget_s", 0);
   task.context.side_dir = o.str("side_dir");
+  task.context.visible_devices = o.str_or("visible_devices", "");
   const RunRecord facts = record_from_json(o.object("inventory"), path);
   task.context.node = facts.node;
   task.context.node_gpus = facts.gpus;

@@ -12,6 +12,8 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <mutex>
+#include <set>
 
 #include "core/base/elapsed.hpp"
 #include "runner/run/orphan_reaper.hpp"
@@ -22,6 +24,18 @@ namespace gpuqual {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// The children run_child is watching right now, in every thread. Several checks' parts may run
+// side by side (runner/run/device_parts.hpp), so the sweep after one child must not take a
+// sibling for an orphan: forks and sweeps hold the lock, and a watched child is never swept.
+struct WatchedChildren {
+  std::mutex lock;
+  std::set<int> pids;
+};
+WatchedChildren& watched() {
+  static WatchedChildren w;
+  return w;
+}
 
 // Moves `fd` to a number >= 10 (close-on-exec), so the dup2 calls in the child cannot clobber
 // one pipe with another even when the parent's stdio descriptors were closed.
@@ -214,18 +228,21 @@ ChildOutcome run_child(const ChildSpec& spec) {
   for (const auto& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
   const pid_t parent = getpid();
+  std::unique_lock<std::mutex> forking(watched().lock);
   // Children this process already has (a server a test started, a helper of the caller) are not
   // this check's orphans: the sweep after it leaves them alone.
   const std::vector<int> children_before = children_of(parent);
 
   const auto started = Clock::now();
   const pid_t pid = fork();
+  if (pid == 0) exec_child(pipes, parent, argv);  // nothing but exec in the child
+  if (pid > 0) watched().pids.insert(pid);
+  forking.unlock();
   if (pid < 0) {
     out.spawn_error = std::string("fork: ") + std::strerror(errno);
     for (int fd : {pipes.out[0], pipes.out[1], pipes.prog[0], pipes.prog[1], pipes.devnull}) close(fd);
     return out;
   }
-  if (pid == 0) exec_child(pipes, parent, argv);
   out.pid = pid;
   setpgid(pid, pid);  // also here, so the group exists before the first kill(-pid)
   close(pipes.out[1]);
@@ -243,7 +260,14 @@ ChildOutcome run_child(const ChildSpec& spec) {
 
   // The child is gone; what it started is not welcome to stay.
   kill(-pid, SIGKILL);
-  const ReapResult reaped = reap_orphans(5.0, children_before);
+  ReapResult reaped;
+  {
+    std::lock_guard<std::mutex> sweeping(watched().lock);
+    watched().pids.erase(pid);
+    std::vector<int> keep = children_before;
+    keep.insert(keep.end(), watched().pids.begin(), watched().pids.end());
+    reaped = reap_orphans(5.0, keep);
+  }
   out.orphans_killed = reaped.killed;
   out.orphans_unkillable = reaped.unkillable;
   // What is still in the pipes: its writers are dead, so this is at most a pipe buffer.

@@ -4,7 +4,9 @@
 
 #include <chrono>
 #include <filesystem>
+#include <mutex>
 #include <set>
+#include <thread>
 
 #include "core/base/atomic_file.hpp"
 #include "core/base/input_error.hpp"
@@ -14,6 +16,7 @@
 #include "runner/run/check_outcome.hpp"
 #include "runner/run/check_task.hpp"
 #include "runner/run/child_process.hpp"
+#include "runner/run/device_parts.hpp"
 #include "runner/run/signal_names.hpp"
 #include "suites/check_catalog.hpp"
 #include "suites/suite_duration.hpp"
@@ -51,6 +54,16 @@ CheckResult not_built(const std::string& check) {
 struct CheckTimeout {
   double seconds = 0;
   std::string source;
+};
+
+// One child process of a check: the whole check, or one part of it on a MIG node.
+struct ChildRun {
+  const SuiteCheck* check = nullptr;
+  const RunRecord* inventory = nullptr;  // what the child is told of the node
+  std::string task_path, result_path;
+  std::string progress_prefix;  // names the part on its progress lines
+  bool ticks = true;            // this child drives the display's elapsed time
+  std::set<int> valid_gpus;     // the device numbers its result may name
 };
 
 // One run of a suite's checks, in order, each in a child process with the watchdog.
@@ -121,21 +134,29 @@ class SuiteRun {
     return ctx;
   }
 
-  // Writes the task file and runs `gpuqual __check` on it under the watchdog.
-  ChildOutcome spawn(const SuiteCheck& c, const CheckContext& ctx, const std::string& task_path,
-                     const std::string& result_path, double timeout_s) {
+  // Writes the task file and runs `gpuqual __check` on it under the watchdog. `guard` is held
+  // around every call into the display, for parts that run side by side.
+  ChildOutcome spawn(const ChildRun& run, const CheckContext& ctx, double timeout_s) {
     ChildOutcome outcome;
     try {
-      write_file_atomic(task_path, check_task_to_text(c.check, ctx, journal_.record()));
+      write_file_atomic(run.task_path, check_task_to_text(run.check->check, ctx, *run.inventory));
       ChildSpec spec;
-      spec.argv = {settings_.exe, "__check",   "--task",        task_path,
-                   "--result",    result_path, "--progress-fd", std::to_string(kProgressFd)};
+      spec.argv = {settings_.exe, "__check",       "--task",        run.task_path,
+                   "--result",    run.result_path, "--progress-fd", std::to_string(kProgressFd)};
       spec.timeout_s = timeout_s;
       spec.grace_s = settings_.grace_s;
       spec.stop_level = [this] { return stop_.count.load(); };
       spec.wake_fd = stop_.wake_fd;
-      spec.on_progress = [this](const std::string& m) { display_.check_progress(m); };
-      spec.on_tick = [this](double elapsed) { display_.tick(elapsed); };
+      spec.on_progress = [this, &run](const std::string& m) {
+        std::lock_guard<std::mutex> g(display_lock_);
+        display_.check_progress(run.progress_prefix + m);
+      };
+      if (run.ticks) {
+        spec.on_tick = [this](double elapsed) {
+          std::lock_guard<std::mutex> g(display_lock_);
+          display_.tick(elapsed);
+        };
+      }
       outcome = run_child(spec);
     } catch (const std::exception& e) {
       outcome.spawn_error = fmt::format("cannot write the check's task file: {}", e.what());
@@ -144,16 +165,90 @@ class SuiteRun {
   }
 
   // The child's result file, when it wrote one: its result, or why it is refused.
-  void read_reported(const std::string& result_path, OutcomeContext& oc) const {
+  static void read_reported(const ChildRun& run, OutcomeContext& oc) {
     std::error_code ec;
-    if (!std::filesystem::exists(result_path, ec)) return;
+    if (!std::filesystem::exists(run.result_path, ec)) return;
     try {
-      CheckResult reported = read_check_result(result_path);
-      validate_gpus(reported, gpu_indices_, result_path);
+      CheckResult reported = read_check_result(run.result_path);
+      validate_gpus(reported, run.valid_gpus, run.result_path);
       oc.reported = std::move(reported);
     } catch (const InputError& e) {
       oc.result_problem = e.what();
     }
+  }
+
+  // One child: its task, its run under the watchdog, its result honestly read.
+  CheckResult run_child_check(const ChildRun& run, const CheckContext& ctx, const std::string& started_at,
+                              const CheckTimeout& timeout, bool& stopped) {
+    std::error_code ec;
+    std::filesystem::remove(run.result_path, ec);
+    const ChildOutcome outcome = spawn(run, ctx, timeout.seconds);
+    OutcomeContext oc;
+    oc.check = run.check->check;
+    oc.timeout_s = timeout.seconds;
+    oc.timeout_source = timeout.source;
+    oc.grace_s = settings_.grace_s;
+    oc.started_at = started_at;
+    if (outcome.stopped) oc.stop_cause = signal_name(stop_.signal.load());
+    read_reported(run, oc);
+    CheckResult r = result_from_outcome(outcome, oc);
+    if (needs_clean_up(outcome)) note_clean_up(*run.check, r);
+    std::lock_guard<std::mutex> g(display_lock_);
+    warn_after(*run.check, outcome);
+    stopped = stopped || outcome.stopped;
+    return r;
+  }
+
+  // The check once per part (runner/run/device_parts.hpp), all parts side by side, each with
+  // the check's budget and timeout; one merged result.
+  CheckResult run_parts(const std::vector<DevicePart>& parts, const SuiteCheck& c, const CheckContext& ctx,
+                        const std::string& stem, const std::string& started_at, const CheckTimeout& timeout,
+                        bool& stopped) {
+    std::vector<CheckResult> results(parts.size());
+    std::vector<std::thread> threads;
+    std::vector<char> part_stopped(parts.size(), 0);
+    for (std::size_t k = 0; k < parts.size(); ++k) {
+      if (!parts[k].problem.empty()) {
+        results[k] = unmeasurable(c.check, Status::error, parts[k].problem);
+        results[k].started_at = started_at;
+        continue;
+      }
+      threads.emplace_back([&, k] {
+        const RunRecord inventory = part_inventory(journal_.record(), parts[k]);
+        CheckContext part_ctx = ctx;
+        part_ctx.gpus.clear();
+        for (std::size_t d = 0; d < parts[k].record_gpus.size(); ++d)
+          part_ctx.gpus.push_back(static_cast<int>(d));
+        part_ctx.visible_devices = parts[k].visible_devices;
+        part_ctx.hardware_class = parts[k].hardware_class;
+        const ChildRun run = part_run(c, inventory, stem, k, parts[k]);
+        bool s = false;
+        results[k] = run_child_check(run, part_ctx, started_at, timeout, s);
+        part_stopped[k] = s;
+        try {
+          map_part_result(results[k], parts[k], run.result_path);
+        } catch (const InputError& e) {
+          results[k] =
+              unmeasurable(c.check, Status::error, std::string("returned an invalid result: ") + e.what());
+        }
+      });
+    }
+    for (auto& t : threads) t.join();
+    for (char s : part_stopped) stopped = stopped || s;
+    return merge_part_results(c.check, parts, std::move(results));
+  }
+
+  ChildRun part_run(const SuiteCheck& c, const RunRecord& inventory, const std::string& stem, std::size_t k,
+                    const DevicePart& part) const {
+    ChildRun run;
+    run.check = &c;
+    run.inventory = &inventory;
+    run.task_path = fmt::format("{}.part{}.task.json", stem, k);
+    run.result_path = fmt::format("{}.part{}.result.json", stem, k);
+    run.progress_prefix = part.label + ": ";
+    run.ticks = k == 0;
+    for (std::size_t d = 0; d < part.record_gpus.size(); ++d) run.valid_gpus.insert(static_cast<int>(d));
+    return run;
   }
 
   // Runs checks_[i] and records its result; false when the run was asked to stop during it.
@@ -168,30 +263,24 @@ class SuiteRun {
 
     const CheckContext ctx = context_for(c);
     const std::string stem = fmt::format("{}/{:02}-{}", settings_.work_dir, i, c.check);
-    const std::string task_path = stem + ".task.json";
-    const std::string result_path = stem + ".result.json";
-    std::error_code ec;
-    std::filesystem::remove(result_path, ec);
-
+    const RunRecord& record = journal_.record();
+    const std::vector<DevicePart> parts =
+        device_parts(c.check, ctx.gpus, record.gpus, record.hardware_class.slug);
     if (settings_.on_check_change) settings_.on_check_change(c.check);
-    const ChildOutcome outcome = spawn(c, ctx, task_path, result_path, timeout.seconds);
-    OutcomeContext oc;
-    oc.check = c.check;
-    oc.timeout_s = timeout.seconds;
-    oc.timeout_source = timeout.source;
-    oc.grace_s = settings_.grace_s;
-    oc.started_at = started_at;
-    if (outcome.stopped) oc.stop_cause = signal_name(stop_.signal.load());
-    read_reported(result_path, oc);
+    bool stopped = false;
+    CheckResult r;
+    if (parts.empty()) {
+      ChildRun run{&c, &record, stem + ".task.json", stem + ".result.json", "", true, gpu_indices_};
+      r = run_child_check(run, ctx, started_at, timeout, stopped);
+    } else {
+      r = run_parts(parts, c, ctx, stem, started_at, timeout, stopped);
+    }
     if (settings_.on_check_change) settings_.on_check_change("");
-    CheckResult r = result_from_outcome(outcome, oc);
-    if (needs_clean_up(outcome)) note_clean_up(c, r);
     r.optional = c.optional;
     journal_.finish(i, r);
     ++result_.finished;
     display_.check_finished(i, total, r);
-    warn_after(c, outcome);
-    return !outcome.stopped;
+    return !stopped;
   }
 
   // What the runner cleaned up after a check it stopped (containers, ...), on the check's result.
@@ -232,6 +321,7 @@ class SuiteRun {
   const RunnerSettings& settings_;
   const Clock::time_point run_start_ = Clock::now();
   std::set<int> gpu_indices_;
+  std::mutex display_lock_;  // parts run side by side; the display is not thread-safe
   RunnerOutcome result_;
 };
 

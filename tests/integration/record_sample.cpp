@@ -85,6 +85,26 @@ StackInventory full_stack() {
   return s;
 }
 
+// A per-slice run (docs/mig.md, "Measuring each slice"): rows on GPU 0's MIG device MIG-7e1d.
+CheckResult slice_result() {
+  CheckResult slice;
+  slice.name = "hbm";
+  slice.status = Status::warn;
+  slice.reason = "GPU 0 MIG-7e1d (1c.3g.71gb): throttled";
+  slice.started_at = "2026-11-30T12:00:30Z";
+  slice.duration_s = 3;
+  slice.per_gpu = {{0, Status::warn, "throttled", "", "MIG-7e1d"}};
+  Metric copy = summarize_metric("hbm.copy.gbps", "GB/s", Direction::higher, 0, {1700, 1710, 1705});
+  copy.mig_device = "MIG-7e1d";
+  slice.metrics.push_back(copy);
+  slice.findings.push_back(Finding{.code = "clock.throttled",
+                                   .severity = Severity::warn,
+                                   .gpu = 0,
+                                   .detail = "throttled during 1 of 3 samples",
+                                   .mig_device = "MIG-7e1d"});
+  return slice;
+}
+
 RunRecord full_record() {
   RunRecord r;
   r.tool = {"0.1.0", "0123456789abcdef0123456789abcdef01234567"};
@@ -156,6 +176,8 @@ RunRecord full_record() {
   });
   health.metrics.push_back(summarize_metric("health.temperature", "celsius", Direction::lower, 0, {41}));
   r.checks.push_back(health);
+
+  r.checks.push_back(slice_result());
 
   // A not-applicable skip (reason_code) of a check the suite marks optional.
   CheckResult fp8;

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <thread>
 
@@ -30,6 +31,9 @@ inline CheckResult result(Status status, std::string reason) {
   r.reason = std::move(reason);
   return r;
 }
+
+// The stand-in for a CUDA device check (device_stand_in.cpp).
+std::unique_ptr<Check> make_device_stand_in();
 
 inline void sleep_s(double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); }
 
