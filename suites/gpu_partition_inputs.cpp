@@ -5,6 +5,7 @@
 
 #include "core/base/input_error.hpp"
 #include "core/base/json_input.hpp"
+#include "core/record/record_lookup.hpp"
 #include "core/rules/mig_layout.hpp"
 #include "device/host/k8s_node_info.hpp"
 
@@ -26,21 +27,10 @@ std::optional<std::string> read_optional_file(const std::string& path, bool requ
   return read_text_file(path, 1u << 20);
 }
 
-namespace {
-
-const GpuInfo* node_gpu(const CheckContext& ctx, int index) {
-  for (const GpuInfo& g : ctx.node_gpus) {
-    if (g.index == index) return &g;
-  }
-  return nullptr;
-}
-
-}  // namespace
-
 std::optional<CheckResult> partition_skip(const std::string& check, const CheckContext& ctx,
                                           bool vgpu_applies) {
   for (int i : ctx.gpus) {
-    const GpuInfo* g = node_gpu(ctx, i);
+    const GpuInfo* g = find_gpu(ctx.node_gpus, i);
     if (g && g->mig && g->mig->current) {
       return unmeasurable(check, Status::skip,
                           "GPU " + std::to_string(i) + " (" + g->uuid +
@@ -50,7 +40,7 @@ std::optional<CheckResult> partition_skip(const std::string& check, const CheckC
   }
   if (!vgpu_applies) return std::nullopt;
   for (int i : ctx.gpus) {
-    const GpuInfo* g = node_gpu(ctx, i);
+    const GpuInfo* g = find_gpu(ctx.node_gpus, i);
     if (g && g->virtualization_mode == "vgpu") {
       return unmeasurable(check, Status::skip,
                           "GPU " + std::to_string(i) +

@@ -11,17 +11,11 @@
 #include "core/judge/compare_rules.hpp"
 #include "core/record/mig_class.hpp"
 #include "core/record/mig_inventory.hpp"
+#include "core/record/record_lookup.hpp"
 
 namespace gpuqual {
 
 namespace {
-
-const GpuInfo* gpu_at(const RunRecord& r, int index) {
-  for (const GpuInfo& g : r.gpus) {
-    if (g.index == index) return &g;
-  }
-  return nullptr;
-}
 
 const MetricExpectation* per_gpu_expectation(const Baseline* b, const std::string& name) {
   if (!b) return nullptr;
@@ -145,7 +139,7 @@ void add_missing_slice_rows(const RunRecord& r, const GpuInfo& g, SliceLookup& l
 bool gpu_in_mig_mode(const GpuInfo& g) { return g.mig && g.mig->current; }
 
 std::string slice_class_of(const RunRecord& r, int gpu, const std::string& mig_device) {
-  const GpuInfo* g = gpu_at(r, gpu);
+  const GpuInfo* g = find_gpu(r.gpus, gpu);
   if (!g || !g->mig) return "";
   const auto dev = find_mig_device(*g->mig, mig_device);
   return dev ? mig_class_slug(r.hardware_class.slug, dev->gpu_instance->profile) : "";

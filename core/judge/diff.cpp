@@ -32,13 +32,6 @@ namespace gpuqual {
 
 namespace {
 
-const GpuInfo* gpu_at(const RunRecord& r, int index) {
-  for (const auto& g : r.gpus) {
-    if (g.index == index) return &g;
-  }
-  return nullptr;
-}
-
 // "Moved, not confirmed" is for a change near the allowed drop (docs/diff.md). An estimate beyond
 // twice the allowed drop, and beyond it by more than 4 standard errors of the noise, fails even
 // when too few samples keep the interval touching zero (4 of 5 samples at half speed). The noise
@@ -109,22 +102,20 @@ class Differ {
   // A per-slice metric's place on its GPU (mig_slice_place), "" for a whole GPU's.
   static std::string slice_place(const RunRecord& r, const Metric& m) {
     if (m.mig_device.empty() || !m.gpu) return "";
-    for (const auto& g : r.gpus) {
-      if (g.index == *m.gpu && g.mig) return mig_slice_place(*g.mig, m.mig_device);
-    }
-    return m.mig_device;
+    const GpuInfo* g = find_gpu(r.gpus, *m.gpu);
+    return g && g->mig ? mig_slice_place(*g->mig, m.mig_device) : m.mig_device;
   }
 
   std::string uuid_of_after(const std::optional<int>& gpu) const {
     if (!gpu) return "";
-    const GpuInfo* g = gpu_at(after_, *gpu);
+    const GpuInfo* g = find_gpu(after_.gpus, *gpu);
     return g ? g->uuid : "";
   }
 
   void add_gpu_rows() {
     for (const auto& p : gpus_.pairs) {
       if (p.after) continue;
-      const GpuInfo* g = gpu_at(before_, p.before);
+      const GpuInfo* g = find_gpu(before_.gpus, p.before);
       const std::string who = g ? fmt::format("{} {} at {}", g->name, g->uuid.empty() ? "(no UUID)" : g->uuid,
                                               g->pci_bus_id.empty() ? "(no PCI bus id)" : g->pci_bus_id)
                                 : "";
@@ -134,7 +125,7 @@ class Differ {
       v_.stack_changes.push_back(fmt::format("GPU removed: gpu {} ({})", p.before, g ? g->uuid : ""));
     }
     for (int a : gpus_.only_after) {
-      const GpuInfo* g = gpu_at(after_, a);
+      const GpuInfo* g = find_gpu(after_.gpus, a);
       v_.stack_changes.push_back(fmt::format("GPU added: gpu {} ({})", a, g ? g->uuid : ""));
     }
     int by_pci = 0;

@@ -1,8 +1,9 @@
 #pragma once
-// Lookups into a run record that compare and diff both need.
+// Lookups into a run record that compare, diff, the runner and the checks need.
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "core/record/record.hpp"
 
@@ -12,6 +13,14 @@ namespace gpuqual {
 inline const CheckResult* find_check(const RunRecord& r, const std::string& name) {
   for (const auto& c : r.checks) {
     if (c.name == name) return &c;
+  }
+  return nullptr;
+}
+
+// The GPU whose index is `index` in `gpus` (a record's, a check context's), or nullptr.
+inline const GpuInfo* find_gpu(const std::vector<GpuInfo>& gpus, int index) {
+  for (const auto& g : gpus) {
+    if (g.index == index) return &g;
   }
   return nullptr;
 }

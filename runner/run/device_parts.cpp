@@ -8,6 +8,7 @@
 #include "core/base/input_error.hpp"
 #include "core/record/mig_class.hpp"
 #include "core/record/mig_inventory.hpp"
+#include "core/record/record_lookup.hpp"
 #include "core/record/status.hpp"
 
 namespace gpuqual {
@@ -15,11 +16,6 @@ namespace gpuqual {
 namespace {
 
 constexpr std::array<std::string_view, 2> kBetweenGpuChecks{"p2p", "nccl_allreduce"};
-
-const GpuInfo* gpu_at(const std::vector<GpuInfo>& gpus, int index) {
-  const auto it = std::find_if(gpus.begin(), gpus.end(), [&](const GpuInfo& g) { return g.index == index; });
-  return it == gpus.end() ? nullptr : &*it;
-}
 
 bool in_mig_mode(const GpuInfo* g) { return g && g->mig && g->mig->current; }
 
@@ -93,7 +89,7 @@ std::vector<DevicePart> device_parts(std::string_view check, const std::vector<i
   if (!runs_on_cuda_devices(check)) return {};
   std::vector<const GpuInfo*> whole, mig;
   for (int i : selected) {
-    const GpuInfo* g = gpu_at(gpus, i);
+    const GpuInfo* g = find_gpu(gpus, i);
     if (!g) continue;
     (in_mig_mode(g) ? mig : whole).push_back(g);
   }
@@ -115,7 +111,7 @@ RunRecord part_inventory(const RunRecord& record, const DevicePart& part) {
   view.hardware_class.gpu_count = static_cast<int>(part.record_gpus.size());
   if (!part.mig_device.empty()) view.hardware_class.overridden = true;
   for (std::size_t k = 0; k < part.record_gpus.size(); ++k) {
-    const GpuInfo* g = gpu_at(record.gpus, part.record_gpus[k]);
+    const GpuInfo* g = find_gpu(record.gpus, part.record_gpus[k]);
     if (!g) continue;
     GpuInfo seen = *g;
     seen.index = static_cast<int>(k);
