@@ -14,6 +14,8 @@
 #include "core/base/stats.hpp"
 #include "core/base/utc_time.hpp"
 #include "core/judge/compare_rules.hpp"
+#include "core/judge/compare_slices.hpp"
+#include "core/record/mig_class.hpp"
 #include "core/record/record_lookup.hpp"
 #include "core/rules/health_severity.hpp"
 #include "core/verdict/expected_gpus.hpp"
@@ -140,14 +142,62 @@ std::vector<FindingLimit> default_finding_limits() {
   };
 }
 
+// The classes a record measures (docs/mig.md, "Classes and floors"): its whole GPUs' class when
+// one of its GPUs is not in MIG mode, and `<class>-mig-<profile>` for each profile of its MIG
+// devices. A record of MIG devices alone says nothing of the whole GPU.
+std::vector<std::string> classes_of(const RunRecord& r) {
+  std::vector<std::string> classes = qualification_classes(r.gpus, r.hardware_class.slug);
+  if (classes.empty()) classes.push_back(r.hardware_class.slug);
+  return classes;
+}
+
+// The class a metric of `r` measures: its slice class when measured on a MIG device.
+std::string metric_class(const RunRecord& r, const Metric& m) {
+  if (m.mig_device.empty() || !m.gpu) return r.hardware_class.slug;
+  return slice_class_of(r, *m.gpu, m.mig_device);
+}
+
+// The MIG devices of slice class `slug` in `r`: (GPU, MIG UUID).
+std::vector<std::pair<int, std::string>> devices_of_class(const RunRecord& r, const std::string& slug) {
+  std::vector<std::pair<int, std::string>> out;
+  for (const GpuInfo& g : r.gpus) {
+    if (!g.mig || !g.mig->current) continue;
+    for (const MigGpuInstance& gi : g.mig->gpu_instances) {
+      if (mig_class_slug(r.hardware_class.slug, gi.profile) != slug) continue;
+      for (const MigComputeInstance& ci : gi.compute_instances) out.emplace_back(g.index, ci.uuid);
+    }
+  }
+  return out;
+}
+
+// Check `c` reported each MIG device of slice class `slug`: a per-GPU status or a measured
+// metric on it. A class none of whose devices `c` reported is not reported.
+bool reports_every_device(const RunRecord& r, const CheckResult& c, const std::string& slug) {
+  const auto devices = devices_of_class(r, slug);
+  return !devices.empty() && std::all_of(devices.begin(), devices.end(), [&](const auto& d) {
+    const bool status = std::any_of(c.per_gpu.begin(), c.per_gpu.end(), [&](const auto& s) {
+      return s.gpu == d.first && s.mig_device == d.second;
+    });
+    return status || std::any_of(c.metrics.begin(), c.metrics.end(), [&](const Metric& m) {
+             return m.gpu == d.first && m.mig_device == d.second && m.n() > 0;
+           });
+  });
+}
+
 }  // namespace
 
 void BaselineBuilder::add(const RunRecord& r, const std::string& path) {
   const std::string node = node_of(r, path);
   const std::string& slug = r.hardware_class.slug;
-  if (!options_.hardware_class.empty() && slug != options_.hardware_class) {
-    excluded_.push_back({path, node, fmt::format("class {}, not {}", slug, options_.hardware_class)});
-    return;
+  std::vector<std::string> classes = classes_of(r);
+  if (!options_.hardware_class.empty()) {
+    if (std::find(classes.begin(), classes.end(), options_.hardware_class) == classes.end()) {
+      excluded_.push_back({path, node,
+                           fmt::format("{} {}, not {}", classes.size() > 1 ? "classes" : "class",
+                                       fmt::join(classes, ", "), options_.hardware_class)});
+      return;
+    }
+    classes = {options_.hardware_class};
   }
   if (slug.empty() || slug == "unknown" || slug == "mixed") {
     excluded_.push_back({path, node,
@@ -163,12 +213,22 @@ void BaselineBuilder::add(const RunRecord& r, const std::string& path) {
     excluded_.push_back({path, node, "partial: " + why});
     return;
   }
-  ClassData& d = classes_[slug];
-  RecordValues rv{path, node, r.started_at, static_cast<int>(r.gpus.size()), {}, {}, {}, {}};
+  for (const std::string& cls : classes) add_to_class(r, path, node, cls);
+}
+
+// A whole-GPU class holds the record's checks, its GPU count and the metrics not measured on a
+// MIG device; a slice class the checks that run per MIG device and its devices' metrics, with no
+// GPU count (a node's MIG layout is the `mig` check's to judge).
+void BaselineBuilder::add_to_class(const RunRecord& r, const std::string& path, const std::string& node,
+                                   const std::string& cls) {
+  const bool slice = is_mig_class_slug(cls);
+  ClassData& d = classes_[cls];
+  RecordValues rv{path, node, r.started_at, slice ? 0 : static_cast<int>(r.gpus.size()), {}, {}, {}, {}};
   for (const auto& c : r.checks) {
     if (c.status == Status::skip && !skip_is_acceptable(r, c, std::nullopt, c.reason_code, false)) continue;
+    if (slice && !measured_per_mig_device(c.name)) continue;
     rv.checks.push_back(c.name);
-    if (reports_every_gpu(r, c)) rv.every_gpu.push_back(c.name);
+    if (slice ? reports_every_device(r, c, cls) : reports_every_gpu(r, c)) rv.every_gpu.push_back(c.name);
   }
   const NodeFacts& n = r.node;
   for (const auto& [key, value] : std::vector<std::pair<const char*, std::string>>{
@@ -183,11 +243,19 @@ void BaselineBuilder::add(const RunRecord& r, const std::string& path) {
            {"gpuqual", r.tool.version}}) {
     if (!value.empty()) rv.stack.emplace_back(key, value);
   }
+  add_metric_values(r, path, cls, d, rv);
+  d.records.push_back(std::move(rv));
+}
+
+// The GPU-level medians of the metrics of class `cls` in `r`.
+void BaselineBuilder::add_metric_values(const RunRecord& r, const std::string& path, const std::string& cls,
+                                        ClassData& d, RecordValues& rv) {
   for (std::size_t ci = 0; ci < r.checks.size(); ++ci) {
     const CheckResult& c = r.checks[ci];
     for (std::size_t mi = 0; mi < c.metrics.size(); ++mi) {
       const Metric& m = c.metrics[mi];
       if (m.n() == 0 && m.median == 0) continue;  // nothing measured
+      if (metric_class(r, m) != cls) continue;
       const std::string key = m.gpu ? m.name : m.name + " (node)";
       auto [it, fresh] = d.metrics.try_emplace(key);
       MetricValues& mv = it->second;
@@ -206,7 +274,6 @@ void BaselineBuilder::add(const RunRecord& r, const std::string& path) {
       rv.values.emplace_back(key, m.median);
     }
   }
-  d.records.push_back(std::move(rv));
 }
 
 // Records with fewer GPUs than the class's most, or without a check most records have, are

@@ -49,6 +49,10 @@ struct BaselineBuildResult {
   std::vector<std::string> notes;        // anything else a reviewer should know
 };
 
+// A record of a MIG node (docs/mig.md, "Classes and floors") is of several classes: its whole
+// GPUs' class (when one GPU is not in MIG mode) and `<class>-mig-<profile>` per profile of its
+// MIG devices; --class picks one, and a slice class is built from its MIG devices' metrics.
+//
 // Streams records: add() keeps per (metric, node) values only, never the record.
 class BaselineBuilder {
  public:
@@ -86,6 +90,10 @@ class BaselineBuilder {
     std::string first_started, last_started;
     std::optional<std::int64_t> first_ms, last_ms;
   };
+  void add_to_class(const RunRecord& r, const std::string& path, const std::string& node,
+                    const std::string& cls);
+  static void add_metric_values(const RunRecord& r, const std::string& path, const std::string& cls,
+                                ClassData& d, RecordValues& rv);
   void leave_out_partial(ClassData& d, std::vector<ExcludedRecord>& excluded) const;
   void take_record(ClassData& d, const RecordValues& rv) const;
   static void require_checks(const ClassData& d, Baseline& b);

@@ -1,7 +1,9 @@
 // `gpuqual baseline build RECORD... --output FILE [--class CLASS]`: a baseline from healthy run
 // records (docs/baselines.md; the statistics are in
 // core/fleet/baseline_build.hpp). After writing, the new baseline is loaded back from its own text and
-// every record it came from is judged against it, so a reviewer sees which nodes it would fail.
+// every record it came from is judged against it, so a reviewer sees which nodes it would fail. A
+// MIG node's record is judged for every class it has at once (docs/mig.md, "Classes and floors"):
+// the built baseline for its own class, the baselines directory's for the record's others.
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -14,6 +16,7 @@
 #include "core/base/plural.hpp"
 #include "core/base/text_escape.hpp"
 #include "core/baseline/baseline.hpp"
+#include "core/baseline/class_baselines.hpp"
 #include "core/fleet/baseline_build.hpp"
 #include "core/judge/compare.hpp"
 #include "core/judge/gate_stream.hpp"
@@ -30,8 +33,22 @@ struct BuildArgs {
   std::vector<std::string> records;
   std::string output;
   std::string class_slug;
+  std::string baselines_dir;
   std::string tolerance_floor = "3%";
   double spread_k = 4.0;
+};
+
+// The baseline just built for its class, the baselines directory's for any other.
+class BuiltOverDir : public BaselineSource {
+ public:
+  BuiltOverDir(const Baseline& built, const std::string& dir) : built_(built), dir_(baselines_dir(dir)) {}
+  const Baseline* for_class(const std::string& slug) override {
+    return slug == built_.hardware_class ? &built_ : dir_.for_class(slug);
+  }
+
+ private:
+  const Baseline& built_;
+  AutoBaselines dir_;
 };
 
 int run_build(const BuildArgs& a) {
@@ -73,8 +90,12 @@ int run_build(const BuildArgs& a) {
   const Baseline loaded = parse_baseline_yaml(yaml, a.output);
   std::size_t passing = 0;
   std::vector<std::string> not_passing;
+  BuiltOverDir source(loaded, a.baselines_dir);
+  CompareOptions judging;
+  judging.slice_baselines = &source;
   for (const auto& p : res.included) {
-    const Verdict v = compare_record(reader.read(p), &loaded, CompareOptions{});
+    const RunRecord r = reader.read(p);
+    const Verdict v = compare_record(r, source.for_class(r.hardware_class.slug), judging);
     if (v.outcome == Outcome::pass) {
       ++passing;
     } else {
@@ -108,7 +129,14 @@ void add_baseline_command(CLI::App& app, CommandAction& selected) {
       ->required()
       ->type_name("FILE");
   add_class_option(cmd, args->class_slug,
-                   "Use only records of this hardware class (needed when the records mix classes)");
+                   "Build this hardware class from the records' figures of it (needed when the records "
+                   "mix classes; a MIG node's records are of its whole GPUs' class and of "
+                   "<class>-mig-<profile> per profile of its MIG devices)");
+  cmd->add_option("--baselines-dir", args->baselines_dir,
+                  "Where the self-check finds the baselines of a record's other classes (a MIG node's "
+                  "whole GPUs or other profiles; default: $GPUQUAL_BASELINES_DIR, the installed "
+                  "share/gpuqual/baselines, or the source tree's baselines/)")
+      ->type_name("DIR");
   cmd->add_option("--tolerance-floor", args->tolerance_floor, "Smallest tolerance suggested, in percent")
       ->check(CLI::Validator(
           [](std::string& s) {

@@ -11,6 +11,7 @@
 
 #include "core/base/input_error.hpp"
 #include "core/baseline/class_baselines.hpp"
+#include "core/fleet/baseline_build.hpp"
 #include "core/judge/compare.hpp"
 #include "core/judge/diff.hpp"
 #include "core/record/record_io.hpp"
@@ -229,6 +230,119 @@ TEST(MigDiff, SlicesAreMatchedByTheirPlaceNotTheirUuid) {
   int lost_rows = 0;
   for (const MetricRow& m : lost.metrics) lost_rows += m.mig_device == "MIG-b" && m.status == Status::fail;
   EXPECT_EQ(lost_rows, 3);
+}
+
+// Fleet-built baselines work by slug for slices as for whole GPUs (docs/mig.md, "Classes and
+// floors"): a MIG node's records are of its whole GPUs' class and of one class per profile, and
+// each class's baseline holds only its own figures.
+void scale(Metric& m, double f) {
+  for (double& v : m.samples) v *= f;
+  m.median *= f;
+  m.min *= f;
+  m.max *= f;
+}
+
+std::vector<RunRecord> mig_fleet() {
+  std::vector<RunRecord> out;
+  for (int n = 0; n < 3; ++n) {
+    RunRecord r = mig_node();
+    r.node.hostname = "node-" + std::to_string(n);
+    r.run_id = "run-" + std::to_string(n);
+    for (CheckResult& c : r.checks) {
+      for (Metric& m : c.metrics) scale(m, 1.0 + 0.002 * n);
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+BaselineBuildResult build(const std::vector<RunRecord>& records, const std::string& cls) {
+  BaselineBuildOptions o;
+  o.hardware_class = cls;
+  o.created = "2026-12-05";
+  BaselineBuilder b(o);
+  for (std::size_t i = 0; i < records.size(); ++i) b.add(records[i], "r" + std::to_string(i) + ".json");
+  return b.finish();
+}
+
+const MetricExpectation* expectation(const Baseline& b, const std::string& name) {
+  for (const MetricExpectation& e : b.metrics) {
+    if (e.name == name) return &e;
+  }
+  return nullptr;
+}
+
+TEST(MigBaselineBuild, ASliceClassIsBuiltFromItsMigDevicesOnly) {
+  const BaselineBuildResult res = build(mig_fleet(), "h200-sxm-141gb-mig-1g.18gb");
+  const Baseline& b = res.baseline;
+  EXPECT_EQ(b.hardware_class, "h200-sxm-141gb-mig-1g.18gb");
+  EXPECT_EQ(res.included.size(), 3u);
+  ASSERT_NE(expectation(b, "gemm.bf16.n4096.tflops"), nullptr);
+  EXPECT_NEAR(expectation(b, "gemm.bf16.n4096.tflops")->expected, 100.2, 0.01);  // never the whole GPU's 700
+  EXPECT_NEAR(expectation(b, "hbm.copy.gbps")->expected, 501, 0.01);
+  EXPECT_NEAR(expectation(b, "pcie.h2d.gbps")->expected, 50.1, 0.01);
+  EXPECT_EQ(b.metrics.size(), 3u);
+  for (const char* check : {"gemm", "hbm", "pcie"}) {
+    ASSERT_TRUE(b.checks.count(check)) << check;
+    EXPECT_TRUE(b.checks.at(check).required && b.checks.at(check).every_gpu) << check;
+  }
+  EXPECT_FALSE(b.checks.count("health"));  // judged per parent GPU, by the whole GPU's class
+  EXPECT_FALSE(b.gpu_count.has_value());   // the MIG layout is the mig check's to judge
+}
+
+TEST(MigBaselineBuild, TheWholeGpusClassKeepsOnlyTheWholeGpusFigures) {
+  const Baseline b = build(mig_fleet(), "h200-sxm-141gb").baseline;
+  ASSERT_NE(expectation(b, "gemm.bf16.n4096.tflops"), nullptr);
+  EXPECT_NEAR(expectation(b, "gemm.bf16.n4096.tflops")->expected, 701.4, 0.01);
+  EXPECT_NEAR(expectation(b, "hbm.copy.gbps")->expected, 4308.6, 0.01);
+  EXPECT_EQ(b.gpu_count, 2);
+}
+
+TEST(MigBaselineBuild, RecordsOfSeveralClassesNeedAClass) {
+  try {
+    build(mig_fleet(), "");
+    FAIL() << "built one baseline from a whole GPU and its slices";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("h200-sxm-141gb (3 records)"));
+    EXPECT_THAT(e.what(), HasSubstr("h200-sxm-141gb-mig-1g.18gb (3 records)"));
+  }
+}
+
+TEST(MigBaselineBuild, ARecordOfSlicesAloneSaysNothingOfTheWholeGpu) {
+  std::vector<RunRecord> fleet = mig_fleet();
+  for (RunRecord& r : fleet) {
+    r.gpus[0].mig = r.gpus[1].mig;
+    for (MigGpuInstance& gi : r.gpus[0].mig->gpu_instances) {
+      for (MigComputeInstance& ci : gi.compute_instances) ci.uuid += "0";
+    }
+    for (CheckResult& c : r.checks) {
+      for (Metric& m : c.metrics) {
+        if (m.mig_device.empty()) m.mig_device = "MIG-a0";
+      }
+    }
+  }
+  const BaselineBuildResult res = build(fleet, "h200-sxm-141gb");
+  EXPECT_TRUE(res.included.empty());
+  ASSERT_EQ(res.excluded.size(), 3u);
+  EXPECT_EQ(res.excluded[0].reason, "class h200-sxm-141gb-mig-1g.18gb, not h200-sxm-141gb");
+}
+
+TEST(MigBaselineBuild, ItsSourceRecordsPassAgainstTheBuiltSliceBaseline) {
+  const std::vector<RunRecord> fleet = mig_fleet();
+  FixedBaselines slices({build(fleet, "h200-sxm-141gb-mig-1g.18gb").baseline});
+  const Baseline parent = build(fleet, "h200-sxm-141gb").baseline;
+  CompareOptions o;
+  o.slice_baselines = &slices;
+  for (const RunRecord& r : fleet) {
+    const Verdict v = compare_record(r, &parent, o);
+    EXPECT_EQ(v.outcome, Outcome::pass) << reasons(v);
+  }
+  // A slice 30 % slower than the fleet built fails against it.
+  RunRecord slow = fleet[0];
+  for (Metric& m : slow.checks[1].metrics) {
+    if (m.mig_device == "MIG-b") scale(m, 0.7);
+  }
+  EXPECT_EQ(compare_record(slow, &parent, o).outcome, Outcome::fail);
 }
 
 TEST(MigRecord, MigDeviceIsWrittenAndReadBack) {
