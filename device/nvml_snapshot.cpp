@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <ctime>
 
+#include "device/nvml_error.hpp"
 #include "device/nvml_library.hpp"
 
 namespace gpuqual {
@@ -179,6 +180,28 @@ void read_nvlinks(const NvmlApi& api, nvmlDevice_t h, GpuHealthReading& g) {
   }
 }
 
+// The highest link seen while sampling (core/rules/health_sampling.hpp: idle links train down),
+// and, once, why it was not read: the rules name NVML's answer (a vGPU guest's NOT_SUPPORTED).
+void sample_link(const NvmlApi& api, nvmlDevice_t h, GpuHealthReading& g) {
+  unsigned v = 0;
+  std::optional<int> gen, width;
+  nvmlReturn_t gen_rc = NVML_ERROR_FUNCTION_NOT_FOUND, width_rc = NVML_ERROR_FUNCTION_NOT_FOUND;
+  if (api.nvmlDeviceGetCurrPcieLinkGeneration &&
+      (gen_rc = api.nvmlDeviceGetCurrPcieLinkGeneration(h, &v)) == NVML_SUCCESS) {
+    gen = static_cast<int>(v);
+  }
+  if (api.nvmlDeviceGetCurrPcieLinkWidth &&
+      (width_rc = api.nvmlDeviceGetCurrPcieLinkWidth(h, &v)) == NVML_SUCCESS) {
+    width = static_cast<int>(v);
+  }
+  keep_highest_link(g, gen, width);
+  const nvmlReturn_t failed = gen_rc != NVML_SUCCESS ? gen_rc : width_rc;
+  if (failed == NVML_SUCCESS || (g.pcie_gen && g.pcie_width)) return;
+  const bool noted = std::any_of(g.unread.begin(), g.unread.end(),
+                                 [](const std::string& u) { return u.starts_with("pcie_link:"); });
+  if (!noted) g.unread.push_back("pcie_link: " + nvml_error_text(failed));
+}
+
 void sample_one(const NvmlApi& api, nvmlDevice_t h, GpuHealthReading& g) {
   unsigned long long reasons = 0;
   nvmlReturn_t rc = NVML_ERROR_FUNCTION_NOT_FOUND;
@@ -195,19 +218,9 @@ void sample_one(const NvmlApi& api, nvmlDevice_t h, GpuHealthReading& g) {
     if (reasons & nvmlClocksEventReasonSwThermalSlowdown) ++g.sw_thermal_samples;
     if (reasons & nvmlClocksEventReasonSwPowerCap) ++g.sw_power_cap_samples;
   }
-  unsigned v = 0;
   const std::optional<int> temp = read_gpu_temperature_c(api, h);
   if (temp) g.temperature_c = std::max(g.temperature_c.value_or(*temp), *temp);
-  // The highest link seen while sampling (core/rules/health_sampling.hpp: idle links train down).
-  std::optional<int> gen, width;
-  if (api.nvmlDeviceGetCurrPcieLinkGeneration &&
-      api.nvmlDeviceGetCurrPcieLinkGeneration(h, &v) == NVML_SUCCESS) {
-    gen = static_cast<int>(v);
-  }
-  if (api.nvmlDeviceGetCurrPcieLinkWidth && api.nvmlDeviceGetCurrPcieLinkWidth(h, &v) == NVML_SUCCESS) {
-    width = static_cast<int>(v);
-  }
-  keep_highest_link(g, gen, width);
+  sample_link(api, h, g);
 }
 
 }  // namespace
@@ -261,6 +274,7 @@ HealthSnapshot NvmlHealthReader::read() const {
     fill_gpu_from_nvml(nvml_, d, info);
     g.name = info.name;
     g.compute_capability = info.compute_capability;
+    g.virtualization_mode = info.virtualization_mode;
     Reader r{nvml_, g};
     read_ecc(api, d.handle, r);
     read_memory_repair(api, d.handle, r);

@@ -86,6 +86,11 @@ void carry_samples(const HealthSnapshot& sampled, HealthSnapshot& after) {
     a.pcie_gen = s.pcie_gen;
     a.pcie_width = s.pcie_width;
     a.pcie_read_under_load = s.pcie_read_under_load;
+    // Only sampling reads the link, so only it can say why the link was not read.
+    for (const auto& u : s.unread) {
+      if (u.starts_with("pcie_link:") && std::find(a.unread.begin(), a.unread.end(), u) == a.unread.end())
+        a.unread.push_back(u);
+    }
   }
 }
 
@@ -166,6 +171,7 @@ void take_evaluation(HealthEvaluation ev, const HealthSnapshot& after, CheckResu
   }
   r.status = ev.status;
   r.reason = ev.reason;
+  r.reason_code = ev.reason_code;
   r.findings = std::move(ev.findings);
   r.per_gpu = std::move(ev.per_gpu);
   r.attributes["driver_version"] = after.driver_version;

@@ -50,9 +50,12 @@ constexpr std::array kCodes{
                       "no time-slicing or MPS is configured: no replicas label, sharing strategy or device "
                       "plugin sharing config",
                       {"gpu_sharing", ""}},
-    NotApplicableCode{"vgpu_guest",
-                      "the GPUs are vGPUs of a guest VM: peer-to-peer copies between vGPUs are not provided",
-                      {"p2p", ""}},
+    NotApplicableCode{
+        "vgpu_guest",
+        "the GPUs are vGPUs of a guest VM: peer-to-peer copies between vGPUs, and the health "
+        "readings NVML answers NOT_SUPPORTED there (ECC, memory repair, PCIe link, events), are "
+        "not provided",
+        {"p2p", "health"}},
 };
 
 // The compute capability each GEMM precision needs (tensor cores: FP16 Volta 7.0, INT8 Turing

@@ -43,6 +43,24 @@ const std::vector<CoreFieldRule>& health_core_field_rules() {
   return rules;
 }
 
+// In a vGPU guest NVML answers NOT_SUPPORTED for what the guest is not given (NVIDIA vGPU
+// software Management SDK User Guide, "Managing vGPUs from a guest VM": some properties of the
+// physical GPU do not apply to a vGPU). Such a field is not provided, not unread. The ECC counts
+// follow the ECC mode: with the mode not provided, the reader never asks for them.
+void mark_not_provided_to_vgpu(std::vector<CoreFieldGap>& gaps) {
+  bool ecc_mode_not_provided = false;
+  for (auto& gap : gaps) {
+    if (gap.not_applicable) continue;
+    const bool unsupported = gap.why.find("NOT_SUPPORTED") != std::string::npos;
+    const bool ecc_count = gap.field.starts_with("ecc_") && gap.field != "ecc_mode";
+    if (!unsupported && !(ecc_count && ecc_mode_not_provided)) continue;
+    if (gap.field == "ecc_mode") ecc_mode_not_provided = true;
+    gap.not_applicable = gap.vgpu = true;
+    gap.why = unsupported ? "not provided to a vGPU guest (" + gap.why + ")"
+                          : "not provided to a vGPU guest (ECC mode is not)";
+  }
+}
+
 }  // namespace
 
 std::vector<CoreFieldGap> core_field_gaps(const GpuHealthReading& g) {
@@ -88,6 +106,7 @@ std::vector<CoreFieldGap> core_field_gaps(const GpuHealthReading& g) {
         gaps.push_back({rule.field, false, nvml_message(g, {"pcie_link", "pcie_gen", "pcie_width"})});
     }
   }
+  if (g.virtualization_mode == "vgpu") mark_not_provided_to_vgpu(gaps);
   return gaps;
 }
 

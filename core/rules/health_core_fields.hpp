@@ -24,11 +24,14 @@ struct CoreFieldGap {
   std::string field;
   bool not_applicable = false;  // the product has no such field (table), vs. not read
   std::string why;              // NVML's message, or the table's reason
+  bool vgpu = false;            // not applicable because a vGPU guest is not given it
 };
 
 // The core fields of `g` that are not applicable or were not read. With ECC off, the ECC counts
 // are not applicable (ecc.disabled judges the GPU). An unknown compute capability requires
-// either memory-repair field.
+// either memory-repair field. In a vGPU guest (virtualization_mode "vgpu") a field NVML answers
+// NOT_SUPPORTED is not provided to the guest (`vgpu`): not applicable, but never read either, so
+// the rules must not pass the GPU on it (docs/mig.md, "What does not apply").
 std::vector<CoreFieldGap> core_field_gaps(const GpuHealthReading& g);
 
 }  // namespace gpuqual

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <map>
 
 namespace gpuqual {
@@ -414,8 +415,9 @@ GpuCheckStatus gpu_status(const GpuHealthReading& g, HealthEvaluation& ev,
       break;
     }
   }
-  std::vector<std::string> missing;
+  std::vector<std::string> missing, not_provided;
   for (const auto& gap : core_field_gaps(g)) {
+    if (gap.vgpu) not_provided.push_back(gap.field);
     if (gap.not_applicable) {
       ev.not_applicable.push_back(fmt::format("gpu {}: {}: {}", g.index, gap.field, gap.why));
     } else {
@@ -428,6 +430,12 @@ GpuCheckStatus gpu_status(const GpuHealthReading& g, HealthEvaluation& ev,
       s.status = Status::error;
       s.reason = fmt::format("not read: {}", fmt::join(missing, ", "));
     }
+  } else if (!not_provided.empty()) {
+    ev.not_provided_to_vgpu.push_back(fmt::format("GPU {}: {}", g.index, fmt::join(not_provided, ", ")));
+    if (s.status != Status::fail) {
+      s.status = Status::skip;
+      s.reason = fmt::format("vGPU guest: NVML does not provide {}", fmt::join(not_provided, ", "));
+    }
   }
   return s;
 }
@@ -437,7 +445,17 @@ GpuCheckStatus gpu_status(const GpuHealthReading& g, HealthEvaluation& ev,
 void decide_health(const HealthSnapshot& now, const HealthPolicy& policy,
                    std::vector<std::string> unread_core, HealthEvaluation& ev) {
   ev.status = status_of_findings(ev.findings);
-  if (policy.xid_watch_off) unread_core.push_back("Xid watch off: " + *policy.xid_watch_off);
+  if (policy.xid_watch_off) {
+    // NVML's events are not given to a vGPU guest either (NOT_SUPPORTED on every GPU of it).
+    const bool vgpu = !now.gpus.empty() && std::all_of(now.gpus.begin(), now.gpus.end(), [](const auto& g) {
+      return g.virtualization_mode == "vgpu";
+    });
+    if (vgpu && policy.xid_watch_off->find("NOT_SUPPORTED") != std::string::npos) {
+      ev.not_provided_to_vgpu.push_back("Xid events (" + *policy.xid_watch_off + ")");
+    } else {
+      unread_core.push_back("Xid watch off: " + *policy.xid_watch_off);
+    }
+  }
   if (now.gpus.empty() && !policy.expect_gpus) {
     ev.status = Status::skip;
     ev.reason = "NVML sees no GPU";
@@ -446,6 +464,14 @@ void decide_health(const HealthSnapshot& now, const HealthPolicy& policy,
   if (ev.status != Status::fail && !unread_core.empty()) {
     ev.status = Status::error;
     ev.reason = fmt::format("core health readings not read: {}", fmt::join(unread_core, "; "));
+    return;
+  }
+  if (ev.status != Status::fail && !ev.not_provided_to_vgpu.empty()) {
+    ev.status = Status::skip;
+    ev.reason_code = "vgpu_guest";
+    ev.reason =
+        fmt::format("vGPU guest: NVML does not provide {}; the hypervisor host reads the physical GPU",
+                    fmt::join(ev.not_provided_to_vgpu, "; "));
     return;
   }
   if (ev.status != Status::pass) {

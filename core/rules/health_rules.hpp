@@ -39,6 +39,11 @@ struct HealthEvaluation {
   // "gpu 0: retired_pages: not applicable to compute capability 9.0 (...)": core fields this
   // product does not have (core/rules/health_core_fields.hpp), said rather than silently skipped.
   std::vector<std::string> not_applicable;
+  // "GPU 0: ecc_mode, remapped_rows": the core fields a vGPU guest is not given. Not applicable,
+  // and not read either: such a GPU, and a check with nothing failed, is a skip with reason_code
+  // vgpu_guest, never a pass (docs/mig.md, "What does not apply").
+  std::vector<std::string> not_provided_to_vgpu;
+  std::string reason_code;  // the not-applicable code of a skip ("vgpu_guest"), else ""
 };
 
 // Every finding code (other than xid.<n>) these rules can emit: the table must define them all.

@@ -26,6 +26,9 @@ struct GpuHealthReading {
   std::string uuid;
   std::string pci_bus_id;
   std::string compute_capability;  // "9.0"; retired pages apply before 8.0, remapped rows from 8.0
+  // The GPU's NVML virtualization mode as the record spells it ("vgpu" in a vGPU guest, where
+  // NVML does not give every reading a bare-metal GPU has; "" when not read).
+  std::string virtualization_mode;
 
   // ECC mode and counters (NVML_MEMORY_ERROR_TYPE_{CORRECTED,UNCORRECTED} x {VOLATILE,AGGREGATE}).
   std::optional<bool> ecc_enabled;

@@ -44,6 +44,7 @@ json to_json(const GpuHealthReading& g) {
          {"uuid", g.uuid},
          {"pci_bus_id", g.pci_bus_id},
          {"compute_capability", g.compute_capability}};
+  if (!g.virtualization_mode.empty()) j["virtualization_mode"] = g.virtualization_mode;
   put(j, "ecc_enabled", g.ecc_enabled);
   put(j, "ecc_pending_enabled", g.ecc_pending_enabled);
   put(j, "ecc_volatile_corrected", g.ecc_volatile_corrected);
@@ -113,6 +114,7 @@ GpuHealthReading gpu_from_json(const json& j, const std::string& file, const std
   g.uuid = o.str_or("uuid", "");
   g.pci_bus_id = o.str_or("pci_bus_id", "");
   g.compute_capability = o.str_or("compute_capability", "");
+  g.virtualization_mode = o.str_or("virtualization_mode", "");
   g.ecc_enabled = o.opt_boolean("ecc_enabled");
   g.ecc_pending_enabled = o.opt_boolean("ecc_pending_enabled");
   g.ecc_volatile_corrected = opt_count(o, "ecc_volatile_corrected");

@@ -3,6 +3,9 @@
 // names (tests/data/mig/*.json): GPUs, their MIG modes, GPU instance profiles, GPU instances and
 // compute instances. A GPU instance or compute instance the file lacks is absent, exactly as on a
 // card where it was never created. Every handle points into tables built at nvmlInit_v2.
+// The health check's core readings (ECC mode and counts, remapped rows, the PCIe link) read as a
+// healthy card's, unless the GPU's `not_supported` list names them: then NVML_ERROR_NOT_SUPPORTED,
+// as a vGPU guest is answered for what it is not given.
 #include <nvml.h>
 
 #include <cstdio>
@@ -259,6 +262,61 @@ nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfoV(nvmlDevice_t device, unsigned 
     return NVML_SUCCESS;
   }
   return NVML_ERROR_NOT_SUPPORTED;
+}
+
+// The health readings (see the top): healthy, or NOT_SUPPORTED where `not_supported` names them.
+nvmlReturn_t health_reading(nvmlDevice_t device, const char* what) {
+  Gpu* g = gpu_of(device);
+  if (!g || device->mig >= 0) return NVML_ERROR_INVALID_ARGUMENT;
+  for (const json& n : g->spec.value("not_supported", json::array())) {
+    if (n.get<std::string>() == what) return NVML_ERROR_NOT_SUPPORTED;
+  }
+  return NVML_SUCCESS;
+}
+
+// The topology's `compute_capability` ("9.0"); NOT_SUPPORTED when it has none.
+nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t device, int* major, int* minor) {
+  Gpu* g = gpu_of(device);
+  if (!g || device->mig >= 0) return NVML_ERROR_INVALID_ARGUMENT;
+  const std::string cc = g->spec.value("compute_capability", "");
+  if (cc.size() < 3 || cc[1] != '.') return NVML_ERROR_NOT_SUPPORTED;
+  *major = cc[0] - '0';
+  *minor = cc[2] - '0';
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t device, nvmlEnableState_t* current,
+                                  nvmlEnableState_t* pending) {
+  const nvmlReturn_t rc = health_reading(device, "ecc_mode");
+  if (rc == NVML_SUCCESS) *current = *pending = NVML_FEATURE_ENABLED;
+  return rc;
+}
+
+nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t device, nvmlMemoryErrorType_t, nvmlEccCounterType_t,
+                                         unsigned long long* count) {
+  const nvmlReturn_t rc = health_reading(device, "ecc_counters");
+  if (rc == NVML_SUCCESS) *count = 0;
+  return rc;
+}
+
+nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t device, unsigned int* correctable,
+                                       unsigned int* uncorrectable, unsigned int* pending,
+                                       unsigned int* failure) {
+  const nvmlReturn_t rc = health_reading(device, "remapped_rows");
+  if (rc == NVML_SUCCESS) *correctable = *uncorrectable = *pending = *failure = 0;
+  return rc;
+}
+
+nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t device, unsigned int* gen) {
+  const nvmlReturn_t rc = health_reading(device, "pcie_link");
+  if (rc == NVML_SUCCESS) *gen = 5;
+  return rc;
+}
+
+nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t device, unsigned int* width) {
+  const nvmlReturn_t rc = health_reading(device, "pcie_link");
+  if (rc == NVML_SUCCESS) *width = 16;
+  return rc;
 }
 
 }  // extern "C"
