@@ -11,6 +11,7 @@
 #include "core/base/input_error.hpp"
 #include "core/base/simdjson_fields.hpp"
 #include "core/base/units.hpp"
+#include "core/base/utc_time.hpp"
 #include "core/record/hardware_class.hpp"
 #include "core/record/metric_summary.hpp"
 #include "core/record/mig_inventory.hpp"
@@ -413,6 +414,31 @@ void check_gpu_references(const CheckResult& c, const std::vector<GpuInfo>& gpus
     check_gpu(c.per_gpu[k].gpu, c.per_gpu[k].mig_device, "per_gpu", k);
 }
 
+// A record that says its run completed says when (docs/output-formats.md, "Run record"):
+// `complete: true` needs an RFC 3339 `ended_at`, not before `started_at`. Judging a record by its
+// age, ordering a before- and an after-record, and dropping a stale one all read these times; a
+// complete record without them cannot be placed in time. An open run (complete: false) has none.
+void check_completed_times(const Obj& o, const RunRecord& r) {
+  if (!r.complete) return;
+  const auto end = parse_rfc3339_ms(r.ended_at);
+  if (!end) {
+    o.fail("ended_at", r.ended_at.empty()
+                           ? std::string("empty, but the record says its run completed (complete: true)")
+                           : fmt::format("\"{}\" is not an RFC 3339 time, and the record says its run "
+                                         "completed (complete: true)",
+                                         r.ended_at));
+  }
+  const auto start = parse_rfc3339_ms(r.started_at);
+  if (!start) {
+    o.fail("started_at", fmt::format("\"{}\" is not an RFC 3339 time, and the record says its run "
+                                     "completed (complete: true)",
+                                     r.started_at));
+  }
+  if (*end < *start) {
+    o.fail("ended_at", fmt::format("{} is before started_at {}", r.ended_at, r.started_at));
+  }
+}
+
 RunRecord record_from(const element& root, const std::string& file) {
   const Where root_where;
   Obj o(root, file, root_where);
@@ -426,6 +452,7 @@ RunRecord record_from(const element& root, const std::string& file) {
   r.started_at = o.str("started_at");
   r.ended_at = o.str("ended_at");
   r.complete = o.boolean("complete");
+  check_completed_times(o, r);
   r.argv = o.string_array("argv");
   r.suite = o.str("suite");
   r.node = node_from(o.object("node"), file, o.at("node"));

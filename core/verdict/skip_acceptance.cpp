@@ -124,11 +124,17 @@ std::optional<std::string> unless_precisions_lacking(const RunRecord& r, const C
   return std::nullopt;
 }
 
-// The fabric check read /sys (its `root`): an InfiniBand device in the record's stack is an HCA.
+// The fabric check read /sys (its `root`): an InfiniBand device in the record's stack is an HCA,
+// and a record without the NIC list (no stack, or /sys/class unread) cannot bear out that there
+// is none: "no HCA" is then what the check says, not what the record shows.
 std::optional<std::string> unless_no_hca(const RunRecord& r, const CheckResult& c) {
   auto root = c.attributes.find("root");
   if (root != c.attributes.end() && root->second != "/") return std::nullopt;
-  if (!r.node.stack || !r.node.stack->nics) return std::nullopt;
+  if (!r.node.stack) return std::string("no_hca, but the record has no stack inventory to bear it out");
+  if (!r.node.stack->nics) {
+    return fmt::format("no_hca, but the record's NIC list was not read ({})",
+                       r.node.stack->nics_reason.empty() ? "no reason given" : r.node.stack->nics_reason);
+  }
   for (const auto& nic : *r.node.stack->nics) {
     if (nic.sysfs_class == "infiniband")
       return fmt::format("no_hca, but the record's stack lists the HCA {}", nic.name);

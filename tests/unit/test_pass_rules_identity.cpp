@@ -363,7 +363,15 @@ TEST(NotApplicableCode, PrecisionUnsupportedOnlyFromGemmOnAnArchitectureWithoutI
 TEST(NotApplicableCode, NoHcaOnlyFromFabricWithNoHcaRecorded) {
   RunRecord r = make_record(1);
   CheckResult fabric = unmeasurable("fabric", Status::skip, "no InfiniBand/RoCE adapter", "no_hca");
-  EXPECT_FALSE(not_applicable_refusal(r, fabric, "no_hca", std::nullopt));
+  // Without the record's NIC list nothing bears out "no HCA": the check's word alone is not enough.
+  EXPECT_EQ(not_applicable_refusal(r, fabric, "no_hca", std::nullopt),
+            "no_hca, but the record has no stack inventory to bear it out");
+  r.node.stack = make_stack(1);
+  r.node.stack->nics.reset();
+  r.node.stack->nics_reason = "/sys/class: Permission denied";
+  EXPECT_EQ(not_applicable_refusal(r, fabric, "no_hca", std::nullopt),
+            "no_hca, but the record's NIC list was not read (/sys/class: Permission denied)");
+  r.node.stack.reset();
   CheckResult health = fabric;
   health.name = "health";
   EXPECT_EQ(not_applicable_refusal(r, health, "no_hca", std::nullopt),

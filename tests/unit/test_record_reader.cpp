@@ -251,6 +251,36 @@ TEST(StreamingRecordReader, NamesTheSummaryFieldThatDisagreesWithTheSamples) {
       "samples: 500)");
 }
 
+// A record that says its run completed says when, and not before it started: a complete record
+// without readable times cannot be ordered, aged or dropped as stale, so it is refused (exit 3).
+TEST(StreamingRecordReader, ACompletedRunSaysWhenItEnded) {
+  auto message = [](const std::function<void(json&)>& change) {
+    json j = to_json(full_record());
+    change(j);
+    const std::string text = j.dump(2);
+    return message_of([&] { StreamingRecordReader().parse(text, "r.json"); });
+  };
+  EXPECT_EQ(message([](json& j) { j["ended_at"] = ""; }),
+            "r.json: $.ended_at: empty, but the record says its run completed (complete: true)");
+  EXPECT_EQ(message([](json& j) { j["ended_at"] = "soon"; }),
+            "r.json: $.ended_at: \"soon\" is not an RFC 3339 time, and the record says its run completed "
+            "(complete: true)");
+  EXPECT_EQ(message([](json& j) { j["started_at"] = "yesterday"; }),
+            "r.json: $.started_at: \"yesterday\" is not an RFC 3339 time, and the record says its run "
+            "completed (complete: true)");
+  EXPECT_EQ(message([](json& j) {
+              j["started_at"] = "2026-11-30T12:00:00Z";
+              j["ended_at"] = "2026-11-30T11:59:59Z";
+            }),
+            "r.json: $.ended_at: 2026-11-30T11:59:59Z is before started_at 2026-11-30T12:00:00Z");
+  // An open run (interrupted, or still running) has no end yet.
+  EXPECT_EQ(message([](json& j) {
+              j["complete"] = false;
+              j["ended_at"] = "";
+            }),
+            "(accepted)");
+}
+
 TEST(StreamingRecordReader, RejectsMalformedText) {
   StreamingRecordReader reader;
   const std::string good = record_to_text(make_record(1));
