@@ -414,7 +414,7 @@ void check_gpu_references(const CheckResult& c, const std::vector<GpuInfo>& gpus
     check_gpu(c.per_gpu[k].gpu, c.per_gpu[k].mig_device, "per_gpu", k);
 }
 
-// A record that says its run completed says when (docs/output-formats.md, "Run record"):
+// A record that says its run completed says when (docs/compare.md, "What earns a PASS"):
 // `complete: true` needs an RFC 3339 `ended_at`, not before `started_at`. Judging a record by its
 // age, ordering a before- and an after-record, and dropping a stale one all read these times; a
 // complete record without them cannot be placed in time. An open run (complete: false) has none.
