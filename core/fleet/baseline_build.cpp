@@ -67,10 +67,6 @@ std::string unhealthy(const RunRecord& r, const std::vector<FindingLimit>& limit
   return "";
 }
 
-// The checks every baseline gpuqual builds or ships requires on every GPU (docs/baselines.md,
-// "What a class must measure").
-constexpr std::array<const char*, 4> kCoreChecks{"health", "gemm", "hbm", "pcie"};
-
 // The check reported each GPU of the record: a per-GPU status or a measured metric for it.
 bool reports_every_gpu(const RunRecord& r, const CheckResult& c) {
   return std::all_of(r.gpus.begin(), r.gpus.end(), [&](const GpuInfo& g) {

@@ -47,6 +47,19 @@ std::vector<Required> required_checks(const RunRecord& r, const Baseline* b) {
       if (!(b && b->check_optional(c)))
         require(out, c, fmt::format("suite {} ({})", suite->suite, suite->origin), false);
     }
+  } else if (b && out.empty()) {
+    // Neither the suite (not one gpuqual can find: a user's file, a misspelt name, an edited
+    // record) nor the baseline (a hand-made one without `checks:`) says what the node must run:
+    // then what every built or shipped baseline asks, so that leaving health or the GEMM out of
+    // such a record can never pass.
+    for (const char* c : kCoreChecks) {
+      if (!(b && b->check_optional(c))) {
+        require(out, c,
+                 fmt::format("gpuqual (suite \"{}\" is none it has, and the baseline requires no check)",
+                             r.suite),
+                 true);
+      }
+    }
   }
   if (find_check(r, "health")) require(out, "health", "the health rule", true);
   return out;

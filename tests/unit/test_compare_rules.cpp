@@ -5,6 +5,7 @@
 
 #include "core/judge/compare.hpp"
 #include "core/judge/compare_rules.hpp"
+#include "baseline_builders.hpp"
 #include "record_builders.hpp"
 
 using namespace gpuqual;
@@ -28,7 +29,7 @@ Baseline baseline_with(std::vector<MetricExpectation> metrics, std::vector<Findi
   b.metrics = std::move(metrics);
   b.finding_limits = std::move(limits);
   b.origin = "test.yaml";
-  return b;
+  return require_metric_checks(b);
 }
 
 CheckResult check(std::string name, Status status, std::vector<Metric> metrics, std::string reason = "") {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/baseline/baseline.hpp"
+#include "baseline_builders.hpp"
 #include "record_builders.hpp"
 
 namespace gpuqual::testing {
@@ -122,7 +123,7 @@ inline Baseline class_baseline(const std::string& slug = "h200-sxm-141gb", doubl
   add("hbm.triad.gbps", "GB/s", 4 * level, Direction::higher);
   add("hbm.copy.gbps", "GB/s", 4 * level, Direction::higher);
   add("hbm.latency.us", "us", 0.5 * level / 1000.0, Direction::lower);
-  return b;
+  return require_metric_checks(b);
 }
 
 // The same with the nodes' GPU count (8), so a node of flat_node_record passes whole.

@@ -17,6 +17,7 @@
 #include "core/verdict/expected_gpus.hpp"
 #include "core/verdict/target.hpp"
 #include "core/verdict/tolerance.hpp"
+#include "baseline_builders.hpp"
 #include "record_builders.hpp"
 
 using namespace gpuqual;
@@ -39,7 +40,7 @@ Baseline baseline_with(std::vector<MetricExpectation> metrics, std::optional<int
   b.metrics = std::move(metrics);
   b.gpu_count = gpu_count;
   b.origin = "test.yaml";
-  return b;
+  return require_metric_checks(b);
 }
 
 CheckResult gemm_check(const std::vector<double>& per_gpu_value) {

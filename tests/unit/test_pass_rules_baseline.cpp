@@ -196,9 +196,26 @@ TEST(PassRules, ACheckItsSuiteListsIsRequiredWhetherLeftOutOrNot) {
   const Verdict v = compare_record(r, &b, {});
   EXPECT_EQ(v.outcome, Outcome::inconclusive) << reasons(v);
   EXPECT_TRUE(has_reason(v, "health: not in the record, but required by suite smoke")) << reasons(v);
-  // A suite gpuqual does not have requires nothing beyond the baseline.
+  // A suite gpuqual does not have requires what the baseline requires; a baseline that requires
+  // no check (hand-made, without `checks:`) then leaves every core check required.
   r.suite = "my-own-suite";
-  EXPECT_EQ(compare_record(r, &b, {}).outcome, Outcome::pass);
+  const Verdict unknown = compare_record(r, &b, {});
+  EXPECT_EQ(unknown.outcome, Outcome::inconclusive) << reasons(unknown);
+  EXPECT_TRUE(has_reason(unknown,
+                         "health: not in the record, but required by gpuqual (suite \"my-own-suite\" is "
+                         "none it has, and the baseline requires no check)"))
+      << reasons(unknown);
+  Baseline says = b;
+  says.checks["gemm"].required = true;  // the operator's own word on what the suite runs
+  EXPECT_EQ(compare_record(r, &says, {}).outcome, Outcome::pass) << reasons(compare_record(r, &says, {}));
+  says.checks.clear();
+  says.checks["health"].optional = true;  // or a core check forgiven by name: the others still count
+  EXPECT_EQ(compare_record(r, &says, {}).outcome, Outcome::pass) << reasons(compare_record(r, &says, {}));
+  drop_check(r, "pcie");
+  const Verdict no_pcie = compare_record(r, &says, {});
+  EXPECT_EQ(no_pcie.outcome, Outcome::inconclusive);
+  EXPECT_TRUE(has_reason(no_pcie, "pcie: not in the record, but required by gpuqual (suite"))
+      << reasons(no_pcie);
 }
 
 TEST(PassRules, ASuiteEntryMarkedOptionalIsNotRequired) {

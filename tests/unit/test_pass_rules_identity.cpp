@@ -17,6 +17,7 @@
 #include "core/record/record_reader.hpp"
 #include "core/rules/health_severity.hpp"
 #include "core/verdict/skip_acceptance.hpp"
+#include "baseline_builders.hpp"
 #include "record_builders.hpp"
 #include "runner/multinode/nccl_rank_report.hpp"
 
@@ -79,7 +80,7 @@ Baseline h200_baseline(int gpus = 1) {
   b.metrics = {gemm_floor()};
   b.gpu_count = gpus;
   b.origin = "h200.yaml";
-  return b;
+  return require_metric_checks(b);
 }
 
 CheckResult gemm(int gpus, double value = 771) {

@@ -76,6 +76,8 @@ class JudgedRun : public RunFixture {
 hardware_class: test-class
 provenance:
   source: "hand-written for the runner tests"
+checks:
+  test_pass: {{required: true}}
 metrics:
   - name: test.value
     unit: count
