@@ -27,6 +27,39 @@ std::string utc_compact(std::chrono::system_clock::time_point t) {
   return fmt::format("{:%Y%m%dT%H%M%SZ}", utc_tm(t));
 }
 
+namespace {
+
+// `n` digits at `i`, their value no more than `max` (and no less than `min`).
+bool digits_at(std::string_view t, std::size_t i, std::size_t n, int min, int max) {
+  if (i + n > t.size()) return false;
+  int v = 0;
+  for (std::size_t k = i; k < i + n; ++k) {
+    if (t[k] < '0' || t[k] > '9') return false;
+    v = v * 10 + (t[k] - '0');
+  }
+  return v >= min && v <= max;
+}
+
+}  // namespace
+
+bool is_rfc3339_text(std::string_view t) {
+  const bool date = digits_at(t, 0, 4, 0, 9999) && t.size() > 19 && t[4] == '-' &&
+                    digits_at(t, 5, 2, 1, 12) && t[7] == '-' && digits_at(t, 8, 2, 1, 31) &&
+                    (t[10] == 'T' || t[10] == 't' || t[10] == ' ');
+  const bool time = date && digits_at(t, 11, 2, 0, 23) && t[13] == ':' && digits_at(t, 14, 2, 0, 59) &&
+                    t[16] == ':' && digits_at(t, 17, 2, 0, 60);
+  if (!time) return false;
+  std::size_t i = 19;
+  if (t[i] == '.') {
+    const std::size_t first = ++i;
+    while (i < t.size() && t[i] >= '0' && t[i] <= '9') ++i;
+    if (i == first || i == t.size()) return false;
+  }
+  if (t[i] == 'Z' || t[i] == 'z') return i + 1 == t.size();
+  return (t[i] == '+' || t[i] == '-') && i + 6 == t.size() && digits_at(t, i + 1, 2, 0, 23) &&
+         t[i + 3] == ':' && digits_at(t, i + 4, 2, 0, 59);
+}
+
 std::optional<std::int64_t> parse_rfc3339_ms(const std::string& text) {
   int y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0, used = 0;
   char sep = 0;

@@ -54,10 +54,10 @@ std::vector<Required> required_checks(const RunRecord& r, const Baseline* b) {
     // such a record can never pass.
     for (const char* c : kCoreChecks) {
       if (!(b && b->check_optional(c))) {
-        require(out, c,
-                 fmt::format("gpuqual (suite \"{}\" is none it has, and the baseline requires no check)",
-                             r.suite),
-                 true);
+        require(
+            out, c,
+            fmt::format("gpuqual (suite \"{}\" is none it has, and the baseline requires no check)", r.suite),
+            true);
       }
     }
   }

@@ -420,21 +420,17 @@ void check_gpu_references(const CheckResult& c, const std::vector<GpuInfo>& gpus
 // complete record without them cannot be placed in time. An open run (complete: false) has none.
 void check_completed_times(const Obj& o, const RunRecord& r) {
   if (!r.complete) return;
-  const auto end = parse_rfc3339_ms(r.ended_at);
-  if (!end) {
-    o.fail("ended_at", r.ended_at.empty()
-                           ? std::string("empty, but the record says its run completed (complete: true)")
-                           : fmt::format("\"{}\" is not an RFC 3339 time, and the record says its run "
-                                         "completed (complete: true)",
-                                         r.ended_at));
+  for (const auto& [field, value] :
+       {std::pair{"started_at", &r.started_at}, std::pair{"ended_at", &r.ended_at}}) {
+    if (is_rfc3339_text(*value)) continue;
+    o.fail(field, value->empty()
+                      ? std::string("empty, but the record says its run completed (complete: true)")
+                      : fmt::format("\"{}\" is not an RFC 3339 time, and the record says its run "
+                                    "completed (complete: true)",
+                                    *value));
   }
-  const auto start = parse_rfc3339_ms(r.started_at);
-  if (!start) {
-    o.fail("started_at", fmt::format("\"{}\" is not an RFC 3339 time, and the record says its run "
-                                     "completed (complete: true)",
-                                     r.started_at));
-  }
-  if (*end < *start) {
+  const auto start = parse_rfc3339_ms(r.started_at), end = parse_rfc3339_ms(r.ended_at);
+  if (start && end && *end < *start) {
     o.fail("ended_at", fmt::format("{} is before started_at {}", r.ended_at, r.started_at));
   }
 }

@@ -48,6 +48,8 @@ READER_ONLY = [
     # The class and GPU count the record states against the ones its GPUs give (issue 31 rule 3).
     re.compile(r"\$\.hardware_class\.gpu_count: the class says \d+ GPUs?, \$\.gpus has \d+"),
     re.compile(r"\$\.hardware_class\.slug: the record says class .*, its GPUs .* give "),
+    # A completed run ends no earlier than it started (the schema states only the times' form).
+    re.compile(r"\$\.ended_at: .* is before started_at "),
     # A per-slice row's MIG device must be one of its GPU's compute instances (docs/mig.md).
     re.compile(r"\.mig_device: MIG-.* is not a MIG device of GPU \d+ in \$\.gpus"),
 ]

@@ -3,9 +3,9 @@
 
 #include <cmath>
 
+#include "baseline_builders.hpp"
 #include "core/judge/compare.hpp"
 #include "core/judge/compare_rules.hpp"
-#include "baseline_builders.hpp"
 #include "record_builders.hpp"
 
 using namespace gpuqual;

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "core/baseline/baseline.hpp"
 #include "baseline_builders.hpp"
+#include "core/baseline/baseline.hpp"
 #include "record_builders.hpp"
 
 namespace gpuqual::testing {

@@ -248,6 +248,22 @@ TEST(Gate, Rfc3339) {
   EXPECT_FALSE(parse_rfc3339_ms("2026-11-30T12:00:00Zjunk"));
 }
 
+// The form the record's schema states ($defs/rfc3339), which the reader holds a completed run to.
+TEST(Gate, Rfc3339TextIsTheSchemasForm) {
+  for (const char* ok :
+       {"2026-11-30T12:00:00Z", "2026-11-30t12:00:00z", "2026-11-30 12:00:00Z", "2026-11-30T12:00:00.250Z",
+        "2026-11-30T12:00:00+01:00", "2026-12-31T23:59:60-23:59"}) {
+    EXPECT_TRUE(is_rfc3339_text(ok)) << ok;
+  }
+  for (const char* bad : {"", "x", "2026-11-30", "2026-11-30T12:00:00", "2026-11-30T12:00:00Zjunk",
+                          "2026-13-30T12:00:00Z", "2026-11-00T12:00:00Z", "2026-11-30T24:00:00Z",
+                          "2026-11-30T12:60:00Z", "2026-11-30T12:00:61Z", "2026-11-30T12:00:00.Z",
+                          "2026-11-30T12:00:00+1:00", "2026-11-30T12:00:00+24:00", " 2026-11-30T12:00:00Z",
+                          "2026-1-30T12:00:00Z", "2026-11-30X12:00:00Z", "2026-11-30T12:00:00+01:00 "}) {
+    EXPECT_FALSE(is_rfc3339_text(bad)) << bad;
+  }
+}
+
 TEST(Gate, PoolTableListsNodesThatDidNotPassFirst) {
   Jitter jitter{std::mt19937_64(9)};
   const Baseline b = class_baseline();

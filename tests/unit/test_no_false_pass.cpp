@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "baseline_builders.hpp"
 #include "core/base/input_error.hpp"
 #include "core/judge/compare.hpp"
 #include "core/judge/compare_rules.hpp"
@@ -17,7 +18,6 @@
 #include "core/verdict/expected_gpus.hpp"
 #include "core/verdict/target.hpp"
 #include "core/verdict/tolerance.hpp"
-#include "baseline_builders.hpp"
 #include "record_builders.hpp"
 
 using namespace gpuqual;

@@ -7,6 +7,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 
+#include "baseline_builders.hpp"
 #include "core/base/input_error.hpp"
 #include "core/base/json_input.hpp"
 #include "core/judge/compare.hpp"
@@ -17,7 +18,6 @@
 #include "core/record/record_reader.hpp"
 #include "core/rules/health_severity.hpp"
 #include "core/verdict/skip_acceptance.hpp"
-#include "baseline_builders.hpp"
 #include "record_builders.hpp"
 #include "runner/multinode/nccl_rank_report.hpp"
 
