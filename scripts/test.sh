@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Quick start, all tests: installs dependencies, builds, and runs every test (unit, integration
-# with real dockerd/podman/mpirun/chromium, GPU tests that skip without a GPU, the schema check),
+# Quick start, all tests: installs dependencies, builds, and runs every test (integration with
+# real dockerd/podman/mpirun/chromium, GPU tests that skip without a GPU, the schema check, MIG),
 # then the unit tests under ASan/UBSan and the fuzzers. Each stage says when it starts; the last
 # line is the totals over every ctest stage, exactly "N passed, N failed, N skipped". A skip
 # that tests/expected-skips.txt does not list counts as failed (scripts/ctest_totals.py).
 # Arguments go to the main ctest stage (e.g. -R gate). GPUQUAL_SANITIZERS=0 leaves out the
-# sanitizer and fuzzing stages.
+# sanitizer and fuzzing stages; the unit tests are then built and run in the main stage (they are
+# built once: under the sanitizers when those run).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 root=$PWD
@@ -36,9 +37,13 @@ quiet() {
 
 stage "installing dependencies (scripts/install-deps.sh)"
 scripts/install-deps.sh || exit 1
-stage "building build/ (docs/building.md says how long a first build takes)"
-GPUQUAL_BUILD_PROGRESS=1 scripts/build.sh || { echo "test.sh: the build failed"; exit 1; }
-stage "ctest in build/: unit, integration, schema, manifests, report, GPU tests"
+# The unit tests (tests/unit) are built once: under ASan/UBSan in the sanitizer stage when it runs,
+# else here (docs/building.md, "Build time").
+unit_tests=ON
+[[ $sanitizers != 0 ]] && unit_tests=OFF
+stage "building build/ (docs/building.md says how long a first build takes; unit tests: $unit_tests)"
+GPUQUAL_BUILD_PROGRESS=1 scripts/build.sh -DGPUQUAL_UNIT_TESTS=$unit_tests || { echo "test.sh: the build failed"; exit 1; }
+stage "ctest in build/: integration, schema, manifests, report, MIG, GPU tests$([[ $unit_tests == ON ]] && echo ", unit")"
 (cd build && ctest --output-on-failure --timeout 600 -j2 --output-junit "$reports/main.xml" "$@") || rc=1
 
 if [[ $sanitizers != 0 ]]; then
