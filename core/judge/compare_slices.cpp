@@ -96,7 +96,7 @@ void add_slice_coverage_rows(const RunRecord& r, const Baseline& b, const std::s
     const std::string reason =
         fmt::format("{} on MIG device {}: {}, and class {} requires it on each", check, uuid, why, slug);
     unjudged.push_back(reason);
-    v.checks.push_back(CheckRow{check, gpu, Status::error, reason, 0, false});
+    v.checks.push_back(CheckRow{check, gpu, Status::error, reason, 0, false, uuid});
   }
 }
 

@@ -345,13 +345,13 @@ class Differ {
     for (const auto& c : after_.checks) {
       after_names.insert(c.name);
       for (CheckRow& row : check_rows(after_, c, v_, /*skipped_metrics_place_gpu=*/true)) {
-        const auto [status, reason] = recorded_status(c, row.gpu);
-        const std::string where = scope_name(row.gpu);
+        const auto [status, reason] = recorded_status(c, row.gpu, row.mig_device);
+        const std::string where = scope_name(row.gpu) + (row.mig_device.empty() ? "" : " " + row.mig_device);
         std::optional<int> before_gpu;
         if (row.gpu) before_gpu = gpus_.before_for(*row.gpu);
         const bool passed_before = passed(before_, c.name, row.gpu ? before_gpu : std::nullopt);
-        const bool not_applicable =
-            status == Status::skip && is_not_applicable_code(recorded_reason_code(c, row.gpu));
+        const bool not_applicable = status == Status::skip &&
+                                    is_not_applicable_code(recorded_reason_code(c, row.gpu, row.mig_device));
         if (status == Status::fail)
           fails_.push_back(fmt::format("check {} {} failed after: {}", c.name, where, reason));
         if ((status == Status::error || (status == Status::skip && (!row.skip_accepted || not_applicable))) &&

@@ -56,6 +56,9 @@ struct CheckRow {
   // starts "not applicable (<code>)"), or the suite or baseline marks the check optional. Any
   // other skip could not measure: the verdict is inconclusive. Not written to JSON (the reason is).
   bool skip_accepted = false;
+  // The MIG device ("MIG-<uuid>") of GPU `gpu` the row is of, when the check ran once per MIG
+  // device (docs/mig.md, "Measuring each slice"): each slice is a row of its own.
+  std::string mig_device{};
 };
 
 struct Verdict {

@@ -97,6 +97,7 @@ json to_json(const Verdict& v) {
                       {"status", to_string(c.status)},
                       {"reason", c.reason},
                       {"duration_s", c.duration_s}});
+    if (!c.mig_device.empty()) checks.back()["mig_device"] = c.mig_device;  // a slice's row (docs/mig.md)
   }
   json per_gpu = json::array();
   for (const auto& [gpu, status] : v.per_gpu)
@@ -157,6 +158,7 @@ CheckRow check_row_from_json(const json& e, const std::string& file, const std::
   row.status = read_status(c, "status");
   row.reason = c.str("reason");
   row.duration_s = c.number("duration_s", 0);
+  row.mig_device = c.str_or("mig_device", "");
   c.finish();
   return row;
 }

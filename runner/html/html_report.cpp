@@ -220,9 +220,10 @@ void checks_section(std::string& out, const Verdict& v) {
       "class=\"checks\">\n<tr><th>check</th><th>GPU</th><th>status</th><th>reason</th>"
       "<th>duration</th></tr>\n";
   for (const auto& c : v.checks) {
-    out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.1f} s</td></tr>\n",
-                       escape(c.check), escape(report::gpu(c.gpu)), status_span(c.status), escape(c.reason),
-                       c.duration_s);
+    out += fmt::format(
+        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.1f} s</td></tr>\n", escape(c.check),
+        escape(c.mig_device.empty() ? report::gpu(c.gpu) : report::gpu(c.gpu) + " " + c.mig_device),
+        status_span(c.status), escape(c.reason), c.duration_s);
   }
   out += "</table>\n";
 }

@@ -40,14 +40,17 @@ Counts count(const Verdict& v) {
 std::string details(const Verdict& v, const CheckRow& c) {
   std::string out;
   for (const auto& m : v.metrics) {
-    if (m.check != c.check || m.gpu != c.gpu || m.status == Status::pass || m.status == Status::skip)
+    if (m.check != c.check || m.gpu != c.gpu || m.mig_device != c.mig_device || m.status == Status::pass ||
+        m.status == Status::skip)
       continue;
     out += fmt::format("{} {}: expected {} {}, observed {} {}, delta {}, allowed {}: {}\n", m.metric,
                        to_string(m.status), report::value(m.expected), m.unit, report::value(m.observed),
                        m.unit, report::delta(m.delta_pct), report::allowed(m), m.reason);
   }
   for (const auto& f : v.findings) {
-    if (f.check != c.check || f.finding.gpu != c.gpu || f.status == Status::pass) continue;
+    if (f.check != c.check || f.finding.gpu != c.gpu || f.finding.mig_device != c.mig_device ||
+        f.status == Status::pass)
+      continue;
     out += fmt::format("{} {}: {}{}\n", f.finding.code, to_string(f.status), f.reason,
                        f.finding.action.empty() ? "" : " (action: " + f.finding.action + ")");
   }
@@ -75,9 +78,12 @@ void suite(std::string& out, const Verdict& v) {
   prop("summary", v.summary);
   out += "    </properties>\n";
   for (const auto& c : v.checks) {
-    const std::string head =
-        fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3f}\"", xml("gpuqual." + c.check),
-                    xml(c.gpu ? fmt::format("{} gpu {}", c.check, *c.gpu) : c.check + " node"), c.duration_s);
+    // A slice's testcase carries its MIG device: one name per testcase (docs/mig.md).
+    const std::string name =
+        c.gpu ? fmt::format("{} gpu {}{}", c.check, *c.gpu, c.mig_device.empty() ? "" : " " + c.mig_device)
+              : c.check + " node";
+    const std::string head = fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3f}\"",
+                                         xml("gpuqual." + c.check), xml(name), c.duration_s);
     switch (c.status) {
       case Status::pass:
         out += head + "/>\n";

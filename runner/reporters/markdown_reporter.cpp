@@ -61,7 +61,7 @@ std::string render_markdown(const Verdict& v) {
   if (!v.checks.empty()) {
     out += "\n## Checks\n\n| check | GPU | status | reason |\n|---|---|---|---|\n";
     for (const auto& c : v.checks)
-      row(out, {cell(c.check), report::gpu(c.gpu), status(c.status), c.reason.empty() ? "" : cell(c.reason)});
+      row(out, {cell(c.check), report::gpu(c), status(c.status), c.reason.empty() ? "" : cell(c.reason)});
   }
   if (!v.per_gpu.empty()) {
     out += "\n## GPUs\n\n| GPU | status |\n|---|---|\n";

@@ -111,11 +111,10 @@ void add_verdict(Families& f, const Verdict& v) {
     }
   }
   for (const auto& c : v.checks) {
-    for (Status s : kStatuses) {
-      f.check_status.add(
-          with(with_gpu(with(base, {{"check", c.check}}), c.gpu), {{"status", std::string(to_string(s))}}),
-          c.status == s ? 1 : 0);
-    }
+    Labels l = with_gpu(with(base, {{"check", c.check}}), c.gpu);
+    if (!c.mig_device.empty()) l.emplace_back("mig_device", c.mig_device);  // a slice's row
+    for (Status s : kStatuses)
+      f.check_status.add(with(l, {{"status", std::string(to_string(s))}}), c.status == s ? 1 : 0);
   }
   for (const auto& m : v.metrics) {
     Labels l =

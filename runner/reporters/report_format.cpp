@@ -16,12 +16,19 @@ std::string value(const std::optional<double>& v) { return v ? fmt::format("{:.5
 
 std::string gpu(const std::optional<int>& g) { return g ? std::to_string(*g) : "node"; }
 
-std::string gpu(const MetricRow& row) {
-  if (row.mig_device.empty()) return gpu(row.gpu);
-  // "1 MIG-4f1c2a9e": the UUID's first 8 hex digits tell a GPU's slices apart (and, as a prefix,
-  // CUDA_VISIBLE_DEVICES takes them); JSON and HTML keep the whole UUID.
-  return gpu(row.gpu) + " " + row.mig_device.substr(0, 12);
+namespace {
+
+// "1 MIG-4f1c2a9e": the UUID's first 8 hex digits tell a GPU's slices apart (and, as a prefix,
+// CUDA_VISIBLE_DEVICES takes them); JSON and HTML keep the whole UUID.
+std::string gpu_and_slice(const std::optional<int>& g, const std::string& mig_device) {
+  return mig_device.empty() ? gpu(g) : gpu(g) + " " + mig_device.substr(0, 12);
 }
+
+}  // namespace
+
+std::string gpu(const MetricRow& row) { return gpu_and_slice(row.gpu, row.mig_device); }
+
+std::string gpu(const CheckRow& row) { return gpu_and_slice(row.gpu, row.mig_device); }
 
 std::string delta(const std::optional<double>& pct) { return pct ? fmt::format("{:+.1f}%", *pct) : "-"; }
 

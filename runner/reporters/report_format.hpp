@@ -14,6 +14,7 @@ namespace gpuqual::report {
 std::string value(const std::optional<double>& v);    // "770", "4812.5", "-" when absent
 std::string gpu(const std::optional<int>& gpu);       // "0" or "node"
 std::string gpu(const MetricRow& row);                // "0", "node", or "1 MIG-4f1c2a9e" for a slice
+std::string gpu(const CheckRow& row);                 // the same for a check's row
 std::string delta(const std::optional<double>& pct);  // "+0.2%", "-" when absent
 std::string allowed(const MetricRow& row);            // "-5.0%" (higher is better) or "+5.0%"
 

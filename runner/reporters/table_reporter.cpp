@@ -93,7 +93,7 @@ void finding_table(std::string& out, const Verdict& v, const SharedCauses& cause
 void check_table(std::string& out, const Verdict& v, const SharedCauses& causes, std::size_t width) {
   std::vector<Row> rows;
   for (const auto& c : v.checks) {
-    rows.push_back({one_line(c.check), report::gpu(c.gpu), std::string(to_string(c.status)),
+    rows.push_back({one_line(c.check), report::gpu(c), std::string(to_string(c.status)),
                     one_line(causes.refer(c.reason))});
   }
   out += "\n";

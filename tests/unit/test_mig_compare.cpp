@@ -130,6 +130,37 @@ TEST(MigCompare, SlicesAreJudgedByTheirClassAndTheNodePasses) {
   EXPECT_EQ(unjudged, 2);
 }
 
+// A check run once per MIG device reports each device's status; one slice's pass never stands
+// for another that could not measure (a memtest no floor requires, skipped without a code on one
+// slice): the verdict is inconclusive, and each slice has its own row, named by its device.
+TEST(MigCompare, OneSlicesPassNeverHidesAnotherSlicesSkip) {
+  RunRecord r = mig_node();
+  CheckResult memtest = passed("memtest");
+  memtest.status = Status::skip;
+  memtest.reason = "GPU 1 MIG-b (1g.18gb): CUDA out of memory";
+  memtest.per_gpu = {GpuCheckStatus{0, Status::pass, "", ""},
+                     GpuCheckStatus{1, Status::pass, "", "", "MIG-a"},
+                     GpuCheckStatus{1, Status::skip, "CUDA out of memory", "", "MIG-b"}};
+  r.checks.push_back(memtest);
+  const Verdict v = judge(r);
+  EXPECT_EQ(v.outcome, Outcome::inconclusive) << reasons(v);
+  int slice_rows = 0;
+  for (const CheckRow& c : v.checks) {
+    if (c.check != "memtest" || c.mig_device.empty()) continue;
+    ++slice_rows;
+    EXPECT_EQ(c.gpu, 1);
+    EXPECT_EQ(c.status, c.mig_device == "MIG-b" ? Status::skip : Status::pass) << c.mig_device;
+  }
+  EXPECT_EQ(slice_rows, 2);
+  // JUnit: one testcase per slice, each named by its device.
+  const std::string junit = render_junit(v);
+  EXPECT_THAT(junit, HasSubstr("name=\"memtest gpu 1 MIG-a\""));
+  EXPECT_THAT(junit, HasSubstr("name=\"memtest gpu 1 MIG-b\""));
+  // The verdict's JSON keeps each row's device and reads it back.
+  const Verdict back = verdict_from_json(to_json(v), "v.json");
+  EXPECT_EQ(to_json(back), to_json(v));
+}
+
 TEST(MigCompare, ASlowSliceFailsAndIsNamed) {
   RunRecord r = mig_node();
   for (Metric& m : r.checks[2].metrics) {
