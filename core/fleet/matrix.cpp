@@ -161,6 +161,7 @@ void MatrixBuilder::add(MatrixObservation o) {
   e.row = rit->second;
   e.name = names_(o.node);
   // One machine: every record whose GPU UUIDs overlap, whatever its node name.
+  e.identified = !o.gpu_keys.empty();
   if (o.gpu_keys.empty()) {
     auto [it, fresh] = node_identity_.emplace(e.name, static_cast<Id>(parent_.size()));
     if (fresh) parent_.push_back(it->second);
@@ -190,6 +191,7 @@ namespace {
 struct RowTally {
   std::map<std::uint32_t, std::set<std::uint32_t>> passed, failed;  // machine → its names on this row
   int runs_passed = 0, runs_failed = 0, runs_inconclusive = 0;
+  int unidentified_passes = 0;  // passing runs whose records name no GPU
   std::set<std::uint32_t> images;
   std::optional<std::pair<std::int64_t, std::string>> first, last;
   bool any = false;
@@ -254,7 +256,13 @@ Matrix MatrixBuilder::finish() {
     Seen& mr = seen[{m, e.row}];
     if (passed(e.outcome)) {
       ++t.runs_passed;
-      t.passed[m].insert(e.name);
+      // A run whose record names no GPU (every UUID unread) cannot be told from another machine's
+      // run under another node name: it counts toward no node (docs/matrix.md).
+      if (e.identified) {
+        t.passed[m].insert(e.name);
+      } else {
+        ++t.unidentified_passes;
+      }
       t.images.insert(e.images.begin(), e.images.end());
       if (e.started_ms && (!mr.earliest_pass || *e.started_ms < *mr.earliest_pass))
         mr.earliest_pass = e.started_ms;
@@ -301,6 +309,10 @@ Matrix MatrixBuilder::finish() {
     for (const auto& b : blamed) blamed_names.push_back(b.first);
     state_of(r, blamed_names,
              blamed.empty() ? "" : stack_difference(rows_[blamed.front().second].stack, a.stack), min_nodes_);
+    if (t.unidentified_passes > 0) {
+      r.why += fmt::format("; {} named no GPU (every UUID unread) and count toward no node",
+                           plural(t.unidentified_passes, "passing run"));
+    }
     m.rows.push_back(std::move(r));
   }
   std::sort(m.rows.begin(), m.rows.end(), [](const MatrixRow& x, const MatrixRow& y) {

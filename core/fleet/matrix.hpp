@@ -96,8 +96,9 @@ class MatrixBuilder {
   using Id = std::uint32_t;
   struct Event {
     Id row = 0;
-    Id name = 0;      // the node name
-    Id identity = 0;  // union-find element: its first GPU UUID, else its node name
+    Id name = 0;             // the node name
+    Id identity = 0;         // union-find element: its first GPU UUID, else its node name
+    bool identified = true;  // its record names a GPU: the machine can be told from another
     std::optional<std::int64_t> started_ms;
     std::string started_at;
     Outcome outcome = Outcome::inconclusive;

@@ -8,6 +8,7 @@
 #include "core/base/input_error.hpp"
 #include "core/fleet/matrix.hpp"
 #include "core/fleet/matrix_io.hpp"
+#include "core/record/hardware_class.hpp"
 #include "record_builders.hpp"
 
 namespace gpuqual {
@@ -233,6 +234,35 @@ TEST(MatrixBuild, OneMachineUnderSeveralNodeNamesCountsOnce) {
   k.add(observe_record(rec("node-a", "550.90.07", "20"), Outcome::pass));
   k.add(observe_record(rec("pod-7", "570.133.20", "25", "h200-sxm-141gb", "node-a"), Outcome::fail));
   EXPECT_EQ(row_with(k.finish(), "570.133.20").state, MatrixState::known_bad);
+}
+
+// A record whose GPUs are all unread names no machine: two such passes under two node names may
+// be one box, so they count toward no node (they still count as passing runs, and fail as any).
+TEST(MatrixBuild, RunsThatNameNoGpuCountTowardNoNode) {
+  auto unnamed_passes = [](MatrixBuilder& b) {
+    for (const char* node : {"node-a", "node-b"}) {
+      RunRecord r = rec(node, "570.133.20", "20");
+      for (auto& g : r.gpus) g.uuid = unread_gpu_uuid(g);
+      ASSERT_TRUE(observe_record(r, Outcome::pass).gpu_keys.empty());
+      b.add(observe_record(r, Outcome::pass));
+    }
+  };
+  MatrixBuilder b(2);
+  unnamed_passes(b);
+  Matrix m = b.finish();
+  const MatrixRow& r = row_with(m, "570.133.20");
+  EXPECT_EQ(r.state, MatrixState::unqualified) << r.why;
+  EXPECT_TRUE(r.nodes_passed.empty());
+  EXPECT_EQ(r.runs_passed, 2);
+  EXPECT_NE(r.why.find("2 passing runs named no GPU (every UUID unread) and count toward no node"),
+            std::string::npos)
+      << r.why;
+  // With two machines that name their GPUs the row is known-good, the unnamed runs aside.
+  MatrixBuilder named(2);
+  unnamed_passes(named);
+  named.add(obs("node-c", "570.133.20", "21", Outcome::pass));
+  named.add(obs("node-d", "570.133.20", "21", Outcome::pass));
+  EXPECT_EQ(row_with(named.finish(), "570.133.20").state, MatrixState::known_good);
 }
 
 TEST(MatrixBuild, IncompleteRunsNeverCountTowardKnownGood) {
