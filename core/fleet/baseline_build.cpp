@@ -166,10 +166,9 @@ std::vector<std::pair<int, std::string>> devices_of_class(const RunRecord& r, co
   return out;
 }
 
-// Check `c` reported each MIG device of slice class `slug`: a per-GPU status or a measured
-// metric on it. A class none of whose devices `c` reported is not reported.
-bool reports_every_device(const RunRecord& r, const CheckResult& c, const std::string& slug) {
-  const auto devices = devices_of_class(r, slug);
+// Check `c` reported each of a slice class's MIG `devices` (devices_of_class): a per-GPU status
+// or a measured metric on it. A class without devices is not reported.
+bool reports_every_device(const CheckResult& c, const std::vector<std::pair<int, std::string>>& devices) {
   return !devices.empty() && std::all_of(devices.begin(), devices.end(), [&](const auto& d) {
     const bool status = std::any_of(c.per_gpu.begin(), c.per_gpu.end(), [&](const auto& s) {
       return s.gpu == d.first && s.mig_device == d.second;
@@ -218,13 +217,14 @@ void BaselineBuilder::add(const RunRecord& r, const std::string& path) {
 void BaselineBuilder::add_to_class(const RunRecord& r, const std::string& path, const std::string& node,
                                    const std::string& cls) {
   const bool slice = is_mig_class_slug(cls);
+  const auto devices = slice ? devices_of_class(r, cls) : std::vector<std::pair<int, std::string>>{};
   ClassData& d = classes_[cls];
   RecordValues rv{path, node, r.started_at, slice ? 0 : static_cast<int>(r.gpus.size()), {}, {}, {}, {}};
   for (const auto& c : r.checks) {
     if (c.status == Status::skip && !skip_is_acceptable(r, c, std::nullopt, c.reason_code, false)) continue;
     if (slice && !measured_per_mig_device(c.name)) continue;
     rv.checks.push_back(c.name);
-    if (slice ? reports_every_device(r, c, cls) : reports_every_gpu(r, c)) rv.every_gpu.push_back(c.name);
+    if (slice ? reports_every_device(c, devices) : reports_every_gpu(r, c)) rv.every_gpu.push_back(c.name);
   }
   const NodeFacts& n = r.node;
   for (const auto& [key, value] : std::vector<std::pair<const char*, std::string>>{

@@ -53,7 +53,7 @@ std::vector<Required> required_checks(const RunRecord& r, const Baseline* b) {
     // then what every built or shipped baseline asks, so that leaving health or the GEMM out of
     // such a record can never pass.
     for (const char* c : kCoreChecks) {
-      if (!(b && b->check_optional(c))) {
+      if (!b->check_optional(c)) {
         require(
             out, c,
             fmt::format("gpuqual (suite \"{}\" is none it has, and the baseline requires no check)", r.suite),

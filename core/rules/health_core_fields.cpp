@@ -51,7 +51,7 @@ void mark_not_provided_to_vgpu(std::vector<CoreFieldGap>& gaps) {
   bool ecc_mode_not_provided = false;
   for (auto& gap : gaps) {
     if (gap.not_applicable) continue;
-    const bool unsupported = gap.why.find("NOT_SUPPORTED") != std::string::npos;
+    const bool unsupported = nvml_not_supported(gap.why);
     const bool ecc_count = gap.field.starts_with("ecc_") && gap.field != "ecc_mode";
     if (!unsupported && !(ecc_count && ecc_mode_not_provided)) continue;
     if (gap.field == "ecc_mode") ecc_mode_not_provided = true;
@@ -62,6 +62,10 @@ void mark_not_provided_to_vgpu(std::vector<CoreFieldGap>& gaps) {
 }
 
 }  // namespace
+
+bool nvml_not_supported(std::string_view message) {
+  return message.find("NOT_SUPPORTED") != std::string_view::npos;
+}
 
 std::vector<CoreFieldGap> core_field_gaps(const GpuHealthReading& g) {
   const int major = cc_major_of(g.compute_capability);

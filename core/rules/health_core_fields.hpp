@@ -7,6 +7,7 @@
 // says so; a field it has that NVML did not give is "not read" with NVML's own message (the
 // reader's `unread` entry: "remapped_rows: NVML_ERROR_UNKNOWN ...").
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/rules/health_snapshot.hpp"
@@ -33,5 +34,9 @@ struct CoreFieldGap {
 // NOT_SUPPORTED is not provided to the guest (`vgpu`): not applicable, but never read either, so
 // the rules must not pass the GPU on it (docs/mig.md, "What does not apply").
 std::vector<CoreFieldGap> core_field_gaps(const GpuHealthReading& g);
+
+// NVML's message for a reading says NVML_ERROR_NOT_SUPPORTED: in a vGPU guest, what the guest is
+// not given (the core fields above, the Xid watch in health_rules.cpp).
+bool nvml_not_supported(std::string_view message);
 
 }  // namespace gpuqual

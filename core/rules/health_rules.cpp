@@ -450,7 +450,7 @@ void decide_health(const HealthSnapshot& now, const HealthPolicy& policy,
     const bool vgpu = !now.gpus.empty() && std::all_of(now.gpus.begin(), now.gpus.end(), [](const auto& g) {
       return g.virtualization_mode == "vgpu";
     });
-    if (vgpu && policy.xid_watch_off->find("NOT_SUPPORTED") != std::string::npos) {
+    if (vgpu && nvml_not_supported(*policy.xid_watch_off)) {
       ev.not_provided_to_vgpu.push_back("Xid events (" + *policy.xid_watch_off + ")");
     } else {
       unread_core.push_back("Xid watch off: " + *policy.xid_watch_off);
