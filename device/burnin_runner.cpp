@@ -70,6 +70,10 @@ static double calibrate(BurninGemm& gemm, Stream& stream, const BurninCorruptor&
   if (corrupt) {
     stream.synchronize();
     corrupt(0, gemm.output(), gemm.output_bytes());
+    // The corruptor writes with the legacy default stream (cudaMemcpy from pageable memory may
+    // return before its DMA lands) and this stream is non-blocking, so nothing orders the two:
+    // wait for the whole device, so the next kernel reads the corrupted value.
+    CUDA_CHECK(cudaDeviceSynchronize());
   }
   gemm.enqueue_hash(probe_slot.as<unsigned long long>());
   CUDA_CHECK(cudaMemcpyAsync(hash, probe_slot.get(), sizeof *hash, cudaMemcpyDeviceToHost, stream.get()));
@@ -129,6 +133,7 @@ BurninGpuResult run_burnin(const BurninConfig& config, const std::function<bool(
       if (corrupt) {
         stream.synchronize();
         corrupt(iteration + i, gemm.output(), gemm.output_bytes());
+        CUDA_CHECK(cudaDeviceSynchronize());  // ordered after the corruptor's writes: see calibrate()
       }
       gemm.enqueue_hash(slots.as<unsigned long long>() + i);
     }

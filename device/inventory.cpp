@@ -12,7 +12,7 @@
 #include "device/host/pci_gpus.hpp"
 #include "device/host/stack_tree_reader.hpp"
 #include "device/library_versions.hpp"
-#include "device/nvml_devices.hpp"
+#include "device/nvml_inventory.hpp"
 #include "device/nvml_library.hpp"
 #include "device/stack_collect.hpp"
 
@@ -31,40 +31,31 @@ std::string visible_devices_from_env() {
 // GPUs as CUDA enumerates them, completed with NVML's facts. When CUDA cannot enumerate but
 // NVML can (a driver older than the runtime gpuqual carries), the GPUs NVML sees are still
 // listed, so the record shows what hardware is there and the compat check can say why CUDA
-// failed; the reason stays set because no CUDA check can run on them.
+// failed; the reason stays set because no CUDA check can run on them. Either way a device NVML
+// lists but cannot open or identify is listed in node.nvml_devices_unread (nvml_inventory.hpp).
 void collect_gpus(const NvmlSession& nvml, Inventory& inv) {
   CudaGpuScan cuda = scan_cuda_gpus();
-  std::vector<std::string> nvml_problems;
-  std::vector<NvmlDeviceRef> nvml_devices = list_nvml_devices(nvml, &nvml_problems);
-
   if (!cuda.gpus.empty()) {
     inv.gpus = std::move(cuda.gpus);
-    for (auto& g : inv.gpus) {
-      if (const NvmlDeviceRef* d = match_nvml_device(nvml_devices, g.uuid, g.pci_bus_id)) {
-        fill_gpu_from_nvml(nvml, *d, g);
-      }
-    }
+    add_nvml_facts(nvml, inv.gpus, inv.node);
     // A partial enumeration (one device's properties failed) is still worth saying.
     inv.gpu_unavailable_reason = cuda.error;
     return;
   }
 
   std::string reason = "CUDA runtime: " + cuda.error;
+  std::string count_error;
+  inv.gpus = gpus_from_nvml(nvml, inv.node, &count_error);
   if (!nvml.ok()) {
     reason += "; NVML: " + nvml.reason();
-  } else if (!nvml_devices.empty()) {
-    reason += "; NVML sees " + std::to_string(nvml_devices.size()) +
+  } else if (!inv.gpus.empty()) {
+    reason += "; NVML sees " + std::to_string(inv.gpus.size()) +
               " GPU(s) that CUDA cannot use (driver older than the CUDA runtime? see `compat`)";
-    for (const auto& d : nvml_devices) {
-      GpuInfo g;
-      g.index = static_cast<int>(d.nvml_index);
-      fill_gpu_from_nvml(nvml, d, g);
-      inv.gpus.push_back(std::move(g));
-    }
   } else {
     reason += "; NVML sees no GPU";
   }
-  for (const auto& p : nvml_problems) reason += "; " + p;
+  if (!count_error.empty()) reason += "; " + count_error;
+  for (const auto& p : inv.node.nvml_devices_unread) reason += "; " + p;
   inv.gpu_unavailable_reason = reason;
 }
 
@@ -80,6 +71,7 @@ Inventory collect_inventory(const InventoryOptions& options) {
   NodeFacts& n = inv.node;
   n.hostname = read_hostname();
   n.kernel = read_kernel();
+  n.arch = read_arch();
   n.os = read_os_name();
   n.cpu_model = read_cpu_model();
   n.numa_nodes = count_numa_nodes();

@@ -12,7 +12,20 @@
 namespace gpuqual {
 namespace {
 constexpr std::size_t kMaxKeptErrors = 64;  // per pattern, over all passes and chunks
+
+// The pattern's error log, read back after its last step: the count, and the first errors kept.
+void add_logged_errors(MemtestPatternResult& pr, const kernels::MemtestErrorLog* log, cudaStream_t stream) {
+  kernels::MemtestErrorLog host{};
+  CUDA_CHECK(cudaMemcpyAsync(&host, log, sizeof(host), cudaMemcpyDeviceToHost, stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  pr.errors += host.count;
+  const auto logged = host.count < kernels::kMemtestLogCapacity ? host.count : kernels::kMemtestLogCapacity;
+  for (unsigned long long i = 0; i < logged && pr.first_errors.size() < kMaxKeptErrors; ++i) {
+    pr.first_errors.push_back(host.entries[i]);
+  }
 }
+
+}  // namespace
 
 unsigned long long MemtestRunResult::total_errors() const {
   unsigned long long n = 0;
@@ -76,21 +89,17 @@ MemtestRunResult run_memtest(const MemtestConfig& config, const std::function<bo
           if (step == 0 && corrupt) {
             CUDA_CHECK(cudaStreamSynchronize(stream.get()));
             corrupt(pr.pattern, chunks[c].as<std::uint64_t>(), n);
+            // The corruptor writes with the legacy default stream (cudaMemcpy from pageable memory
+            // may return before its DMA lands) and this stream is non-blocking, so nothing orders
+            // the two: wait for the whole device, so the next step reads the corrupted word.
+            CUDA_CHECK(cudaDeviceSynchronize());
           }
         }
         // Bounded queue depth and a prompt stop: one sync per step over the region.
         CUDA_CHECK(cudaStreamSynchronize(stream.get()));
         r.bytes_moved += static_cast<double>(r.bytes_tested) * ((step > 0) + (step < steps));
       }
-      kernels::MemtestErrorLog host{};
-      CUDA_CHECK(cudaMemcpyAsync(&host, log, sizeof(host), cudaMemcpyDeviceToHost, stream.get()));
-      CUDA_CHECK(cudaStreamSynchronize(stream.get()));
-      pr.errors += host.count;
-      const auto logged =
-          host.count < kernels::kMemtestLogCapacity ? host.count : kernels::kMemtestLogCapacity;
-      for (unsigned long long i = 0; i < logged && pr.first_errors.size() < kMaxKeptErrors; ++i) {
-        pr.first_errors.push_back(host.entries[i]);
-      }
+      add_logged_errors(pr, log, stream.get());
       if (r.stopped) break;
       ++pr.passes_run;
     }

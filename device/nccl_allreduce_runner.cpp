@@ -222,6 +222,9 @@ void NcclAllreduceRunner::check_once(
     for (std::size_t k = 0; k < locals_.size(); ++k) {
       DeviceGuard g(locals_[k].gpu);
       corrupt(k, item.in_place ? locals_[k].send.get() : locals_[k].recv.get(), item);
+      // The corruptor may write with the legacy default stream, which nothing orders against this
+      // GPU's non-blocking stream: wait for the device, so the verify kernel sees the corruption.
+      CUDA_CHECK(cudaDeviceSynchronize());
     }
   }
   for (auto& l : locals_) {

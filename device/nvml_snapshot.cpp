@@ -1,6 +1,7 @@
 #include "device/nvml_snapshot.hpp"
 
 #include "core/base/utc_time.hpp"
+#include "core/rules/health_core_fields.hpp"
 #include "core/rules/health_sampling.hpp"
 
 #include <fmt/chrono.h>
@@ -180,6 +181,14 @@ void read_nvlinks(const NvmlApi& api, nvmlDevice_t h, GpuHealthReading& g) {
   }
 }
 
+// A GPU lost while sampling (NVML_ERROR_GPU_IS_LOST) is named once among its unread readings,
+// which the rules judge as gpu.lost; other failures of a sample leave the sample out.
+void note_lost(nvmlReturn_t rc, const char* what, GpuHealthReading& g) {
+  if (rc != NVML_ERROR_GPU_IS_LOST) return;
+  const std::string entry = std::string(what) + ": " + nvml_error_text(rc);
+  if (std::find(g.unread.begin(), g.unread.end(), entry) == g.unread.end()) g.unread.push_back(entry);
+}
+
 // The highest link seen while sampling (core/rules/health_sampling.hpp: idle links train down),
 // and, once, why it was not read: the rules name NVML's answer (a vGPU guest's NOT_SUPPORTED).
 void sample_link(const NvmlApi& api, nvmlDevice_t h, GpuHealthReading& g) {
@@ -196,6 +205,7 @@ void sample_link(const NvmlApi& api, nvmlDevice_t h, GpuHealthReading& g) {
   }
   keep_highest_link(g, gen, width);
   const nvmlReturn_t failed = gen_rc != NVML_SUCCESS ? gen_rc : width_rc;
+  note_lost(failed, "pcie_link", g);
   if (failed == NVML_SUCCESS || (g.pcie_gen && g.pcie_width)) return;
   const bool noted = std::any_of(g.unread.begin(), g.unread.end(),
                                  [](const std::string& u) { return u.starts_with("pcie_link:"); });
@@ -209,6 +219,7 @@ void sample_one(const NvmlApi& api, nvmlDevice_t h, GpuHealthReading& g) {
     rc = api.nvmlDeviceGetCurrentClocksEventReasons(h, &reasons);
   else if (api.nvmlDeviceGetCurrentClocksThrottleReasons)
     rc = api.nvmlDeviceGetCurrentClocksThrottleReasons(h, &reasons);
+  note_lost(rc, "clock_event_reasons", g);
   if (rc == NVML_SUCCESS) {
     g.throttle_reasons = g.throttle_reasons.value_or(0) | reasons;
     ++g.throttle_samples;
@@ -227,20 +238,32 @@ void sample_one(const NvmlApi& api, nvmlDevice_t h, GpuHealthReading& g) {
 
 NvmlHealthReader::NvmlHealthReader(const NvmlSession& nvml, const std::vector<GpuInfo>& record_gpus)
     : nvml_(nvml) {
-  std::vector<NvmlDeviceRef> all = list_nvml_devices(nvml, &problems_);
-  unsigned count = 0;
-  if (nvml.ok() && nvml.api().nvmlDeviceGetCount_v2(&count) == NVML_SUCCESS)
-    nvml_count_ = static_cast<int>(count);
+  std::string count_error;
+  const std::vector<NvmlDeviceRef> all = scan_nvml_devices(nvml, &count_error);
+  if (!count_error.empty()) problems_.push_back(count_error);
+  if (nvml.ok() && count_error.empty()) nvml_count_ = static_cast<int>(all.size());
+  std::vector<NvmlDeviceRef> untied;  // not tied to a GPU of the run: never dropped
   for (const auto& d : all) {
     std::optional<int> index;
-    if (record_gpus.empty()) index = static_cast<int>(d.nvml_index);
+    if (record_gpus.empty() && d.opened() && d.identified()) index = static_cast<int>(d.nvml_index);
     for (const auto& g : record_gpus) {
       if (match_nvml_device({d}, g.uuid, g.pci_bus_id)) index = g.index;
     }
-    if (!index) continue;  // not one of this run's GPUs
+    if (!index && (!d.opened() || !d.identified())) untied.push_back(d);
+    if (!index) continue;  // untied, or identified and not one of this run's GPUs
     devices_.push_back(d);
     record_index_.push_back(*index);
   }
+  // A GPU of the run NVML lists under no UUID or bus id: NVML's answer for it by bus id (a GPU
+  // CUDA still lists that NVML lost), so the finding names the GPU.
+  for (const auto& g : record_gpus) {
+    if (std::find(record_index_.begin(), record_index_.end(), g.index) != record_index_.end()) continue;
+    const std::string answer = nvml_handle_answer(nvml, g.pci_bus_id);
+    if (answer.empty()) continue;
+    unopened_.push_back({g.index, g.name, g.uuid, g.pci_bus_id, answer});
+    account_for_unopened(untied, answer);
+  }
+  for (const auto& d : untied) unidentified_.push_back(nvml_device_problem(d));
 }
 
 int NvmlHealthReader::record_index_of(nvmlDevice_t device) const {
@@ -272,9 +295,15 @@ HealthSnapshot NvmlHealthReader::read() const {
     g.pci_bus_id = d.pci_bus_id;
     GpuInfo info;
     fill_gpu_from_nvml(nvml_, d, info);
+    g.unread = info.nvml_unread;  // the UUID or bus id not read; a reading the GPU was lost at
     g.name = info.name;
     g.compute_capability = info.compute_capability;
     g.virtualization_mode = info.virtualization_mode;
+    // A lost GPU answers nothing more; its readings are not asked for (gpu.lost judges it).
+    if (std::any_of(g.unread.begin(), g.unread.end(), nvml_answer_lost)) {
+      s.gpus.push_back(std::move(g));
+      continue;
+    }
     Reader r{nvml_, g};
     read_ecc(api, d.handle, r);
     read_memory_repair(api, d.handle, r);
@@ -282,8 +311,19 @@ HealthSnapshot NvmlHealthReader::read() const {
     read_nvlinks(api, d.handle, g);
     s.gpus.push_back(std::move(g));
   }
-  // A GPU NVML lists but cannot open (fallen off the bus) is missing from `gpus`: the GPU-count
-  // rule sees it; its NVML message is kept on the first GPU's unread list for the record.
+  // After the opened devices (sample() goes through them in this order): the run's GPUs NVML
+  // gave no handle for, with its answer, and the devices not tied to a GPU, each judged
+  // (core/rules/health_rules.hpp). The count's failure is kept on the first GPU's list.
+  for (const Unopened& u : unopened_) {
+    GpuHealthReading g;
+    g.index = u.index;
+    g.name = u.name;
+    g.uuid = u.uuid;
+    g.pci_bus_id = u.pci_bus_id;
+    g.unread.push_back(u.answer);
+    s.gpus.push_back(std::move(g));
+  }
+  s.unidentified = unidentified_;
   if (!problems_.empty() && !s.gpus.empty()) {
     for (const auto& p : problems_) s.gpus.front().unread.push_back(p);
   }

@@ -17,9 +17,11 @@ class NvmlSession;
 class NvmlHealthReader {
  public:
   // `record_gpus`: the inventory's GPUs; NVML devices are matched to them by UUID so findings
-  // carry run-record GPU indices, and devices outside them (CUDA_VISIBLE_DEVICES) are left out
-  // (counted in nvml_gpu_count only). With no record GPUs (CUDA unusable), every NVML device
-  // is read under its NVML index, as the inventory then lists them.
+  // carry run-record GPU indices, and identified devices outside them (CUDA_VISIBLE_DEVICES)
+  // are left out (counted in nvml_gpu_count only). With no record GPUs (CUDA unusable), every
+  // NVML device is read under its NVML index, as the inventory then lists them. A device NVML
+  // lists but that cannot be tied to a GPU (not opened, neither UUID nor bus id read) is never
+  // dropped: HealthSnapshot::unidentified names it with NVML's answers.
   NvmlHealthReader(const NvmlSession& nvml, const std::vector<GpuInfo>& record_gpus);
 
   // A snapshot with every static reading (counters, modes, limits, NVLink), no samples yet.
@@ -37,6 +39,12 @@ class NvmlHealthReader {
   std::vector<NvmlDeviceRef> devices_;
   std::vector<int> record_index_;  // parallel to devices_
   std::vector<std::string> problems_;
+  std::vector<std::string> unidentified_;  // HealthSnapshot::unidentified
+  struct Unopened {                        // a run GPU NVML answered no handle for, by bus id
+    int index = 0;
+    std::string name, uuid, pci_bus_id, answer;
+  };
+  std::vector<Unopened> unopened_;
   int nvml_count_ = 0;  // every device NVML lists, opened or not
 };
 

@@ -4,8 +4,12 @@
 // even one that crashed its child process, are seen), and the health check runs one over its
 // own window. The thread waits on an NVML event set with a short timeout, so stop() returns
 // promptly. Nothing throws for a missing NVML or unsupported events: available() is false and
-// reason() says why.
+// reason() says why. A wait that fails is a gap in the watch: wait_failure() says so (the watch
+// then never passes), and the thread backs off before the next wait (xid_wait_backoff.hpp)
+// rather than spin.
 #include <atomic>
+#include <condition_variable>
+#include <cstdint>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -56,8 +60,21 @@ class XidMonitor {
   // GPUs (run-record indices) whose Xid events are watched.
   const std::vector<int>& watched_gpus() const { return watched_; }
 
+  // Why waits on the event set failed, with how many did: "nvmlEventSetWait_v2:
+  // NVML_ERROR_GPU_IS_LOST: GPU is lost (3 failed waits; GPU 1 lost)"; "" when none failed.
+  std::string wait_failure() const;
+  // Watched GPUs (run-record indices) that answered NVML_ERROR_GPU_IS_LOST once a wait did.
+  std::vector<int> lost_gpus() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return lost_gpus_;
+  }
+
  private:
   void loop();
+  void note_wait_failure(nvmlReturn_t rc);
+  void record_event(const nvmlEventData_t& data);
+  void drain();
+  void pause(unsigned ms);
 
   NvmlSession nvml_;
   NvmlHealthReader reader_;
@@ -65,6 +82,11 @@ class XidMonitor {
   std::thread thread_;
   std::atomic<bool> stop_{false};
   mutable std::mutex mu_;
+  std::condition_variable wake_;  // ends a backoff pause at stop()
+  std::string wait_error_;        // the first failed wait's answer
+  std::uint64_t failed_waits_ = 0;
+  std::vector<int> lost_gpus_;  // watched GPUs that answer GPU_IS_LOST after a wait said so
+  bool probed_lost_ = false;
   std::vector<XidEvent> events_;
   std::string running_check_;
   std::vector<int> watched_;

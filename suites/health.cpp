@@ -23,6 +23,7 @@
 #include "core/base/atomic_file.hpp"
 #include "core/base/json_fields.hpp"
 #include "core/record/hardware_class.hpp"
+#include "core/rules/health_core_fields.hpp"
 #include "core/rules/health_rules.hpp"
 #include "core/rules/health_sampling.hpp"
 #include "core/rules/health_severity.hpp"
@@ -221,7 +222,15 @@ class HealthCheck : public Check {
       r.attributes["counters_since"] = "start of the health check";
     }
 
-    if (!watching) p.policy.xid_watch_off = xids.reason().empty() ? "not started" : xids.reason();
+    // A watch that was off, that lost a GPU when it registered, or whose waits failed had a
+    // gap: the health check does not pass on it (core/rules/health_rules.hpp).
+    std::string gap = xids.wait_failure().empty() ? "" : "waits failed: " + xids.wait_failure();
+    if (!watching) {
+      gap = xids.reason().empty() ? "not started" : xids.reason();
+    } else if (nvml_answer_lost(xids.reason())) {
+      gap = xids.reason() + (gap.empty() ? "" : "; " + gap);
+    }
+    if (!gap.empty()) p.policy.xid_watch_off = gap;
     take_evaluation(evaluate_health(after, base, p.policy, table), after, r);
 
     if (!ctx.side_dir.empty()) {

@@ -12,6 +12,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -94,7 +95,11 @@ double finite(const element& v, const std::string& file, Where where) {
 }
 
 // The simdjson twin of JsonObject (json_fields.hpp): the same accessors, the same messages, the
-// same paths. A duplicated key resolves to its last occurrence, as nlohmann's parser does.
+// same paths. A key given twice in one object is refused ("duplicate key"), as the YAML reader
+// refuses it in a baseline (core/base/yaml_tree.hpp): which copy counts would otherwise be the
+// parser's choice (nlohmann keeps the last, others the first), and a record or a cluster file
+// that says two things of one field says nothing reliable. Every key is looked up (finish()
+// refuses the others), so the lookup is where a duplicate shows, at no extra cost.
 class Obj {
  public:
   Obj(const element& e, const std::string& file, const Where& where) : file_(file), where_(where) {
@@ -215,14 +220,16 @@ class Obj {
     }
     return out;
   }
-  // Every (key, string value) of an object field, last duplicate winning, or the same error as
-  // record_json.cpp for a non-string value.
+  // Every (key, string value) of an object field, or the same error as record_json.cpp for a
+  // non-string value; a key given twice is refused.
   std::map<std::string, std::string> string_map(std::string_view key, const char* what) {
     const element& obj = object(key);
     std::map<std::string, std::string> out;
     std::string first_bad;
+    std::set<std::string> keys;
     for (auto field : simdjson::dom::object(obj)) {
       std::string k(field.key);
+      if (!keys.insert(k).second) fail(std::string(key) + "." + k, fmt::format("duplicate key \"{}\"", k));
       if (field.value.type() != element_type::STRING) {
         if (first_bad.empty() || k < first_bad) first_bad = k;
         continue;
@@ -264,14 +271,15 @@ class Obj {
     }
     return true;
   }
-  // Every field is scanned, comparing tags first: of duplicate keys the last one wins, as with
-  // nlohmann, and every copy counts as seen. (Starting from where the last field was found does
-  // not pay: records are written with sorted keys and read in the struct's order; measured.)
+  // Every field is scanned, comparing tags first, so a second copy of the key is found on the
+  // way: refused. (Starting from where the last field was found does not pay: records are written
+  // with sorted keys and read in the struct's order; measured.)
   const element* find(std::string_view key) {
     const std::uint32_t tag = tag_of(key);
     const element* found = nullptr;
     for (auto& f : fields_) {
       if (f.tag == tag && same_bytes(f.key, key)) {
+        if (found) fail(key, fmt::format("duplicate key \"{}\"", key));
         f.seen = true;
         found = &f.value;
       }

@@ -13,8 +13,8 @@
 #include "core/base/plural.hpp"
 #include "core/base/stats.hpp"
 #include "core/base/utc_time.hpp"
+#include "core/baseline/unit_baseline.hpp"
 #include "core/judge/compare_rules.hpp"
-#include "core/judge/compare_slices.hpp"
 #include "core/record/mig_class.hpp"
 #include "core/record/record_lookup.hpp"
 #include "core/rules/health_severity.hpp"
@@ -147,10 +147,10 @@ std::vector<std::string> classes_of(const RunRecord& r) {
   return classes;
 }
 
-// The class a metric of `r` measures: its slice class when measured on a MIG device.
+// The class a metric of `r` measures: its unit's (core/baseline/unit_baseline.hpp), a MIG slice's
+// or compute instance's class when measured on a MIG device.
 std::string metric_class(const RunRecord& r, const Metric& m) {
-  if (m.mig_device.empty() || !m.gpu) return r.hardware_class.slug;
-  return slice_class_of(r, *m.gpu, m.mig_device);
+  return judged_unit(r, m.gpu, m.mig_device).slug;
 }
 
 // The MIG devices of slice class `slug` in `r`: (GPU, MIG UUID).
@@ -159,8 +159,9 @@ std::vector<std::pair<int, std::string>> devices_of_class(const RunRecord& r, co
   for (const GpuInfo& g : r.gpus) {
     if (!g.mig || !g.mig->current) continue;
     for (const MigGpuInstance& gi : g.mig->gpu_instances) {
-      if (mig_class_slug(r.hardware_class.slug, gi.profile) != slug) continue;
-      for (const MigComputeInstance& ci : gi.compute_instances) out.emplace_back(g.index, ci.uuid);
+      for (const MigComputeInstance& ci : gi.compute_instances) {
+        if (judged_unit(r, g.index, ci.uuid).slug == slug) out.emplace_back(g.index, ci.uuid);
+      }
     }
   }
   return out;

@@ -86,10 +86,6 @@ MatrixObservation observe_record(const RunRecord& record, Outcome outcome) {
   o.compute_capability = record_compute_capability(record);
   o.stack = matrix_components(record);
   o.complete = record.complete;
-  // A stack the `stack` rules found broken on this node (node.stack.stack_check, which every run's
-  // inventory writes) is not known-good there, even when the suite did not run the check.
-  const auto& stack = record.node.stack;
-  if (stack && stack->stack_check && stack->stack_check->status == "fail") outcome = Outcome::fail;
   if (passed(outcome) && record.complete) o.images = validated_images(record);
   o.node = record_node(record);
   o.run_id = record.run_id;
@@ -214,8 +210,8 @@ std::vector<std::string> labels(const std::map<std::uint32_t, std::set<std::uint
   return out;
 }
 
-void state_of(MatrixRow& r, const std::vector<std::string>& blamed, const std::string& example,
-              int min_nodes) {
+void state_of(MatrixRow& r, const std::vector<std::string>& blamed, const std::string& example, int min_nodes,
+              int unidentified_passes) {
   const std::size_t np = r.nodes_passed.size(), nf = r.nodes_failed.size();
   if (!blamed.empty()) {
     r.state = MatrixState::known_bad;
@@ -236,6 +232,10 @@ void state_of(MatrixRow& r, const std::vector<std::string>& blamed, const std::s
                                  plural(np, "node"), min_nodes)
                    : fmt::format("no run passed or failed ({} inconclusive)", r.runs_inconclusive);
   }
+  if (unidentified_passes > 0) {
+    r.why += fmt::format("; {} named no GPU (every UUID unread) and count toward no node",
+                         plural(unidentified_passes, "passing run"));
+  }
 }
 
 }  // namespace
@@ -253,7 +253,10 @@ Matrix MatrixBuilder::finish() {
       if (!t.first || at < *t.first) t.first = at;
       if (!t.last || at > *t.last) t.last = at;
     }
-    Seen& mr = seen[{m, e.row}];
+    // A run naming no GPU is placed by a node name another machine can carry: it never shows one
+    // machine passing on one stack and failing on another, so it blames no stack (docs/matrix.md).
+    Seen unplaced;
+    Seen& mr = e.identified ? seen[{m, e.row}] : unplaced;
     if (passed(e.outcome)) {
       ++t.runs_passed;
       // A run whose record names no GPU (every UUID unread) cannot be told from another machine's
@@ -308,11 +311,8 @@ Matrix MatrixBuilder::finish() {
     std::vector<std::string> blamed_names;
     for (const auto& b : blamed) blamed_names.push_back(b.first);
     state_of(r, blamed_names,
-             blamed.empty() ? "" : stack_difference(rows_[blamed.front().second].stack, a.stack), min_nodes_);
-    if (t.unidentified_passes > 0) {
-      r.why += fmt::format("; {} named no GPU (every UUID unread) and count toward no node",
-                           plural(t.unidentified_passes, "passing run"));
-    }
+             blamed.empty() ? "" : stack_difference(rows_[blamed.front().second].stack, a.stack), min_nodes_,
+             t.unidentified_passes);
     m.rows.push_back(std::move(r));
   }
   std::sort(m.rows.begin(), m.rows.end(), [](const MatrixRow& x, const MatrixRow& y) {

@@ -28,10 +28,10 @@ MatrixBuildResult build_matrix(const std::vector<std::string>& paths, BaselineSo
       unreadable[i] = std::current_exception();
       return;
     }
-    const Baseline* b = baselines.for_class(record.hardware_class.slug);
     CompareOptions co;
     co.with_stack = false;  // the row's stack is matrix_components(record); only the outcome is used
-    const Verdict v = compare_record(record, b, co);
+    // Every unit (MIG slices too) against its class's baseline, as compare judges the record.
+    const Verdict v = compare_with_baselines(record, baselines, co);
     seen[i] = observe_record(record, v.outcome);
   });
 

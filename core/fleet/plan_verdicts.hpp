@@ -5,7 +5,9 @@
 // node (pass the files oldest first).
 #include <map>
 #include <string>
+#include <vector>
 
+#include "core/fleet/plan_cluster.hpp"
 #include "core/verdict/verdict.hpp"
 
 namespace gpuqual {
@@ -18,6 +20,17 @@ using NodeOutcomes = std::map<std::string, Outcome>;
 // --max-age or --consecutive it cannot show that it still qualifies the node; docs/plan.md).
 void add_node_outcomes(const Verdict& v, const std::string& origin, NodeOutcomes& out,
                        bool may_qualify = true);
+
+// The class of each node's records, by node name, as the verdicts state it (a compare or diff
+// verdict its record's class, a gate verdict each node's).
+using NodeClasses = std::map<std::string, std::string>;
+void add_node_classes(const Verdict& v, NodeClasses& out);
+
+// A node its labels leave `unknown` takes the class of its records (docs/plan.md): a MIG node
+// labelled by GPU Feature Discovery's single strategy (`nvidia.com/gpu.product` ending
+// `-MIG-<profile>`) the slice class `<records' parent class>-mig-<profile>`, any other node the
+// records' class. A node without records, or whose records' class is unknown or mixed, stays.
+void apply_record_classes(std::vector<ClusterNode>& nodes, const NodeClasses& classes);
 
 // pass/warn: qualified (done); fail: stays out and is no longer capacity; inconclusive: still
 // to be qualified (planned like a node without a verdict).

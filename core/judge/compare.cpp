@@ -283,8 +283,9 @@ void decide(const RunRecord& r, const Baseline* b, const CompareOptions& options
       list->push_back(fmt::format("{} {}: {}", m.metric, scope_name(m.gpu), m.reason));
   }
   for (const auto& f : v.findings) {
-    // A finding row in error is its check's error, which the record's check statuses below list.
-    if (f.status == Status::error) continue;
+    // A finding row in error is its check's error, which the record's check statuses below list;
+    // an inventory row's (a GPU NVML could not read: core/verdict/lost_gpus.hpp) is its own.
+    if (f.status == Status::error && f.check != kInventoryCheck) continue;
     if (auto* list = list_for(f.status)) {
       list->push_back(fmt::format("finding {} {}: {}", f.finding.code, scope_name(f.finding.gpu), f.reason));
     }
@@ -334,7 +335,8 @@ Verdict compare_record(const RunRecord& r, const Baseline* b, const CompareOptio
   v.baseline = b ? b->origin : "";
   if (options.with_stack) v.stack = stack_components(r);
   add_metric_rows(r, b, v);
-  std::vector<std::string> slices = add_slice_metric_rows(r, options.slice_baselines, v);
+  UnitBaselines units(r, b, options.unit_baselines);
+  std::vector<std::string> slices = add_slice_metric_rows(r, units, v);
   add_finding_rows(r, b, v);
   add_check_rows(r, b, v);
   std::vector<std::string> unjudged = add_gpu_count_rows(r, b, options, v);
@@ -347,6 +349,11 @@ Verdict compare_record(const RunRecord& r, const Baseline* b, const CompareOptio
   decide(r, b, options, v, std::move(unjudged));
   v.summary = compare_summary(v, b != nullptr);
   return v;
+}
+
+Verdict compare_with_baselines(const RunRecord& r, BaselineSource& source, CompareOptions options) {
+  options.unit_baselines = &source;
+  return compare_record(r, source.for_class(r.hardware_class.slug), options);
 }
 
 }  // namespace gpuqual

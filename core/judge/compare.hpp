@@ -21,9 +21,9 @@ struct CompareOptions {
   bool with_stack = true;
   // The GPUs of the before-record when diff judges the after-record (core/verdict/expected_gpus.hpp).
   std::optional<int> before_gpu_count{};
-  // Where the baselines of MIG slice classes are looked up (`<class>-mig-<profile>`,
-  // core/judge/compare_slices.hpp); null: a record's per-slice metrics stay unjudged (inconclusive).
-  BaselineSource* slice_baselines = nullptr;
+  // Where the baselines of the record's other units are found (MIG slices and compute instances,
+  // core/baseline/unit_baseline.hpp); null: their metrics stay unjudged (inconclusive).
+  BaselineSource* unit_baselines = nullptr;
 };
 
 // The `stack.off_target` rows of a judged record (check "stack"): the findings, a check row for
@@ -39,5 +39,10 @@ Verdict record_verdict(std::string kind, const RunRecord& record);
 // inconclusive (never pass), with the reason. Checks that errored or were skipped are never
 // pass; a metric the baseline requires and the record lacks is inconclusive.
 Verdict compare_record(const RunRecord& record, const Baseline* baseline, const CompareOptions& options);
+
+// compare_record with every unit's baseline, the record's own class's included, from `source`
+// (options.unit_baselines is set to it): how a command that judges with one source of baselines
+// (gate, matrix, report --gate, baseline build) judges each record.
+Verdict compare_with_baselines(const RunRecord& record, BaselineSource& source, CompareOptions options);
 
 }  // namespace gpuqual

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "core/record/record_lookup.hpp"
+#include "core/verdict/skip_acceptance.hpp"
 #include "core/verdict/suite_requirements.hpp"
 
 namespace gpuqual {
@@ -95,6 +96,31 @@ void unmet(Verdict& v, std::vector<std::string>& reasons, const std::string& che
   v.checks.push_back(CheckRow{check, gpu, Status::error, std::move(why), 0, false});
 }
 
+// A skip of the whole check with a not-applicable code (docs/mig.md, "What does not apply") speaks
+// for the GPUs the code holds for, each judged as its own unit (core/verdict/skip_acceptance.hpp):
+// `vgpu_guest` for the vGPUs, `mig_instance` for the GPUs in MIG mode. Every other GPU the check
+// reported nothing for is not vouched for, and the every-GPU rule asks it of each. A skip without
+// a code, or with one that does not hold for the check at all, is decided by its own row.
+void check_level_skip_rows(const RunRecord& r, const CheckResult& c, const std::string& by, Verdict& v,
+                           std::vector<std::string>& reasons) {
+  if (c.reason_code.empty() || c.optional || not_applicable_refusal(r, c, c.reason_code, std::nullopt))
+    return;
+  for (const auto& g : r.gpus) {
+    if (gpu_in_mig_mode(g) && measured_per_mig_device(c.name)) continue;
+    const bool own =
+        std::any_of(c.per_gpu.begin(), c.per_gpu.end(),
+                    [&](const GpuCheckStatus& s) { return s.gpu == g.index; }) ||
+        std::any_of(c.metrics.begin(), c.metrics.end(), [&](const Metric& m) { return m.gpu == g.index; });
+    if (own) continue;  // the GPU's own rows decide it
+    const auto refused = not_applicable_refusal(r, c, c.reason_code, g.index);
+    if (!refused) continue;
+    unmet(v, reasons, c.name, g.index,
+          fmt::format("the check skipped as a whole ({}), which does not cover this GPU ({}), and it "
+                      "reported nothing for it; {} requires it on every GPU",
+                      c.reason_code, *refused, by));
+  }
+}
+
 void add_required_check_rows(const RunRecord& r, const Baseline* b, Verdict& v,
                              std::vector<std::string>& reasons) {
   for (const Required& q : required_checks(r, b)) {
@@ -107,8 +133,13 @@ void add_required_check_rows(const RunRecord& r, const Baseline* b, Verdict& v,
         unmet(v, reasons, q.check, std::nullopt, fmt::format("not in the record, but required by {}", q.by));
       continue;
     }
-    // A check that failed, errored or skipped is decided by its own rows.
-    if (!q.every_gpu || (c->status != Status::pass && c->status != Status::warn)) continue;
+    if (!q.every_gpu) continue;
+    if (c->status == Status::skip) {
+      check_level_skip_rows(r, *c, q.by, v, reasons);
+      continue;
+    }
+    // A check that failed or errored is decided by its own rows.
+    if (c->status != Status::pass && c->status != Status::warn) continue;
     for (const auto& g : r.gpus) {
       // A GPU in MIG mode is measured in its MIG devices: their classes ask it of each
       // (core/judge/compare_slices.hpp), so the whole GPU's class does not.

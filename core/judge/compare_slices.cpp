@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <map>
 #include <set>
 #include <tuple>
 
@@ -24,28 +23,6 @@ const MetricExpectation* per_gpu_expectation(const Baseline* b, const std::strin
   }
   return nullptr;
 }
-
-// The slice classes' baselines, each looked up once; a class without one maps to null.
-class SliceLookup {
- public:
-  explicit SliceLookup(BaselineSource* source) : source_(source) {}
-  const Baseline* operator()(const std::string& slug) {
-    auto [it, added] = found_.try_emplace(slug, nullptr);
-    if (added && source_) it->second = source_->for_class(slug);
-    return it->second;
-  }
-  std::vector<std::string> without_baseline() const {
-    std::vector<std::string> out;
-    for (const auto& [slug, b] : found_) {
-      if (!b) out.push_back(slug);
-    }
-    return out;
-  }
-
- private:
-  BaselineSource* source_;
-  std::map<std::string, const Baseline*> found_;
-};
 
 MetricRow slice_row(const CheckResult& c, const Metric& m, const std::string& slug, const Baseline* b) {
   const MetricExpectation* e = per_gpu_expectation(b, m.name);
@@ -104,14 +81,15 @@ using SliceScope = std::tuple<std::string, int, std::string>;  // metric, GPU, M
 
 // Expectations of a slice class's baseline that one of its MIG devices did not answer, and the
 // checks it requires there that do not vouch for it.
-void add_missing_slice_rows(const RunRecord& r, const GpuInfo& g, SliceLookup& lookup,
+void add_missing_slice_rows(const RunRecord& r, const GpuInfo& g, UnitBaselines& units,
                             const std::set<SliceScope>& seen, Verdict& v,
                             std::vector<std::string>& unjudged) {
   for (const MigGpuInstance& gi : g.mig->gpu_instances) {
-    const std::string slug = mig_class_slug(r.hardware_class.slug, gi.profile);
-    const Baseline* b = lookup(slug);
-    if (!b) continue;
     for (const MigComputeInstance& ci : gi.compute_instances) {
+      // A compute instance narrower than its GPU instance is a class of its own (unit_baseline.hpp).
+      const std::string slug = judged_unit(r, g.index, ci.uuid).slug;
+      const Baseline* b = units.for_class(slug);
+      if (!b) continue;
       add_slice_coverage_rows(r, *b, slug, g.index, ci.uuid, v, unjudged);
       for (const MetricExpectation& e : b->metrics) {
         if (!e.per_gpu || seen.count({e.name, g.index, ci.uuid})) continue;
@@ -138,21 +116,13 @@ void add_missing_slice_rows(const RunRecord& r, const GpuInfo& g, SliceLookup& l
 
 bool gpu_in_mig_mode(const GpuInfo& g) { return g.mig && g.mig->current; }
 
-std::string slice_class_of(const RunRecord& r, int gpu, const std::string& mig_device) {
-  const GpuInfo* g = find_gpu(r.gpus, gpu);
-  if (!g || !g->mig) return "";
-  const auto dev = find_mig_device(*g->mig, mig_device);
-  return dev ? mig_class_slug(r.hardware_class.slug, dev->gpu_instance->profile) : "";
-}
-
-std::vector<std::string> add_slice_metric_rows(const RunRecord& r, BaselineSource* slices, Verdict& v) {
-  SliceLookup lookup(slices);
+std::vector<std::string> add_slice_metric_rows(const RunRecord& r, UnitBaselines& units, Verdict& v) {
   std::set<SliceScope> seen;
   for (const CheckResult& c : r.checks) {
     for (const Metric& m : c.metrics) {
       if (m.mig_device.empty() || !m.gpu) continue;
-      const std::string slug = slice_class_of(r, *m.gpu, m.mig_device);
-      v.metrics.push_back(slice_row(c, m, slug, lookup(slug)));
+      const std::string slug = judged_unit(r, m.gpu, m.mig_device).slug;
+      v.metrics.push_back(slice_row(c, m, slug, units.for_class(slug)));
       seen.emplace(m.name, *m.gpu, m.mig_device);
     }
   }
@@ -164,9 +134,9 @@ std::vector<std::string> add_slice_metric_rows(const RunRecord& r, BaselineSourc
           fmt::format("GPU {} is in MIG mode with no MIG device: nothing was measured on it", g.index));
       continue;
     }
-    add_missing_slice_rows(r, g, lookup, seen, v, unjudged);
+    add_missing_slice_rows(r, g, units, seen, v, unjudged);
   }
-  for (const std::string& slug : lookup.without_baseline()) {
+  for (const std::string& slug : units.classes_without_baseline()) {
     unjudged.push_back(fmt::format("no baseline for MIG class {}: its MIG devices are not judged", slug));
   }
   return unjudged;

@@ -325,6 +325,7 @@ class Differ {
           fmt::format("finding {} {}: {}", row.finding.code, scope_name(row.finding.gpu), row.finding.detail);
       if (row.status == Status::fail) fails_.push_back(what);
       if (row.status == Status::warn) warns_.push_back(what);
+      if (row.status == Status::error) unjudged_.push_back(what);  // a GPU NVML could not read
       v_.findings.push_back(std::move(row));
     }
   }
@@ -431,6 +432,7 @@ class Differ {
     CompareOptions co;
     co.with_stack = false;                                        // --target: add_target judged it already
     co.before_gpu_count = static_cast<int>(before_.gpus.size());  // a source of the node's GPU count
+    co.unit_baselines = options_.unit_baselines;                  // the slices', as compare finds them
     alone_ = compare_record(after_, options_.after_baseline, co);
     if (options_.after_baseline->kind == BaselineKind::floor) notes_.push_back(kFloorNote);
     if (alone_->outcome == Outcome::pass) return;

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "core/baseline/baseline.hpp"
+#include "core/baseline/class_baselines.hpp"
 #include "core/record/record.hpp"
 #include "core/verdict/target.hpp"
 #include "core/verdict/verdict.hpp"
@@ -33,6 +34,9 @@ struct DiffOptions {
   // inconclusive), or when both are empty (library callers: the before-record alone decides).
   const Baseline* after_baseline = nullptr;
   std::string after_baseline_missing;
+  // Where compare of the after-record finds its other units' baselines (MIG slices and compute
+  // instances, core/baseline/unit_baseline.hpp): without it a MIG node can never pass a diff.
+  BaselineSource* unit_baselines = nullptr;
 };
 
 Verdict diff_records(const RunRecord& before, const RunRecord& after, const DiffOptions& options);

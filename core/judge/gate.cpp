@@ -11,6 +11,7 @@
 #include "core/base/plural.hpp"
 #include "core/base/stats.hpp"
 #include "core/base/utc_time.hpp"
+#include "core/baseline/unit_baseline.hpp"
 #include "core/judge/compare.hpp"
 #include "core/judge/gate_summary.hpp"
 #include "core/record/hardware_class.hpp"
@@ -171,7 +172,7 @@ NodeSummary summarize_node(const RunRecord& r, const Baseline* b, const GateOpti
   co.expect_gpus = options.expect_gpus;
   co.target = options.target;
   co.with_stack = false;
-  co.slice_baselines = options.slice_baselines;
+  co.unit_baselines = options.unit_baselines;
   s.verdict = compare_record(r, b, co);
   // The node's verdict is named as the pool names the node: in a Kubernetes Job the hostname is
   // the pod's, shared by every pod of an Indexed Job; `gpuqual plan --verdicts` matches by node name.
@@ -186,6 +187,9 @@ NodeSummary summarize_node(const RunRecord& r, const Baseline* b, const GateOpti
   std::vector<std::vector<double>> per_gpu(b->metrics.size());
   for (const auto& c : r.checks) {
     for (const auto& m : c.metrics) {
+      // A MIG slice's figure is judged by its own class (core/baseline/unit_baseline.hpp): mixed
+      // into the whole GPUs' pool median it would fail every healthy MIG pool.
+      if (!judged_by_record_class(r, m.gpu, m.mig_device)) continue;
       for (std::size_t k = 0; k < b->metrics.size(); ++k) {
         const MetricExpectation& e = b->metrics[k];
         if (e.name != m.name || e.unit != m.unit || e.per_gpu != m.gpu.has_value()) continue;

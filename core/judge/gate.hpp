@@ -50,8 +50,9 @@ struct GateOptions {
   const Target* target = nullptr;        // --target: nodes off this stack fail (core/verdict/target.hpp)
   Freshness freshness{};                 // --max-age, --node-file (core/verdict/record_age.hpp)
   int consecutive = 1;                   // --consecutive: passing runs in a row a node needs
-  // The MIG slice classes' baselines (CompareOptions::slice_baselines); gate_records sets its own.
-  BaselineSource* slice_baselines = nullptr;
+  // Where the baselines of the records' other units are found (CompareOptions::unit_baselines);
+  // gate_records sets its own.
+  BaselineSource* unit_baselines = nullptr;
 };
 
 // What the pool keeps of one judged record.

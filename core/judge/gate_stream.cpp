@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
+#include <cstring>
 #include <exception>
 #include <filesystem>
 #include <map>
@@ -22,6 +24,33 @@ namespace gpuqual {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// Why the `*.json` entry `path` of a directory cannot be a record file: a dangling or looping
+// symbolic link, a folder, a FIFO (reading one would wait for a writer), a socket or a device.
+// "" for a regular file, after links. Such an entry is never skipped: the directory promised a
+// record there (docs/gate.md, "Directories").
+std::string not_a_record_file(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    const int err = errno;
+    struct stat link {};
+    const bool is_link = ::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode);
+    std::error_code ec;
+    const std::string target = is_link ? fs::read_symlink(path, ec).string() : "";
+    if (is_link && err == ENOENT) return fmt::format("a dangling symbolic link (to {})", target);
+    if (is_link && err == ELOOP) return "a symbolic link loop";
+    return fmt::format("cannot be read: {}", std::strerror(err));
+  }
+  if (S_ISREG(st.st_mode)) return "";
+  if (S_ISDIR(st.st_mode)) return "a directory";
+  if (S_ISFIFO(st.st_mode)) return "a FIFO";
+  if (S_ISSOCK(st.st_mode)) return "a socket";
+  return "a device file";
+}
+
+}  // namespace
+
 std::vector<std::string> expand_record_paths(const std::vector<std::string>& args) {
   std::vector<std::string> out;
   for (const auto& a : args) {
@@ -34,8 +63,15 @@ std::vector<std::string> expand_record_paths(const std::vector<std::string>& arg
     }
     std::vector<std::string> inside;
     for (const auto& entry : fs::directory_iterator(a, ec)) {
-      if (entry.path().extension() == ".json" && entry.is_regular_file())
-        inside.push_back(entry.path().string());
+      if (entry.path().extension() != ".json") continue;
+      const std::string path = entry.path().string();
+      if (const std::string why = not_a_record_file(path); !why.empty()) {
+        throw InputError(path, "",
+                         fmt::format("{}, not a record file: a *.json entry of the directory {} is a record; "
+                                     "remove it or give the records by name",
+                                     why, a));
+      }
+      inside.push_back(path);
     }
     if (ec) throw InputError(a, "", fmt::format("cannot list the directory: {}", ec.message()));
     std::sort(inside.begin(), inside.end());
@@ -97,6 +133,19 @@ std::vector<std::string> one_run_per_run_id(const std::vector<std::string>& path
   return notes;
 }
 
+// Records of a gpuqual before node.kernel was `uname -r` alone are read as the release
+// (core/record/kernel_release.hpp); the verdict says so once, as the change is the user's to know.
+std::optional<std::string> old_kernel_note(const std::vector<std::string>& paths,
+                                           const std::vector<char>& old) {
+  const auto first = std::find(old.begin(), old.end(), 1);
+  if (first == old.end()) return std::nullopt;
+  return fmt::format(
+      "{} record(s) of an older gpuqual state the kernel as \"<release> (<arch>)\" (first: {}): read as the "
+      "release alone, `uname -r` as Kubernetes' nodeInfo.kernelVersion shows it (docs/inventory.md, "
+      "\"Kernel\")",
+      std::count(old.begin(), old.end(), 1), paths[static_cast<std::size_t>(first - old.begin())]);
+}
+
 }  // namespace
 
 Verdict gate_records(const std::vector<std::string>& paths, BaselineSource& baselines,
@@ -107,6 +156,7 @@ Verdict gate_records(const std::vector<std::string>& paths, BaselineSource& base
   std::vector<const Baseline*> used(n, nullptr);
   std::vector<std::exception_ptr> unreadable(n);  // rethrown only when not one record could be read
   std::atomic<std::size_t> readable{0};
+  std::vector<char> old_kernel(n, 0);  // the record states its kernel as "<release> (<arch>)"
 
   // A bad baseline, or the harness itself, stops the gate (for_each_record rethrows it).
   for_each_record(n, jobs, [&](std::size_t i, StreamingRecordReader& reader) {
@@ -121,9 +171,10 @@ Verdict gate_records(const std::vector<std::string>& paths, BaselineSource& base
       return;
     }
     ++readable;
+    old_kernel[i] = !record.node.kernel_as_written.empty();
     const Baseline* b = baselines.for_class(record.hardware_class.slug);
     GateOptions node_options = options;
-    node_options.slice_baselines = &baselines;  // a MIG node's slice classes, from the same source
+    node_options.unit_baselines = &baselines;  // a MIG node's slices and compute instances, likewise
     summaries[i] = summarize_node(record, b, node_options, paths[i], i);
     used[i] = b;
   });
@@ -133,6 +184,7 @@ Verdict gate_records(const std::vector<std::string>& paths, BaselineSource& base
   GatePool pool(options);
   pool.reserve(n);
   for (const auto& note : same_runs) pool.note(note);
+  if (auto note = old_kernel_note(paths, old_kernel)) pool.note(*note);
   for (std::size_t i = 0; i < n; ++i) {
     if (summaries[i]) pool.add(std::move(*summaries[i]), used[i]);
   }

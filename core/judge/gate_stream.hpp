@@ -11,7 +11,8 @@
 namespace gpuqual {
 
 // Directories stand for the *.json files directly inside them (sorted); files stay as given.
-// A path that does not exist is an InputError.
+// A path that does not exist, and a *.json entry that is not a regular file once links are
+// followed (a dangling link, a folder, a FIFO), is an InputError naming it: never skipped.
 std::vector<std::string> expand_record_paths(const std::vector<std::string>& args);
 
 // `jobs` 0: one per hardware thread. An unreadable or malformed record is an InputError (exit

@@ -107,8 +107,8 @@ void judge_completeness(const ObserveData& d, const ObservePolicy& p, Judgement&
       j.unjudged.push_back(fmt::format("{}: {} of {} GPUs report {}", node, have, expected, field::kUtil));
       status = Status::error;
     }
-    for (const auto& [key, points] : age_points) {
-      if (key.node == node) judge_gpu_gaps(key, points, d, p, j, status);
+    for (const auto& [key, series] : age_points) {
+      if (key.node == node) judge_gpu_gaps(key, series.points, d, p, j, status);
     }
     j.v.checks.push_back({name, std::nullopt, status,
                           fmt::format("{}: {} of {} GPUs report", node, have, std::max(have, expected))});
@@ -121,10 +121,10 @@ void judge_load(const ObserveData& d, const ObservePolicy& p, Judgement& j) {
   const GpuPoints g = group_by_gpu(it->second, p.node_label, d.canary);
   for (const std::string& node : d.canary) {
     std::vector<double> medians;
-    for (const auto& [key, points] : g) {
-      if (key.node != node || points.empty()) continue;
+    for (const auto& [key, series] : g) {
+      if (key.node != node || series.points.empty()) continue;
       std::vector<double> v;
-      for (const Point& pt : points) v.push_back(pt.v);
+      for (const Point& pt : series.points) v.push_back(pt.v);
       medians.push_back(median_of(v));
     }
     if (medians.empty()) continue;  // no series: completeness says so

@@ -12,6 +12,12 @@ namespace gpuqual::observe {
 
 void judge_faults(const ObserveData& d, const ObservePolicy& p, const SeverityTable& table, Judgement& j);
 
+// An Xid's severity under observe: the policy's `xids:` override, else the shipped table's, the
+// application-caused ones the table rates info (their own_kernel_severity is for gpuqual's
+// known-good kernels) raised to warn: under production load they are the workload's, a warning
+// to look at. docs/observe.md's Xid table states it for each code it names.
+Severity observe_xid_severity(int code, const ObservePolicy& p, const SeverityTable& table);
+
 // The Xids a GPU's DCGM_FI_DEV_XID_ERRORS points show in the window: the gauge holds the last Xid,
 // so an Xid is a change to a non-zero value (the value already there when the window opened
 // happened before it). (time, code) pairs.

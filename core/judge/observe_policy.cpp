@@ -1,7 +1,9 @@
 #include "core/judge/observe_policy.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <set>
@@ -11,6 +13,7 @@
 #include "core/base/json_input.hpp"
 #include "core/base/yaml_document.hpp"
 #include "core/base/yaml_tree.hpp"
+#include "core/judge/observe_series.hpp"
 #include "core/verdict/noise_model_options.hpp"
 
 namespace gpuqual::observe {
@@ -54,6 +57,7 @@ WorkloadPolicy workload_from_json(const nlohmann::json& j, const std::string& fi
     w.warn_change = read_percent(o, j, "warn_change");
     if (*w.warn_change > w.allowed_change) o.fail("warn_change", "is larger than allowed_change");
   }
+  w.optional = o.opt_boolean("optional").value_or(false);
   o.finish();
   return w;
 }
@@ -110,6 +114,25 @@ void read_xids(ObservePolicy& p, const nlohmann::json& j, const std::string& fil
   }
 }
 
+// `optional_series`: fault fields the exporter may not serve (field::kFaultFields; the
+// clock-event reasons also by their pre-DCGM-3.3 name).
+void read_optional_series(ObservePolicy& p, JsonObject& o, const std::string& file) {
+  if (!o.has("optional_series")) return;
+  const std::vector<std::string> names = o.string_array("optional_series");
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    std::string name = names[i];
+    if (name == field::kClocksEventReasonsOld) name = field::kClocksEventReasons;
+    const bool known = std::any_of(std::begin(field::kFaultFields), std::end(field::kFaultFields),
+                                   [&](const char* f) { return name == f; });
+    if (!known)
+      throw InputError(
+          file, JsonObject::index_path("$.optional_series", i),
+          fmt::format("\"{}\" is not a field observe judges (one of {})", names[i],
+                      fmt::join(std::begin(field::kFaultFields), std::end(field::kFaultFields), ", ")));
+    p.optional_series.insert(name);
+  }
+}
+
 void read_workloads(ObservePolicy& p, JsonObject& o, const std::string& file) {
   const nlohmann::json& list = o.array("workloads");
   std::set<std::string> names;
@@ -137,6 +160,7 @@ ObservePolicy policy_from_json(const nlohmann::json& root, const std::string& fi
   if (const nlohmann::json* j = o.opt_object("clock_events")) read_clock_events(p, *j, file);
   if (const nlohmann::json* j = o.opt_object("comparison")) read_comparison(p, *j, file);
   if (const nlohmann::json* j = o.opt_object("xids")) read_xids(p, *j, file);
+  read_optional_series(p, o, file);
   read_workloads(p, o, file);
   o.finish();
   p.origin = file;

@@ -8,6 +8,7 @@
 //     - {name: train.step_time, query: workload_step_time_seconds, node_label: node, direction: lower}
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,9 @@ struct WorkloadPolicy {
   Direction direction = Direction::lower;
   double allowed_change = 0.02;  // fraction worse that still passes (2 %: diff's default)
   std::optional<double> warn_change;
+  // No series from the canary pool for the whole window: a note instead of inconclusive. A
+  // series that stops or starts partway is inconclusive all the same.
+  bool optional = false;
 };
 
 struct ObservePolicy {
@@ -45,7 +49,7 @@ struct ObservePolicy {
   double min_coverage = 0.9;
   // Clock events: the unit of the violation counters (ns since NVIDIA/dcgm-exporter #589,
   // microseconds before) and the fraction of the window a canary GPU may spend throttled beyond
-  // the control pool's worst GPU before it counts.
+  // the control pool's median GPU before it counts.
   double violation_unit_s = 1e-9;
   double allowed_throttle_fraction = 0.05;
   // Workload comparison: the window is cut into `blocks` per node; each block's median is one
@@ -58,6 +62,9 @@ struct ObservePolicy {
   int consecutive = 1;
   // Xid severities over the shipped table (baselines/xid-severity.yaml): code → fail|warn|info.
   std::map<int, Severity> xid_overrides;
+  // dcgm-exporter fields (field::kFaultFields) the exporter may not serve: with no series they are
+  // a note ("not watched"), not inconclusive. Every other fault field must be there.
+  std::set<std::string> optional_series;
   std::vector<WorkloadPolicy> workloads;
   std::string origin;
 };

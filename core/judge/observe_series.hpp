@@ -42,6 +42,8 @@ namespace field {
 inline constexpr const char* kUtil = "DCGM_FI_DEV_GPU_UTIL";
 inline constexpr const char* kXid = "DCGM_FI_DEV_XID_ERRORS";
 inline constexpr const char* kDbe = "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL";
+inline constexpr const char* kSbe = "DCGM_FI_DEV_ECC_SBE_VOL_TOTAL";
+inline constexpr const char* kRemapCorrectable = "DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS";
 inline constexpr const char* kRemapUncorrectable = "DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS";
 inline constexpr const char* kRemapFailure = "DCGM_FI_DEV_ROW_REMAP_FAILURE";
 inline constexpr const char* kRemapPending = "DCGM_FI_DEV_ROW_REMAP_PENDING";
@@ -57,6 +59,21 @@ inline constexpr const char* kClocksEventReasons = "DCGM_FI_DEV_CLOCKS_EVENT_REA
 inline constexpr const char* kClocksEventReasonsOld = "DCGM_FI_DEV_CLOCK_THROTTLE_REASONS";
 // The sample age of the utilization series: timestamp(DCGM_FI_DEV_GPU_UTIL), for gaps.
 inline constexpr const char* kUtilAge = "timestamp(DCGM_FI_DEV_GPU_UTIL)";
+// The fields judge_faults reads: each is watched (series for the whole window from every canary
+// GPU that reports utilization) unless the policy lists it under `optional_series`.
+inline constexpr const char* kFaultFields[] = {kXid,
+                                               kDbe,
+                                               kSbe,
+                                               kRemapUncorrectable,
+                                               kRemapCorrectable,
+                                               kRemapFailure,
+                                               kRemapPending,
+                                               kPcieReplay,
+                                               kNvlinkCrc,
+                                               kNvlinkReplay,
+                                               kThermalViolation,
+                                               kPowerViolation,
+                                               kClocksEventReasons};
 }  // namespace field
 
 // Every field query's answer (keys: the field::k* names) and each workload's (keys: its name).

@@ -1,6 +1,7 @@
 #include "core/judge/observe_workload.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -75,10 +76,12 @@ int longest_fail_run(const std::vector<MetricRow>& rows) {
 }
 
 // One row per part of the window for `canary_nodes` against the control (`what`: the row's
-// name), then the consecutive-parts rule over those rows.
+// name), then the consecutive-parts rule over those rows. `partial` (a canary node's samples
+// stop or start partway): a row that would pass or warn is unjudged instead, never a pass on the
+// part that exists; a failed one still fails.
 void judge_rows(const WorkloadPolicy& w, const NodePoints& by_node, const ObserveData& d,
                 const ObservePolicy& p, const std::vector<std::string>& canary_nodes, const std::string& what,
-                Judgement& j) {
+                const std::string& partial, Judgement& j) {
   const double part = d.window.length() / p.split;
   std::vector<MetricRow> rows;
   for (int i = 0; i < p.split; ++i) {
@@ -88,17 +91,63 @@ void judge_rows(const WorkloadPolicy& w, const NodePoints& by_node, const Observ
   }
   const int run = longest_fail_run(rows);
   for (MetricRow& row : rows) {
-    if (row.status == Status::error) j.unjudged.push_back(row.reason);
-    if (row.status == Status::warn) j.warns.push_back(row.reason);
     if (row.status == Status::fail && run < p.consecutive) {
       row.status = Status::warn;
       row.reason += fmt::format(" (not {} consecutive parts: warn)", p.consecutive);
-      j.warns.push_back(row.reason);
-    } else if (row.status == Status::fail) {
-      j.fails.push_back(row.reason);
     }
+    if (!partial.empty() && (row.status == Status::pass || row.status == Status::warn)) {
+      row.status = Status::error;
+      row.reason += fmt::format("; not judged: {}, the rest of the window not watched", partial);
+    }
+    j.reason(row.status, row.reason);
     j.v.metrics.push_back(std::move(row));
   }
+}
+
+// "c1 only from T1 to T2 (48 % of the window)" when a node's samples cover less than the policy's
+// min_coverage (a KPI that stops or starts partway), else "".
+std::string partial_text(const NodePoints& by_node, const std::string& node, const ObserveData& d,
+                         const ObservePolicy& p) {
+  auto it = by_node.find(node);
+  if (it == by_node.end() || it->second.empty()) return "";
+  const double cov = coverage(it->second, d.window);
+  if (cov >= p.min_coverage) return "";
+  return fmt::format("{} only from {} to {} ({:.0f} % of the window)", node, utc_text(it->second.front().t),
+                     utc_text(it->second.back().t), cov * 100);
+}
+
+// Canary nodes of the workload without samples (unjudged; a note for an optional workload none of
+// whose canary nodes report it) and with samples for part of the window only (their texts: the
+// rows say them). A control node's part still compares where it has samples (a note).
+std::vector<std::string> check_reporting(const WorkloadPolicy& w, const QueryResult& r,
+                                         const NodePoints& by_node, const ObserveData& d,
+                                         const ObservePolicy& p, std::vector<std::string>& reporting,
+                                         Judgement& j) {
+  std::vector<std::string> partial;
+  for (const std::string& n : d.canary) {
+    if (!by_node.count(n)) continue;
+    reporting.push_back(n);
+    if (std::string t = partial_text(by_node, n, d, p); !t.empty()) partial.push_back(t);
+  }
+  for (const std::string& n : d.control) {
+    if (std::string t = partial_text(by_node, n, d, p); !t.empty())
+      j.notes.push_back(
+          fmt::format("workload {}: control node {}: compared where it has samples", w.name, t));
+  }
+  if (reporting.empty() && w.optional) {
+    j.notes.push_back(
+        fmt::format("not watched: workload {} has no samples from the canary pool (optional in "
+                    "the policy; query: {})",
+                    w.name, r.query));
+    return partial;
+  }
+  for (const std::string& n : d.canary) {
+    if (!by_node.count(n))
+      j.unjudged.push_back(
+          fmt::format("workload {}: no samples from canary node {} (query: {}, node label {})", w.name, n,
+                      r.query, w.node_label));
+  }
+  return partial;
 }
 
 // The pool's rows, then with several canary nodes each node's own (one slow node among several
@@ -107,18 +156,16 @@ void judge_one(const WorkloadPolicy& w, const QueryResult& r, const ObserveData&
                Judgement& j) {
   const NodePoints by_node = group_by_node(r, w.node_label);
   std::vector<std::string> reporting;
-  for (const std::string& n : d.canary) {
-    if (by_node.count(n)) {
-      reporting.push_back(n);
-      continue;
-    }
-    j.unjudged.push_back(fmt::format("workload {}: no samples from canary node {} (query: {}, node label {})",
-                                     w.name, n, r.query, w.node_label));
-  }
-  judge_rows(w, by_node, d, p, d.canary, w.name, j);
+  const std::vector<std::string> partial = check_reporting(w, r, by_node, d, p, reporting, j);
+  if (reporting.empty() && w.optional) return;
+  const std::string pool_partial =
+      partial.empty() ? "" : fmt::format("canary node {}", fmt::join(partial, "; "));
+  judge_rows(w, by_node, d, p, d.canary, w.name, pool_partial, j);
   if (d.canary.size() < 2) return;  // one canary node: its row is the pool's
-  for (const std::string& n : reporting)
-    judge_rows(w, by_node, d, p, {n}, fmt::format("{} on {}", w.name, n), j);
+  for (const std::string& n : reporting) {
+    const std::string t = partial_text(by_node, n, d, p);
+    judge_rows(w, by_node, d, p, {n}, fmt::format("{} on {}", w.name, n), t, j);
+  }
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "core/base/text_case.hpp"
 #include "core/record/gpu_match.hpp"
 #include "core/record/mig_class.hpp"
+#include "core/record/mig_profiles.hpp"
 
 namespace gpuqual {
 
@@ -325,6 +326,41 @@ std::map<std::string, std::string> gfd_labels(const HardwareClass& hw) {
   return labels;
 }
 
+namespace {
+
+// The class of a product that ships in one memory size (H200 141 GB, B200 180 GB) from its name
+// alone; "unknown" when it ships in several or gpuqual does not know it.
+std::string one_size_slug(const std::string& product) {
+  for (const Product& p : kProducts) {
+    int sizes = 0, size = 0;
+    for (int c : p.capacities_gb) {
+      if (c > 0) {
+        ++sizes;
+        size = c;
+      }
+    }
+    if (sizes != 1) continue;
+    const std::string slug = hardware_class_slug(product, static_cast<std::uint64_t>(size) * 1024);
+    if (slug.rfind(std::string(p.slug) + "-", 0) == 0) return slug;  // the name is this product's
+  }
+  return "unknown";
+}
+
+// GFD's single strategy labels the MIG devices, not the GPUs: `<product>-MIG-1g.10gb`, with the
+// slice's memory (docs/mig.md, "Classes and floors"). The node is of the slice class: its parent
+// from NVIDIA's profile table (core/record/mig_profiles.hpp), else from a product that ships in one
+// memory size; "unknown" only for a product gpuqual does not know.
+std::string single_strategy_slice_class(const std::string& product) {
+  if (auto known = mig_slice_class_from_product_label(product)) return *known;
+  const auto at = product.rfind("-MIG-");
+  const std::string profile = product.substr(at + 5);
+  if (!is_mig_profile_name(profile)) return "unknown";
+  const std::string parent = one_size_slug(product.substr(0, at));
+  return parent == "unknown" ? parent : mig_class_slug(parent, profile);
+}
+
+}  // namespace
+
 HardwareClass hardware_class_from_gfd_labels(const std::map<std::string, std::string>& labels) {
   auto label = [&](const char* key) -> std::string {
     auto it = labels.find(key);
@@ -344,6 +380,7 @@ HardwareClass hardware_class_from_gfd_labels(const std::map<std::string, std::st
   if (auto count = number(label("nvidia.com/gpu.count")); count && *count <= 1024)
     hw.gpu_count = static_cast<int>(*count);
   hw.slug = hw.product.empty() ? "unknown" : hardware_class_slug(hw.product, hw.memory_mib.value_or(0));
+  if (hw.product.find("-MIG-") != std::string::npos) hw.slug = single_strategy_slice_class(hw.product);
   return hw;
 }
 

@@ -25,6 +25,20 @@ bool is_mig_profile_name(std::string_view p) {
   return digits(p.substr(0, g)) && digits(p.substr(g + 2, p.size() - g - 4));
 }
 
+bool is_mig_compute_profile_name(std::string_view p) {
+  const auto c = p.find("c.");
+  return c != std::string_view::npos && digits(p.substr(0, c)) && is_mig_profile_name(p.substr(c + 2));
+}
+
+std::string mig_device_profile(const MigGpuInstance& gi, const MigComputeInstance& ci) {
+  return is_mig_compute_profile_name(ci.profile) ? ci.profile : gi.profile;
+}
+
+std::string mig_device_class_slug(std::string_view parent_slug, const MigGpuInstance& gi,
+                                  const MigComputeInstance& ci) {
+  return mig_class_slug(parent_slug, mig_device_profile(gi, ci));
+}
+
 std::string mig_class_slug(std::string_view parent_slug, std::string_view profile) {
   return std::string(parent_slug) + std::string(kMig) + std::string(profile);
 }
@@ -33,7 +47,7 @@ std::optional<MigClassParts> split_mig_class_slug(std::string_view slug) {
   const auto at = slug.rfind(kMig);
   if (at == std::string_view::npos) return std::nullopt;
   MigClassParts parts{std::string(slug.substr(0, at)), std::string(slug.substr(at + kMig.size()))};
-  if (!is_mig_profile_name(parts.profile)) return std::nullopt;
+  if (!is_mig_profile_name(parts.profile) && !is_mig_compute_profile_name(parts.profile)) return std::nullopt;
   return parts;
 }
 
@@ -56,7 +70,10 @@ std::vector<std::string> qualification_classes(const std::vector<GpuInfo>& gpus,
   for (const GpuInfo& g : gpus) {
     if (!g.mig || !g.mig->current) continue;
     for (const MigGpuInstance& gi : g.mig->gpu_instances) {
-      if (is_mig_profile_name(gi.profile)) add(mig_class_slug(parent_slug, gi.profile));
+      if (!is_mig_profile_name(gi.profile)) continue;
+      for (const MigComputeInstance& ci : gi.compute_instances)
+        add(mig_device_class_slug(parent_slug, gi, ci));
+      if (gi.compute_instances.empty()) add(mig_class_slug(parent_slug, gi.profile));
     }
   }
   return out;

@@ -119,6 +119,11 @@ struct GpuInfo {
   // MIG mode (current and pending) and instances (core/record/mig_inventory.hpp); nullopt when
   // NVML did not answer nvmlDeviceGetMigMode (no MIG support, or a gpuqual that did not read it).
   std::optional<MigState> mig;
+  // What NVML failed to give of this GPU, "<reading>: <NVML's answer>": its handle, UUID or PCI
+  // bus id, for any reason, and any reading NVML answered NVML_ERROR_GPU_IS_LOST
+  // ("uuid: NVML_ERROR_GPU_IS_LOST: GPU is lost"). Such a GPU is listed, never dropped, and the
+  // record cannot pass (docs/inventory.md, "GPUs NVML cannot read"). Empty: NVML read it.
+  std::vector<std::string> nvml_unread;
 };
 
 // One NVIDIA display/3D controller on the PCI bus, read from sysfs without the driver
@@ -132,7 +137,14 @@ struct PciGpu {
 
 struct NodeFacts {
   std::string hostname;
+  // `uname -r`, the release exactly as Kubernetes' status.nodeInfo.kernelVersion shows it
+  // ("6.1.0-28-amd64"); the architecture is `arch`. Records of gpuqual before it wrote both as
+  // "6.1.0-28-amd64 (x86_64)": the reader splits them (core/record/kernel_release.hpp).
   std::string kernel;
+  std::string arch;  // `uname -m`: "x86_64", "aarch64"; "" when not read
+  // The old "<release> (<arch>)" as the record held it, when the reader split it; "" otherwise.
+  // Never written: it lets a command note that it read an old record's kernel as the release.
+  std::string kernel_as_written;
   std::string os;
   std::string cpu_model;
   std::optional<int> numa_nodes;
@@ -157,6 +169,10 @@ struct NodeFacts {
   // "CUDA_VISIBLE_DEVICES=0,1" or "NVIDIA_VISIBLE_DEVICES=GPU-..." when the process was given a
   // subset of the node's GPUs; "" when neither is set. GPUs outside it are not "not visible".
   std::string visible_devices;
+  // NVML devices the inventory could not tie to a GPU of `gpus` (no handle, or neither UUID nor
+  // bus id read), each "NVML GPU <nvml index>: <reading>: <NVML's answer>". Never dropped: the
+  // record cannot pass with one (docs/inventory.md, "GPUs NVML cannot read").
+  std::vector<std::string> nvml_devices_unread;
   // The rest of the stack (firmware, driver add-ons, container stack, Kubernetes Node, platform);
   // nullopt in records of a gpuqual that did not read it (core/record/stack_inventory.hpp).
   std::optional<StackInventory> stack;

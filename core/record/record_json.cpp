@@ -64,6 +64,7 @@ json to_json(const GpuInfo& g) {
   put_opt(j, "nvlink_count", g.nvlink_count);
   if (!g.virtualization_mode.empty()) j["virtualization_mode"] = g.virtualization_mode;
   if (g.mig) j["mig"] = mig_to_json(*g.mig);
+  if (!g.nvml_unread.empty()) j["nvml_unread"] = g.nvml_unread;
   return j;
 }
 
@@ -95,12 +96,14 @@ json to_json(const NodeFacts& n) {
     }
     j["pci_gpus"] = pci;
   }
+  put_nonempty(j, "arch", n.arch);
   put_nonempty(j, "kernel_module_version", n.kernel_module_version);
   put_nonempty(j, "nvml_driver_version", n.nvml_driver_version);
   put_nonempty(j, "nvml_cuda_driver_version", n.nvml_cuda_driver_version);
   put_nonempty(j, "libcuda_version", n.libcuda_version);
   put_nonempty(j, "boot_id", n.boot_id);
   put_nonempty(j, "visible_devices", n.visible_devices);
+  if (!n.nvml_devices_unread.empty()) j["nvml_devices_unread"] = n.nvml_devices_unread;
   if (n.uptime_s) j["uptime_s"] = *n.uptime_s;
   if (n.stack) j["stack"] = to_json(*n.stack);
   return j;

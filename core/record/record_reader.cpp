@@ -13,7 +13,9 @@
 #include "core/base/units.hpp"
 #include "core/base/utc_time.hpp"
 #include "core/record/hardware_class.hpp"
+#include "core/record/kernel_release.hpp"
 #include "core/record/metric_summary.hpp"
+#include "core/record/mig_identity.hpp"
 #include "core/record/mig_inventory.hpp"
 #include "core/record/mig_inventory_reader.hpp"
 #include "core/record/skip_reason.hpp"
@@ -60,6 +62,16 @@ std::string read_mig_device(Obj& o, bool has_gpu) {
   return device;
 }
 
+// What NVML failed to give ("uuid: NVML_ERROR_GPU_IS_LOST: GPU is lost"): each entry says
+// what, so an empty one says nothing and is refused.
+std::vector<std::string> nvml_answers(Obj& o, const char* key) {
+  std::vector<std::string> out = o.string_array(key);
+  for (const auto& a : out) {
+    if (a.empty()) o.fail(key, "an empty entry names nothing NVML failed");
+  }
+  return out;
+}
+
 GpuInfo gpu_from(const element& e, const std::string& file, const Where& where) {
   Obj o(e, file, where);
   GpuInfo g;
@@ -83,6 +95,7 @@ GpuInfo gpu_from(const element& e, const std::string& file, const Where& where) 
     Obj mig(o.object("mig"), file, o.at("mig"));
     g.mig = mig_state_from(mig);
   }
+  if (o.has("nvml_unread")) g.nvml_unread = nvml_answers(o, "nvml_unread");
   o.finish();
   return g;
 }
@@ -254,6 +267,12 @@ NodeFacts node_from(const element& e, const std::string& file, const Where& wher
   n.libcuda_version = o.str_or("libcuda_version", "");
   n.boot_id = o.str_or("boot_id", "");
   n.visible_devices = o.str_or("visible_devices", "");
+  if (o.has("nvml_devices_unread")) n.nvml_devices_unread = nvml_answers(o, "nvml_devices_unread");
+  // `uname -m` apart from the release; an old record's "6.1.0-28-amd64 (x86_64)" is split here.
+  n.arch = o.str_or("arch", "");
+  const std::string as_written = n.kernel;
+  if (auto bad = normalise_recorded_kernel(n.kernel, n.arch)) o.fail("kernel", *bad);
+  if (n.kernel != as_written) n.kernel_as_written = as_written;
   n.uptime_s = o.opt_number("uptime_s", 0);
   if (o.has("stack")) n.stack = stack_from(o.object("stack"), file, o.at("stack"));
   o.finish();
@@ -387,6 +406,7 @@ void read_gpus(Obj& o, RunRecord& r, std::set<int>& indices) {
   if (auto bad = gpu_identity_problem(r.hardware_class, r.gpus)) {
     throw InputError(o.file(), bad->field, bad->problem);
   }
+  if (auto bad = mig_identity_problem(r.gpus)) throw InputError(o.file(), bad->field, bad->problem);
 }
 
 // Every GPU a check names must be a GPU of the record, and every MIG device one of its

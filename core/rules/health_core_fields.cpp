@@ -67,6 +67,10 @@ bool nvml_not_supported(std::string_view message) {
   return message.find("NOT_SUPPORTED") != std::string_view::npos;
 }
 
+// NVML's status name, which nvml_error_text (device/nvml_library.cpp) writes first; the
+// library's own text for it ("GPU is lost") is not enough, another status's text may say "lost".
+bool nvml_answer_lost(std::string_view text) { return text.find("GPU_IS_LOST") != std::string_view::npos; }
+
 std::vector<CoreFieldGap> core_field_gaps(const GpuHealthReading& g) {
   const int major = cc_major_of(g.compute_capability);
   const bool ecc_off = g.ecc_enabled && !*g.ecc_enabled;

@@ -39,4 +39,9 @@ std::vector<CoreFieldGap> core_field_gaps(const GpuHealthReading& g);
 // not given (the core fields above, the Xid watch in health_rules.cpp).
 bool nvml_not_supported(std::string_view message);
 
+// NVML's answer recorded in `text` ("ecc_mode: NVML_ERROR_GPU_IS_LOST: GPU is lost", a finding's
+// detail, an inventory entry) is NVML_ERROR_GPU_IS_LOST: the GPU has fallen off the bus. Such a
+// GPU fails the node (gpu.lost) wherever the record says so (docs/health.md).
+bool nvml_answer_lost(std::string_view text);
+
 }  // namespace gpuqual

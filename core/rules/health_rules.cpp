@@ -283,6 +283,7 @@ const GpuHealthReading* match(const HealthSnapshot& s, const GpuHealthReading& g
 
 const std::vector<std::string>& health_finding_codes() {
   static const std::vector<std::string> codes{"gpu.count_mismatch",
+                                              "gpu.lost",
                                               "nvml.readings_unavailable",
                                               "ecc.disabled",
                                               "ecc.mode_change_pending",
@@ -367,17 +368,53 @@ std::vector<Finding> xid_findings(const std::vector<XidEvent>& events, const Sev
 
 namespace {
 
-// Every finding of the snapshot: the GPU count, each GPU's readings (and their growth since
-// `before`), the readings NVML could not give, then the Xid events.
+std::vector<std::string> lost_answers(const std::vector<std::string>& unread) {
+  std::vector<std::string> out;
+  for (const auto& u : unread) {
+    if (nvml_answer_lost(u)) out.push_back(u);
+  }
+  return out;
+}
+
+// The GPU count: every GPU NVML lists, less the ones it reports lost (nvmlDeviceGetCount still
+// counts a GPU that fell off the bus). Each lost GPU is a gpu.lost finding of its own: on a run
+// GPU, on a device not tied to one (`unidentified`), or seen by the Xid watch's wait.
+void gpu_count_rules(const HealthSnapshot& now, const HealthPolicy& policy, FindingSink& sink) {
+  int lost = 0;
+  for (const auto& g : now.gpus) {
+    const std::vector<std::string> answers = lost_answers(g.unread);
+    if (answers.empty()) continue;
+    ++lost;
+    sink.add("gpu.lost", g.index,
+             fmt::format("{}: NVML reports the GPU lost ({})", gpu_label(g), fmt::join(answers, "; ")));
+  }
+  int lost_untied = 0;
+  for (const auto& u : now.unidentified) {
+    if (!nvml_answer_lost(u)) continue;
+    ++lost_untied;
+    sink.add("gpu.lost", std::nullopt, fmt::format("NVML reports a GPU lost: {}", u));
+  }
+  if (policy.xid_watch_off && nvml_answer_lost(*policy.xid_watch_off)) {
+    sink.add("gpu.lost", std::nullopt, fmt::format("the Xid watch: {}", *policy.xid_watch_off));
+  }
+  const int listed = now.nvml_gpu_count.value_or(static_cast<int>(now.gpus.size()));
+  const int seen = listed - lost - (now.nvml_gpu_count ? lost_untied : 0);
+  if (policy.expect_gpus && seen != *policy.expect_gpus) {
+    const int gone = listed - seen;
+    sink.add("gpu.count_mismatch", std::nullopt,
+             gone == 0 ? fmt::format("NVML sees {} GPU(s), {} expected", seen, *policy.expect_gpus)
+                       : fmt::format("NVML sees {} usable GPU(s) ({} listed, {} lost), {} expected", seen,
+                                     listed, gone, *policy.expect_gpus),
+             static_cast<double>(seen));
+  }
+}
+
+// Every finding of the snapshot: the GPU count and lost GPUs, each GPU's readings (and their
+// growth since `before`), the readings NVML could not give, then the Xid events.
 void collect_findings(const HealthSnapshot& now, const HealthSnapshot* before, const HealthPolicy& policy,
                       const SeverityTable& table, HealthEvaluation& ev) {
   FindingSink sink(table, ev.findings);
-  const int seen = now.nvml_gpu_count.value_or(static_cast<int>(now.gpus.size()));
-  if (policy.expect_gpus && seen != *policy.expect_gpus) {
-    sink.add("gpu.count_mismatch", std::nullopt,
-             fmt::format("NVML sees {} GPU(s), {} expected", seen, *policy.expect_gpus),
-             static_cast<double>(seen));
-  }
+  gpu_count_rules(now, policy, sink);
   for (const auto& g : now.gpus) {
     ecc_rules(g, policy, sink);
     memory_repair_rules(g, sink);
@@ -387,10 +424,14 @@ void collect_findings(const HealthSnapshot& now, const HealthSnapshot* before, c
     if (before) {
       if (const GpuHealthReading* b = match(*before, g)) growth_rules(*b, g, sink);
     }
-    if (!g.unread.empty()) {
+    std::vector<std::string> unread;  // the lost answers are gpu.lost's
+    for (const auto& u : g.unread) {
+      if (!nvml_answer_lost(u)) unread.push_back(u);
+    }
+    if (!unread.empty()) {
       sink.add("nvml.readings_unavailable", g.index,
-               fmt::format("{}: not read: {}", gpu_label(g), fmt::join(g.unread, "; ")),
-               static_cast<double>(g.unread.size()));
+               fmt::format("{}: not read: {}", gpu_label(g), fmt::join(unread, "; ")),
+               static_cast<double>(unread.size()));
     }
   }
   for (auto& f : xid_findings(now.xids, table)) ev.findings.push_back(std::move(f));
@@ -456,7 +497,7 @@ void decide_health(const HealthSnapshot& now, const HealthPolicy& policy,
       unread_core.push_back("Xid watch off: " + *policy.xid_watch_off);
     }
   }
-  if (now.gpus.empty() && !policy.expect_gpus) {
+  if (now.gpus.empty() && now.unidentified.empty() && !policy.expect_gpus) {
     ev.status = Status::skip;
     ev.reason = "NVML sees no GPU";
     return;
@@ -500,6 +541,10 @@ HealthEvaluation evaluate_health(const HealthSnapshot& now, const HealthSnapshot
   collect_findings(now, before, policy, table, ev);
   std::vector<std::string> unread_core;  // "GPU 0: remapped_rows (...)", "Xid watch off: ..."
   for (const auto& g : now.gpus) ev.per_gpu.push_back(gpu_status(g, ev, unread_core));
+  // A device that may be one of the run's GPUs, unread: the check cannot pass on the others.
+  for (const auto& u : now.unidentified) {
+    if (!nvml_answer_lost(u)) unread_core.push_back(u);
+  }
   decide_health(now, policy, std::move(unread_core), ev);
   return ev;
 }

@@ -26,8 +26,9 @@ struct HealthPolicy {
   bool single_gpu_partition = false;
   // GPU indices of PCIe parts (class form factor pcie): no NVLink fabric to expect.
   std::set<int> no_nvlink_fabric;
-  // Why the Xid watch was off; nullopt: it was on. Off is `error`: a health check that could not
-  // watch for Xids did not read one of its core fields.
+  // Why the Xid watch was off or had a gap (its waits failed); nullopt: it watched throughout.
+  // Off is `error`: a health check that could not watch for Xids did not read one of its core
+  // fields. When the reason records NVML_ERROR_GPU_IS_LOST it is also a gpu.lost finding.
   std::optional<std::string> xid_watch_off;
 };
 

@@ -11,6 +11,7 @@
 #include "core/base/data_dir.hpp"
 #include "core/base/input_error.hpp"
 #include "core/base/json_input.hpp"
+#include "core/rules/health_core_fields.hpp"
 #include "core/rules/health_rules.hpp"
 
 #ifndef GPUQUAL_SOURCE_BASELINES
@@ -285,6 +286,11 @@ std::optional<Severity> table_severity(const SeverityTable& table, const std::st
 
 Finding with_table_severity(const SeverityTable& table, Finding f) {
   if (auto floor = table_severity(table, f.code); floor && *floor > f.severity) f.severity = *floor;
+  // An NVML answer GPU_IS_LOST the finding records is a lost GPU, whatever its code: records of
+  // a gpuqual before gpu.lost wrote it as nvml.readings_unavailable (info).
+  if (nvml_answer_lost(f.detail)) {
+    if (auto lost = table_severity(table, "gpu.lost"); lost && *lost > f.severity) f.severity = *lost;
+  }
   return f;
 }
 

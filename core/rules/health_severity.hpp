@@ -59,8 +59,9 @@ const SeverityTable& judging_severity_table();
 std::optional<Severity> table_severity(const SeverityTable& table, const std::string& code);
 
 // `f` with its severity raised to the table's: a record may raise a severity, never lower one
-// the table gives (an Xid 79 written as `warn` is judged `fail`). docs/health.md, "Severities
-// at judging time".
+// the table gives (an Xid 79 written as `warn` is judged `fail`). A finding whose detail records
+// the NVML answer GPU_IS_LOST takes gpu.lost's severity at least, whatever its code.
+// docs/health.md, "Severities at judging time".
 Finding with_table_severity(const SeverityTable& table, Finding f);
 
 // Where the shipped tables are: `flag_value` if given, else $GPUQUAL_BASELINES_DIR, else

@@ -100,7 +100,11 @@ struct HealthSnapshot {
   // (CUDA_VISIBLE_DEVICES) and ones it cannot open; the GPU-count rule uses it. Empty: gpus.size().
   std::optional<int> nvml_gpu_count;
   std::vector<GpuHealthReading> gpus;  // the run's GPUs only (indices name run-record GPUs)
-  std::vector<XidEvent> xids;          // events captured while the snapshot's window was open
+  // Devices NVML lists that could not be tied to a GPU of the run (not opened, neither UUID nor
+  // bus id read): "NVML GPU 3: handle: NVML_ERROR_GPU_IS_LOST: GPU is lost". Each is judged:
+  // gpu.lost when NVML answered GPU_IS_LOST, else the check cannot pass (health_rules.hpp).
+  std::vector<std::string> unidentified;
+  std::vector<XidEvent> xids;  // events captured while the snapshot's window was open
 };
 
 }  // namespace gpuqual

@@ -183,14 +183,16 @@ json to_json(const HealthSnapshot& s) {
   for (const auto& g : s.gpus) gpus.push_back(to_json(g));
   json xids = json::array();
   for (const auto& x : s.xids) xids.push_back(to_json(x));
-  return json{{"schema", kHealthSnapshotSchema},
-              {"nvml_available", s.nvml_available},
-              {"nvml_reason", s.nvml_reason},
-              {"driver_version", s.driver_version},
-              {"taken_at", s.taken_at},
-              {"gpus", gpus},
-              {"xids", xids},
-              {"nvml_gpu_count", s.nvml_gpu_count ? json(*s.nvml_gpu_count) : json(nullptr)}};
+  json j{{"schema", kHealthSnapshotSchema},
+         {"nvml_available", s.nvml_available},
+         {"nvml_reason", s.nvml_reason},
+         {"driver_version", s.driver_version},
+         {"taken_at", s.taken_at},
+         {"gpus", gpus},
+         {"xids", xids},
+         {"nvml_gpu_count", s.nvml_gpu_count ? json(*s.nvml_gpu_count) : json(nullptr)}};
+  if (!s.unidentified.empty()) j["unidentified"] = s.unidentified;
+  return j;
 }
 
 HealthSnapshot health_snapshot_from_json(const json& j, const std::string& file) {
@@ -224,6 +226,7 @@ HealthSnapshot health_snapshot_from_json(const json& j, const std::string& file)
       s.xids.push_back(xid_from_json((*xids)[i], file, JsonObject::index_path(xp, i)));
     }
   }
+  if (o.has("unidentified")) s.unidentified = o.string_array("unidentified");
   o.finish();
   return s;
 }

@@ -50,11 +50,13 @@ constexpr StackFindingCode kCodes[] = {
      "build or install the NVIDIA module for that kernel (`dkms autoinstall -k <kernel>` or the "
      "linux-modules-nvidia package) before booting it"},
     {"stack.kernel_module_version_mismatch", Severity::fail,
-     "rebuild the running kernel's module from the loaded driver (dkms), or reboot so they agree"},
+     "rebuild that kernel's NVIDIA module from the installed driver (`dkms autoinstall -k <kernel>`) before "
+     "booting it; for the running kernel, or reboot so the loaded driver is the installed one"},
     {"stack.reboot_pending", Severity::warn,
      "upgraded, not rebooted: drain and reboot the node so that the packaged driver is the loaded one"},
-    {"stack.driver_not_loaded", Severity::warn,
-     "load the NVIDIA driver (modprobe nvidia) or install it; the rules against it were not judged"},
+    {"stack.driver_not_loaded", Severity::fail,
+     "load the NVIDIA driver (modprobe nvidia), or build or install its module for the running kernel "
+     "(`dkms autoinstall`) and reboot; the rules against the loaded driver were not judged"},
     {"stack.packages_unread", Severity::info, "none; the package rules were judged on what could be read"},
 };
 
@@ -209,10 +211,9 @@ void runtime_rules(const HostStack& h, const StackRuleOptions& o, Findings& f) {
           fmt::format("{}: {}", h.runtime_config_path, h.runtime_config_error));
   }
   if (h.engines.empty()) {
-    f.add(
-        "stack.runtime_not_configured",
-        fmt::format("no containerd (/etc/containerd/config.toml) or CRI-O (/etc/crio) configuration under {}",
-                    h.root));
+    f.add("stack.runtime_not_configured",
+          fmt::format("no container engine configuration under {} (looked in {})", h.root,
+                      kEngineConfigPlaces));
     return;
   }
   // Docker's containerd config.toml (CRI on by default) sits on many a GPU host that Kubernetes
@@ -285,36 +286,85 @@ std::vector<long> kernel_key(const std::string& release) {
   return key;
 }
 
+// The driver the host has installed: its driver packages' versions (distinct), else, with no
+// package of it read (a .run install), the loaded driver. Empty when neither is known.
+std::vector<std::string> installed_driver(const HostStack& h) {
+  std::vector<std::string> out;
+  for (const auto& p : h.driver_packages) {
+    if (std::none_of(out.begin(), out.end(), [&](const std::string& v) { return same_driver(v, p.version); }))
+      out.push_back(p.version);
+  }
+  if (out.empty() && h.loaded_driver) out.push_back(*h.loaded_driver);
+  return out;
+}
+
+// The module DKMS built for each installed kernel must be the installed driver's: a kernel
+// booted with a module of another driver runs it under the installed driver's libraries
+// (NVML: "Driver/library version mismatch"). The running kernel's module is held to the loaded
+// driver first, as before: a module on disk of another driver than the one running is what the
+// next boot of this very kernel loads.
+void module_version_rules(const HostStack& h, Findings& f) {
+  const std::vector<std::string> installed = installed_driver(h);
+  for (const auto& [k, built] : h.kernel_module_version) {
+    const bool running = h.running_kernel && k == *h.running_kernel;
+    if (running && h.loaded_driver && !same_driver(built, *h.loaded_driver)) {
+      f.add("stack.kernel_module_version_mismatch",
+            fmt::format(
+                "the running kernel {}'s NVIDIA module is built from driver {}, the loaded driver is {}", k,
+                built, *h.loaded_driver));
+      continue;
+    }
+    std::vector<std::string> other;
+    for (const auto& v : installed) {
+      if (!same_driver(built, v)) other.push_back(v);
+    }
+    if (other.empty()) continue;
+    f.add("stack.kernel_module_version_mismatch",
+          fmt::format("{} {}'s NVIDIA module is built from driver {}, the installed driver is {}: booting it "
+                      "runs a module and libraries of two drivers",
+                      running ? "the running kernel" : "kernel", k, built, fmt::join(other, ", ")));
+  }
+}
+
 void kernel_rules(const HostStack& h, Findings& f) {
-  if (!h.running_kernel) return;
-  const auto running = kernel_key(*h.running_kernel);
-  for (const auto& k : h.installed_kernels) {
-    auto has = h.kernel_has_module.find(k);
-    if (kernel_key(k) <= running || (has != h.kernel_has_module.end() && has->second)) continue;
-    f.add("stack.kernel_module_missing",
-          fmt::format(
-              "kernel {} is installed, newer than the running {}, and has no NVIDIA module: the next boot "
-              "has no GPU driver",
-              k, *h.running_kernel));
+  if (h.running_kernel) {
+    const auto running = kernel_key(*h.running_kernel);
+    for (const auto& k : h.installed_kernels) {
+      auto has = h.kernel_has_module.find(k);
+      if (kernel_key(k) <= running || (has != h.kernel_has_module.end() && has->second)) continue;
+      f.add("stack.kernel_module_missing",
+            fmt::format(
+                "kernel {} is installed, newer than the running {}, and has no NVIDIA module: the next boot "
+                "has no GPU driver",
+                k, *h.running_kernel));
+    }
   }
-  auto built = h.kernel_module_version.find(*h.running_kernel);
-  if (h.loaded_driver && built != h.kernel_module_version.end() &&
-      !same_driver(built->second, *h.loaded_driver)) {
-    f.add(
-        "stack.kernel_module_version_mismatch",
-        fmt::format("the running kernel {}'s NVIDIA module is built from driver {}, the loaded driver is {}",
-                    *h.running_kernel, built->second, *h.loaded_driver));
-  }
+  module_version_rules(h, f);
+}
+
+// GPUs the host is to drive: those on the bus less the ones bound to vfio-pci (a VM host passes
+// them through, and no host driver is wanted for them).
+int host_gpus(const HostStack& h) { return h.pci_gpus - h.pci_gpus_passthrough; }
+
+// Whether the running kernel is known to have no NVIDIA module: "rebooted into a kernel without it".
+bool running_kernel_lacks_module(const HostStack& h) {
+  if (!h.running_kernel) return false;
+  auto has = h.kernel_has_module.find(*h.running_kernel);
+  return has != h.kernel_has_module.end() && !has->second;
 }
 
 void driver_rules(const HostStack& h, Findings& f) {
   if (!h.loaded_driver) {
-    if (h.pci_gpus > 0) {
-      f.add(
-          "stack.driver_not_loaded",
-          fmt::format("{} GPU(s) on the PCI bus but no NVIDIA driver is loaded (/proc/driver/nvidia/version, "
-                      "/sys/module/nvidia/version)",
-                      h.pci_gpus));
+    // GPUs nobody drives: no container gets one (after a reboot into a kernel whose module was
+    // never built, or a module that failed to load).
+    if (host_gpus(h) > 0) {
+      f.add("stack.driver_not_loaded",
+            fmt::format("{} GPU(s) on the PCI bus but no NVIDIA kernel module is loaded (/proc/driver/nvidia/"
+                        "version, /sys/module/nvidia/version){}",
+                        host_gpus(h),
+                        running_kernel_lacks_module(h)
+                            ? fmt::format(": the running kernel {} has no NVIDIA module", *h.running_kernel)
+                            : std::string()));
     }
     return;
   }
@@ -329,6 +379,10 @@ void driver_rules(const HostStack& h, Findings& f) {
                       listed(other), *h.loaded_driver));
   }
 }
+
+// A Kubernetes node's pods get their GPUs through the engine's NVIDIA handler: with GPUs on the
+// bus and no engine configuration read, that cannot be judged, which is not a pass.
+bool engine_unjudged(const HostStack& h) { return h.kubelet && h.engines.empty() && host_gpus(h) > 0; }
 
 Status worst(Status a, Status b) {
   auto rank = [](Status s) {
@@ -383,6 +437,14 @@ StackJudgement judge_stack(const HostStack& h, const StackRuleOptions& options) 
     j.status = worst(j.status, Status::error);
     const std::string could_not = fmt::format("could not read {}", listed(unread, 4));
     j.reason = j.reason.empty() ? could_not : j.reason + "; " + could_not;
+  }
+  if (engine_unjudged(h)) {
+    j.status = worst(j.status, Status::error);
+    const std::string none = fmt::format(
+        "a Kubernetes node with {} GPU(s) and no container engine configuration to read (looked in {}): its "
+        "runtime handler cannot be judged",
+        host_gpus(h), kEngineConfigPlaces);
+    j.reason = j.reason.empty() ? none : j.reason + "; " + none;
   }
   return j;
 }

@@ -75,6 +75,14 @@ struct StackPackage {
   std::string version;  // the upstream part: "570.133.20" (of "570.133.20-0ubuntu0.24.04.1")
 };
 
+// Where the reader looks for a container engine's configuration (device/host/stack_runtime_reader.cpp),
+// as the findings name it. k3s and RKE2 run their own containerd, whose config.toml they render
+// at start from config.toml.tmpl (k3s docs, "Advanced Options": configuring containerd).
+inline constexpr const char* kEngineConfigPlaces =
+    "/etc/containerd/config.toml, /etc/crio/crio.conf, /etc/crio/crio.conf.d, "
+    "/var/lib/rancher/k3s/agent/etc/containerd/config.toml(.tmpl), "
+    "/var/lib/rancher/rke2/agent/etc/containerd/config.toml(.tmpl)";
+
 struct HostStack {
   std::string root;  // the tree read: "/" or "/host"
 
@@ -106,6 +114,7 @@ struct HostStack {
 
   std::optional<bool> dev_char_nvidia_links;  // /dev/char has links to /dev/nvidia*; nullopt: no /dev/char
   int pci_gpus = 0;                           // NVIDIA display/3D controllers on the bus
+  int pci_gpus_passthrough = 0;               // of them, bound to vfio-pci (passed to a VM)
   int pci_nvswitches = 0;                     // NVIDIA bridges (class 0x0680): NVSwitch
   bool pci_read = false;                      // sysfs could be listed
 

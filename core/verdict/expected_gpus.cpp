@@ -10,6 +10,7 @@
 
 #include "core/base/plural.hpp"
 #include "core/verdict/gpu_presence.hpp"
+#include "core/verdict/lost_gpus.hpp"
 
 namespace gpuqual {
 
@@ -50,11 +51,27 @@ std::optional<int> pci_count(const RunRecord& r) {
 
 bool pci_gpu_is_the_nodes(const PciGpu& gpu) { return gpu.driver != "vfio-pci" && gpu.driver != "pci-stub"; }
 
+// GFD's `mixed` strategy writes the labels of the `none` strategy (which writes no
+// nvidia.com/mig.strategy), in which nvidia.com/gpu.count is the number of physical GPUs, MIG mode
+// or not, and adds nvidia.com/mig-<profile>.count per profile; the `single` strategy overrides
+// gpu.count with the number of MIG devices and appends the profile to the product
+// (`NVIDIA-H100-80GB-HBM3-MIG-1g.10gb`; NVIDIA/k8s-device-plugin,
+// docs/gpu-feature-discovery/README.md, "MIG 'single' strategy", and internal/lm/mig-strategy.go).
+// So on a node with a GPU in MIG mode gpu.count still counts GPUs unless the strategy is `single`
+// or the product names a MIG profile.
+bool labels_count_mig_devices(const std::map<std::string, std::string>& labels) {
+  auto strategy = labels.find("nvidia.com/mig.strategy");
+  if (strategy != labels.end() && strategy->second == "single") return true;
+  auto product = labels.find("nvidia.com/gpu.product");
+  return product != labels.end() && product->second.find("-MIG-") != std::string::npos;
+}
+
 std::optional<ExpectedGpus> expected_gpu_count(const std::map<std::string, std::string>& labels,
                                                const Baseline* b, std::optional<int> flag) {
   std::optional<ExpectedGpus> best;
   take(best, flag, "--expect-gpus");
   if (b) take(best, b->gpu_count, fmt::format("the baseline's gpu_count ({})", b->origin));
+  if (labels_count_mig_devices(labels)) return best;  // they count MIG devices, not GPUs
   for (const char* key : {"nvidia.com/gpu.count", "nvidia.com/gpu"}) {
     take(best, label_count(labels, key), fmt::format("the node's label {}", key));
   }
@@ -63,14 +80,22 @@ std::optional<ExpectedGpus> expected_gpu_count(const std::map<std::string, std::
 
 std::optional<ExpectedGpus> expected_gpu_count(const RunRecord& r, const Baseline* b, std::optional<int> flag,
                                                std::optional<int> before_record_gpus) {
-  // With MIG on, the labels and the capacity count MIG devices, not the GPUs the record lists
-  // (nvidia.com/gpu.count is "the number of MIG devices" under the single strategy: GPU Feature
-  // Discovery, NVIDIA/k8s-device-plugin docs/gpu-feature-discovery/README.md). The bus, the
-  // baseline and the flag still count GPUs.
-  const bool mig =
-      std::any_of(r.gpus.begin(), r.gpus.end(), [](const GpuInfo& g) { return g.mig_enabled == true; });
-  static const std::map<std::string, std::string> kNoLabels;
-  std::optional<ExpectedGpus> best = expected_gpu_count(mig ? kNoLabels : r.node.k8s_labels, b, flag);
+  // With MIG on, the Node's nvidia.com/gpu (label or capacity) counts the whole GPUs alone under
+  // the mixed strategy and the MIG devices under the single one: neither counts the GPUs the
+  // record lists. GFD's nvidia.com/gpu.count still does, except under the single strategy
+  // (labels_count_mig_devices): a MIG node that lost a whole GPU is still missing one. The bus,
+  // the baseline and the flag count GPUs whatever the mode.
+  const bool mig = std::any_of(r.gpus.begin(), r.gpus.end(), [](const GpuInfo& g) {
+    return g.mig_enabled == true || (g.mig && g.mig->current);
+  });
+  std::optional<ExpectedGpus> best;
+  if (mig) {
+    std::map<std::string, std::string> labels = r.node.k8s_labels;
+    labels.erase("nvidia.com/gpu");
+    best = expected_gpu_count(labels, b, flag);
+  } else {
+    best = expected_gpu_count(r.node.k8s_labels, b, flag);
+  }
   if (!mig && r.node.stack && r.node.stack->k8s_gpu_capacity.value) {
     take(best, count_text(*r.node.stack->k8s_gpu_capacity.value), "the Node's capacity nvidia.com/gpu");
   }
@@ -82,7 +107,7 @@ std::optional<ExpectedGpus> expected_gpu_count(const RunRecord& r, const Baselin
 }
 
 std::optional<std::string> subset_of_node_reason(const RunRecord& r, const ExpectedGpus& expected) {
-  const int have = static_cast<int>(r.gpus.size());
+  const int have = present_gpu_count(r);
   if (have >= expected.count || !visible_devices_subset(r.node)) return std::nullopt;
   return fmt::format(
       "{} of the node's {} GPUs judged ({}; expected by {}): a verdict on those GPUs, "
@@ -91,16 +116,19 @@ std::optional<std::string> subset_of_node_reason(const RunRecord& r, const Expec
 }
 
 std::optional<FindingRow> missing_gpus_row(const RunRecord& r, const ExpectedGpus& expected) {
-  const int have = static_cast<int>(r.gpus.size());
+  // A GPU NVML reports lost is listed but not present (core/verdict/lost_gpus.hpp).
+  const int have = present_gpu_count(r);
   if (have >= expected.count || visible_devices_subset(r.node)) return std::nullopt;
   const int missing = expected.count - have;
+  const int lost = static_cast<int>(r.gpus.size()) - have;
   FindingRow row;
   row.check = "gpus";
   row.finding.code = "gpu.missing";
   row.finding.severity = Severity::fail;
   row.finding.value = missing;
-  row.finding.detail = fmt::format("{} of {} missing: the record has {} (expected by {})", missing,
-                                   plural(expected.count, "expected GPU"), have, expected.source);
+  row.finding.detail = fmt::format("{} of {} missing: the record has {}{} (expected by {})", missing,
+                                   plural(expected.count, "expected GPU"), have,
+                                   lost > 0 ? fmt::format(" usable, {} lost", lost) : "", expected.source);
   // What the PCI bus shows tells "fell off the bus" (fewer there too) from "on the bus but not
   // visible to the driver" (gpu.not_visible names those by bus id).
   if (r.node.pci_gpus) {

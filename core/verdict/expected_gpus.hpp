@@ -6,7 +6,9 @@
 // (GPU Feature Discovery's nvidia.com/gpu.count, an nvidia.com/gpu capacity entry); the Node's
 // nvidia.com/gpu capacity (node.stack); the NVIDIA GPUs on the PCI bus bound to the nvidia driver
 // or to none (node.pci_gpus; one handed to a VM is not the node's); the before-record's GPUs
-// (diff). With MIG on, the labels and capacity count MIG devices, not GPUs, and are left out.
+// (diff). With a GPU in MIG mode the Node's nvidia.com/gpu (label and capacity) counts whole GPUs or
+// MIG devices and is left out; GFD's nvidia.com/gpu.count still counts the physical GPUs unless the
+// `single` strategy made it count MIG devices (docs/mig.md, "Expected GPUs").
 // No source may lower another: a label of 8 and a baseline of 2 expect 8. No source at
 // all: the node's completeness is unknown (nullopt), which compare judges inconclusive.
 #include <map>
@@ -28,6 +30,10 @@ struct ExpectedGpus {
 // failed to bind) or to another host driver (nouveau: the node's GPU, unusable until fixed). One
 // bound to a passthrough driver (vfio-pci, pci-stub) was handed to a VM and is not the node's.
 bool pci_gpu_is_the_nodes(const PciGpu& gpu);
+
+// GPU Feature Discovery's labels count MIG devices, not GPUs: the `single` MIG strategy
+// (nvidia.com/mig.strategy=single, or a product label naming a profile, `...-MIG-1g.10gb`).
+bool labels_count_mig_devices(const std::map<std::string, std::string>& labels);
 
 std::optional<ExpectedGpus> expected_gpu_count(const RunRecord& record, const Baseline* baseline,
                                                std::optional<int> expect_gpus_flag,

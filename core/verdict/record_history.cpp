@@ -56,6 +56,36 @@ std::size_t switches(const std::vector<RunPoint>& runs, const std::vector<std::s
   return n;
 }
 
+// --consecutive: the runs every non-passing run provably came before, two overlapping runs once.
+// Across chains only the current boot's runs follow another chain's, and only a chain that names
+// a boot: a run without a boot id may be newer than any of them.
+std::size_t passes_after_last_bad(const std::vector<RunPoint>& runs,
+                                  const std::vector<std::vector<std::size_t>>& chains,
+                                  std::optional<std::size_t> current, bool strict) {
+  std::vector<std::optional<std::size_t>> last_bad(chains.size());
+  for (std::size_t c = 0; c < chains.size(); ++c) {
+    for (std::size_t p = 0; p < chains[c].size(); ++p) {
+      if (!passing(runs[chains[c][p]].outcome, strict)) last_bad[c] = p;
+    }
+  }
+  auto unplaced = [&](std::size_t c) { return runs[chains[c].front()].boot_id.empty(); };
+  std::vector<std::size_t> passes;
+  for (std::size_t c = 0; c < chains.size(); ++c) {
+    for (std::size_t p = 0; p < chains[c].size(); ++p) {
+      bool follows_all = !last_bad[c] || *last_bad[c] < p;
+      for (std::size_t o = 0; o < chains.size() && follows_all; ++o) {
+        if (o != c && last_bad[o]) follows_all = current && c == *current && !unplaced(o);
+      }
+      const std::size_t i = chains[c][p];
+      if (follows_all && std::none_of(passes.begin(), passes.end(),
+                                      [&](std::size_t k) { return overlap(runs[i], runs[k]); })) {
+        passes.push_back(i);
+      }
+    }
+  }
+  return passes.size();
+}
+
 }  // namespace
 
 bool worse_outcome(Outcome a, Outcome b) { return outcome_badness(a) > outcome_badness(b); }
@@ -71,7 +101,9 @@ RunOrder run_order(const RunPoint& a, const RunPoint& b, const std::string& curr
     if (a.order == b.order) return RunOrder::unknown;
     return a.order < b.order ? RunOrder::before : RunOrder::after;
   }
-  if (!current_boot.empty()) {
+  // Only a run that names another boot provably ran before the current one: a run without a
+  // boot id may be of the current boot, before or after it.
+  if (!current_boot.empty() && !a.boot_id.empty() && !b.boot_id.empty()) {
     if (a.boot_id == current_boot && b.boot_id != current_boot) return RunOrder::after;
     if (b.boot_id == current_boot && a.boot_id != current_boot) return RunOrder::before;
   }
@@ -96,10 +128,12 @@ RunHistory judge_history(const std::vector<RunPoint>& runs, const std::string& c
     chains.push_back(sorted_chain(runs, std::move(chain)));
   }
   h.boots = chains.size();
-  if (current) {
-    h.newest.push_back(chains[*current].back());
-  } else {
-    for (const auto& c : chains) h.newest.push_back(c.back());
+  // A run without a boot id cannot be placed against the current boot: it stays among the
+  // runs that may be the newest beside the current boot's last (an old pass that names the
+  // current boot never hides a newer failure that names none).
+  auto unplaced = [&](const std::vector<std::size_t>& c) { return runs[c.front()].boot_id.empty(); };
+  for (std::size_t c = 0; c < chains.size(); ++c) {
+    if (!current || c == *current || unplaced(chains[c])) h.newest.push_back(chains[c].back());
   }
   h.order_known = h.newest.size() == 1;
   h.counted = h.newest.front();
@@ -108,28 +142,7 @@ RunHistory judge_history(const std::vector<RunPoint>& runs, const std::string& c
     const RunPoint& c = runs[h.counted];
     if (worse_outcome(r.outcome, c.outcome) || (r.outcome == c.outcome && r.order > c.order)) h.counted = i;
   }
-  // --consecutive: a run counts when every non-passing run provably came before it.
-  std::vector<std::optional<std::size_t>> last_bad(chains.size());
-  for (std::size_t c = 0; c < chains.size(); ++c) {
-    for (std::size_t p = 0; p < chains[c].size(); ++p) {
-      if (!passing(runs[chains[c][p]].outcome, strict)) last_bad[c] = p;
-    }
-  }
-  std::vector<std::size_t> passes;
-  for (std::size_t c = 0; c < chains.size(); ++c) {
-    for (std::size_t p = 0; p < chains[c].size(); ++p) {
-      bool follows_all = !last_bad[c] || *last_bad[c] < p;
-      for (std::size_t o = 0; o < chains.size() && follows_all; ++o) {
-        if (o != c && last_bad[o]) follows_all = current && c == *current;
-      }
-      const std::size_t i = chains[c][p];
-      if (follows_all && std::none_of(passes.begin(), passes.end(),
-                                      [&](std::size_t k) { return overlap(runs[i], runs[k]); })) {
-        passes.push_back(i);
-      }
-    }
-  }
-  h.passes_in_a_row = passes.size();
+  h.passes_in_a_row = passes_after_last_bad(runs, chains, current, strict);
   for (const auto& c : chains) {
     std::vector<Outcome> pattern;
     if (switches(runs, c, strict, pattern) >= 2 && !h.flaky) {

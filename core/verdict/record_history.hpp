@@ -7,8 +7,9 @@
 //   - the same boot (the same non-empty boot_id): by uptime_s, which only grows within a boot;
 //     without it by started_at; then the later argument;
 //   - the node's current boot (the Kubernetes Node's status.nodeInfo.bootID, when known) is after
-//     every other boot;
-//   - any other two boots, or a record without a boot id: unknown. A boot id is random, and a
+//     every other boot a record names;
+//   - any other two boots, or a record without a boot id (against any run, the current boot's
+//     included: it may be of the current boot, and newer): unknown. A boot id is random, and a
 //     wall clock can be reset by a reboot (a dead RTC, a wrong NTP), so started_at alone cannot
 //     tell which of two boots came later. Where the order is unknown, nothing is assumed: the
 //     worst verdict of the runs that may be the newest counts, and only runs that provably follow

@@ -75,6 +75,29 @@ std::optional<std::string> unless_node_has(const RunRecord& r, std::string_view 
   return std::nullopt;
 }
 
+// p2p and nccl_allreduce run among the whole GPUs of a node with GPUs in MIG mode
+// (runner/run/device_parts.hpp, docs/mig.md "What does not apply"): one whole GPU beside them is a
+// single GPU to them, when every source that counts physical GPUs agrees the node has none beyond
+// those the record lists. The Node's nvidia.com/gpu (label and capacity) counts whole GPUs or MIG
+// devices there, and gpu.count counts MIG devices under the single strategy: not asked.
+std::optional<std::string> unless_single_gpu(const RunRecord& r, std::string_view code) {
+  const auto in_mig = std::count_if(r.gpus.begin(), r.gpus.end(), [](const GpuInfo& g) {
+    return g.mig_enabled == true || (g.mig && g.mig->current);
+  });
+  if (in_mig == 0) return unless_node_has(r, code, 1);
+  const auto whole = static_cast<std::ptrdiff_t>(r.gpus.size()) - in_mig;
+  if (whole != 1) return fmt::format("{}, but the record has {} GPUs not in MIG mode", code, whole);
+  const bool single_strategy = labels_count_mig_devices(r.node.k8s_labels);
+  for (const auto& [source, n] : node_gpu_counts(r)) {
+    if (source == "the label nvidia.com/gpu" || source == "the Node's nvidia.com/gpu capacity") continue;
+    if (source == "the label nvidia.com/gpu.count" && single_strategy) continue;
+    if (n != static_cast<int>(r.gpus.size()))
+      return fmt::format("{}, but {} says {} where the record lists {}", code, source, plural(n, "GPU"),
+                         r.gpus.size());
+  }
+  return std::nullopt;
+}
+
 // The GPUs a scope covers: the one GPU, or every GPU of the record for the node.
 std::vector<const GpuInfo*> scope_gpus(const RunRecord& r, const std::optional<int>& gpu) {
   std::vector<const GpuInfo*> out;
@@ -151,14 +174,14 @@ std::optional<std::string> not_applicable_refusal(const RunRecord& r, const Chec
   if (check.name.empty() || std::find(it->checks.begin(), it->checks.end(), check.name) == it->checks.end()) {
     return fmt::format("{} is not a code of the check {}", code, check.name);
   }
-  if (code == "single_gpu") return unless_node_has(r, code, 1);
+  if (code == "single_gpu") return unless_single_gpu(r, code);
   if (code == "no_gpu") return unless_node_has(r, code, 0);
   if (code == "row_remap_unsupported") {
     return unless_older_than(r, gpu, code, kRowRemapping, "Ampere or newer remaps rows");
   }
   if (code == "precision_unsupported") return unless_precisions_lacking(r, check, gpu);
   if (code == "no_hca") return unless_no_hca(r, check);
-  if (is_gpu_partition_code(code)) return gpu_partition_refusal(r, code);
+  if (is_gpu_partition_code(code)) return gpu_partition_refusal(r, code, gpu, check.name);
   return std::nullopt;  // not_configured: only the site knows what a node must reach
 }
 

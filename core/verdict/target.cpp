@@ -11,6 +11,7 @@
 #include "core/base/json_fields.hpp"
 #include "core/base/json_input.hpp"
 #include "core/base/yaml_document.hpp"
+#include "core/record/kernel_release.hpp"
 
 namespace gpuqual {
 
@@ -77,6 +78,19 @@ ComponentRule rule_from_json(const nlohmann::json& j, const std::string& file, c
   return r;
 }
 
+// A record's kernel is `uname -r` alone (core/record/kernel_release.hpp): a target written from an
+// old record's "6.1.0-28-amd64 (x86_64)" would match no record, so it is refused with the fix.
+void refuse_kernel_with_arch(const std::string& component, const ComponentRule& r, const std::string& file,
+                             const std::string& path) {
+  if (component != "kernel" || r.match == TargetMatch::absent) return;
+  const KernelRelease k = split_recorded_kernel(r.value);
+  if (k.arch.empty()) return;
+  throw InputError(file, path,
+                   fmt::format("\"{}\" carries the architecture: a record's kernel is `uname -r` as "
+                               "Kubernetes' nodeInfo.kernelVersion shows it; write \"{}\"",
+                               r.value, k.release));
+}
+
 std::map<std::string, ComponentRule> rules_from_json(const nlohmann::json& j, const std::string& file,
                                                      const std::string& path) {
   if (!j.is_object()) throw InputError(file, path, "expected a mapping of component: rule");
@@ -88,6 +102,7 @@ std::map<std::string, ComponentRule> rules_from_json(const nlohmann::json& j, co
                        fmt::format("unknown component \"{}\" (known: {})", it.key(), component_list()));
     }
     out[it.key()] = rule_from_json(*it, file, p);
+    refuse_kernel_with_arch(it.key(), out[it.key()], file, p);
   }
   return out;
 }

@@ -54,7 +54,13 @@ std::string read_hostname() {
 std::string read_kernel() {
   struct utsname u {};
   if (uname(&u) != 0) return {};
-  return std::string(u.release) + " (" + u.machine + ")";
+  return u.release;
+}
+
+std::string read_arch() {
+  struct utsname u {};
+  if (uname(&u) != 0) return {};
+  return u.machine;
 }
 
 std::string parse_os_release(std::string_view text) {

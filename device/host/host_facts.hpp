@@ -10,8 +10,11 @@
 namespace gpuqual {
 
 std::string read_hostname();
-// uname(2): "<release> (<machine>)", e.g. "6.1.0-18-amd64 (x86_64)".
+// uname(2)'s release, `uname -r`: "6.1.0-18-amd64", exactly as Kubernetes' nodeInfo.kernelVersion
+// shows it (the kubelet reads the same field), so a record compares with the Node. "" on error.
 std::string read_kernel();
+// uname(2)'s machine, `uname -m`: "x86_64", "aarch64". "" on error.
+std::string read_arch();
 // PRETTY_NAME from os-release ("Debian GNU/Linux 12 (bookworm)"), else NAME VERSION_ID.
 std::string read_os_name(const std::string& os_release = "/etc/os-release");
 std::string parse_os_release(std::string_view text);

@@ -10,6 +10,8 @@
 //   (crio.conf.d(5); subfolders, which CRI-O also walks, are not read),
 //   crio.runtime.runtimes.<handler>.runtime_path; CDI is always on (CRI-O 1.23+); cgroup_manager
 //   defaults to systemd.
+// - k3s and RKE2: their own containerd's /var/lib/rancher/{k3s,rke2}/agent/etc/containerd/config.toml
+//   (read_rancher_containerd).
 // - /etc/nvidia-container-runtime/config.toml (or the GPU Operator's
 //   /usr/local/nvidia/toolkit/.config/...): nvidia-container-runtime.mode, "auto" when unset.
 #include <fmt/format.h>
@@ -73,10 +75,10 @@ void containerd_file(HostTree& tree, const std::string& file, const toml::table&
   (void)tree;
 }
 
-void read_containerd(HostTree& tree, HostStack& h, const std::string& handler) {
-  const std::string main = "/etc/containerd/config.toml";
+void read_containerd(HostTree& tree, HostStack& h, const std::string& handler, const std::string& main,
+                     const std::string& engine) {
   RuntimeEngine e;
-  e.engine = "containerd";
+  e.engine = engine;
   std::string error;
   auto t = parse_toml(tree, main, error);
   if (!t && error.empty()) return;  // absent or unread (kept in tree.unread)
@@ -141,11 +143,43 @@ void read_crio(HostTree& tree, HostStack& h, const std::string& handler) {
   h.engines.push_back(std::move(e));
 }
 
+// k3s and RKE2 run their own containerd and render its config.toml at every start from
+// config.toml.tmpl (or config-v3.toml.tmpl for containerd 2) when one is there, else from their
+// defaults, which add the `nvidia` runtime when they find nvidia-container-runtime (k3s docs,
+// "Advanced Options"). The rendered config.toml is what runs: it is read. Without it, a template
+// with no Go template action ({{ ... }}) is the file k3s would write and is read in its place; one
+// with actions cannot be judged without k3s's values, so it is noted as not read (the check is an
+// error, never a pass).
+void read_rancher_containerd(HostTree& tree, HostStack& h, const std::string& handler,
+                             const std::string& distro) {
+  const std::string dir = "/var/lib/rancher/" + distro + "/agent/etc/containerd";
+  const std::string engine = "containerd (" + distro + ")";
+  if (tree.exists(dir + "/config.toml")) {
+    read_containerd(tree, h, handler, dir + "/config.toml", engine);
+    return;
+  }
+  for (const char* name : {"config-v3.toml.tmpl", "config.toml.tmpl"}) {
+    const std::string tmpl = dir + "/" + name;
+    std::string text;
+    if (tree.read(tmpl, text) != HostTree::Read::ok) continue;
+    if (text.find("{{") != std::string::npos) {
+      tree.note_unread(tmpl,
+                       fmt::format("a template {} renders at start (Go template actions), and no rendered "
+                                   "config.toml is beside it: the handler cannot be judged",
+                                   distro));
+      return;
+    }
+    read_containerd(tree, h, handler, tmpl, engine);
+    return;
+  }
+}
+
 }  // namespace
 
 void read_runtime_engines(HostTree& tree, HostStack& h, const std::string& handler) {
-  read_containerd(tree, h, handler);
+  read_containerd(tree, h, handler, "/etc/containerd/config.toml", "containerd");
   read_crio(tree, h, handler);
+  for (const char* distro : {"k3s", "rke2"}) read_rancher_containerd(tree, h, handler, distro);
 }
 
 void read_runtime_mode(HostTree& tree, HostStack& h) {

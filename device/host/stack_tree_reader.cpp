@@ -252,12 +252,29 @@ void read_kernel_modules(HostTree& tree, HostStack& h) {
     h.kernel_has_module[k] = found;
   }
   // DKMS keeps what it built as /var/lib/dkms/nvidia/<driver version>/<kernel>/.
+  // Only a kernel with a module in /lib/modules has one to boot with: a build DKMS did not
+  // install there says nothing of the next boot.
+  auto has_module = [&](const std::string& k) {
+    auto it = h.kernel_has_module.find(k);
+    return it != h.kernel_has_module.end() && it->second;
+  };
   for (const auto& version : tree.list("/var/lib/dkms/nvidia")) {
     for (const auto& k : tree.list("/var/lib/dkms/nvidia/" + version)) {
-      if (!h.kernel_has_module.count(k)) continue;
+      if (!has_module(k)) continue;
       auto [it, fresh] = h.kernel_module_version.emplace(k, version);
       if (!fresh && h.loaded_driver && version == *h.loaded_driver) it->second = version;
     }
+  }
+  // Where DKMS built several versions for one kernel, the one it installed is marked by the link
+  // kernel-<kernel>-<arch> → <version>/<kernel>/<arch> (dkms(8), the install action): it decides.
+  for (const auto& name : tree.list("/var/lib/dkms/nvidia")) {
+    if (!name.starts_with("kernel-")) continue;
+    const std::deque<std::string> parts = components(tree.link_target("/var/lib/dkms/nvidia/" + name));
+    if (parts.size() < 3) continue;
+    const std::string& version = parts[parts.size() - 3];
+    const std::string& kernel = parts[parts.size() - 2];
+    if (has_module(kernel) && name == "kernel-" + kernel + "-" + parts.back())
+      h.kernel_module_version[kernel] = version;
   }
 }
 
@@ -293,7 +310,11 @@ void read_pci(HostTree& tree, HostStack& h) {
     if (!vendor || *vendor != kPciVendorNvidia || tree.exists(d + "/physfn")) continue;
     const auto cls = hex_file(tree, d + "/class");
     if (!cls) continue;
-    if (is_gpu_pci_class(*cls)) ++h.pci_gpus;
+    if (is_gpu_pci_class(*cls)) {
+      ++h.pci_gpus;
+      const std::string driver = tree.link_target(d + "/driver");
+      if (fs::path(driver).filename() == "vfio-pci") ++h.pci_gpus_passthrough;
+    }
     if ((*cls >> 8) == 0x0680) ++h.pci_nvswitches;  // "bridge, other": how NVSwitch shows on the bus
   }
 }

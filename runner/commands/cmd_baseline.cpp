@@ -91,11 +91,9 @@ int run_build(const BuildArgs& a) {
   std::size_t passing = 0;
   std::vector<std::string> not_passing;
   BuiltOverDir source(loaded, a.baselines_dir);
-  CompareOptions judging;
-  judging.slice_baselines = &source;
   for (const auto& p : res.included) {
     const RunRecord r = reader.read(p);
-    const Verdict v = compare_record(r, source.for_class(r.hardware_class.slug), judging);
+    const Verdict v = compare_with_baselines(r, source, CompareOptions{});
     if (v.outcome == Outcome::pass) {
       ++passing;
     } else {

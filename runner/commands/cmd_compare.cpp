@@ -40,7 +40,7 @@ int run_compare(const CompareArgs& a) {
   const Freshness freshness = freshness_from(a.freshness);
   CompareOptions options{a.report.strict, expect_gpus_value(a.expect_gpus), target.get()};
   AutoBaselines slices(baselines_dir(a.baselines_dir));  // MIG slice classes (docs/mig.md)
-  options.slice_baselines = &slices;
+  options.unit_baselines = &slices;
   Verdict verdict = compare_record(record, baseline.get(), options);
   // Too old (--max-age) or stale against the node as it is now (--node-file): no qualification.
   const std::string node =

@@ -50,6 +50,14 @@ std::string opt_text(const std::optional<T>& v) {
 }
 std::string opt_bool(const std::optional<bool>& v) { return v ? (*v ? "on" : "off") : "-"; }
 
+// What NVML failed to give (docs/inventory.md, "GPUs NVML cannot read"): never left out.
+void print_nvml_unread(const Inventory& inv) {
+  for (const auto& g : inv.gpus) {
+    for (const auto& u : g.nvml_unread) fmt::print("  gpu {}: NVML did not give {}\n", g.index, u);
+  }
+  for (const auto& d : inv.node.nvml_devices_unread) fmt::print("  not tied to a GPU: {}\n", d);
+}
+
 void print_table(const Inventory& inv) {
   const NodeFacts& n = inv.node;
   // Node strings (labels, names, versions) one line each, controls shown (core/base/text_escape.hpp).
@@ -59,6 +67,7 @@ void print_table(const Inventory& inv) {
   fmt::print("Node\n");
   row("hostname", or_dash(n.hostname));
   row("kernel", or_dash(n.kernel));
+  row("arch", or_dash(n.arch));
   row("os", or_dash(n.os));
   row("cpu", or_dash(n.cpu_model));
   row("numa nodes", opt_text(n.numa_nodes));
@@ -116,6 +125,7 @@ void print_table(const Inventory& inv) {
       fmt::print("  gpu {}: virtualization mode {}\n", g.index, g.virtualization_mode);
     }
   }
+  print_nvml_unread(inv);
   if (!inv.gpu_unavailable_reason.empty())
     fmt::print("  CUDA cannot use GPUs: {}\n", inv.gpu_unavailable_reason);
   // The whole stack as diff, Prometheus and matrix name it (core/record/stack_inventory.hpp).

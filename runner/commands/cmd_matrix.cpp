@@ -94,8 +94,8 @@ int run_rollback(const MatrixArgs& a) {
   if (!rb || rb->target.classes.begin()->second.empty()) {
     print_line(
         stderr,
-        fmt::format("gpuqual matrix rollback: class {} has no known-good row in {}: there is no tested "
-                    "rollback path",
+        fmt::format("gpuqual matrix rollback: class {} has no known-good row in {} whose target checks "
+                    "known-good: there is no tested rollback path",
                     a.class_slug, a.matrix));
     return kExitInconclusive;
   }

@@ -41,13 +41,15 @@ int run_plan(PlanArgs& a) {
   // The Nodes as they are now also say whether a run record among --verdicts is stale (taken
   // before the node's current boot, kubelet, kernel or driver; core/verdict/record_age.hpp).
   auto states = std::make_shared<CurrentNodes>();
-  const Cluster cluster = read_cluster(a.cluster, a.verdicts.empty() ? nullptr : states.get());
+  Cluster cluster = read_cluster(a.cluster, a.verdicts.empty() ? nullptr : states.get());
   GateOptions judged;
   judged.freshness = freshness_from(FreshnessFlags{a.max_age, ""});
   judged.freshness.nodes = states;
   judged.consecutive = a.consecutive;
+  NodeClasses classes;
   const NodeOutcomes verdicts =
-      a.verdicts.empty() ? NodeOutcomes{} : read_verdicts(a.verdicts, a.baselines_dir, judged);
+      a.verdicts.empty() ? NodeOutcomes{} : read_verdicts(a.verdicts, a.baselines_dir, judged, &classes);
+  apply_record_classes(cluster.nodes, classes);  // a node its labels leave unknown: its records' class
   const Plan plan = make_plan(cluster, policy, verdicts);
   // On stderr in every format: stdout stays the table, the Markdown or Argo's wave list.
   for (const std::string& w : plan.warnings) print_line(stderr, "gpuqual plan: warning: " + w);

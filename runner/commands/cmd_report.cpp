@@ -93,11 +93,8 @@ int run_gate_report(const ReportArgs& a) {
     node.path = paths[i];
     try {
       const RunRecord record = read_record(paths[i]);
-      const Baseline* baseline = source->for_class(record.hardware_class.slug);
       node.node = record.node.k8s_node_name.empty() ? record.node.hostname : record.node.k8s_node_name;
-      CompareOptions options{a.strict};
-      options.slice_baselines = source.get();
-      node.verdict = compare_record(record, baseline, options);
+      node.verdict = compare_with_baselines(record, *source, CompareOptions{a.strict});
     } catch (const InputError& e) {
       NodeSummary unreadable = unreadable_node(paths[i], e.what(), i);
       node.node = unreadable.node;
@@ -146,7 +143,7 @@ int run_report(const ReportArgs& a) {
       load_record_baseline(a.baseline, a.baselines_dir, record.hardware_class.slug);
   AutoBaselines slices(baselines_dir(a.baselines_dir));  // MIG slice classes (docs/mig.md)
   CompareOptions options{a.strict};
-  options.slice_baselines = &slices;
+  options.unit_baselines = &slices;
   const Verdict verdict = compare_record(record, baseline.get(), options);
   in.verdict = &verdict;
   return finish(verdict, in, a);

@@ -256,7 +256,7 @@ int judge_written_record(const RunArgs& a, const RunInputs& in, const RunRecord&
   const RunRecord as_written = StreamingRecordReader().parse(record_to_text(done), output);
   CompareOptions options{a.report.strict, expect_gpus_value(a.expect_gpus), in.target.get()};
   AutoBaselines slices(baselines_dir(a.baselines_dir));  // MIG slice classes (docs/mig.md)
-  options.slice_baselines = &slices;
+  options.unit_baselines = &slices;
   const Verdict verdict = compare_record(as_written, in.baseline.get(), options);
   // Where the record went, on stdout too (a Job log shows stdout), after the table; not in
   // --format json, whose stdout is one JSON document and the summary line.

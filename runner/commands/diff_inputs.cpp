@@ -9,6 +9,7 @@ namespace gpuqual {
 DiffBaselines load_diff_baselines(const std::string& spec, const std::string& baselines_dir_flag,
                                   const std::string& slug) {
   DiffBaselines b;
+  b.units = std::make_unique<AutoBaselines>(baselines_dir(baselines_dir_flag));
   if (spec.empty() || spec == "auto") {
     b.after = find_class_baseline(slug, baselines_dir(baselines_dir_flag), &b.missing);
   } else {
@@ -30,6 +31,7 @@ void apply_diff_baselines(const DiffBaselines& b, DiffOptions& o) {
   o.after_baseline = b.after.get();
   o.after_baseline_missing = b.missing;
   o.tolerances = b.lend_tolerances ? b.after.get() : nullptr;
+  o.unit_baselines = b.units.get();
 }
 
 }  // namespace gpuqual

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/baseline/baseline.hpp"
+#include "core/baseline/class_baselines.hpp"
 #include "core/judge/diff.hpp"
 
 namespace gpuqual {
@@ -14,6 +15,8 @@ struct DiffBaselines {
   std::unique_ptr<Baseline> after;  // compare's baseline for the after-record; null: see `missing`
   std::string missing;              // why there is none (the diff is then inconclusive)
   bool lend_tolerances = false;     // `after` is measured and was asked for with --baseline
+  // The baselines directory, where compare of the after-record finds its MIG slices' classes.
+  std::unique_ptr<AutoBaselines> units;
 };
 
 // `spec`: "" (no --baseline: the class's baseline judges the after-record, --allowed-drop every

@@ -119,10 +119,8 @@ std::map<std::string, std::string> field_queries(const observe::ObservePolicy& p
   const std::string matcher = fmt::format("{{{}=~\"{}\"}}", p.node_label, fmt::join(names, "|"));
   std::map<std::string, std::string> q;
   using namespace observe::field;
-  for (const char* f : {kUtil, kXid, kDbe, kRemapUncorrectable, kRemapFailure, kRemapPending, kPcieReplay,
-                        kNvlinkCrc, kNvlinkReplay, kThermalViolation, kPowerViolation}) {
-    q[f] = std::string(f) + matcher;
-  }
+  q[kUtil] = std::string(kUtil) + matcher;
+  for (const char* f : kFaultFields) q[f] = std::string(f) + matcher;
   q[kClocksEventReasons] =
       fmt::format("{0}{2} or {1}{2}", kClocksEventReasons, kClocksEventReasonsOld, matcher);
   q[kUtilAge] = fmt::format("timestamp({}{})", kUtil, matcher);

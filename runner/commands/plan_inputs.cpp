@@ -74,7 +74,7 @@ Cluster read_cluster(const ClusterSources& s, CurrentNodes* states) {
 }
 
 NodeOutcomes read_verdicts(const std::vector<std::string>& paths, const std::string& baselines_dir_flag,
-                           const GateOptions& options) {
+                           const GateOptions& options, NodeClasses* classes) {
   NodeOutcomes out;
   const bool files_may_qualify = !options.freshness.max_age_s && options.consecutive <= 1;
   std::vector<std::string> records;
@@ -84,7 +84,9 @@ NodeOutcomes read_verdicts(const std::vector<std::string>& paths, const std::str
                             ? j["schema"].get<std::string>()
                             : "";
     if (schema == kVerdictSchema) {
-      add_node_outcomes(verdict_from_json(j, path), path, out, files_may_qualify);
+      const Verdict v = verdict_from_json(j, path);
+      add_node_outcomes(v, path, out, files_may_qualify);
+      if (classes) add_node_classes(v, *classes);
     } else if (schema == kRunSchema) {
       records.push_back(path);
     } else {
@@ -96,7 +98,9 @@ NodeOutcomes read_verdicts(const std::vector<std::string>& paths, const std::str
   if (!records.empty()) {
     // Judged one node at a time, as gate would: each node's own verdict decides, the pool's does not.
     AutoBaselines baselines(baselines_dir(baselines_dir_flag));
-    add_node_outcomes(gate_records(records, baselines, options), "run records", out);
+    const Verdict gate = gate_records(records, baselines, options);
+    add_node_outcomes(gate, "run records", out);
+    if (classes) add_node_classes(gate, *classes);
   }
   return out;
 }

@@ -26,7 +26,8 @@ Cluster read_cluster(const ClusterSources& sources, CurrentNodes* states = nullp
 // `paths`: verdict JSON files, run records, or directories of either (*.json inside). Run
 // records are judged as gate judges them with `options` (--max-age, the Nodes, --consecutive);
 // a verdict file under --max-age or --consecutive cannot qualify a node (plan_verdicts.hpp).
+// `classes`, when given: the class each verdict states for its node (apply_record_classes).
 NodeOutcomes read_verdicts(const std::vector<std::string>& paths, const std::string& baselines_dir_flag,
-                           const GateOptions& options = {});
+                           const GateOptions& options = {}, NodeClasses* classes = nullptr);
 
 }  // namespace gpuqual

@@ -6,11 +6,13 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
 
 #include "core/base/exit_code.hpp"
 #include "core/base/text_case.hpp"
+#include "core/base/text_escape.hpp"
 #include "core/record/record_json.hpp"
 #include "device/host/stack_tree_reader.hpp"
 #include "suites/stack_check.hpp"
@@ -23,17 +25,21 @@ struct StackProbeArgs {
   std::string format = "text";
 };
 
+// Every line carries the host's file names and contents (a CDI spec's paths, a TOML error, a
+// driver version string): each goes through print_line, as every command's terminal output does
+// (core/base/text_escape.hpp), so a file named with ESC or OSC bytes cannot drive the terminal.
 void print_text(const CheckResult& r, const HostStack& h) {
-  fmt::print("stack of {}\n", h.root);
-  fmt::print("  driver loaded    {}\n", h.loaded_driver.value_or("(none)"));
-  fmt::print("  running kernel   {}\n", h.running_kernel.value_or("(unknown)"));
-  fmt::print("  cdi              {}\n", r.attributes.at("stack.cdi"));
-  fmt::print("  runtime          {}\n", r.attributes.at("stack.runtime"));
-  fmt::print("  reboot pending   {}\n", r.attributes.at("stack.reboot_pending"));
-  for (const auto& u : h.unread) fmt::print("  [error] could not read {}: {}\n", u.path, u.problem);
+  auto out = [](const std::string& line) { print_line(stdout, line); };
+  out(fmt::format("stack of {}", h.root));
+  out(fmt::format("  driver loaded    {}", h.loaded_driver.value_or("(none)")));
+  out(fmt::format("  running kernel   {}", h.running_kernel.value_or("(unknown)")));
+  out(fmt::format("  cdi              {}", r.attributes.at("stack.cdi")));
+  out(fmt::format("  runtime          {}", r.attributes.at("stack.runtime")));
+  out(fmt::format("  reboot pending   {}", r.attributes.at("stack.reboot_pending")));
+  for (const auto& u : h.unread) out(fmt::format("  [error] could not read {}: {}", u.path, u.problem));
   for (const auto& f : r.findings) {
-    fmt::print("  [{}] {}: {}\n", to_string(f.severity), f.code, f.detail);
-    if (!f.action.empty() && f.severity != Severity::info) fmt::print("         do: {}\n", f.action);
+    out(fmt::format("  [{}] {}: {}", to_string(f.severity), f.code, f.detail));
+    if (!f.action.empty() && f.severity != Severity::info) out(fmt::format("         do: {}", f.action));
   }
 }
 
@@ -45,8 +51,8 @@ int run_stack_probe(const StackProbeArgs& a) {
   } else {
     print_text(r, h);
   }
-  fmt::print("gpuqual probe stack: {}{}\n", to_upper(to_string(r.status)),
-             r.reason.empty() ? "" : " — " + r.reason);
+  print_line(stdout, fmt::format("gpuqual probe stack: {}{}", to_upper(to_string(r.status)),
+                                 r.reason.empty() ? "" : " — " + r.reason));
   return exit_code_of(r.status);
 }
 

@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <fstream>
 #include <memory>
@@ -31,6 +32,7 @@
 #include "device/nccl_local_comms.hpp"
 #include "runner/multinode/mpi_session.hpp"
 #include "runner/multinode/nccl_multinode.hpp"
+#include "runner/multinode/nccl_rank_device.hpp"
 #include "runner/multinode/nccl_rank_report.hpp"
 #include "runner/run/run_identity.hpp"
 
@@ -98,8 +100,9 @@ RootPlan plan_root(const NcclCommandOptions& o, const std::vector<std::string>& 
   return plan;
 }
 
-// This rank's GPU: the one of its node-local rank. Never throws.
-NcclRankReport ready_report(int rank, int local_rank, const std::string& host) {
+// This rank's GPU (choose_rank_device: its node-local rank's, or device 0 when the launcher gave
+// it one GPU through CUDA_VISIBLE_DEVICES). Never throws.
+NcclRankReport ready_report(int rank, int local_rank, int local_size, const std::string& host) {
   NcclRankReport me;
   me.rank = rank;
   me.local_rank = local_rank;
@@ -111,13 +114,15 @@ NcclRankReport ready_report(int rank, int local_rank, const std::string& host) {
     me.ready_reason = probe.reason;
     return me;
   }
-  if (local_rank >= probe.device_count) {
+  const char* bound = std::getenv("CUDA_VISIBLE_DEVICES");
+  const RankDevice device = choose_rank_device(local_rank, local_size, probe.device_count,
+                                               bound ? std::optional<std::string>(bound) : std::nullopt);
+  if (device.device < 0) {
     me.ready = Status::error;
-    me.ready_reason = fmt::format("node-local rank {} but CUDA sees {} GPUs here: start one rank per GPU",
-                                  local_rank, probe.device_count);
+    me.ready_reason = device.why;
     return me;
   }
-  me.gpu = local_rank;
+  me.gpu = device.device;
   CudaGpuScan scan = scan_cuda_gpus();
   if (static_cast<std::size_t>(me.gpu) < scan.gpus.size()) {
     me.gpu_info = scan.gpus[static_cast<std::size_t>(me.gpu)];
@@ -260,7 +265,7 @@ int run_nccl_multinode(const NcclCommandOptions& o) {
   }
 
   const SharedId shared = share_unique_id(world, rank);
-  NcclRankReport me = ready_report(rank, mpi->local_rank(), host);
+  NcclRankReport me = ready_report(rank, mpi->local_rank(), mpi->local_size(), host);
   if (!shared.error.empty()) {
     me.ready = Status::error;
     me.ready_reason = shared.error;

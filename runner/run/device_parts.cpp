@@ -47,7 +47,7 @@ void add_slice_parts(const GpuInfo& g, const std::string& parent_class, std::vec
       part.visible_devices = ci.uuid;
       part.record_gpus = {g.index};
       part.mig_device = ci.uuid;
-      part.hardware_class = mig_class_slug(parent_class, gi.profile);
+      part.hardware_class = mig_device_class_slug(parent_class, gi, ci);
       parts.push_back(std::move(part));
     }
   }

@@ -6,7 +6,9 @@
 
 #include <iostream>
 #include <optional>
+#include <string>
 
+#include "core/baseline/baseline.hpp"
 #include "device/measure.hpp"
 #include "device/measure_class_floors.hpp"
 #include "device/measure_gpus.hpp"
@@ -30,16 +32,27 @@ inline MeasureConfig short_measure() {
   return c;
 }
 
-// The class floors of GPU 0 (device/measure_class_floors.hpp), or nullopt with the class named
-// in the log: such a GPU is held to the unit-error bounds only.
+// The class floors of GPU 0 from the shipped floors file (device/measure_class_floors.hpp: the
+// same file `gpuqual compare --baseline auto` judges a record of the class against), or nullopt
+// with the class named in the log: such a GPU is held to the unit-error bounds only.
 inline std::optional<ClassFloors> gpu0_floors() {
   cudaDeviceProp prop{};
   if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess) return std::nullopt;
   const std::string slug = gpu_class_slug(prop.name, prop.totalGlobalMem);
-  auto floors = class_floors(slug);
+  auto floors = class_floors(slug, baselines_dir(""), machine_is_vm());
   std::cout << "[ INFO ] class " << slug
-            << (floors ? ": class floors apply" : ": no class floors, unit-error bounds only") << "\n";
+            << (floors ? ": class floors from " + floors->source
+                       : ": no class floors, unit-error bounds only")
+            << "\n";
   return floors;
+}
+
+// The floor of `metric` for GPU 0's class, else `unit_bound`; `whose` names which it is.
+inline double floor_or(const std::optional<ClassFloors>& floors, const std::string& metric, double unit_bound,
+                       std::string* whose) {
+  const auto f = floors ? floors->of(metric) : std::nullopt;
+  *whose = f ? floors->slug + " floor" : std::string("unit-error bound");
+  return f.value_or(unit_bound);
 }
 
 }  // namespace gpuqual::gpu_test

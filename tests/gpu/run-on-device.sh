@@ -22,7 +22,7 @@
 #
 # Output (at most 8 files, no folders): summary.md, run.log, gpu-tests.xml, canary-1.json,
 # canary-2.json, canary-3.json, torch-reference.json, and extra.tar.gz (nvidia-smi -q, the
-# inventory, the canary runs' side files, the compare reports, the step table).
+# inventory, the canary runs' side files, the compare reports, the memcheck log, the step table).
 #
 # One deadline over every step: GPUQUAL_DEVICE_DEADLINE_S (540 s after the start), shorter when
 # less time is left (tests/gpu/device_time.py: --time-left S or GPUQUAL_DEVICE_TIME_LEFT_S, and
@@ -31,13 +31,19 @@
 # usual time still fits (GPU tests 90 s, a canary run GPUQUAL_CANARY_NEED_S = 120 s, PyTorch 45 s),
 # and runs under `timeout` of what is left; a skipped step is named in summary.md.
 #
-# Exit code (the script judges): 1 when a GPU test failed, a canary run exited 1, or `gpuqual
-# compare` against the shipped baseline of the class (baselines/<class>.yaml, when there is one)
-# exited 1; else 2 when something could not be measured or judged (no usable GPU: every GPU test
-# skipped; a canary run without a record; a step skipped for time; compare inconclusive); else 0.
-# Without a shipped baseline the canary records are not judged (that is what a first window makes
-# them for); summary.md says so. 3: bad usage, or no bundle on the GPU machine (summary.md says
-# so; it was not carried: run --prepare here and carry build-device-bundle).
+# Exit code (the script judges): 1 when a GPU test failed, a canary run exited 1, `gpuqual compare`
+# against the class's baseline failed (baselines/<class>.yaml when one is shipped, else the
+# datasheet floors baselines/floors/<class>.yaml; a fail only under a provisional PCIe floor is
+# 2), or the optional memcheck run found errors; else 2 when something could not be measured or
+# judged (no usable GPU: every GPU test skipped; a canary run without a record; a step skipped for
+# time; compare inconclusive; a class with neither file); else 0. 3: bad usage, or no bundle on
+# the GPU machine (summary.md says so; it was not carried: run --prepare here and carry
+# build-device-bundle).
+#
+# PyTorch's reference runs with the LD_LIBRARY_PATH the script was started with (the one made for
+# gpuqual puts other builds of the CUDA libraries first); when time is left, the GPU tests run
+# once more under compute-sanitizer memcheck (run_sanitizer). run.log is whole when the script
+# exits (finish_log waits for its tee).
 #
 # For the script's own tests (tests/gpu/run_on_device_test.sh): GPUQUAL_BUNDLE_DIR, and
 # GPUQUAL_DEVICE_GPUQUAL / GPUQUAL_DEVICE_GPU_TESTS (other programs), GPUQUAL_DEVICE_CLASS (run the
@@ -60,6 +66,9 @@ class_args=()
 [[ -n ${GPUQUAL_DEVICE_CLASS:-} ]] && class_args=(--class "$GPUQUAL_DEVICE_CLASS")
 gpu_tests_need_s=${GPUQUAL_GPU_TESTS_NEED_S:-90}
 torch_need_s=${GPUQUAL_TORCH_NEED_S:-45}
+# The optional memcheck run (run_sanitizer): only when this much is left after everything else.
+sanitizer_need_s=${GPUQUAL_SANITIZER_NEED_S:-120}
+sanitizer_filter=${GPUQUAL_SANITIZER_GTEST_FILTER:--*MeetsTheClassFloor*:GpuMemtest.CheckPassesOnAHealthyGpu}
 
 log() { printf '[%s +%ss] %s\n' "$(date -u +%H:%M:%S)" "$SECONDS" "$*"; }
 
@@ -298,8 +307,11 @@ device_run() {
   work=$(mktemp -d)
   mkdir -p "$work/extra"
   : >"$work/steps.tsv"
-  # Everything the steps print goes to run.log as well as to the terminal.
+  # Everything the steps print goes to run.log as well as to the terminal; finish_log waits for
+  # the tee before the script exits, so run.log is whole when the files are taken back.
+  exec {terminal_out}>&1 {terminal_err}>&2
   exec > >(tee -a "$out/run.log") 2>&1
+  tee_pid=$!
   log "gpuqual device run in $repo, output in $out, deadline ${deadline_s}s (reserve ${reserve_s}s)"
   cat "$out/.deadline.txt" 2>/dev/null
   rm -f "$out/.deadline.txt"
@@ -311,7 +323,7 @@ device_run() {
     log "nvidia-smi not found"
   fi
 
-  local gpuqual="" tests="" rc
+  local gpuqual="" tests="" rc inventory_rc=2 torch_env
   if [[ -x $bundle_dir/bin/gpuqual && -x $bundle_dir/bin/gpuqual_gpu_tests ]]; then
     log "using the prebuilt bundle $bundle_dir"
     gpuqual=$bundle_dir/bin/gpuqual
@@ -325,6 +337,11 @@ device_run() {
   # Overrides, for the script's own tests: another gpuqual or GPU test program.
   gpuqual=${GPUQUAL_DEVICE_GPUQUAL:-$gpuqual}
   tests=${GPUQUAL_DEVICE_GPU_TESTS:-$tests}
+  # PyTorch runs with the machine's own LD_LIBRARY_PATH (torch_env): the folders added here for
+  # gpuqual (NVIDIA's wheels, the toolkit) put other builds of cuBLAS/cudart/NCCL ahead of the
+  # ones torch was built with, which can make `import torch` fail or load a mismatched library.
+  torch_env=(env -u LD_LIBRARY_PATH)
+  [[ -n ${LD_LIBRARY_PATH+set} ]] && torch_env=(env LD_LIBRARY_PATH="$LD_LIBRARY_PATH")
   add_cuda_library_dirs
   log "LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}"
   # Data files from this checkout, the same that ships (a bundle carries a copy too).
@@ -338,7 +355,8 @@ device_run() {
   else
     "$gpuqual" --version
     timeout 60 "$gpuqual" inventory --format json >"$work/extra/inventory.json" 2>"$work/extra/inventory.log"
-    log "inventory exit code $? (2: no usable GPU)"
+    inventory_rc=$?
+    log "inventory exit code $inventory_rc (2: no usable GPU)"
 
     # The progress file keeps what ran when a crash or a kill leaves no XML (gtest_progress.hpp).
     run_step gpu-tests "$gpu_tests_need_s" 240 -- \
@@ -381,11 +399,22 @@ device_run() {
     done
   fi
 
-  if python3 -c 'import torch' 2>/dev/null; then
-    run_step pytorch "$torch_need_s" 120 -- python3 "$here/torch_reference.py" "$out/torch-reference.json"
+  local torch_why
+  if torch_why=$(timeout 60 "${torch_env[@]}" python3 -c 'import torch' 2>&1); then
+    run_step pytorch "$torch_need_s" 120 -- "${torch_env[@]}" python3 "$here/torch_reference.py" "$out/torch-reference.json"
   else
-    log "PyTorch not installed: no reference figures"
-    step_record pytorch skipped - 0 "PyTorch not installed"
+    # The last line of the import's error says why (no module, a library it could not load).
+    torch_why=$(printf '%s\n' "$torch_why" | grep -v '^[[:space:]]*$' | tail -1 | cut -c1-200)
+    log "PyTorch cannot be imported: ${torch_why:-no message}: no reference figures"
+    step_record pytorch skipped - 0 "PyTorch cannot be imported: ${torch_why:-no message}"
+  fi
+
+  # Optional, last: the GPU tests under compute-sanitizer memcheck when time is left and gpuqual
+  # saw a usable GPU (without one every test skips: nothing to check).
+  if ((inventory_rc == 0)); then
+    run_sanitizer "$tests" || final=1
+  else
+    echo "not run: no usable GPU (inventory exit $inventory_rc)" >"$work/sanitizer.txt"
   fi
 
   # Side files of the runs (telemetry, NVML snapshots) and the rest go into one tarball.
@@ -393,7 +422,7 @@ device_run() {
   printf '%s\n' "${inconclusive[@]}" >"$work/inconclusive.txt"
   ((final == 0 && ${#inconclusive[@]} > 0)) && final=2
   # The summary adds the last rule (no GPU test ran: inconclusive) and returns the final code.
-  python3 "$here/device_summary.py" --out "$out" --work "$work" --exit "$final"
+  python3 "$here/device_summary.py" --out "$out" --work "$work" --exit "$final" --baselines "$repo/baselines"
   rc=$?
   if ((rc <= 2)); then
     final=$rc
@@ -407,23 +436,96 @@ device_run() {
   return "$final"
 }
 
-# judge_record GPUQUAL RECORD N: compare against the shipped baseline of the record's class when
-# there is one. 0 pass, 1 fail, 2 inconclusive or not judged (no baseline).
+# The end of the log: stdout and stderr back to the terminal, which closes the pipe into the tee
+# of run.log, then a wait for the tee to write the rest (bounded: a process killed at its limit
+# may leave a child holding the pipe open).
+finish_log() {
+  [[ -n ${tee_pid:-} ]] || return 0
+  exec 1>&"$terminal_out" 2>&"$terminal_err"
+  local waited=0
+  while kill -0 "$tee_pid" 2>/dev/null && ((waited < 50)); do
+    sleep 0.1
+    waited=$((waited + 1))
+  done
+}
+
+# judge_record GPUQUAL RECORD N: compare the record against its class's baseline as `gpuqual compare
+# --baseline auto` finds it: the measured baselines/<class>.yaml when one is shipped, else the
+# datasheet floors baselines/floors/<class>.yaml (catch broken, not slow). 0 pass, 1 fail, 2
+# inconclusive or not judged (neither file). A fail whose only failing rows are PCIe figures under
+# a provisional floor (a virtual machine: device_summary.py --judge-compare) counts as 2.
 judge_record() {
-  local gpuqual=$1 record=$2 i=$3 slug
+  local gpuqual=$1 record=$2 i=$3 slug baseline
   slug=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["hardware_class"]["slug"])' "$record" 2>/dev/null)
-  if [[ -z $slug || ! -f $baselines_dir/$slug.yaml ]]; then
-    log "canary run $i: no shipped baseline for class '${slug:-?}': not judged"
-    echo "no baseline for ${slug:-?}" >"$work/compare-$i.rc"
+  if [[ -n $slug && -f $baselines_dir/$slug.yaml ]]; then
+    baseline=$baselines_dir/$slug.yaml
+  elif [[ -n $slug && -f $baselines_dir/floors/$slug.yaml ]]; then
+    baseline=$baselines_dir/floors/$slug.yaml
+  else
+    log "canary run $i: no shipped baseline or floors for class '${slug:-?}': not judged"
+    echo "no baseline or floors for ${slug:-?}" >"$work/compare-$i.rc"
     return 2
   fi
-  timeout 60 "$gpuqual" compare "$record" --baseline "$baselines_dir/$slug.yaml" \
-    --markdown "$work/extra/compare-$i.md" >"$work/extra/compare-$i.txt" 2>&1
+  echo "${baseline#"$baselines_dir"/}" >"$work/compare-$i.baseline"
+  # stdout: the verdict's JSON, then the one-line summary; stderr: anything else compare says.
+  timeout 60 "$gpuqual" compare "$record" --baseline "$baseline" --format json \
+    --markdown "$work/extra/compare-$i.md" >"$work/extra/compare-$i.json" 2>"$work/extra/compare-$i.txt"
   local rc=$?
+  log "canary run $i: gpuqual compare against $baseline exit code $rc"
+  tail -1 "$work/extra/compare-$i.json"
+  if ((rc == 1)) && python3 "$here/device_summary.py" --judge-compare "$work/extra/compare-$i.json" \
+    >"$work/compare-$i.provisional"; then
+    log "canary run $i: only under the provisional PCIe floor: $(cat "$work/compare-$i.provisional")"
+    rc=2
+  else
+    rm -f "$work/compare-$i.provisional"
+  fi
   echo "$rc" >"$work/compare-$i.rc"
-  log "canary run $i: gpuqual compare against $baselines_dir/$slug.yaml exit code $rc"
-  tail -1 "$work/extra/compare-$i.txt"
   return "$rc"
+}
+
+# The optional last step, when time is left: the GPU tests once under compute-sanitizer's memcheck
+# (no figures: the floor tests are left out, timing under the sanitizer means nothing). Its output
+# goes to extra/sanitizer.log (in the tarball: the 8 files back are taken), its result to
+# $work/sanitizer.txt for summary.md. memcheck errors fail the run; a kill at the deadline or a
+# test that fails under it is reported, not judged.
+run_sanitizer() {
+  local tests=$1 sanitizer rc
+  if [[ ${GPUQUAL_SANITIZER:-1} == 0 ]]; then
+    step_record sanitizer skipped - 0 "GPUQUAL_SANITIZER=0"
+    echo "not run: GPUQUAL_SANITIZER=0" >"$work/sanitizer.txt"
+    return 0
+  fi
+  sanitizer=$(command -v compute-sanitizer)
+  if [[ -z $sanitizer ]]; then
+    for sanitizer in /usr/local/cuda/bin/compute-sanitizer /usr/local/cuda-*/bin/compute-sanitizer ""; do
+      [[ -x $sanitizer ]] && break
+    done
+  fi
+  if [[ -z $sanitizer ]]; then
+    log "compute-sanitizer not found: no memcheck run"
+    step_record sanitizer skipped - 0 "compute-sanitizer not found"
+    echo "not run: compute-sanitizer not found" >"$work/sanitizer.txt"
+    return 0
+  fi
+  # Its output to the log file only (run.log keeps the step's own lines).
+  # shellcheck disable=SC2016 # $1 and $@ are the inner shell's
+  run_step sanitizer "$sanitizer_need_s" 600 -- bash -c 'log=$1; shift; exec "$@" >"$log" 2>&1' _ \
+    "$work/extra/sanitizer.log" env GPUQUAL_GTEST_PROGRESS_FILE="$work/extra/sanitizer-progress.tsv" \
+    "$sanitizer" --tool memcheck --error-exitcode 86 --print-limit 100 "$tests" --gtest_filter="$sanitizer_filter"
+  rc=$?
+  local summary
+  summary=$(grep -h 'ERROR SUMMARY' "$work/extra/sanitizer.log" 2>/dev/null | tail -1 | sed 's/^=* *//')
+  case $rc in
+    200) echo "not run: skipped for time" >"$work/sanitizer.txt" ;;
+    86) echo "errors: ${summary:-memcheck reported errors} (extra/sanitizer.log)" >"$work/sanitizer.txt" ;;
+    124 | 137) echo "killed at the deadline: ${summary:-no ERROR SUMMARY} (extra/sanitizer.log)" >"$work/sanitizer.txt" ;;
+    0) echo "clean: ${summary:-no ERROR SUMMARY line}" >"$work/sanitizer.txt" ;;
+    *) echo "exit $rc, no memcheck error: ${summary:-no ERROR SUMMARY} (a GPU test failed under the sanitizer or it could not start; extra/sanitizer.log)" >"$work/sanitizer.txt" ;;
+  esac
+  ((rc == 200)) || log "compute-sanitizer memcheck: $(cat "$work/sanitizer.txt")"
+  ((rc == 86)) && return 1
+  return 0
 }
 
 case ${1:-} in
@@ -451,5 +553,8 @@ case ${1:-} in
       exit 3
     fi
     device_run "$out" "$time_left"
+    rc=$?
+    finish_log
+    exit "$rc"
     ;;
 esac

@@ -12,7 +12,11 @@
 #     that cannot be made again, or a carry over the size limit, fails here;
 #  H. a GPU test program that crashes: summary.md names what ran before (progress file);
 #  I. less time left than the default deadline (--time-left, a `timeout` around the script):
-#     a shorter deadline, summary.md still written in time.
+#     a shorter deadline, summary.md still written in time;
+#  J. a class with no measured baseline (the H100): each record is compared against the datasheet
+#     floors baselines/floors/<class>.yaml; PyTorch runs with the LD_LIBRARY_PATH the script was
+#     given, not the one it made for gpuqual; a torch that cannot be imported is named with why;
+#  K. the optional memcheck run: run where a GPU is usable, its errors fail and are named.
 # C, D and H stand in for the GPU test program with a small script (a GPU test cannot fail, hang
 # or crash on a machine without a GPU); everything else is the real bundle.
 #
@@ -72,6 +76,9 @@ expect "A: the rest is in extra.tar.gz" sh -c "tar -tzf '$out/extra.tar.gz' | gr
 expect "A: gpu-tests.xml from the real GPU test program" grep -q 'skipped' "$out/gpu-tests.xml"
 expect "A: the GPU tests' progress lines, one per test as it ended, in extra.tar.gz" \
   sh -c "tar -xzOf '$out/extra.tar.gz' extra/gpu-tests-progress.tsv | grep -qP '^end\tGpu\w+\.\w+\tskipped\t'"
+expect "A: run.log is whole when the script exits (its tee waited for)" sh -c "tail -1 '$out/run.log' | grep -q 'done in'"
+expect "A: no memcheck run without a usable GPU, and the summary says so" \
+  grep -q 'compute-sanitizer memcheck of the GPU tests: not run: no usable GPU' "$out/summary.md"
 
 # B. A deadline that leaves no room for a canary run (each needs ~120 s).
 run_case short GPUQUAL_DEVICE_DEADLINE_S=40 GPUQUAL_DEVICE_RESERVE_S=5
@@ -119,8 +126,9 @@ run_case compare GPUQUAL_DEVICE_CLASS=h200-sxm-141gb GPUQUAL_DEVICE_BASELINES_DI
   GPUQUAL_DEVICE_DEADLINE_S=60 GPUQUAL_CANARY_RUNS=1 GPUQUAL_GPU_TESTS_NEED_S=5 GPUQUAL_CANARY_NEED_S=10
 # The baseline expects 2 GPUs and this machine has none: compare fails the record (gpu.missing).
 expect "E: exit 1 (compare fails: the baseline's GPUs are missing), got $rc" test "$rc" -eq 1
-expect "E: summary.md has compare's exit" grep -q 'against the shipped baseline: run 1: exit 1' "$out/summary.md"
-expect "E: compare's report is in extra.tar.gz" sh -c "tar -tzf '$out/extra.tar.gz' | grep -q 'extra/compare-1.txt'"
+expect "E: summary.md has compare's exit and the file" grep -q 'run 1: exit 1 against baselines/h200-sxm-141gb.yaml' \
+  "$out/summary.md"
+expect "E: compare's report is in extra.tar.gz" sh -c "tar -tzf '$out/extra.tar.gz' | grep -q 'extra/compare-1.json'"
 expect "E: the class's targets and floors are used" sh -c "! grep -q 'no targets or floors' '$out/summary.md'"
 
 # F. No bundle carried: the GPU machine cannot build gpuqual, so it must not try.
@@ -194,6 +202,57 @@ expect "I: a timeout around the script shortens the deadline" \
 expect "I: summary.md written under the timeout" test -s "$out/summary.md"
 "$here/run-on-device.sh" --time-left soon "$work/x" >/dev/null 2>&1
 expect "--time-left that is not whole seconds: exit 3" test $? -eq 3
+
+# J. An H100 record (the class has no measured baseline): compared against its datasheet floors.
+#    A fake torch notes the LD_LIBRARY_PATH it was imported with; a fake wheel folder makes the
+#    script put a folder of its own on LD_LIBRARY_PATH for gpuqual (NVML, which gpuqual dlopens).
+mkdir -p "$work/faketorch/torch" "$work/fakesite/nvidia/fake/lib" "$work/brokentorch/torch"
+: >"$work/fakesite/nvidia/fake/lib/libnvidia-ml.so.1"
+printf '%s\n' 'import os' \
+  'with open(os.environ["FAKE_TORCH_SEEN"], "a") as f:' \
+  '    f.write(os.environ.get("LD_LIBRARY_PATH", "<unset>") + "\n")' >"$work/faketorch/torch/__init__.py"
+echo 'raise ImportError("libcudnn.so.9: cannot open shared object file")' >"$work/brokentorch/torch/__init__.py"
+: >"$work/torch-seen.txt"
+run_case h100 GPUQUAL_DEVICE_CLASS=h100-sxm-80gb GPUQUAL_DEVICE_DEADLINE_S=90 GPUQUAL_CANARY_RUNS=1 \
+  GPUQUAL_GPU_TESTS_NEED_S=5 GPUQUAL_CANARY_NEED_S=10 GPUQUAL_TORCH_NEED_S=5 PYTHONPATH="$work/faketorch" \
+  FAKE_TORCH_SEEN="$work/torch-seen.txt" LD_LIBRARY_PATH=/given/by/the/machine \
+  GPUQUAL_EXTRA_SITE_DIRS="$work/fakesite"
+expect "J: compared against the H100's datasheet floors" \
+  grep -q 'run 1: exit [0-9] against baselines/floors/h100-sxm-80gb.yaml' "$out/summary.md"
+expect "J: the floors are named" grep -q 'floors from baselines/floors/h100-sxm-80gb.yaml' "$out/summary.md"
+expect "J: the script put its own folder on LD_LIBRARY_PATH for gpuqual" \
+  grep -q "LD_LIBRARY_PATH=.*$work/fakesite/nvidia/fake/lib.*:/given/by/the/machine\$" "$out/run.log"
+expect "J: torch was imported (check and reference step)" test "$(wc -l <"$work/torch-seen.txt")" -ge 2
+expect "J: torch saw only the LD_LIBRARY_PATH the script was given" \
+  sh -c "! grep -v '^/given/by/the/machine\$' '$work/torch-seen.txt'"
+run_case notorch GPUQUAL_DEVICE_DEADLINE_S=30 GPUQUAL_DEVICE_RESERVE_S=5 GPUQUAL_CANARY_RUNS=0 \
+  GPUQUAL_GPU_TESTS_NEED_S=5 PYTHONPATH="$work/brokentorch"
+expect "J: a torch that cannot be imported is named with why" \
+  grep -q '| pytorch | skipped | - | 0 | PyTorch cannot be imported: ImportError: libcudnn.so.9' "$out/summary.md"
+
+# K. The optional memcheck run, where gpuqual saw a usable GPU: a stand-in gpuqual whose inventory
+#    finds one, and a stand-in compute-sanitizer on the PATH that reports errors.
+mkdir -p "$work/fakebin"
+cat >"$work/fakebin/gpuqual" <<'EOF'
+#!/bin/sh
+case $1 in --version) echo "gpuqual stand-in" ;; inventory) echo "{}" ;; *) exit 2 ;; esac
+EOF
+cat >"$work/fakebin/compute-sanitizer" <<'EOF'
+#!/bin/sh
+echo "$@" >"$FAKE_SANITIZER_ARGS"
+echo "========= ERROR SUMMARY: 2 errors"
+exit 86
+EOF
+chmod +x "$work/fakebin/gpuqual" "$work/fakebin/compute-sanitizer"
+run_case memcheck GPUQUAL_DEVICE_GPUQUAL="$work/fakebin/gpuqual" PATH="$work/fakebin:$PATH" \
+  FAKE_SANITIZER_ARGS="$work/sanitizer-args.txt" GPUQUAL_DEVICE_DEADLINE_S=60 GPUQUAL_CANARY_RUNS=0 \
+  GPUQUAL_GPU_TESTS_NEED_S=5 GPUQUAL_SANITIZER_NEED_S=5 GPUQUAL_TORCH_NEED_S=5
+expect "K: memcheck errors fail the run (exit $rc)" test "$rc" -eq 1
+expect "K: summary.md names them" grep -q 'failed: compute-sanitizer memcheck errors: ERROR SUMMARY: 2 errors' "$out/summary.md"
+expect "K: memcheck ran the GPU test program without the floor tests" \
+  grep -q -- "--tool memcheck .*gpuqual_gpu_tests --gtest_filter=-\*MeetsTheClassFloor\*" "$work/sanitizer-args.txt"
+expect "K: its log is in extra.tar.gz" sh -c "tar -tzf '$out/extra.tar.gz' | grep -q 'extra/sanitizer.log'"
+expect "K: at most 8 plain files back" files_back_ok
 
 # Usage: no output folder is a usage error (3).
 env -u OUT "$here/run-on-device.sh" >/dev/null 2>&1

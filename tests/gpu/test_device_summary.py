@@ -2,9 +2,11 @@
 """CTest `bundle.device_summary`: tests/gpu/device_summary.py on canary records with figures.
 
 No GPU here produces figures, so the records are the synthetic H200 fixtures of tests/data
-(synthetic-healthy.json, synthetic-slow-gpu.json): each figure must sit beside its target, its
-floor and PyTorch's figure; a figure under its floor is marked; the exit code follows the rules
-in the script's docstring. Usage: test_device_summary.py (no arguments).
+(synthetic-healthy.json, synthetic-slow-gpu.json), and the same made an H100's: each figure must
+sit beside its target, its floor (from the shipped baselines/floors/<class>.yaml) and PyTorch's
+figure; a figure under its floor is marked; the PCIe floor is provisional in a virtual machine
+only; a compare that failed only there is not a failure; the exit code follows the rules in the
+script's docstring. Usage: test_device_summary.py (no arguments).
 """
 import json
 import os
@@ -43,7 +45,8 @@ class DeviceSummary(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.tmp)
 
-    def run_summary(self, code, records, xml=PASSING_XML, torch=None, steps=(), progress=None):
+    def run_summary(self, code, records, xml=PASSING_XML, torch=None, steps=(), progress=None, vm=True,
+                    work_files=None):
         for i, name in enumerate(records, 1):
             shutil.copy(os.path.join(RECORDS, name), os.path.join(self.out, f"canary-{i}.json"))
         if xml is not None:
@@ -59,8 +62,11 @@ class DeviceSummary(unittest.TestCase):
         with open(os.path.join(self.work, "steps.tsv"), "w") as f:
             for s in steps:
                 f.write("\t".join(s) + "\n")
+        for name, text in (work_files or {}).items():
+            with open(os.path.join(self.work, name), "w") as f:
+                f.write(text + "\n")
         p = subprocess.run([sys.executable, SUMMARY, "--out", self.out, "--work", self.work, "--exit", str(code)],
-                           capture_output=True, text=True)
+                           capture_output=True, text=True, env=dict(os.environ, GPUQUAL_DEVICE_VM="1" if vm else "0"))
         with open(os.path.join(self.out, "summary.md")) as f:
             return p.returncode, f.read()
 
@@ -79,16 +85,36 @@ class DeviceSummary(unittest.TestCase):
         self.assertIn("PASS (exit 0)", text)
         row = self.row(text, "gemm.bf16.tflops", 0)
         self.assertTrue(row[2].startswith("771.5 TFLOP/s"), row)
-        self.assertEqual(row[3:], ["760", "600", "781.2"])  # target, floor, PyTorch's figure
+        # target, floor (0.4 x 989.5 of baselines/floors/h200-sxm-141gb.yaml), PyTorch's figure
+        self.assertEqual(row[3:], ["760", "395.8", "781.2"])
+        self.assertIn("- floors from baselines/floors/h200-sxm-141gb.yaml", text)
+        self.assertEqual(self.row(text, "hbm.triad.gbps", 0)[4], "2880.0")
         row = self.row(text, "pcie.h2d.gbps", 1)
-        self.assertEqual(row[3:5], ["50", "40 provisional"])  # not yet measured on the lent microVM
-        self.assertIn("- pcie.h2d.gbps: floor provisional: the lent machine is a microVM", text)
+        self.assertEqual(row[3:5], ["50", "35.2 provisional"])  # not yet measured in a virtual machine
+        self.assertIn("- pcie.h2d.gbps: floor provisional: this machine is a virtual machine", text)
         self.assertIn("| gpu-tests | ran | 0 | 40 |", text)
 
-    def healthy_with(self, metric, gpu, median):
-        """canary-1.json: the healthy fixture with one figure changed."""
+    def test_on_bare_metal_the_pcie_floor_is_firm(self):
+        self.healthy_with("pcie.d2h.gbps", 0, 33.0)
+        code, text = self.run_summary(0, [], vm=False)
+        self.assertEqual(self.row(text, "pcie.d2h.gbps", 0)[4], "35.2 BELOW")
+        self.assertNotIn("provisional", text)
+
+    def test_an_h100_has_its_targets_and_floors(self):
+        self.healthy_with("hbm.triad.gbps", 1, 1500.0, slug="h100-sxm-80gb")  # half a healthy H100's
+        code, text = self.run_summary(0, [])
+        self.assertIn("- class h100-sxm-80gb", text)
+        self.assertIn("- floors from baselines/floors/h100-sxm-80gb.yaml", text)
+        self.assertEqual(self.row(text, "hbm.triad.gbps", 1)[3:5], ["2950", "2010.0 BELOW"])
+        self.assertEqual(self.row(text, "gemm.bf16.tflops", 0)[3:5], ["770", "395.8"])
+        self.assertEqual(self.row(text, "pcie.h2d.gbps", 0)[3:5], ["50", "35.2 provisional"])
+
+    def healthy_with(self, metric, gpu, median, slug=None):
+        """canary-1.json: the healthy fixture with one figure changed (and its class, given one)."""
         with open(os.path.join(RECORDS, "synthetic-healthy.json")) as f:
             record = json.load(f)
+        if slug:
+            record["hardware_class"]["slug"] = slug
         for c in record["checks"]:
             for m in c.get("metrics", []):
                 if m["name"] == metric and m["gpu"] == gpu:
@@ -97,10 +123,10 @@ class DeviceSummary(unittest.TestCase):
             json.dump(record, f)
 
     def test_a_figure_under_its_floor_is_marked(self):
-        self.healthy_with("gemm.bf16.tflops", 1, 512.0)
+        self.healthy_with("gemm.bf16.tflops", 1, 300.0)
         code, text = self.run_summary(0, [])
-        self.assertEqual(self.row(text, "gemm.bf16.tflops", 1)[4], "600 BELOW")
-        self.assertEqual(self.row(text, "gemm.bf16.tflops", 0)[4], "600")
+        self.assertEqual(self.row(text, "gemm.bf16.tflops", 1)[4], "395.8 BELOW")
+        self.assertEqual(self.row(text, "gemm.bf16.tflops", 0)[4], "395.8")
 
     def test_no_gpu_test_ran_makes_a_pass_inconclusive(self):
         code, text = self.run_summary(0, ["synthetic-healthy.json"], xml=SKIPPED_XML)
@@ -120,7 +146,7 @@ class DeviceSummary(unittest.TestCase):
         self.healthy_with("pcie.d2h.gbps", 0, 33.0)
         code, text = self.run_summary(0, [])
         self.assertEqual(code, 0)  # a provisional floor records and marks; it does not judge
-        self.assertEqual(self.row(text, "pcie.d2h.gbps", 0)[4], "40 provisional BELOW")
+        self.assertEqual(self.row(text, "pcie.d2h.gbps", 0)[4], "35.2 provisional BELOW")
 
     def test_a_crash_leaves_what_ran_from_the_progress_file(self):
         # GoogleTest wrote no XML (the process died in the third test); the listener's lines say
@@ -155,6 +181,58 @@ class DeviceSummary(unittest.TestCase):
         code, text = self.run_summary(0, ["synthetic-healthy.json"], xml=None)
         self.assertEqual(code, 2)
         self.assertIn("no gpu-tests.xml", text)
+
+    def test_each_compare_names_its_baseline_and_a_provisional_fail(self):
+        code, text = self.run_summary(2, ["synthetic-healthy.json", "synthetic-healthy.json"], work_files={
+            "compare-1.rc": "0", "compare-1.baseline": "floors/h200-sxm-141gb.yaml",
+            "compare-2.rc": "2", "compare-2.baseline": "floors/h200-sxm-141gb.yaml",
+            "compare-2.provisional": "under the provisional PCIe floor only: pcie.d2h.gbps gpu 0 33.0 GB/s"})
+        self.assertIn("run 1: exit 0 against baselines/floors/h200-sxm-141gb.yaml", text)
+        self.assertIn("run 2: exit 2 against baselines/floors/h200-sxm-141gb.yaml (under the provisional PCIe "
+                      "floor only: pcie.d2h.gbps gpu 0 33.0 GB/s)", text)
+
+    def test_memcheck_errors_fail_and_are_named(self):
+        code, text = self.run_summary(1, ["synthetic-healthy.json"], work_files={
+            "sanitizer.txt": "errors: ERROR SUMMARY: 3 errors (extra/sanitizer.log)"},
+            steps=[("gpu-tests", "ran", "0", "40", ""), ("sanitizer", "ran", "86", "100", "")])
+        self.assertEqual(code, 1)
+        self.assertIn("- failed: compute-sanitizer memcheck errors: ERROR SUMMARY: 3 errors", text)
+        self.assertNotIn("sanitizer exit 86", text)
+        self.assertIn("- compute-sanitizer memcheck of the GPU tests: errors: ERROR SUMMARY: 3 errors", text)
+
+    def test_a_clean_or_skipped_memcheck_is_reported_not_judged(self):
+        code, text = self.run_summary(0, ["synthetic-healthy.json"],
+                                      work_files={"sanitizer.txt": "not run: skipped for time"},
+                                      steps=[("sanitizer", "skipped", "-", "0", "needs ~120s, 30s left")])
+        self.assertEqual(code, 0)
+        self.assertIn("- compute-sanitizer memcheck of the GPU tests: not run: skipped for time", text)
+
+    def judge(self, verdict, vm):
+        path = os.path.join(self.tmp, "compare.json")
+        with open(path, "w") as f:  # as `gpuqual compare --format json` writes it: the summary line last
+            f.write(json.dumps(verdict, indent=2) + "\nFAIL  1 GPUs  ...\n")
+        p = subprocess.run([sys.executable, SUMMARY, "--judge-compare", path], capture_output=True, text=True,
+                           env=dict(os.environ, GPUQUAL_DEVICE_VM="1" if vm else "0"))
+        return p.returncode, p.stdout
+
+    def test_a_compare_failed_only_under_the_provisional_pcie_floor_is_not_a_failure_in_a_vm(self):
+        pcie = {"check": "pcie", "gpu": 0, "metric": "pcie.h2d.gbps", "observed": 30.5, "expected": 64,
+                "allowed_drop_pct": 45.0, "status": "fail", "unit": "GB/s"}
+        gemm = {"check": "gemm", "gpu": 0, "metric": "gemm.bf16.tflops", "observed": 300, "expected": 989.5,
+                "allowed_drop_pct": 60.0, "status": "fail", "unit": "TFLOP/s"}
+        only_pcie = {"outcome": "fail", "metrics": [pcie], "checks": [{"check": "pcie", "gpu": 0, "status": "fail"}],
+                     "findings": []}
+        code, why = self.judge(only_pcie, vm=True)
+        self.assertEqual(code, 0)
+        self.assertIn("pcie.h2d.gbps gpu 0 30.5 GB/s (floor 35.2)", why)
+        self.assertEqual(self.judge(only_pcie, vm=False)[0], 1)  # bare metal: a firm floor
+        with_gemm = dict(only_pcie, metrics=[pcie, gemm],
+                         checks=only_pcie["checks"] + [{"check": "gemm", "gpu": 0, "status": "fail"}])
+        self.assertEqual(self.judge(with_gemm, vm=True)[0], 1)
+        with_finding = dict(only_pcie, findings=[{"check": "health", "status": "fail"}])
+        self.assertEqual(self.judge(with_finding, vm=True)[0], 1)
+        with_check = dict(only_pcie, checks=only_pcie["checks"] + [{"check": "health", "gpu": 0, "status": "fail"}])
+        self.assertEqual(self.judge(with_check, vm=True)[0], 1)
 
     def test_unknown_class_has_no_targets(self):
         code, text = self.run_summary(0, ["synthetic-unknown-class.json"])

@@ -24,19 +24,19 @@ TEST(GpuPcie, EachDirectionIsVerifiedAndSane) {
     const Metric m = rate_metric(pcie_metric_name(d), "GB/s", 0, r.measure, r.bytes_per_op, 1e9);
     EXPECT_GT(m.median, 1.0) << m.name;    // slower than a Gen3 x4 link
     EXPECT_LT(m.median, 300.0) << m.name;  // faster than any PCIe (or C2C) link both ways
-    if (floors && d != CopyDirection::bidir) {
-      switch (check_floor(m.median, floors->pcie_gbps, floors->pcie_provisional)) {
+    if (const auto floor = floors ? floors->of(m.name) : std::nullopt) {
+      const std::string provisional = floors->provisional(m.name);
+      switch (check_floor(m.median, *floor, provisional)) {
         case FloorCheck::meets:
           break;
         case FloorCheck::below:
           ADD_FAILURE() << m.name << " " << m.median << " GB/s under the " << floors->slug << " floor "
-                        << floors->pcie_gbps;
+                        << *floor;
           break;
         case FloorCheck::below_provisional:
           // Recorded (summary.md marks it), not failed: see measure_class_floors.hpp.
           std::cout << "[ INFO ] " << m.name << " " << m.median << " GB/s under the provisional "
-                    << floors->slug << " floor " << floors->pcie_gbps << " (" << floors->pcie_provisional
-                    << ")\n";
+                    << floors->slug << " floor " << *floor << " (" << provisional << ")\n";
           ::testing::Test::RecordProperty(m.name + "_under_provisional_floor", std::to_string(m.median));
           break;
       }

@@ -49,17 +49,18 @@ TEST(GpuGemm, EveryPrecisionIsVerifiedAndSane) {
   EXPECT_GT(ran, 0);
 }
 
-// The class floor (device/measure_class_floors.hpp) at the canonical 8192^3, after the dense-GEMM
-// warm-up, so a real shortfall (a throttled or slow GPU) fails here and not only in a baseline.
+// The class floor (baselines/floors/<class>.yaml, device/measure_class_floors.hpp) at the canonical 8192^3,
+// after the dense-GEMM warm-up, so a real shortfall (a throttled or slow GPU) fails here and not only in a
+// baseline.
 TEST(GpuGemm, Bf16MeetsTheClassFloor) {
   GPUQUAL_REQUIRE_GPU();
   // A class without floors is held to the unit-error bound (kSane), still at 8192^3 and verified.
-  const auto floors = gpu_test::gpu0_floors();
-  const double floor = floors ? floors->gemm_bf16_tflops : kSane.at(GemmPrecision::bf16).first;
-  const std::string whose = floors ? std::string(floors->slug) + " floor" : "unit-error bound";
   GemmRunConfig c;
   c.precision = GemmPrecision::bf16;
   c.size = kGemmCanonicalSize;
+  std::string whose;
+  const double floor = gpu_test::floor_or(gpu_test::gpu0_floors(), gemm_metric_name(c.precision, c.size),
+                                          kSane.at(GemmPrecision::bf16).first, &whose);
   c.measure = gpu_test::short_measure();
   c.measure.warmup_s = kDenseGemmWarmupS;
   c.measure.budget_s = 4;

@@ -21,8 +21,10 @@ TEST(GpuHbm, EveryKernelIsVerifiedAndSane) {
     const Metric m = rate_metric(hbm_metric_name(k.kernel), "GB/s", 0, k.measure, k.bytes_per_op, 1e9);
     EXPECT_GT(m.median, 50.0) << m.name;     // slower than any HBM/GDDR part
     EXPECT_LT(m.median, 20000.0) << m.name;  // faster than any memory: the L2 was measured
-    if (floors && k.kernel == StreamKernel::copy) {
-      EXPECT_GE(m.median, floors->hbm_copy_gbps) << "HBM copy under the " << floors->slug << " floor";
+    // Each kernel the floors file names (copy, scale, add, triad) holds its class floor.
+    if (const auto floor = floors ? floors->of(m.name) : std::nullopt) {
+      EXPECT_GE(m.median, *floor) << m.name << " under the " << floors->slug << " floor (" << floors->source
+                                  << ")";
     }
     if (k.kernel == StreamKernel::read)
       EXPECT_TRUE(k.sum_checked);

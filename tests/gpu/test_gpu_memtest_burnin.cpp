@@ -46,11 +46,11 @@ TEST(GpuBurnin, HealthyGpuGivesIdenticalResults) {
 TEST(GpuBurnin, Bf16SeriesMeetsTheClassFloor) {
   GPUQUAL_REQUIRE_GPU();
   // A class without floors is held to the unit-error bound (1 TFLOP/s), still at 8192.
-  const auto floors = gpu_test::gpu0_floors();
-  const double floor = floors ? floors->gemm_bf16_tflops : 1.0;
-  const std::string whose = floors ? std::string(floors->slug) + " floor" : "unit-error bound";
   BurninConfig c;
-  c.size = 8192;
+  c.size = kGemmCanonicalSize;
+  std::string whose;
+  const double floor =
+      gpu_test::floor_or(gpu_test::gpu0_floors(), gemm_metric_name(c.precision, c.size), 1.0, &whose);
   c.duration_s = 3;
   c.memtest_every_s = 0;
   const BurninGpuResult r = run_burnin(c, {});

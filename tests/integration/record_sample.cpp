@@ -138,6 +138,9 @@ RunRecord full_record() {
   r.node.visible_devices = "NVIDIA_VISIBLE_DEVICES=all";
   r.hardware_class = {"h200-sxm-141gb", 2, "NVIDIA-H200", 143771, false};
   r.gpus = {full_gpu(0), full_gpu(1)};
+  // What NVML failed to give (docs/inventory.md, "GPUs NVML cannot read").
+  r.gpus[1].nvml_unread = {"pci_bus_id: NVML_ERROR_UNKNOWN: Unknown Error"};
+  r.node.nvml_devices_unread = {"NVML GPU 2: handle: NVML_ERROR_GPU_IS_LOST: GPU is lost"};
   // MIG (docs/mig.md): GPU 0 with a GPU instance of two compute instances, GPU 1 unread.
   const std::vector<MigComputeInstance> cis{{0, "1c.3g.71gb", "MIG-7e1d", 16},
                                             {1, "2c.3g.71gb", "MIG-7e2d", 32}};

@@ -46,6 +46,10 @@ SCRAPE = 1  # s: Prometheus' scrape_interval and the policy's
 POLICY = f"""schema: gpuqual.observe/v1
 window: {WINDOW}s
 scrape_interval: {SCRAPE}s
+# not in FIELDS below (off in dcgm-exporter's default CSV): docs/observe.md, "Watched series"
+optional_series: [DCGM_FI_DEV_ECC_SBE_VOL_TOTAL, DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS,
+                  DCGM_FI_DEV_ROW_REMAP_PENDING, DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL,
+                  DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL]
 workloads: []
 """
 

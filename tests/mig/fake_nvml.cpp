@@ -6,14 +6,21 @@
 // The health check's core readings (ECC mode and counts, remapped rows, the PCIe link) read as a
 // healthy card's, unless the GPU's `not_supported` list names them: then NVML_ERROR_NOT_SUPPORTED,
 // as a vGPU guest is answered for what it is not given.
+// Faults (docs/inventory.md, "GPUs NVML cannot read"): a GPU's `faults` object maps a call kind
+// to the NVML status it answers instead ("handle", "uuid", "pci", "name", "memory", "ecc_mode",
+// "ecc_counters", "remapped_rows", "pcie_link", "clock_event_reasons", "register_events"; e.g.
+// {"uuid": "GPU_IS_LOST"}), and the topology's top-level `event_wait` the status every
+// nvmlEventSetWait_v2 answers; without it a wait times out after its timeout, as on a quiet GPU.
 #include <nvml.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 #include <vector>
 
 struct nvmlDevice_st {
@@ -46,6 +53,24 @@ struct Gpu {
 
 std::deque<Gpu> g_gpus;
 int g_init_count = 0;
+std::string g_event_wait_fault;  // the topology's event_wait
+int g_event_set = 0;             // what nvmlEventSetCreate hands out
+
+nvmlReturn_t status_named(const std::string& name) {
+  if (name == "GPU_IS_LOST") return NVML_ERROR_GPU_IS_LOST;
+  if (name == "NOT_SUPPORTED") return NVML_ERROR_NOT_SUPPORTED;
+  if (name == "NO_PERMISSION") return NVML_ERROR_NO_PERMISSION;
+  if (name == "TIMEOUT") return NVML_ERROR_TIMEOUT;
+  if (name == "UNINITIALIZED") return NVML_ERROR_UNINITIALIZED;
+  return NVML_ERROR_UNKNOWN;
+}
+
+// The status the GPU's `faults` names for this call kind, else NVML_SUCCESS.
+nvmlReturn_t fault(const json& spec, const char* kind) {
+  const json faults = spec.value("faults", json::object());
+  auto it = faults.find(kind);
+  return it == faults.end() ? NVML_SUCCESS : status_named(it->get<std::string>());
+}
 
 void copy_string(const std::string& s, char* out, unsigned length) {
   if (length > 0) std::snprintf(out, length, "%s", s.c_str());
@@ -59,6 +84,7 @@ nvmlReturn_t load_topology() {
   json top = json::parse(in, nullptr, false);
   if (top.is_discarded()) return NVML_ERROR_UNKNOWN;
   g_gpus.clear();
+  g_event_wait_fault = top.value("event_wait", "");
   for (const json& spec : top.value("gpus", json::array())) {
     Gpu& g = g_gpus.emplace_back();
     g.spec = spec;
@@ -119,13 +145,29 @@ nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int* count) {
 
 nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t* device) {
   if (index >= g_gpus.size()) return NVML_ERROR_INVALID_ARGUMENT;
+  if (nvmlReturn_t rc = fault(g_gpus[index].spec, "handle"); rc != NVML_SUCCESS) return rc;
   *device = &g_gpus[index].handle;
   return NVML_SUCCESS;
+}
+
+// By bus id, compared without the domain (NVML writes 8 digits, CUDA and sysfs 4).
+nvmlReturn_t nvmlDeviceGetHandleByPciBusId_v2(const char* bus_id, nvmlDevice_t* device) {
+  const std::string want(bus_id);
+  for (Gpu& g : g_gpus) {
+    const std::string have = g.spec.value("pci_bus_id", "");
+    if (have.size() < 7 || want.size() < 7 || have.substr(have.size() - 7) != want.substr(want.size() - 7))
+      continue;
+    if (nvmlReturn_t rc = fault(g.spec, "handle"); rc != NVML_SUCCESS) return rc;
+    *device = &g.handle;
+    return NVML_SUCCESS;
+  }
+  return NVML_ERROR_NOT_FOUND;
 }
 
 nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char* name, unsigned int length) {
   Gpu* g = gpu_of(device);
   if (!g) return NVML_ERROR_INVALID_ARGUMENT;
+  if (nvmlReturn_t rc = fault(g->spec, "name"); rc != NVML_SUCCESS) return rc;
   std::string n = g->spec.value("name", "");
   if (const MigDevice* m = mig_of(device)) n += " MIG " + m->ci.value("profile", m->gi.value("profile", ""));
   copy_string(n, name, length);
@@ -135,6 +177,7 @@ nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char* name, unsigned int len
 nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char* uuid, unsigned int length) {
   Gpu* g = gpu_of(device);
   if (!g) return NVML_ERROR_INVALID_ARGUMENT;
+  if (nvmlReturn_t rc = fault(g->spec, "uuid"); rc != NVML_SUCCESS) return rc;
   const MigDevice* m = mig_of(device);
   copy_string(m ? m->ci.value("uuid", "") : g->spec.value("uuid", ""), uuid, length);
   return NVML_SUCCESS;
@@ -143,6 +186,7 @@ nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char* uuid, unsigned int len
 nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t* pci) {
   Gpu* g = gpu_of(device);
   if (!g) return NVML_ERROR_INVALID_ARGUMENT;
+  if (nvmlReturn_t rc = fault(g->spec, "pci"); rc != NVML_SUCCESS) return rc;
   *pci = nvmlPciInfo_t{};
   copy_string(g->spec.value("pci_bus_id", ""), pci->busId, sizeof pci->busId);
   return NVML_SUCCESS;
@@ -151,6 +195,7 @@ nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t* pci) {
 nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t* memory) {
   Gpu* g = gpu_of(device);
   if (!g) return NVML_ERROR_INVALID_ARGUMENT;
+  if (nvmlReturn_t rc = fault(g->spec, "memory"); rc != NVML_SUCCESS) return rc;
   const MigDevice* m = mig_of(device);
   const unsigned long long mib = m ? m->gi.value("memory_mib", 0ull) : g->spec.value("memory_mib", 0ull);
   *memory = nvmlMemory_t{};
@@ -268,6 +313,7 @@ nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfoV(nvmlDevice_t device, unsigned 
 nvmlReturn_t health_reading(nvmlDevice_t device, const char* what) {
   Gpu* g = gpu_of(device);
   if (!g || device->mig >= 0) return NVML_ERROR_INVALID_ARGUMENT;
+  if (nvmlReturn_t rc = fault(g->spec, what); rc != NVML_SUCCESS) return rc;
   for (const json& n : g->spec.value("not_supported", json::array())) {
     if (n.get<std::string>() == what) return NVML_ERROR_NOT_SUPPORTED;
   }
@@ -318,5 +364,38 @@ nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t device, unsigned int* w
   if (rc == NVML_SUCCESS) *width = 16;
   return rc;
 }
+
+nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device, unsigned long long* reasons) {
+  const nvmlReturn_t rc = health_reading(device, "clock_event_reasons");
+  if (rc == NVML_SUCCESS) *reasons = 0;
+  return rc;
+}
+
+// Xid events: every GPU supports them; none ever comes. A wait answers the topology's
+// `event_wait` at once (a lost GPU does not wait out the timeout), else times out.
+nvmlReturn_t nvmlDeviceGetSupportedEventTypes(nvmlDevice_t device, unsigned long long* types) {
+  if (!gpu_of(device)) return NVML_ERROR_INVALID_ARGUMENT;
+  *types = nvmlEventTypeXidCriticalError;
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t* set) {
+  *set = reinterpret_cast<nvmlEventSet_t>(&g_event_set);
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceRegisterEvents(nvmlDevice_t device, unsigned long long, nvmlEventSet_t) {
+  Gpu* g = gpu_of(device);
+  if (!g) return NVML_ERROR_INVALID_ARGUMENT;
+  return fault(g->spec, "register_events");
+}
+
+nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t, nvmlEventData_t*, unsigned int timeoutms) {
+  if (!g_event_wait_fault.empty()) return status_named(g_event_wait_fault);
+  std::this_thread::sleep_for(std::chrono::milliseconds(timeoutms));
+  return NVML_ERROR_TIMEOUT;
+}
+
+nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t) { return NVML_SUCCESS; }
 
 }  // extern "C"

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/base/input_error.hpp"
+#include "core/record/hardware_class.hpp"
 #include "core/record/record_io.hpp"
 #include "core/record/record_json.hpp"
 #include "core/rules/mig_mode.hpp"
@@ -80,8 +81,14 @@ TEST(MigInventory, ComputeInstanceSmallerThanItsGpuInstanceIsNamedWithItsSlices)
 
 RunRecord record_with(std::vector<GpuInfo> gpus) {
   RunRecord r = read_record(std::string(GPUQUAL_TEST_DATA) + "/records/synthetic-healthy.json");
-  // The fixture's two H200s keep their identity; only their MIG state comes from the topology.
-  for (std::size_t i = 0; i < r.gpus.size() && i < gpus.size(); ++i) r.gpus[i].mig = gpus[i].mig;
+  // The fixture's two GPUs keep their identity (UUID, bus); their product, memory and MIG state come
+  // from the topology, since a slice's profile must fit its GPU (core/record/mig_identity.hpp).
+  for (std::size_t i = 0; i < r.gpus.size() && i < gpus.size(); ++i) {
+    r.gpus[i].name = gpus[i].name;
+    r.gpus[i].memory_bytes = gpus[i].memory_bytes;
+    r.gpus[i].mig = gpus[i].mig;
+  }
+  r.hardware_class = derive_hardware_class(r.gpus);
   return r;
 }
 

@@ -278,9 +278,14 @@ TEST(GfdLabels, MissingOrGarbledLabelsGiveUnknown) {
   EXPECT_EQ(hw.slug, "unknown");
   EXPECT_FALSE(hw.memory_mib.has_value());
   EXPECT_EQ(hw.gpu_count, 0);
-  // MIG "single" strategy labels a slice, not the GPU.
+  // MIG "single" strategy labels a slice, not the GPU: the node is of the slice class (docs/mig.md),
+  // and unknown only when the product is.
   EXPECT_EQ(hardware_class_from_gfd_labels({{"nvidia.com/gpu.product", "NVIDIA-A100-SXM4-40GB-MIG-1g.5gb"},
                                             {"nvidia.com/gpu.memory", "4864"}})
+                .slug,
+            "a100-sxm-40gb-mig-1g.5gb");
+  EXPECT_EQ(hardware_class_from_gfd_labels(
+                {{"nvidia.com/gpu.product", "NVIDIA-Q9-MIG-1g.5gb"}, {"nvidia.com/gpu.memory", "4864"}})
                 .slug,
             "unknown");
 }

@@ -1,6 +1,7 @@
 // Inventory pieces with fixtures (os-release, cpuinfo, labels files, version strings) and the
 // `gpuqual inventory` command end to end on this machine.
 #include <gtest/gtest.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 
 #include <array>
@@ -75,6 +76,16 @@ TEST(HostFacts, ThisMachineHasAHostnameKernelAndOs) {
   EXPECT_FALSE(read_hostname().empty());
   EXPECT_FALSE(read_kernel().empty());
   EXPECT_FALSE(read_os_name().empty());
+}
+
+// node.kernel is `uname -r` as the kubelet reports it in nodeInfo.kernelVersion (the release,
+// never "<release> (<machine>)"); the machine is node.arch.
+TEST(HostFacts, TheKernelIsTheReleaseAloneAndTheArchIsItsOwnFact) {
+  struct utsname u {};
+  ASSERT_EQ(uname(&u), 0);
+  EXPECT_EQ(read_kernel(), std::string(u.release));
+  EXPECT_EQ(read_arch(), std::string(u.machine));
+  EXPECT_EQ(read_kernel().find(' '), std::string::npos) << read_kernel();
 }
 
 TEST(ContainerRuntimes, VersionFromRealVersionLines) {

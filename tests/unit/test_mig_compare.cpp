@@ -97,7 +97,7 @@ Verdict judge(const RunRecord& r, bool with_slices = true) {
   const Baseline parent = parent_floor();
   AutoBaselines slices(kBaselines);
   CompareOptions o;
-  if (with_slices) o.slice_baselines = &slices;
+  if (with_slices) o.unit_baselines = &slices;
   return compare_record(r, &parent, o);
 }
 
@@ -363,7 +363,7 @@ TEST(MigBaselineBuild, ItsSourceRecordsPassAgainstTheBuiltSliceBaseline) {
   FixedBaselines slices({build(fleet, "h200-sxm-141gb-mig-1g.18gb").baseline});
   const Baseline parent = build(fleet, "h200-sxm-141gb").baseline;
   CompareOptions o;
-  o.slice_baselines = &slices;
+  o.unit_baselines = &slices;
   for (const RunRecord& r : fleet) {
     const Verdict v = compare_record(r, &parent, o);
     EXPECT_EQ(v.outcome, Outcome::pass) << reasons(v);

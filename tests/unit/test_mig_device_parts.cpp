@@ -26,14 +26,17 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
+// An H200's GPU instance as NVML lists it: a 1g.18gb spans one memory slice with 16 SMs, a 3g.71gb
+// four with 60 (the reader refuses a profile that contradicts its size: core/record/mig_identity.hpp).
 MigGpuInstance gpu_instance(unsigned id, const std::string& profile, std::vector<std::string> uuids) {
+  const bool three = profile == "3g.71gb";
   MigGpuInstance gi;
   gi.id = id;
   gi.profile = profile;
-  gi.memory_bytes = 18ull << 30;
-  gi.placement_size = 1;
+  gi.memory_bytes = (three ? 70ull : 18ull) << 30;
+  gi.placement_size = three ? 4 : 1;
   for (unsigned k = 0; k < uuids.size(); ++k) {
-    gi.compute_instances.push_back(MigComputeInstance{k, profile, uuids[k], 16});
+    gi.compute_instances.push_back(MigComputeInstance{k, profile, uuids[k], three ? 60 : 16});
   }
   return gi;
 }

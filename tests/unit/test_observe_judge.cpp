@@ -3,6 +3,7 @@
 // outcome docs/observe.md promises; a fault the control shares is fleet-wide.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <string>
 
@@ -34,11 +35,9 @@ struct Fleet {
     d.control = {"k1", "k2", "k3", "k4", "k5", "k6"};
     p.workloads.push_back(
         {"train.step_time", "workload_step_time_seconds", "node", Direction::lower, 0.02, {}});
-    for (const char* f :
-         {field::kUtil, field::kUtilAge, field::kXid, field::kDbe, field::kRemapFailure, field::kPcieReplay,
-          field::kThermalViolation, field::kPowerViolation, field::kClocksEventReasons}) {
-      d.fields[f].query = f;
-    }
+    d.fields[field::kUtil].query = field::kUtil;
+    d.fields[field::kUtilAge].query = field::kUtilAge;
+    for (const char* f : field::kFaultFields) d.fields[f].query = f;
     for (const auto* pool : {&d.canary, &d.control}) {
       for (const std::string& n : *pool) add_node(n);
     }
@@ -59,9 +58,7 @@ struct Fleet {
       Series age = gpu_series(n, g, 0);
       for (Point& pt : age.points) pt.v = pt.t - 5;
       d.fields[field::kUtilAge].series.push_back(age);
-      for (const char* f : {field::kXid, field::kDbe, field::kRemapFailure, field::kPcieReplay,
-                            field::kThermalViolation, field::kPowerViolation, field::kClocksEventReasons})
-        d.fields[f].series.push_back(gpu_series(n, g, 0));
+      for (const char* f : field::kFaultFields) d.fields[f].series.push_back(gpu_series(n, g, 0));
     }
   }
   void add_workload(const std::string& n, double scale) {
@@ -160,10 +157,64 @@ TEST(ObserveJudge, ThermalSlowdownBeyondTheControlFails) {
   const Verdict v = f.judge();
   EXPECT_EQ(v.outcome, Outcome::fail);
   EXPECT_TRUE(has_reason(v, "50 % of the window under thermal clock events")) << v.summary;
+  // The control pool as a whole, not its worst GPU: one sick control GPU (k4 GPU 0, throttled
+  // 90 % of the window) does not hide the canary's.
   Fleet g;
   g.grow(field::kThermalViolation, "c1", 0, 30e9);
-  g.grow(field::kThermalViolation, "k4", 0, 30e9);
-  EXPECT_EQ(g.judge().outcome, Outcome::pass);
+  g.grow(field::kThermalViolation, "k4", 0, 54e9);
+  const Verdict one_sick = g.judge();
+  EXPECT_EQ(one_sick.outcome, Outcome::fail) << one_sick.summary;
+  EXPECT_TRUE(has_reason(one_sick,
+                         "c1 GPU 0: 50 % of the window under thermal clock events "
+                         "(DCGM_FI_DEV_THERMAL_VIOLATION), the control pool's median GPU 0 %"))
+      << one_sick.summary;
+  // As often in the control (3 of 12 GPUs against 1 of 4): fleet-wide, a warning.
+  for (const char* k : {"k1", "k2"}) g.grow(field::kThermalViolation, k, 1, 30e9);
+  const Verdict fleet = g.judge();
+  EXPECT_EQ(fleet.outcome, Outcome::warn) << fleet.summary;
+  EXPECT_TRUE(has_reason(fleet, "fleet-wide: also on 3 of 12 control GPUs")) << fleet.summary;
+  // The whole control pool throttled as much: the canary is not beyond it.
+  Fleet all;
+  all.grow(field::kThermalViolation, "c1", 0, 30e9);
+  for (const std::string& k : all.d.control) {
+    for (int gpu = 0; gpu < 2; ++gpu) all.grow(field::kThermalViolation, k, gpu, 30e9);
+  }
+  EXPECT_EQ(all.judge().outcome, Outcome::pass) << all.judge().summary;
+}
+
+TEST(ObserveJudge, MoreTimeUnderClockEventsThanPassedIsNoReading) {
+  // A violation counter in us read as ns would be 1000 times the window: inconclusive, never a fail.
+  Fleet f;
+  f.grow(field::kThermalViolation, "c1", 0, 30e12);
+  Verdict v = f.judge();
+  EXPECT_EQ(v.outcome, Outcome::inconclusive) << v.summary;
+  EXPECT_TRUE(has_reason(v,
+                         "c1 GPU 0: DCGM_FI_DEV_THERMAL_VIOLATION grew by 50000 % of the time its samples "
+                         "span: more time under clock events than passed (clock_events.unit ns?)"))
+      << v.summary;
+  // In the control pool, it is left out of the median (a note) and the canary is judged.
+  Fleet g;
+  g.grow(field::kThermalViolation, "k1", 0, 30e12);
+  v = g.judge();
+  EXPECT_EQ(v.outcome, Outcome::pass) << v.summary;
+  EXPECT_TRUE(has_reason(v, "control k1 GPU 0: DCGM_FI_DEV_THERMAL_VIOLATION grew by")) << v.summary;
+}
+
+TEST(ObserveJudge, CorrectedEccAndCorrectableRemapGrowthWarnAsHealthRatesThem) {
+  Fleet f;
+  f.grow(field::kSbe, "c1", 1, 2);
+  Verdict v = f.judge();
+  EXPECT_EQ(v.outcome, Outcome::warn) << v.summary;
+  ASSERT_EQ(v.findings.size(), 1u);
+  EXPECT_EQ(v.findings[0].finding.code, "ecc.corrected_grew");
+  EXPECT_TRUE(has_reason(v, "c1 GPU 1: DCGM_FI_DEV_ECC_SBE_VOL_TOTAL grew by 240")) << v.summary;
+  Fleet g;
+  g.set_from(field::kRemapCorrectable, "c2", 0, 3600, 1);
+  v = g.judge();
+  EXPECT_EQ(v.outcome, Outcome::warn) << v.summary;
+  ASSERT_EQ(v.findings.size(), 1u);
+  EXPECT_EQ(v.findings[0].finding.code, "remap.rows_grew");
+  EXPECT_TRUE(has_reason(v, "c2 GPU 0: DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS grew by 1")) << v.summary;
 }
 
 TEST(ObserveJudge, HwSlowdownOnOneCanaryGpuFailsAndIsFleetWideWhenTheControlShowsIt) {
@@ -189,17 +240,43 @@ TEST(ObserveJudge, HwSlowdownOnOneCanaryGpuFailsAndIsFleetWideWhenTheControlShow
   EXPECT_TRUE(has_reason(v, "fleet-wide: also on 3 of 12 control GPUs")) << v.summary;
 }
 
-TEST(ObserveJudge, HwSlowdownWithoutTheSeriesIsNotJudgedAndSaysSo) {
+TEST(ObserveJudge, HwSlowdownWithoutTheSeriesIsNotWatchedAndInconclusive) {
   Fleet f;
   f.d.fields[field::kClocksEventReasons].series.clear();
-  const Verdict v = f.judge();
-  EXPECT_TRUE(has_reason(v, "not watched: DCGM_FI_DEV_CLOCKS_EVENT_REASONS")) << v.summary;
-  EXPECT_TRUE(has_reason(v, "canary pool: HW slowdown not judged")) << v.summary;
+  Verdict v = f.judge();
+  EXPECT_EQ(v.outcome, Outcome::inconclusive) << v.summary;
+  EXPECT_TRUE(has_reason(v,
+                         "not watched: DCGM_FI_DEV_CLOCKS_EVENT_REASONS (or "
+                         "DCGM_FI_DEV_CLOCK_THROTTLE_REASONS) has no series in the window"))
+      << v.summary;
+  // The policy says the exporter may not serve it: a note, and the rest passes.
+  f.p.optional_series.insert(field::kClocksEventReasons);
+  v = f.judge();
+  EXPECT_EQ(v.outcome, Outcome::pass) << v.summary;
+  EXPECT_TRUE(has_reason(v, "has no series in the window")) << v.summary;
+  EXPECT_TRUE(has_reason(v, "(optional in the policy)")) << v.summary;
   // Only the control reporting it: the canary's slowdown cannot be read as none.
   Fleet g;
   auto& series = g.d.fields[field::kClocksEventReasons].series;
   std::erase_if(series, [](const Series& s) { return s.label("Hostname")[0] == 'c'; });
-  EXPECT_TRUE(has_reason(g.judge(), "canary pool: HW slowdown not judged"));
+  v = g.judge();
+  EXPECT_EQ(v.outcome, Outcome::inconclusive) << v.summary;
+  EXPECT_TRUE(has_reason(v,
+                         "not watched: c1: no DCGM_FI_DEV_CLOCKS_EVENT_REASONS (or "
+                         "DCGM_FI_DEV_CLOCK_THROTTLE_REASONS) series from GPU 0, 1 while they report "
+                         "utilization"))
+      << v.summary;
+  // Only the canary reporting it: a HW slowdown there still fails (held against no control).
+  Fleet h;
+  std::erase_if(h.d.fields[field::kClocksEventReasons].series,
+                [](const Series& s) { return s.label("Hostname")[0] == 'k'; });
+  h.set_from(field::kClocksEventReasons, "c1", 0, 3600, 8);
+  v = h.judge();
+  EXPECT_EQ(v.outcome, Outcome::fail) << v.summary;
+  EXPECT_TRUE(has_reason(v,
+                         "the control pool has no DCGM_FI_DEV_CLOCKS_EVENT_REASONS (or "
+                         "DCGM_FI_DEV_CLOCK_THROTTLE_REASONS) series: the canary is held against none"))
+      << v.summary;
 }
 
 TEST(ObserveJudge, WorkloadFivePercentSlowerFails) {
@@ -330,6 +407,18 @@ TEST(ObserveJudge, ConsecutiveRuleTurnsALoneFailedPartIntoAWarning) {
   EXPECT_NE(v.metrics[0].reason.find("not 2 consecutive parts"), std::string::npos);
   f.p.consecutive = 1;
   EXPECT_EQ(f.judge().outcome, Outcome::fail);
+  // The lone failed part's warning is no pass either when c1's samples stop partway: unjudged.
+  f.p.consecutive = 2;
+  for (Series& s : f.d.workloads["train.step_time"].series) {
+    if (s.label("node") == "c1")
+      std::erase_if(s.points, [&](const Point& pt) { return pt.t >= f.d.window.start + 5400; });
+  }
+  const Verdict partial = f.judge();
+  EXPECT_EQ(partial.outcome, Outcome::inconclusive) << partial.summary;
+  EXPECT_EQ(partial.metrics[0].status, Status::error) << partial.metrics[0].reason;
+  EXPECT_NE(partial.metrics[0].reason.find("not 2 consecutive parts: warn); not judged: canary node c1"),
+            std::string::npos)
+      << partial.metrics[0].reason;
 }
 
 TEST(ObserveJudge, SameDataSameVerdict) {
@@ -339,6 +428,258 @@ TEST(ObserveJudge, SameDataSameVerdict) {
   const Verdict b = f.judge();
   EXPECT_EQ(a.summary, b.summary);
   EXPECT_EQ(a.reasons, b.reasons);
+}
+
+// Two exporter pods serve every field of c1 GPU 0 (as during a dcgm-exporter DaemonSet rollout, or
+// two exporters installed): each series carries its target's instance and pod. The second scrapes
+// 20 s later, its thermal counter slightly behind the first's; read as one series, every step
+// from one to the other would be a reset and the counter would "grow" by its whole value.
+void add_second_exporter(Fleet& f, const std::string& node, int gpu) {
+  for (auto& [name, r] : f.d.fields) {
+    std::vector<Series> added;
+    for (Series& s : r.series) {
+      if (s.label("Hostname") != node || s.label("gpu") != std::to_string(gpu)) continue;
+      s.labels["instance"] = "10.0.0.1:9400";
+      s.labels["pod"] = "dcgm-exporter-a1b2c";
+      Series twin = s;
+      twin.labels["instance"] = "10.0.0.2:9400";
+      twin.labels["pod"] = "dcgm-exporter-x9y8z";
+      for (Point& pt : twin.points) {
+        pt.t += 20;
+        if (name == field::kUtilAge) pt.v += 20;
+      }
+      added.push_back(twin);
+    }
+    r.series.insert(r.series.end(), added.begin(), added.end());
+  }
+}
+
+void set_counter(Fleet& f, const char* field, const std::string& instance, double base, double per_s) {
+  for (Series& s : f.d.fields[field].series) {
+    if (s.label("instance") != instance) continue;
+    for (Point& pt : s.points) pt.v = base + per_s * (pt.t - f.d.window.start);
+  }
+}
+
+TEST(ObserveJudge, DuplicateExporterSeriesAreReadFromOneSourcePerGpu) {
+  Fleet f;
+  add_second_exporter(f, "c1", 0);
+  // A healthy canary's thermal counter, ~1000 s of throttling before the window, none in it; the
+  // second exporter's readings are the same counter 20 s later, so a few ns behind nothing.
+  set_counter(f, field::kThermalViolation, "10.0.0.1:9400", 1e12, 0);
+  set_counter(f, field::kThermalViolation, "10.0.0.2:9400", 0.999e12, 0);
+  Verdict v = f.judge();
+  EXPECT_EQ(v.outcome, Outcome::pass) << v.summary;
+  EXPECT_TRUE(has_reason(v, "duplicate series: 1 GPU served by more than one source (c1 GPU 0)"))
+      << v.summary;
+  // A fault one source shows is still seen: the chosen source (as many samples; the smaller
+  // key: instance 10.0.0.1) grows.
+  set_counter(f, field::kThermalViolation, "10.0.0.1:9400", 1e12, 0.5e9);
+  set_counter(f, field::kThermalViolation, "10.0.0.2:9400", 0.999e12, 0.5e9);
+  v = f.judge();
+  EXPECT_EQ(v.outcome, Outcome::fail) << v.summary;
+  EXPECT_TRUE(has_reason(v, "c1 GPU 0: 50 % of the window under thermal clock events")) << v.summary;
+  // A GPU's count is the GPUs, not the series: c1 still has 2 of 2 GPUs.
+  const auto row = std::find_if(v.checks.begin(), v.checks.end(),
+                                [](const CheckRow& c) { return c.check == "completeness c1"; });
+  ASSERT_NE(row, v.checks.end());
+  EXPECT_EQ(row->reason, "c1: 2 of 2 GPUs report");
+  EXPECT_EQ(row->status, Status::pass);
+}
+
+TEST(ObserveJudge, ACounterIsNeverReadAcrossTwoSources) {
+  // The exporter restarted as a new pod halfway (a new DCGM host engine: its counters from 0);
+  // across the two the counter drops, which would read as a reset and count the new value.
+  Fleet f;
+  auto& series = f.d.fields[field::kDbe].series;
+  for (Series& s : series) {
+    if (s.label("Hostname") != "c1" || s.label("gpu") != "0") continue;
+    s.labels["instance"] = "10.0.0.1:9400";
+    Series after = s;
+    after.labels["instance"] = "10.0.0.7:9400";
+    std::erase_if(s.points, [&](const Point& pt) { return pt.t >= f.d.window.start + 3600; });
+    std::erase_if(after.points, [&](const Point& pt) { return pt.t < f.d.window.start + 3600; });
+    for (Point& pt : s.points) pt.v = 5;      // 5 uncorrectable errors before the window
+    for (Point& pt : after.points) pt.v = 2;  // the new exporter's counter, 2 before the window too
+    series.push_back(after);
+    break;
+  }
+  const GpuPoints g = group_by_gpu(f.d.fields[field::kDbe], "Hostname", {"c1"});
+  const GpuSeries& c1 = g.at(GpuKey{"c1", "0"});
+  EXPECT_EQ(c1.sources, 2u);
+  ASSERT_EQ(c1.run_starts.size(), 2u);
+  EXPECT_DOUBLE_EQ(counter_growth(c1), 0);         // per source: no growth
+  EXPECT_DOUBLE_EQ(counter_growth(c1.points), 2);  // read as one series: a "reset" to 2
+  Verdict v = f.judge();
+  EXPECT_EQ(v.outcome, Outcome::pass) << v.summary;
+  // Growth within the new source still fails.
+  for (Series& s : series) {
+    if (s.label("instance") != "10.0.0.7:9400") continue;
+    s.points.back().v = 3;
+  }
+  v = f.judge();
+  EXPECT_EQ(v.outcome, Outcome::fail) << v.summary;
+  EXPECT_TRUE(has_reason(v, "c1 GPU 0: DCGM_FI_DEV_ECC_DBE_VOL_TOTAL grew by 1")) << v.summary;
+}
+
+TEST(ObserveJudge, OneExportersSeriesWhoseWorkloadLabelsChangeIsOneSource) {
+  // The same exporter: the GPU's pod attribution changes halfway and Prometheus still returns the
+  // old series for its 5-minute lookback. The newer series is read where both have points, and
+  // the counter is read across the two (one exporter, one counter).
+  Series a;
+  a.labels = {{"Hostname", "c1"}, {"gpu", "0"}, {"instance", "10.0.0.1:9400"}, {"pod", "train-1"}};
+  Series b = a;
+  b.labels["pod"] = "train-2";
+  for (double t = 0; t <= 3900; t += 60) a.points.push_back({t, t < 3600 ? 100 + t / 60 : 160});
+  for (double t = 3600; t <= 7200; t += 60) b.points.push_back({t, 100 + t / 60});
+  QueryResult r;
+  r.series = {a, b};
+  const GpuSeries s = group_by_gpu(r, "Hostname", {"c1"}).at(GpuKey{"c1", "0"});
+  EXPECT_EQ(s.sources, 1u);
+  EXPECT_EQ(s.points.size(), 121u);
+  EXPECT_DOUBLE_EQ(counter_growth(s), 120);
+}
+
+TEST(ObserveJudge, DuplicatesThatDifferOnlyInTheirPodLabelAreNotInterleaved) {
+  // Two exporter pods scraped with honor_labels and no instance of their own: only `pod`
+  // differs, and one scrapes 7 s after the other with its counter a little behind.
+  Series a;
+  a.labels = {{"Hostname", "c1"}, {"gpu", "0"}, {"pod", "dcgm-exporter-a1b2c"}};
+  Series b = a;
+  b.labels["pod"] = "dcgm-exporter-x9y8z";
+  for (double t = 0; t <= 7200; t += 15) {
+    a.points.push_back({t, 1e12});
+    b.points.push_back({t + 7, 0.99e12});
+  }
+  QueryResult r;
+  r.series = {a, b};
+  const GpuSeries s = group_by_gpu(r, "Hostname", {"c1"}).at(GpuKey{"c1", "0"});
+  EXPECT_DOUBLE_EQ(counter_growth(s), 0);
+  // Read as one series, every step from one to the other would be a reset.
+  std::vector<Point> all = a.points;
+  all.insert(all.end(), b.points.begin(), b.points.end());
+  std::sort(all.begin(), all.end(), [](const Point& x, const Point& y) { return x.t < y.t; });
+  EXPECT_GT(counter_growth(all), 1e14);
+}
+
+TEST(ObserveJudge, AWorkloadThatStopsPartwayIsInconclusiveNeverAPassOnThePartThatExists) {
+  Fleet f;
+  for (Series& s : f.d.workloads["train.step_time"].series) {
+    if (s.label("node") == "c1")
+      std::erase_if(s.points, [&](const Point& pt) { return pt.t >= f.d.window.start + 3600; });
+  }
+  Verdict v = f.judge();
+  EXPECT_EQ(v.outcome, Outcome::inconclusive) << v.summary;
+  ASSERT_EQ(v.metrics.size(), 3u);
+  EXPECT_EQ(v.metrics[0].status, Status::error) << v.metrics[0].reason;  // the pool's row holds c1
+  EXPECT_EQ(v.metrics[1].status, Status::error) << v.metrics[1].reason;
+  EXPECT_EQ(v.metrics[2].status, Status::pass) << v.metrics[2].reason;  // c2's own row is whole
+  EXPECT_TRUE(has_reason(v,
+                         "not judged: canary node c1 only from 2027-01-15T08:00:00Z to 2027-01-15T08:59:45Z "
+                         "(51 % of the window), the rest of the window not watched"))
+      << v.summary;
+  // Starting partway is the same.
+  Fleet g;
+  for (Series& s : g.d.workloads["train.step_time"].series) {
+    if (s.label("node") == "c2")
+      std::erase_if(s.points, [&](const Point& pt) { return pt.t < g.d.window.start + 5400; });
+  }
+  EXPECT_EQ(g.judge().outcome, Outcome::inconclusive) << g.judge().summary;
+  // A regression in the part that exists still fails.
+  Fleet h;
+  for (Series& s : h.d.workloads["train.step_time"].series) {
+    if (s.label("node")[0] != 'c') continue;
+    std::erase_if(s.points, [&](const Point& pt) { return pt.t >= h.d.window.start + 3600; });
+    for (Point& pt : s.points) pt.v *= 1.05;
+  }
+  EXPECT_EQ(h.judge().outcome, Outcome::fail) << h.judge().summary;
+  // A control node's workload that stops partway is compared where it has samples: a note.
+  Fleet k;
+  for (Series& s : k.d.workloads["train.step_time"].series) {
+    if (s.label("node") == "k1")
+      std::erase_if(s.points, [&](const Point& pt) { return pt.t >= k.d.window.start + 3600; });
+  }
+  v = k.judge();
+  EXPECT_EQ(v.outcome, Outcome::pass) << v.summary;
+  EXPECT_TRUE(has_reason(v, "workload train.step_time: control node k1 only from")) << v.summary;
+}
+
+TEST(ObserveJudge, AnOptionalWorkloadWithoutSeriesIsANoteARequiredOneIsInconclusive) {
+  Fleet f;
+  f.d.workloads["train.step_time"].series.clear();
+  EXPECT_EQ(f.judge().outcome, Outcome::inconclusive);
+  f.p.workloads[0].optional = true;
+  const Verdict v = f.judge();
+  EXPECT_EQ(v.outcome, Outcome::pass) << v.summary;
+  EXPECT_TRUE(v.metrics.empty());
+  EXPECT_TRUE(has_reason(v,
+                         "not watched: workload train.step_time has no samples from the canary pool "
+                         "(optional in the policy"))
+      << v.summary;
+}
+
+TEST(ObserveJudge, AFaultSeriesThatStopsPartwayWhileTheGpuReportsIsInconclusive) {
+  Fleet f;
+  auto& xid = f.find(field::kXid, "c1", 0).points;
+  std::erase_if(xid, [&](const Point& pt) { return pt.t >= f.d.window.start + 3600; });
+  Verdict v = f.judge();
+  EXPECT_EQ(v.outcome, Outcome::inconclusive) << v.summary;
+  EXPECT_TRUE(has_reason(v, "not watched: c1 GPU 0: DCGM_FI_DEV_XID_ERRORS only from")) << v.summary;
+  EXPECT_TRUE(has_reason(v, "(50 % of the window) while the GPU reports utilization")) << v.summary;
+  // An Xid the part that exists shows still fails.
+  f.set_from(field::kXid, "c1", 0, 1800, 79);
+  EXPECT_EQ(f.judge().outcome, Outcome::fail);
+  // A counter that starts partway is the same; optional in the policy, a note.
+  Fleet g;
+  auto& pcie = g.find(field::kPcieReplay, "c2", 1).points;
+  std::erase_if(pcie, [&](const Point& pt) { return pt.t < g.d.window.start + 3600; });
+  EXPECT_EQ(g.judge().outcome, Outcome::inconclusive) << g.judge().summary;
+  g.p.optional_series.insert(field::kPcieReplay);
+  EXPECT_EQ(g.judge().outcome, Outcome::pass) << g.judge().summary;
+  // A GPU whose utilization stops too is completeness's to name: not named twice.
+  Fleet h;
+  for (const char* name : {field::kUtil, field::kUtilAge, field::kXid}) {
+    std::erase_if(h.find(name, "c1", 0).points,
+                  [&](const Point& pt) { return pt.t >= h.d.window.start + 3600; });
+  }
+  v = h.judge();
+  EXPECT_EQ(v.outcome, Outcome::inconclusive) << v.summary;
+  EXPECT_FALSE(has_reason(v, "not watched: c1 GPU 0")) << v.summary;
+}
+
+TEST(ObserveJudge, AnXidSeriesThatStartsWithItsFirstXidIsWholeFromThere) {
+  // Exporters that drop DCGM's blank value serve no Xid series until a GPU's first Xid.
+  Fleet f;
+  auto& xid = f.find(field::kXid, "c1", 0).points;
+  std::erase_if(xid, [&](const Point& pt) { return pt.t < f.d.window.start + 3600; });
+  for (Point& pt : xid) pt.v = 13;
+  const Verdict v = f.judge();
+  EXPECT_EQ(v.outcome, Outcome::warn) << v.summary;
+  EXPECT_TRUE(has_reason(v, "c1 GPU 0: Xid 13")) << v.summary;
+  EXPECT_FALSE(has_reason(v, "not watched")) << v.summary;
+}
+
+TEST(ObserveJudge, AFieldWithNoSeriesIsNotWatchedAndInconclusiveUnlessOptional) {
+  for (const char* name : field::kFaultFields) {
+    Fleet f;
+    f.d.fields[name].series.clear();
+    Verdict v = f.judge();
+    EXPECT_EQ(v.outcome, Outcome::inconclusive) << name << ": " << v.summary;
+    EXPECT_TRUE(has_reason(v, "not watched: " + std::string(name))) << v.summary;
+    f.p.optional_series.insert(name);
+    v = f.judge();
+    EXPECT_EQ(v.outcome, Outcome::pass) << name << ": " << v.summary;
+  }
+  // One canary GPU without the field while the others have it: not watched there.
+  Fleet g;
+  std::erase_if(g.d.fields[field::kDbe].series,
+                [](const Series& s) { return s.label("Hostname") == "c2" && s.label("gpu") == "1"; });
+  const Verdict v = g.judge();
+  EXPECT_EQ(v.outcome, Outcome::inconclusive) << v.summary;
+  EXPECT_TRUE(has_reason(v,
+                         "not watched: c2: no DCGM_FI_DEV_ECC_DBE_VOL_TOTAL series from GPU 1 while it "
+                         "reports utilization"))
+      << v.summary;
 }
 
 TEST(ObserveSeries, BlockMediansCounterGrowthAndGaps) {

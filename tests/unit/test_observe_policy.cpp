@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include <chrono>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -97,6 +98,30 @@ TEST(ObservePolicy, BadInputNamesFileLineAndPath) {
                 .find("named twice"),
             std::string::npos);
   EXPECT_NE(load_error("schema: gpuqual.observe/v1\n").find("workloads"), std::string::npos);
+}
+
+TEST(ObservePolicy, OptionalSeriesAndWorkloadsAreReadAndAnUnknownFieldIsExit3) {
+  const ObservePolicy p = parse_observe_policy_yaml(R"(schema: gpuqual.observe/v1
+optional_series: [DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL, DCGM_FI_DEV_CLOCK_THROTTLE_REASONS]
+workloads:
+  - {name: a, query: q, direction: lower, optional: true}
+)",
+                                                    "policy.yaml");
+  // The clock-event reasons' pre-DCGM-3.3 name marks the field observe reads under either name.
+  EXPECT_EQ(p.optional_series, (std::set<std::string>{"DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL",
+                                                      "DCGM_FI_DEV_CLOCKS_EVENT_REASONS"}));
+  EXPECT_TRUE(p.workloads[0].optional);
+  EXPECT_TRUE(parse_observe_policy_yaml(kSmallest, "policy.yaml").optional_series.empty());
+  EXPECT_FALSE(parse_observe_policy_yaml(kSmallest, "policy.yaml").workloads[0].optional);
+  // Utilization is never optional (it is what completeness and load read), nor is a typo.
+  for (const char* bad : {"DCGM_FI_DEV_GPU_UTIL", "DCGM_FI_DEV_XID_ERROR"}) {
+    const std::string e = load_error(std::string("schema: gpuqual.observe/v1\noptional_series: [") + bad +
+                                     "]\nworkloads: []\n");
+    EXPECT_NE(e.find("policy.yaml: line 2: $.optional_series[0]: \"" + std::string(bad) +
+                     "\" is not a field observe judges"),
+              std::string::npos)
+        << e;
+  }
 }
 
 TEST(ObservePolicy, Durations) {

@@ -341,10 +341,13 @@ TEST(PassRulesGpuCount, AnEmptyBusCountsOnlyForARecordWithoutGpus) {
   EXPECT_FALSE(expected_gpu_count(guest, nullptr, std::nullopt));
 }
 
-// Under GPU Feature Discovery's single MIG strategy the labels and the capacity count MIG devices.
+// Under GPU Feature Discovery's single MIG strategy the labels and the capacity count MIG devices
+// (GFD writes nvidia.com/mig.strategy=single with them; under mixed or none gpu.count counts GPUs:
+// MigExpectedGpus in test_mig_units.cpp).
 TEST(PassRulesGpuCount, WithMigOnTheLabelsDoNotCountGpusButTheBusDoes) {
   RunRecord r = make_record(2);
   r.node.k8s_labels["nvidia.com/gpu.count"] = "14";
+  r.node.k8s_labels["nvidia.com/mig.strategy"] = "single";
   r.node.stack = StackInventory{};
   r.node.stack->k8s_gpu_capacity = StackFact::read("14");
   EXPECT_EQ(expected_gpu_count(r, nullptr, std::nullopt)->count, 14);

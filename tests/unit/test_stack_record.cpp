@@ -1,7 +1,7 @@
 // The `stack` check's summary in the record (node.stack.stack_check): the writer writes what the
 // simdjson reader reads back, a record without it still reads, a bad one is refused naming the
-// path; `diff` lists what changed (the spec regenerated, the runtime config changed), and `matrix`
-// never counts a stack that failed `stack` on a node as a pass there.
+// path; `diff` lists what changed (the spec regenerated, the runtime config changed), and a stack
+// that failed `stack` on a node fails its record in compare, diff and the matrix.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -9,6 +9,8 @@
 
 #include "core/base/input_error.hpp"
 #include "core/fleet/matrix.hpp"
+#include "core/judge/compare.hpp"
+#include "core/judge/diff.hpp"
 #include "core/judge/diff_stack.hpp"
 #include "core/record/record_json.hpp"
 #include "core/record/record_reader.hpp"
@@ -93,12 +95,33 @@ TEST(StackRecord, DiffShowsTheSpecRegeneratedAndTheRuntimeConfigChanged) {
   EXPECT_FALSE(has("stack_check.status")) << ::testing::PrintToString(lines);
 }
 
-TEST(StackRecord, AStackThatFailedStackIsAFailedRunInTheMatrix) {
+// A record whose own inventory says the stack rules failed fails in compare, whether or not its
+// suite ran the `stack` check (core/verdict/inventory_findings.hpp), and so wherever compare's
+// judgement goes: the matrix counts the run failed, and diff no longer lists
+// `stack_check.status: pass → fail` under a PASS.
+TEST(StackRecord, AStackThatFailedStackFailsTheRecordInCompareAndDiff) {
   StackCheckSummary c = coherent();
   c.status = "fail";
   c.findings = {"stack.cdi_spec_stale"};
-  EXPECT_EQ(observe_record(with_stack_check(c), Outcome::pass).outcome, Outcome::fail);
-  EXPECT_EQ(observe_record(with_stack_check(coherent()), Outcome::pass).outcome, Outcome::pass);
+  const RunRecord failed = with_stack_check(c);
+  const Verdict v = compare_record(failed, nullptr, CompareOptions{});
+  EXPECT_EQ(v.outcome, Outcome::fail) << v.summary;
+  const auto finding = std::find_if(v.findings.begin(), v.findings.end(), [](const FindingRow& f) {
+    return f.finding.code == "stack.check_failed";
+  });
+  ASSERT_NE(finding, v.findings.end());
+  EXPECT_EQ(finding->status, Status::fail);
+  EXPECT_NE(finding->reason.find("stack.cdi_spec_stale"), std::string::npos) << finding->reason;
+  EXPECT_EQ(observe_record(failed, v.outcome).outcome, Outcome::fail);
+
+  const Verdict healthy = compare_record(with_stack_check(coherent()), nullptr, CompareOptions{});
+  EXPECT_TRUE(std::none_of(healthy.findings.begin(), healthy.findings.end(),
+                           [](const FindingRow& f) { return f.finding.code == "stack.check_failed"; }));
+
+  RunRecord before = with_stack_check(coherent());
+  before.run_id = "run-before";
+  const Verdict d = diff_records(before, failed, DiffOptions{});
+  EXPECT_EQ(d.outcome, Outcome::fail) << d.summary;
 }
 
 class StackInventoryTree : public StackTree {};

@@ -212,10 +212,18 @@ TEST_F(StackRules, OnAKubernetesNodeTheHandlerIsJudged) {
   EXPECT_FALSE(has(judge_stack(read(), StackRuleOptions{}), "stack.runtime_handler_not_judged"));
 }
 
-TEST_F(StackRules, NoEngineConfiguredIsInfoNotAPass) {
+// The base tree is a Kubernetes node (var/lib/kubelet) with two GPUs: with no engine configuration
+// its pods' runtime handler cannot be judged, which is inconclusive, naming where it looked.
+TEST_F(StackRules, NoEngineConfiguredOnAKubernetesGpuNodeIsInconclusiveNamingWhereItLooked) {
   const StackJudgement j = judge_stack(read_host_stack(stack_data("base").string()), StackRuleOptions{});
   EXPECT_TRUE(has(j, "stack.runtime_not_configured")) << codes(j);
   EXPECT_EQ(finding(j, "stack.runtime_not_configured").severity, Severity::info);
+  EXPECT_EQ(j.status, Status::error) << codes(j);
+  for (const char* place : {"/etc/containerd/config.toml", "/etc/crio/crio.conf",
+                            "/var/lib/rancher/k3s/agent/etc/containerd/config.toml",
+                            "/var/lib/rancher/rke2/agent/etc/containerd/config.toml"}) {
+    EXPECT_NE(j.reason.find(place), std::string::npos) << place << ": " << j.reason;
+  }
 }
 
 // --- daemon-reload ------------------------------------------------------------------------------
@@ -279,11 +287,12 @@ TEST_F(StackRules, APackagedDriverOtherThanTheLoadedOneWarnsUpgradedNotRebooted)
   EXPECT_EQ(s.status, "warn");
 }
 
-TEST_F(StackRules, NoDriverLoadedWithGpusOnTheBusWarns) {
+// No container gets a GPU that no driver drives.
+TEST_F(StackRules, NoDriverLoadedWithGpusOnTheBusFails) {
   compose({"engines/containerd2"});
   std::filesystem::remove_all(root_ / "proc/driver");
   std::filesystem::remove_all(root_ / "sys/module");
-  expect_broken("stack.driver_not_loaded", Status::warn);
+  expect_broken("stack.driver_not_loaded", Status::fail);
 }
 
 TEST_F(StackRules, NoGpuOnThePciBusIsANotApplicableSkip) {
