@@ -1,6 +1,6 @@
-#include "kernels/stream_kernels.cuh"
+#include "kernels/hbm_kernels.cuh"
 
-#include "kernels/stream_tiling.cuh"
+#include "kernels/hbm_tiling.cuh"
 
 namespace gpuqual::kernels {
 namespace {
@@ -34,7 +34,7 @@ template <StreamKernel K>
 constexpr bool kReadsB = K == StreamKernel::add || K == StreamKernel::triad;
 
 // The bandwidth kernels on 16-byte double2 vectors: per tile, kStreamUnroll independent loads
-// of each input before any store (kernels/stream_tiling.cuh says why and which vectors), then a
+// of each input before any store (kernels/hbm_tiling.cuh says why and which vectors), then a
 // grid-stride tail.
 template <StreamKernel K>
 __global__ void stream_kernel(const double* __restrict__ a, const double* __restrict__ b,

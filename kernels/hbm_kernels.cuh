@@ -1,14 +1,14 @@
 #pragma once
 // Thin launchers for the HBM bandwidth kernels (copy, scale, add, triad, read, write) and their
 // verifier. Element counts are in doubles and must be even: the kernels move 16-byte double2
-// vectors, several independent loads per thread before the stores (kernels/stream_tiling.cuh),
+// vectors, several independent loads per thread before the stores (kernels/hbm_tiling.cuh),
 // then a grid-stride tail. Pointers come from cudaMalloc (256-byte aligned). Each returns
 // the launch status (cudaGetLastError).
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
 
-#include "kernels/stream_ops.cuh"
+#include "kernels/hbm_ops.cuh"
 
 namespace gpuqual::kernels {
 

@@ -24,7 +24,7 @@
 #include "core/compat/cuda_compat_image.hpp"
 #include "core/compat/cuda_compat_reexec.hpp"
 #include "core/rules/health_severity.hpp"
-#include "device/compat_facts.hpp"
+#include "device/node/compat_facts.hpp"
 #include "suites/check.hpp"
 #include "suites/check_context.hpp"
 

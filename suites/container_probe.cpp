@@ -11,11 +11,11 @@
 
 #include "core/compat/cuda_compat.hpp"
 #include "core/rules/health_severity.hpp"
-#include "device/compat_facts.hpp"
-#include "probes/container_owner.hpp"
-#include "probes/names.hpp"
-#include "probes/probe_config.hpp"
-#include "probes/self_probe.hpp"
+#include "device/node/compat_facts.hpp"
+#include "probes/container/container_owner.hpp"
+#include "probes/container/names.hpp"
+#include "probes/container/probe_config.hpp"
+#include "probes/container/self_probe.hpp"
 #include "suites/check.hpp"
 #include "suites/check_context.hpp"
 

@@ -2,19 +2,19 @@
 // (TOP/s for INT8), each answer checked against a host reference. A wrong answer is `fail`
 // with the finding gemm.wrong_result, whatever the speed. Precisions the GPU lacks are skipped
 // with the reason. Parameters (suite YAML): sizes [8192], precisions [all], verify_samples 256,
-// and the common measurement keys (device/measure_params.hpp).
+// and the common measurement keys (device/measure/measure_params.hpp).
 #include <cuda_runtime_api.h>
 
 #include <nlohmann/json.hpp>
 
 #include "core/base/input_error.hpp"
-#include "device/cuda_error.hpp"
-#include "device/gemm_runner.hpp"
-#include "device/measure_clock_probe.hpp"
-#include "device/measure_gpus.hpp"
-#include "device/measure_params.hpp"
-#include "device/measure_report.hpp"
-#include "device/nvml_library.hpp"
+#include "device/cuda/cuda_error.hpp"
+#include "device/gemm/gemm_runner.hpp"
+#include "device/measure/measure_clock_probe.hpp"
+#include "device/measure/measure_gpus.hpp"
+#include "device/measure/measure_params.hpp"
+#include "device/measure/measure_report.hpp"
+#include "device/nvml/nvml_library.hpp"
 #include "suites/check.hpp"
 #include "suites/check_context.hpp"
 #include "suites/gpu_check_start.hpp"

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "core/base/input_error.hpp"
-#include "device/measure_gpus.hpp"
-#include "device/measure_report.hpp"
+#include "device/measure/measure_gpus.hpp"
+#include "device/measure/measure_report.hpp"
 #include "suites/check_context.hpp"
 
 namespace gpuqual {

@@ -8,12 +8,12 @@
 #include <nlohmann/json.hpp>
 
 #include "core/base/input_error.hpp"
-#include "device/hbm_runner.hpp"
-#include "device/measure_clock_probe.hpp"
-#include "device/measure_gpus.hpp"
-#include "device/measure_params.hpp"
-#include "device/measure_report.hpp"
-#include "device/nvml_library.hpp"
+#include "device/hbm/hbm_runner.hpp"
+#include "device/measure/measure_clock_probe.hpp"
+#include "device/measure/measure_gpus.hpp"
+#include "device/measure/measure_params.hpp"
+#include "device/measure/measure_report.hpp"
+#include "device/nvml/nvml_library.hpp"
 #include "suites/check.hpp"
 #include "suites/check_context.hpp"
 #include "suites/gpu_check_start.hpp"

@@ -1,20 +1,20 @@
 // `nccl_allreduce`: NCCL all-reduce over every selected GPU of the node, in one process (one
-// host thread, grouped calls; device/nccl_allreduce_runner.hpp says why). Per data type,
+// host thread, grouped calls; device/nccl_allreduce/nccl_allreduce_runner.hpp says why). Per data type,
 // placement and size: time (us), algbw and busbw (GB/s) as node-scope metrics named by size,
 // e.g. nccl.allreduce.float.512MiB.busbw_gbps (.inplace before the quantity for in-place);
 // then `check_iters` fresh all-reduces checked element by element on every GPU (a wrong element
 // is `fail` with the finding nccl.wrong_result and the count). Non-blocking communicators and
 // deadline waits: a hang is `error` ("timed out after N s"), communicators aborted. Fewer than
-// 2 GPUs: `skip`. Parameters: device/nccl_allreduce_params.hpp.
+// 2 GPUs: `skip`. Parameters: device/nccl_allreduce/nccl_allreduce_params.hpp.
 #include <nccl.h>
 #include <nlohmann/json.hpp>
 
 #include "core/base/input_error.hpp"
-#include "device/measure_gpus.hpp"
-#include "device/measure_report.hpp"
-#include "device/nccl_allreduce_bench.hpp"
-#include "device/nccl_allreduce_result.hpp"
-#include "device/nccl_error.hpp"
+#include "device/measure/measure_gpus.hpp"
+#include "device/measure/measure_report.hpp"
+#include "device/nccl_allreduce/nccl_allreduce_bench.hpp"
+#include "device/nccl_allreduce/nccl_allreduce_result.hpp"
+#include "device/nccl/nccl_error.hpp"
 #include "suites/check.hpp"
 #include "suites/check_context.hpp"
 #include "suites/gpu_check_start.hpp"

@@ -1,7 +1,7 @@
 // network: can this node still reach what its jobs need (registry, object store, API server,
 // NFS server, rendezvous)? DNS lookups, TCP connects, TLS handshakes and HTTP(S) requests to the
-// site's endpoints, bounded in time. The work is in probes/network_check.cpp.
-#include "probes/network_check.hpp"
+// site's endpoints, bounded in time. The work is in probes/network/network_check.cpp.
+#include "probes/network/network_check.hpp"
 #include "suites/check.hpp"
 #include "suites/check_context.hpp"
 

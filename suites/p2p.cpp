@@ -13,10 +13,10 @@
 #include <nlohmann/json.hpp>
 
 #include "core/base/input_error.hpp"
-#include "device/measure_gpus.hpp"
-#include "device/measure_params.hpp"
-#include "device/measure_report.hpp"
-#include "device/p2p_runner.hpp"
+#include "device/measure/measure_gpus.hpp"
+#include "device/measure/measure_params.hpp"
+#include "device/measure/measure_report.hpp"
+#include "device/pcie/p2p_runner.hpp"
 #include "suites/check.hpp"
 #include "suites/check_context.hpp"
 #include "suites/gpu_check_start.hpp"

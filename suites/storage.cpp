@@ -1,9 +1,9 @@
 // storage: can this node still use its storage? For each configured directory (node scratch, a
 // PVC mount, a shared filesystem): mount type and options, free space, a seeded pattern written,
 // fsynced, read back and verified byte by byte, fsync latency. The work is in
-// probes/storage_check.cpp; each path runs in a worker the check can kill, and what a killed
+// probes/storage/storage_check.cpp; each path runs in a worker the check can kill, and what a killed
 // check leaves (its test files) is removed by the after-abort clean-up registered here.
-#include "probes/storage_check.hpp"
+#include "probes/storage/storage_check.hpp"
 #include "suites/check.hpp"
 #include "suites/check_context.hpp"
 

@@ -1,7 +1,7 @@
 // telemetry: does monitoring still see every GPU? Scrapes the GPU exporter (dcgm-exporter by
 // default) and requires every expected series for every GPU of the node, by UUID. The work is
-// in probes/telemetry_check.cpp.
-#include "probes/telemetry_check.hpp"
+// in probes/telemetry/telemetry_check.cpp.
+#include "probes/telemetry/telemetry_check.hpp"
 #include "suites/check.hpp"
 #include "suites/check_context.hpp"
 

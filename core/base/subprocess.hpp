@@ -1,7 +1,7 @@
 #pragma once
 // gpuqual's one way to run a program: an argv vector — never through a shell — with a deadline,
 // a stop flag and bounded output capture. The container runtime CLIs (podman, nerdctl, docker:
-// probes/cli_runtime.cpp) and the stack inventory's `<tool> --version` (device/host/) use it.
+// probes/container/cli_runtime.cpp) and the stack inventory's `<tool> --version` (device/host/) use it.
 //
 // It lives in core/base/ because both of those need it and neither may include the other:
 // probes/ links gpuqual_core only (it builds and is tested without CUDA), device/ links core too,
@@ -9,7 +9,7 @@
 //
 // The child gets PR_SET_PDEATHSIG(SIGKILL): when the process that spawned it dies (the
 // watchdog kills a check), a `podman wait` or `podman logs` client does not outlive it. The
-// containers such clients created are removed by the janitor (probes/container_janitor.hpp), not
+// containers such clients created are removed by the janitor (probes/container/container_janitor.hpp), not
 // here.
 #include <atomic>
 #include <cstddef>

@@ -64,7 +64,7 @@ std::vector<std::string> validated_images(const RunRecord& record) {
   std::vector<std::string> out;
   for (const auto& c : record.checks) {
     if (c.name != "container_probe") continue;
-    // probes/probe_config.cpp writes "<probe>.image" and "<probe>.status" per probe.
+    // probes/container/probe_config.cpp writes "<probe>.image" and "<probe>.status" per probe.
     for (const auto& [key, value] : c.attributes) {
       if (!key.ends_with(".image") || value.empty()) continue;
       const std::string probe = key.substr(0, key.size() - std::string_view(".image").size());

@@ -1,7 +1,7 @@
 #pragma once
 // What `gpuqual observe` judges (docs/observe.md): the series a Prometheus-compatible server
 // returned for a window, grouped by the query that produced them. Plain data, filled by the
-// command's client (probes/prometheus_api.hpp) or by tests with synthetic series.
+// command's client (probes/telemetry/prometheus_api.hpp) or by tests with synthetic series.
 #include <map>
 #include <string>
 #include <vector>

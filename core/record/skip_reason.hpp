@@ -27,7 +27,7 @@ bool is_not_applicable_code(std::string_view code);
 
 // The compute capability (major, minor) the GEMM precision `name` ("fp8") needs: {0, 0} for FP64
 // and FP32, nullopt for a name gpuqual does not run. The GEMM check skips by it as well
-// (device/gemm_precision.cpp), so the run and the judging of precision_unsupported agree.
+// (device/gemm/gemm_precision.cpp), so the run and the judging of precision_unsupported agree.
 std::optional<std::pair<int, int>> gemm_precision_need(std::string_view name);
 
 }  // namespace gpuqual

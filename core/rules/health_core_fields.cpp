@@ -67,7 +67,7 @@ bool nvml_not_supported(std::string_view message) {
   return message.find("NOT_SUPPORTED") != std::string_view::npos;
 }
 
-// NVML's status name, which nvml_error_text (device/nvml_library.cpp) writes first; the
+// NVML's status name, which nvml_error_text (device/nvml/nvml_library.cpp) writes first; the
 // library's own text for it ("GPU is lost") is not enough, another status's text may say "lost".
 bool nvml_answer_lost(std::string_view text) { return text.find("GPU_IS_LOST") != std::string_view::npos; }
 

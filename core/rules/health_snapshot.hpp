@@ -1,7 +1,7 @@
 #pragma once
 // NVML health readings as plain data, so the health rules (health_rules.hpp) are pure C++ that
 // CPU tests drive with fixtures (tests/data/health/*.json) and a GPU node fills from NVML
-// (device/nvml_snapshot.hpp). Every reading is optional: std::nullopt means "not read", and
+// (device/nvml/nvml_snapshot.hpp). Every reading is optional: std::nullopt means "not read", and
 // `unread` says why ("remapped_rows: NVML_ERROR_NOT_SUPPORTED"), so a rule never mistakes a
 // missing counter for a zero.
 #include <cstdint>

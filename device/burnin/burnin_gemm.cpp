@@ -1,14 +1,14 @@
-#include "device/burnin_gemm.hpp"
+#include "device/burnin/burnin_gemm.hpp"
 
 #include <cublasLt.h>
 
 #include <stdexcept>
 #include <vector>
 
-#include "device/cublas_error.hpp"
-#include "device/cublas_handle.hpp"
-#include "device/cuda_error.hpp"
-#include "device/device_buffer.hpp"
+#include "device/cublas/cublas_error.hpp"
+#include "device/cublas/cublas_handle.hpp"
+#include "device/cuda/cuda_error.hpp"
+#include "device/cuda/device_buffer.hpp"
 #include "kernels/burnin_kernels.cuh"
 #include "kernels/gemm_kernels.cuh"
 

@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <memory>
 
-#include "device/gemm_precision.hpp"
-#include "device/gemm_verify.hpp"
+#include "device/gemm/gemm_precision.hpp"
+#include "device/gemm/gemm_verify.hpp"
 
 namespace gpuqual {
 
@@ -24,7 +24,7 @@ class BurninGemm {
   // Enqueues the output's fingerprint into `slot` (device memory; the caller zeroes it).
   void enqueue_hash(unsigned long long* slot);
   // The current output checked on `samples` seeded elements against the host's double-precision
-  // reference (device/gemm_verify.hpp, as the gemm check does). Synchronizes the stream.
+  // reference (device/gemm/gemm_verify.hpp, as the gemm check does). Synchronizes the stream.
   GemmCheck check_output(int samples) const;
   double flops_per_gemm() const;
   std::uint64_t output_bytes() const;

@@ -1,16 +1,16 @@
-#include "device/burnin_runner.hpp"
+#include "device/burnin/burnin_runner.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <vector>
 
-#include "device/burnin_gemm.hpp"
-#include "device/cuda_error.hpp"
-#include "device/device_buffer.hpp"
-#include "device/event.hpp"
-#include "device/measure_timers.hpp"
-#include "device/stream.hpp"
+#include "device/burnin/burnin_gemm.hpp"
+#include "device/cuda/cuda_error.hpp"
+#include "device/cuda/device_buffer.hpp"
+#include "device/cuda/event.hpp"
+#include "device/measure/measure_timers.hpp"
+#include "device/cuda/stream.hpp"
 
 namespace gpuqual {
 namespace {
@@ -58,7 +58,7 @@ std::uint64_t burnin_warmup_batch(double elapsed_s, double warmup_s, double one_
 
 // Calibrate: one product and its fingerprint, to size the window. The first launch loads
 // cuBLASLt's kernels lazily and the stream is idle before it: an untimed product runs first and
-// the start event waits behind it (enqueue_timed_batch, device/measure_timers.hpp). Returns the
+// the start event waits behind it (enqueue_timed_batch, device/measure/measure_timers.hpp). Returns the
 // product's seconds; the fingerprint goes to *hash.
 static double calibrate(BurninGemm& gemm, Stream& stream, const BurninCorruptor& corrupt,
                         unsigned long long* hash) {

@@ -8,10 +8,10 @@
 
 #include "core/rules/burnin_logic.hpp"
 #include "core/rules/telemetry_summary.hpp"
-#include "device/gemm_precision.hpp"
-#include "device/gemm_verify.hpp"
-#include "device/measure_params.hpp"
-#include "device/memtest_runner.hpp"
+#include "device/gemm/gemm_precision.hpp"
+#include "device/gemm/gemm_verify.hpp"
+#include "device/measure/measure_params.hpp"
+#include "device/memtest/memtest_runner.hpp"
 
 namespace gpuqual {
 

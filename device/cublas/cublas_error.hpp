@@ -3,7 +3,7 @@
 // The message is cuBLAS's own (cublasGetStatusName / cublasGetStatusString).
 #include <cublas_api.h>
 
-#include "device/api_error.hpp"
+#include "device/cuda/api_error.hpp"
 
 namespace gpuqual {
 

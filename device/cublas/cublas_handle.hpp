@@ -6,7 +6,7 @@
 
 #include <utility>
 
-#include "device/cublas_error.hpp"
+#include "device/cublas/cublas_error.hpp"
 
 namespace gpuqual {
 

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "device/cublas_lazy.hpp"
+#include "device/cublas/cublas_lazy.hpp"
 
 namespace gpuqual {
 namespace {

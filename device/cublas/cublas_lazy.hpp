@@ -1,5 +1,5 @@
 #pragma once
-// cuBLAS and cuBLASLt are dlopen'ed on first use (device/cublas_lazy.cpp explains why): gpuqual
+// cuBLAS and cuBLASLt are dlopen'ed on first use (device/cublas/cublas_lazy.cpp explains why): gpuqual
 // never links them, so commands that do not touch a GPU start in milliseconds.
 #include <cstdint>
 #include <functional>

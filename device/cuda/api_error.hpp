@@ -31,7 +31,7 @@ class DeviceApiError : public std::runtime_error {
   const std::string& message() const { return message_; }  // the library's own text
 
  private:
-  // "CUDA error 35 at device/inventory.cpp:41: cudaGetDeviceCount(&n): cudaErrorInsufficientDriver:
+  // "CUDA error 35 at device/node/inventory.cpp:41: cudaGetDeviceCount(&n): cudaErrorInsufficientDriver:
   //  CUDA driver version is insufficient for CUDA runtime version"
   static std::string compose(const std::string& api, long long code, const std::string& call,
                              const std::string& file, int line, const std::string& message) {

@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <utility>
 
-#include "device/cuda_error.hpp"
+#include "device/cuda/cuda_error.hpp"
 
 namespace gpuqual {
 

@@ -3,7 +3,7 @@
 // status name and string from the runtime (cudaGetErrorName / cudaGetErrorString).
 #include <cuda_runtime_api.h>
 
-#include "device/api_error.hpp"
+#include "device/cuda/api_error.hpp"
 
 namespace gpuqual {
 

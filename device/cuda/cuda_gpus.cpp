@@ -1,9 +1,9 @@
-#include "device/cuda_gpus.hpp"
+#include "device/cuda/cuda_gpus.hpp"
 
 #include <cstdio>
 #include <cstdlib>
 
-#include "device/cuda_error.hpp"
+#include "device/cuda/cuda_error.hpp"
 
 namespace gpuqual {
 

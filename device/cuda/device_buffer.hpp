@@ -1,6 +1,6 @@
 #pragma once
 // DeviceBuffer: move-only owner of one cudaMalloc allocation.
-#include "device/cuda_allocation.hpp"
+#include "device/cuda/cuda_allocation.hpp"
 
 namespace gpuqual {
 

@@ -1,7 +1,7 @@
 #pragma once
 // DeviceGuard: makes one GPU current for a scope and restores the previous one, so per-GPU
 // worker threads and helpers never leave the calling thread on a different device.
-#include "device/cuda_error.hpp"
+#include "device/cuda/cuda_error.hpp"
 
 namespace gpuqual {
 

@@ -3,7 +3,7 @@
 // (docs/architecture.md, "Measurement discipline": time on the GPU with CUDA events).
 #include <utility>
 
-#include "device/cuda_error.hpp"
+#include "device/cuda/cuda_error.hpp"
 
 namespace gpuqual {
 

@@ -1,7 +1,7 @@
 #pragma once
 // PinnedBuffer: move-only owner of page-locked host memory (cudaHostAlloc), the only kind of
 // host memory that PCIe copies reach at full speed and that cudaMemcpyAsync overlaps with.
-#include "device/cuda_allocation.hpp"
+#include "device/cuda/cuda_allocation.hpp"
 
 namespace gpuqual {
 

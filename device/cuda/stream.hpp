@@ -3,7 +3,7 @@
 // serialise against the legacy default stream of other libraries.
 #include <utility>
 
-#include "device/cuda_error.hpp"
+#include "device/cuda/cuda_error.hpp"
 
 namespace gpuqual {
 

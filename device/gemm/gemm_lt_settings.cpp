@@ -1,6 +1,6 @@
-#include "device/gemm_lt_settings.hpp"
+#include "device/gemm/gemm_lt_settings.hpp"
 
-#include "device/cublas_error.hpp"
+#include "device/cublas/cublas_error.hpp"
 
 namespace gpuqual {
 

@@ -1,6 +1,6 @@
 #pragma once
 // The cuBLASLt settings of the GEMM check, in one place so a CPU test sees what cuBLASLt is
-// given (through the lazy loader's attribute seam, device/cublas_lazy.hpp):
+// given (through the lazy loader's attribute seam, device/cublas/cublas_lazy.hpp):
 //  - reduction scheme mask NONE | COMPUTE_TYPE for every checked GEMM: without it the heuristic
 //    may pick a split-K that reduces in the output type (INPLACE / OUTPUT_TYPE), and FP16/BF16
 //    partial sums rounded to 8-11 bits fall outside the FP32-accumulation tolerance
@@ -11,7 +11,7 @@
 
 #include <cstdint>
 
-#include "device/gemm_precision.hpp"
+#include "device/gemm/gemm_precision.hpp"
 
 namespace gpuqual {
 

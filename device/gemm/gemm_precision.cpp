@@ -1,4 +1,4 @@
-#include "device/gemm_precision.hpp"
+#include "device/gemm/gemm_precision.hpp"
 
 #include <fmt/format.h>
 

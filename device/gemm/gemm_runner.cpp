@@ -1,4 +1,4 @@
-#include "device/gemm_runner.hpp"
+#include "device/gemm/gemm_runner.hpp"
 
 #include <cublasLt.h>
 #include <cublas_v2.h>
@@ -7,11 +7,11 @@
 #include <stdexcept>
 #include <vector>
 
-#include "device/cublas_handle.hpp"
-#include "device/device_buffer.hpp"
-#include "device/gemm_lt_settings.hpp"
-#include "device/measure_timers.hpp"
-#include "device/stream.hpp"
+#include "device/cublas/cublas_handle.hpp"
+#include "device/cuda/device_buffer.hpp"
+#include "device/gemm/gemm_lt_settings.hpp"
+#include "device/measure/measure_timers.hpp"
+#include "device/cuda/stream.hpp"
 #include "kernels/gemm_kernels.cuh"
 
 namespace gpuqual {

@@ -6,8 +6,8 @@
 #include <functional>
 #include <string>
 
-#include "device/gemm_verify.hpp"
-#include "device/measure.hpp"
+#include "device/gemm/gemm_verify.hpp"
+#include "device/measure/measure.hpp"
 
 namespace gpuqual {
 

@@ -1,4 +1,4 @@
-#include "device/gemm_verify.hpp"
+#include "device/gemm/gemm_verify.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "device/gemm_precision.hpp"
+#include "device/gemm/gemm_precision.hpp"
 
 namespace gpuqual {
 

@@ -1,4 +1,4 @@
-#include "device/hbm_plan.hpp"
+#include "device/hbm/hbm_plan.hpp"
 
 #include <algorithm>
 #include <set>

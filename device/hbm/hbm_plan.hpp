@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "kernels/stream_ops.cuh"
+#include "kernels/hbm_ops.cuh"
 
 namespace gpuqual {
 

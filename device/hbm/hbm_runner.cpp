@@ -1,13 +1,13 @@
-#include "device/hbm_runner.hpp"
+#include "device/hbm/hbm_runner.hpp"
 
 #include <cuda_runtime_api.h>
 
 #include <sstream>
 
-#include "device/device_buffer.hpp"
-#include "device/measure_timers.hpp"
-#include "device/stream.hpp"
-#include "kernels/stream_kernels.cuh"
+#include "device/cuda/device_buffer.hpp"
+#include "device/measure/measure_timers.hpp"
+#include "device/cuda/stream.hpp"
+#include "kernels/hbm_kernels.cuh"
 
 namespace gpuqual {
 

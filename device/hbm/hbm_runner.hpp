@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "device/hbm_plan.hpp"
-#include "device/measure.hpp"
+#include "device/hbm/hbm_plan.hpp"
+#include "device/measure/measure.hpp"
 
 namespace gpuqual {
 

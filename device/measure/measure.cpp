@@ -1,4 +1,4 @@
-#include "device/measure.hpp"
+#include "device/measure/measure.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -1,9 +1,9 @@
-#include "device/measure_clock_probe.hpp"
+#include "device/measure/measure_clock_probe.hpp"
 
 #include <cuda_runtime_api.h>
 
-#include "device/nvml_devices.hpp"
-#include "device/nvml_library.hpp"
+#include "device/nvml/nvml_devices.hpp"
+#include "device/nvml/nvml_library.hpp"
 
 namespace gpuqual {
 

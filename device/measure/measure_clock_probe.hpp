@@ -8,7 +8,7 @@
 // baseline holds what that state delivers.
 #include <string>
 
-#include "device/measure.hpp"
+#include "device/measure/measure.hpp"
 
 namespace gpuqual {
 

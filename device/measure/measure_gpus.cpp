@@ -1,4 +1,4 @@
-#include "device/measure_gpus.hpp"
+#include "device/measure/measure_gpus.hpp"
 
 #include <cuda_runtime_api.h>
 
@@ -6,7 +6,7 @@
 #include <exception>
 #include <thread>
 
-#include "device/cuda_error.hpp"
+#include "device/cuda/cuda_error.hpp"
 
 namespace gpuqual {
 

@@ -1,4 +1,4 @@
-#include "device/measure_params.hpp"
+#include "device/measure/measure_params.hpp"
 
 #include <algorithm>
 

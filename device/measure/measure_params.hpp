@@ -8,7 +8,7 @@
 #include <optional>
 
 #include "core/base/json_fields.hpp"
-#include "device/measure.hpp"
+#include "device/measure/measure.hpp"
 
 namespace gpuqual {
 

@@ -1,4 +1,4 @@
-#include "device/measure_report.hpp"
+#include "device/measure/measure_report.hpp"
 
 #include <sstream>
 

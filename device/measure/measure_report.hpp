@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "device/measure.hpp"
-#include "device/measure_gpus.hpp"
+#include "device/measure/measure.hpp"
+#include "device/measure/measure_gpus.hpp"
 
 namespace gpuqual {
 

@@ -1,4 +1,4 @@
-#include "device/measure_timers.hpp"
+#include "device/measure/measure_timers.hpp"
 
 #include <chrono>
 

@@ -11,8 +11,8 @@
 
 #include <functional>
 
-#include "device/event.hpp"
-#include "device/measure.hpp"
+#include "device/cuda/event.hpp"
+#include "device/measure/measure.hpp"
 
 namespace gpuqual {
 

@@ -1,4 +1,4 @@
-#include "device/memtest_plan.hpp"
+#include "device/memtest/memtest_plan.hpp"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "device/memtest_report.hpp"
+#include "device/memtest/memtest_report.hpp"
 
 #include "core/record/metric_summary.hpp"
 

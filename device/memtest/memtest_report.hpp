@@ -4,8 +4,8 @@
 // detail, and attributes with the first bad words of each pattern.
 #include <string>
 
-#include "device/measure_gpus.hpp"
-#include "device/memtest_runner.hpp"
+#include "device/measure/measure_gpus.hpp"
+#include "device/memtest/memtest_runner.hpp"
 
 namespace gpuqual {
 

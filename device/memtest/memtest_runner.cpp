@@ -1,12 +1,12 @@
-#include "device/memtest_runner.hpp"
+#include "device/memtest/memtest_runner.hpp"
 
 #include <cuda_runtime_api.h>
 
 #include <chrono>
 
-#include "device/cuda_error.hpp"
-#include "device/device_buffer.hpp"
-#include "device/stream.hpp"
+#include "device/cuda/cuda_error.hpp"
+#include "device/cuda/device_buffer.hpp"
+#include "device/cuda/stream.hpp"
 #include "kernels/memtest_kernels.cuh"
 
 namespace gpuqual {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "device/memtest_plan.hpp"
+#include "device/memtest/memtest_plan.hpp"
 
 namespace gpuqual {
 

@@ -1,4 +1,4 @@
-#include "device/run_monitor.hpp"
+#include "device/monitor/run_monitor.hpp"
 
 #include <fmt/format.h>
 
@@ -12,7 +12,7 @@
 #include "core/rules/health_rules.hpp"
 #include "core/rules/health_snapshot_json.hpp"
 #include "device/host/fabric_sysfs.hpp"
-#include "device/nvml_snapshot.hpp"
+#include "device/nvml/nvml_snapshot.hpp"
 
 namespace gpuqual {
 

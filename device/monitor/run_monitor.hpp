@@ -18,7 +18,7 @@
 
 #include "core/record/record.hpp"
 #include "core/rules/health_severity.hpp"
-#include "device/xid_monitor.hpp"
+#include "device/monitor/xid_monitor.hpp"
 
 namespace gpuqual {
 

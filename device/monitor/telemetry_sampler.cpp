@@ -1,4 +1,4 @@
-#include "device/telemetry_sampler.hpp"
+#include "device/monitor/telemetry_sampler.hpp"
 
 #include <cuda_runtime_api.h>
 
@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "device/nvml_devices.hpp"
+#include "device/nvml/nvml_devices.hpp"
 
 namespace gpuqual {
 namespace {

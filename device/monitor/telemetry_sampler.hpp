@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "core/rules/telemetry_summary.hpp"
-#include "device/nvml_library.hpp"
+#include "device/nvml/nvml_library.hpp"
 
 namespace gpuqual {
 

@@ -1,11 +1,11 @@
-#include "device/xid_monitor.hpp"
+#include "device/monitor/xid_monitor.hpp"
 
 #include <fmt/format.h>
 
 #include <chrono>
 
 #include "core/base/utc_time.hpp"
-#include "device/xid_wait_backoff.hpp"
+#include "device/monitor/xid_wait_backoff.hpp"
 
 namespace gpuqual {
 

@@ -17,8 +17,8 @@
 
 #include "core/record/record.hpp"
 #include "core/rules/health_snapshot.hpp"
-#include "device/nvml_library.hpp"
-#include "device/nvml_snapshot.hpp"
+#include "device/nvml/nvml_library.hpp"
+#include "device/nvml/nvml_snapshot.hpp"
 
 namespace gpuqual {
 

@@ -1,5 +1,5 @@
 #pragma once
-// The pause the Xid watch (device/xid_monitor.hpp) takes after a failed nvmlEventSetWait_v2
+// The pause the Xid watch (device/monitor/xid_monitor.hpp) takes after a failed nvmlEventSetWait_v2
 // before it waits again. NVML answers a lost GPU (NVML_ERROR_GPU_IS_LOST) and other errors at
 // once, without waiting out the timeout, so a loop that simply waited again would spin a core
 // for the rest of the run. The pause doubles with each failure in a row, from `first_ms` up to

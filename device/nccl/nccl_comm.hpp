@@ -9,7 +9,7 @@
 
 #include <utility>
 
-#include "device/nccl_error.hpp"
+#include "device/nccl/nccl_error.hpp"
 
 namespace gpuqual {
 

@@ -4,7 +4,7 @@
 // the CUDA error behind ncclUnhandledCudaError).
 #include <nccl.h>
 
-#include "device/api_error.hpp"
+#include "device/cuda/api_error.hpp"
 
 namespace gpuqual {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "device/nccl_comm.hpp"
+#include "device/nccl/nccl_comm.hpp"
 
 namespace gpuqual {
 

@@ -1,12 +1,12 @@
-#include "device/nccl_wait.hpp"
+#include "device/nccl/nccl_wait.hpp"
 
 #include <fmt/format.h>
 
 #include <chrono>
 #include <thread>
 
-#include "device/cuda_error.hpp"
-#include "device/nccl_error.hpp"
+#include "device/cuda/cuda_error.hpp"
+#include "device/nccl/nccl_error.hpp"
 
 namespace gpuqual {
 

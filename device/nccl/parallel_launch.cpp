@@ -1,4 +1,4 @@
-#include "device/parallel_launch.hpp"
+#include "device/nccl/parallel_launch.hpp"
 
 #include <thread>
 

@@ -1,4 +1,4 @@
-#include "device/nccl_allreduce_bench.hpp"
+#include "device/nccl_allreduce/nccl_allreduce_bench.hpp"
 
 #include <fmt/format.h>
 
@@ -7,10 +7,10 @@
 #include <memory>
 
 #include "core/record/metric_summary.hpp"
-#include "device/cuda_error.hpp"
-#include "device/measure.hpp"
-#include "device/nccl_allreduce_runner.hpp"
-#include "device/nccl_local_comms.hpp"
+#include "device/cuda/cuda_error.hpp"
+#include "device/measure/measure.hpp"
+#include "device/nccl_allreduce/nccl_allreduce_runner.hpp"
+#include "device/nccl/nccl_local_comms.hpp"
 #include "kernels/seeded_hash.cuh"
 
 extern char** environ;

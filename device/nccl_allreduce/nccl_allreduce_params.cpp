@@ -1,4 +1,4 @@
-#include "device/nccl_allreduce_params.hpp"
+#include "device/nccl_allreduce/nccl_allreduce_params.hpp"
 
 #include <fmt/format.h>
 

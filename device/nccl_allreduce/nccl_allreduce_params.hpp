@@ -17,8 +17,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "device/measure_params.hpp"
-#include "device/nccl_allreduce_plan.hpp"
+#include "device/measure/measure_params.hpp"
+#include "device/nccl_allreduce/nccl_allreduce_plan.hpp"
 
 namespace gpuqual {
 

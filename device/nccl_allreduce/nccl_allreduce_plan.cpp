@@ -1,4 +1,4 @@
-#include "device/nccl_allreduce_plan.hpp"
+#include "device/nccl_allreduce/nccl_allreduce_plan.hpp"
 
 #include <charconv>
 #include <limits>

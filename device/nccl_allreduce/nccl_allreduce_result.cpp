@@ -1,4 +1,4 @@
-#include "device/nccl_allreduce_result.hpp"
+#include "device/nccl_allreduce/nccl_allreduce_result.hpp"
 
 #include <algorithm>
 #include <map>

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/record/record.hpp"
-#include "device/nccl_allreduce_bench.hpp"
+#include "device/nccl_allreduce/nccl_allreduce_bench.hpp"
 
 namespace gpuqual {
 

@@ -1,14 +1,14 @@
-#include "device/nccl_allreduce_runner.hpp"
+#include "device/nccl_allreduce/nccl_allreduce_runner.hpp"
 
 #include <fmt/format.h>
 
 #include <stdexcept>
 
-#include "device/device_guard.hpp"
-#include "device/measure_timers.hpp"
-#include "device/nccl_error.hpp"
-#include "device/nccl_wait.hpp"
-#include "device/parallel_launch.hpp"
+#include "device/cuda/device_guard.hpp"
+#include "device/measure/measure_timers.hpp"
+#include "device/nccl/nccl_error.hpp"
+#include "device/nccl/nccl_wait.hpp"
+#include "device/nccl/parallel_launch.hpp"
 #include "kernels/nccl_pattern_kernels.cuh"
 
 namespace gpuqual {
@@ -122,7 +122,7 @@ double NcclAllreduceRunner::timed(const AllreduceItem& item, int reps, int runs,
 }
 
 void NcclAllreduceRunner::launch_graphs() {
-  // One thread per GPU (device/parallel_launch.hpp): NCCL's documentation warns that
+  // One thread per GPU (device/nccl/parallel_launch.hpp): NCCL's documentation warns that
   // cudaGraphLaunch of one GPU's captured collective may block until the other GPUs' graphs are
   // launched, so launching them in turn from one thread can deadlock.
   const auto results = launch_on_own_threads(locals_.size(), [this](std::size_t k) {

@@ -16,18 +16,18 @@
 // idle stream. Small messages (allreduce_timing in nccl_allreduce_plan.hpp) are captured once
 // per (item, reps) as one CUDA graph per local stream, and the graphs are launched between the
 // events: the non-blocking communicators' host-side enqueue is then outside the timed interval.
-// Each GPU's graph is launched from its own thread (device/parallel_launch.hpp): NCCL's
+// Each GPU's graph is launched from its own thread (device/nccl/parallel_launch.hpp): NCCL's
 // documentation warns that launching them in turn from one thread can deadlock.
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
 
-#include "device/device_buffer.hpp"
-#include "device/event.hpp"
-#include "device/nccl_allreduce_plan.hpp"
-#include "device/nccl_local_comms.hpp"
-#include "device/stream.hpp"
+#include "device/cuda/device_buffer.hpp"
+#include "device/cuda/event.hpp"
+#include "device/nccl_allreduce/nccl_allreduce_plan.hpp"
+#include "device/nccl/nccl_local_comms.hpp"
+#include "device/cuda/stream.hpp"
 
 namespace gpuqual {
 

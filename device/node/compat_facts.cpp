@@ -1,10 +1,10 @@
-#include "device/compat_facts.hpp"
+#include "device/node/compat_facts.hpp"
 
 #include <cuda_runtime_api.h>
 
-#include "device/library_versions.hpp"
-#include "device/nvml_devices.hpp"
-#include "device/nvml_library.hpp"
+#include "device/node/library_versions.hpp"
+#include "device/nvml/nvml_devices.hpp"
+#include "device/nvml/nvml_library.hpp"
 
 namespace gpuqual {
 

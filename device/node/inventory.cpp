@@ -1,20 +1,20 @@
-#include "device/inventory.hpp"
+#include "device/node/inventory.hpp"
 
 #include <cstdlib>
 
 #include "core/base/input_error.hpp"
 #include "core/record/hardware_class.hpp"
-#include "device/cuda_gpus.hpp"
+#include "device/cuda/cuda_gpus.hpp"
 #include "device/host/container_runtimes.hpp"
 #include "device/host/host_facts.hpp"
 #include "device/host/k8s_node.hpp"
 #include "device/host/k8s_node_info.hpp"
 #include "device/host/pci_gpus.hpp"
 #include "device/host/stack_tree_reader.hpp"
-#include "device/library_versions.hpp"
-#include "device/nvml_inventory.hpp"
-#include "device/nvml_library.hpp"
-#include "device/stack_collect.hpp"
+#include "device/node/library_versions.hpp"
+#include "device/nvml/nvml_inventory.hpp"
+#include "device/nvml/nvml_library.hpp"
+#include "device/node/stack_collect.hpp"
 
 namespace gpuqual {
 

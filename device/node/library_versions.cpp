@@ -1,4 +1,4 @@
-#include "device/library_versions.hpp"
+#include "device/node/library_versions.hpp"
 
 #include <cublas_api.h>
 #include <cuda_runtime_api.h>
@@ -9,7 +9,7 @@
 #include <regex>
 #include <sstream>
 
-#include "device/nvml_library.hpp"
+#include "device/nvml/nvml_library.hpp"
 
 namespace gpuqual {
 

@@ -1,10 +1,10 @@
-#include "device/stack_collect.hpp"
+#include "device/node/stack_collect.hpp"
 
 #include <cstdlib>
 #include <filesystem>
 
 #include "core/rules/stack_rules.hpp"
-#include "device/gpu_firmware.hpp"
+#include "device/nvml/gpu_firmware.hpp"
 #include "device/host/container_toolkit.hpp"
 #include "device/host/driver_addons.hpp"
 #include "device/host/k8s_node_info.hpp"

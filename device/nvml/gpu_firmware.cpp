@@ -1,9 +1,9 @@
-#include "device/gpu_firmware.hpp"
+#include "device/nvml/gpu_firmware.hpp"
 
 #include <fmt/format.h>
 
-#include "device/nvml_devices.hpp"
-#include "device/nvml_library.hpp"
+#include "device/nvml/nvml_devices.hpp"
+#include "device/nvml/nvml_library.hpp"
 
 namespace gpuqual {
 

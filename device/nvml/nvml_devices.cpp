@@ -1,11 +1,11 @@
-#include "device/nvml_devices.hpp"
+#include "device/nvml/nvml_devices.hpp"
 
 #include <algorithm>
 
 #include "core/base/text_case.hpp"
 #include "core/record/gpu_match.hpp"  // normalize_pci_bus_id: CUDA and NVML write the domain differently
-#include "device/nvml_library.hpp"
-#include "device/nvml_mig.hpp"
+#include "device/nvml/nvml_library.hpp"
+#include "device/nvml/nvml_mig.hpp"
 
 namespace gpuqual {
 

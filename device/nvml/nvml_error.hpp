@@ -4,7 +4,7 @@
 // built-in name of the status.
 #include <nvml.h>
 
-#include "device/api_error.hpp"
+#include "device/cuda/api_error.hpp"
 
 namespace gpuqual {
 

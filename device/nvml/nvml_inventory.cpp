@@ -1,7 +1,7 @@
-#include "device/nvml_inventory.hpp"
+#include "device/nvml/nvml_inventory.hpp"
 
-#include "device/nvml_devices.hpp"
-#include "device/nvml_library.hpp"
+#include "device/nvml/nvml_devices.hpp"
+#include "device/nvml/nvml_library.hpp"
 
 namespace gpuqual {
 

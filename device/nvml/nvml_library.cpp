@@ -1,11 +1,11 @@
-#include "device/nvml_library.hpp"
+#include "device/nvml/nvml_library.hpp"
 
 #include <dlfcn.h>
 
 #include <atomic>
 #include <utility>
 
-#include "device/nvml_error.hpp"
+#include "device/nvml/nvml_error.hpp"
 
 namespace gpuqual {
 

@@ -1,11 +1,11 @@
-#include "device/nvml_mig.hpp"
+#include "device/nvml/nvml_mig.hpp"
 
 #include <algorithm>
 #include <cstring>
 #include <string>
 
-#include "device/nvml_error.hpp"
-#include "device/nvml_library.hpp"
+#include "device/nvml/nvml_error.hpp"
+#include "device/nvml/nvml_library.hpp"
 
 namespace gpuqual {
 

@@ -1,4 +1,4 @@
-#include "device/nvml_snapshot.hpp"
+#include "device/nvml/nvml_snapshot.hpp"
 
 #include "core/base/utc_time.hpp"
 #include "core/rules/health_core_fields.hpp"
@@ -10,8 +10,8 @@
 #include <algorithm>
 #include <ctime>
 
-#include "device/nvml_error.hpp"
-#include "device/nvml_library.hpp"
+#include "device/nvml/nvml_error.hpp"
+#include "device/nvml/nvml_library.hpp"
 
 namespace gpuqual {
 

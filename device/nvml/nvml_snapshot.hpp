@@ -8,7 +8,7 @@
 
 #include "core/record/record.hpp"
 #include "core/rules/health_snapshot.hpp"
-#include "device/nvml_devices.hpp"
+#include "device/nvml/nvml_devices.hpp"
 
 namespace gpuqual {
 

@@ -1,9 +1,9 @@
-#include "device/p2p_runner.hpp"
+#include "device/pcie/p2p_runner.hpp"
 
 #include <sstream>
 
-#include "device/device_guard.hpp"
-#include "device/measure_timers.hpp"
+#include "device/cuda/device_guard.hpp"
+#include "device/measure/measure_timers.hpp"
 #include "kernels/copy_pattern_kernels.cuh"
 
 namespace gpuqual {

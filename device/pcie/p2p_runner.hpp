@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "device/device_buffer.hpp"
-#include "device/event.hpp"
-#include "device/measure.hpp"
-#include "device/pcie_plan.hpp"
-#include "device/pcie_runner.hpp"
-#include "device/stream.hpp"
+#include "device/cuda/device_buffer.hpp"
+#include "device/cuda/event.hpp"
+#include "device/measure/measure.hpp"
+#include "device/pcie/pcie_plan.hpp"
+#include "device/pcie/pcie_runner.hpp"
+#include "device/cuda/stream.hpp"
 
 namespace gpuqual {
 

@@ -1,4 +1,4 @@
-#include "device/pcie_plan.hpp"
+#include "device/pcie/pcie_plan.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -1,4 +1,4 @@
-#include "device/pcie_runner.hpp"
+#include "device/pcie/pcie_runner.hpp"
 
 #include <cstring>
 #include <exception>
@@ -6,7 +6,7 @@
 #include <thread>
 
 #include "device/host/cpu_affinity.hpp"
-#include "device/measure_timers.hpp"
+#include "device/measure/measure_timers.hpp"
 #include "kernels/copy_pattern_kernels.cuh"
 
 namespace gpuqual {

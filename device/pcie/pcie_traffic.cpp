@@ -1,12 +1,12 @@
-#include "device/pcie_traffic.hpp"
+#include "device/pcie/pcie_traffic.hpp"
 
 #include <cstring>
 #include <memory>
 
-#include "device/device_buffer.hpp"
-#include "device/device_guard.hpp"
-#include "device/pinned_buffer.hpp"
-#include "device/stream.hpp"
+#include "device/cuda/device_buffer.hpp"
+#include "device/cuda/device_guard.hpp"
+#include "device/cuda/pinned_buffer.hpp"
+#include "device/cuda/stream.hpp"
 
 namespace gpuqual {
 

@@ -1,4 +1,4 @@
-#include "probes/cli_runtime.hpp"
+#include "probes/container/cli_runtime.hpp"
 
 #include <fmt/format.h>
 
@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/base/subprocess.hpp"
-#include "probes/image_digest.hpp"
-#include "probes/names.hpp"
+#include "probes/container/image_digest.hpp"
+#include "probes/container/names.hpp"
 
 namespace gpuqual::probes {
 

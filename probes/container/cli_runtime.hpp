@@ -7,8 +7,8 @@
 // name if the probe dies in between.
 #include <string>
 
-#include "probes/cli_template.hpp"
-#include "probes/container_runtime.hpp"
+#include "probes/container/cli_template.hpp"
+#include "probes/container/container_runtime.hpp"
 
 namespace gpuqual::probes {
 

@@ -1,4 +1,4 @@
-#include "probes/cli_template.hpp"
+#include "probes/container/cli_template.hpp"
 
 #include <fmt/format.h>
 

@@ -16,7 +16,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "probes/container_runtime.hpp"
+#include "probes/container/container_runtime.hpp"
 
 namespace gpuqual::probes {
 

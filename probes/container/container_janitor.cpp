@@ -1,4 +1,4 @@
-#include "probes/container_janitor.hpp"
+#include "probes/container/container_janitor.hpp"
 
 #include <fcntl.h>
 #include <fmt/format.h>

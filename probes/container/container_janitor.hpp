@@ -22,7 +22,7 @@
 // safe in a multi-threaded process.
 #include <sys/types.h>
 
-#include "probes/container_runtime.hpp"
+#include "probes/container/container_runtime.hpp"
 
 namespace gpuqual::probes {
 

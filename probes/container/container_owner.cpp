@@ -1,4 +1,4 @@
-#include "probes/container_owner.hpp"
+#include "probes/container/container_owner.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>

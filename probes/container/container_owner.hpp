@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "probes/container_runtime.hpp"
+#include "probes/container/container_runtime.hpp"
 
 namespace gpuqual::probes {
 

@@ -1,4 +1,4 @@
-#include "probes/container_runtime.hpp"
+#include "probes/container/container_runtime.hpp"
 
 #include <charconv>
 

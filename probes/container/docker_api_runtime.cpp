@@ -1,12 +1,12 @@
-#include "probes/docker_api_runtime.hpp"
+#include "probes/container/docker_api_runtime.hpp"
 
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
 
 #include "probes/http_client.hpp"
-#include "probes/image_digest.hpp"
-#include "probes/names.hpp"
+#include "probes/container/image_digest.hpp"
+#include "probes/container/names.hpp"
 
 namespace gpuqual::probes {
 

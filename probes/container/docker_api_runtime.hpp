@@ -5,7 +5,7 @@
 // reports exit code 0, so the probe waits for the exit code and removes the container itself.
 #include <string>
 
-#include "probes/container_runtime.hpp"
+#include "probes/container/container_runtime.hpp"
 
 namespace gpuqual::probes {
 

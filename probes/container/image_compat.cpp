@@ -1,4 +1,4 @@
-#include "probes/image_compat.hpp"
+#include "probes/container/image_compat.hpp"
 
 #include <fmt/format.h>
 

@@ -15,7 +15,7 @@
 
 namespace gpuqual::probes {
 
-// What the preflight knows about the node (device/compat_facts.hpp collects it).
+// What the preflight knows about the node (device/node/compat_facts.hpp collects it).
 struct CompatInputs {
   std::shared_ptr<const CudaCompatTable> table;  // null: not loaded (`problem` says why)
   std::string problem;

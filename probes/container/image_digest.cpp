@@ -1,4 +1,4 @@
-#include "probes/image_digest.hpp"
+#include "probes/container/image_digest.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -1,4 +1,4 @@
-#include "probes/metric_lines.hpp"
+#include "probes/container/metric_lines.hpp"
 
 #include <fmt/format.h>
 

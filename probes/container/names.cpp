@@ -1,4 +1,4 @@
-#include "probes/names.hpp"
+#include "probes/container/names.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -43,22 +43,6 @@ bool image_tag_missing(const std::string& image) {
   const std::size_t slash = image.rfind('/');
   const std::size_t colon = image.rfind(':');
   return colon == std::string::npos || (slash != std::string::npos && colon < slash);
-}
-
-std::string slug(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (out.size() >= 40) break;
-    if (alnum(c)) {
-      out += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-    } else if (c == '_' || c == '-') {
-      out += c;
-    } else if (!out.empty() && out.back() != '-') {
-      out += '-';
-    }
-  }
-  while (!out.empty() && out.back() == '-') out.pop_back();
-  return out.empty() ? "x" : out;
 }
 
 std::string container_name(const std::string& run_id, const std::string& probe, int attempt) {

@@ -5,6 +5,8 @@
 // are restricted to the characters an image reference can have.
 #include <string>
 
+#include "probes/slug.hpp"
+
 namespace gpuqual::probes {
 
 // [A-Za-z0-9][A-Za-z0-9_.-]* up to 128 characters (Docker's and Podman's rule).
@@ -18,9 +20,6 @@ void require_image_reference(const std::string& image);
 // True when `image` has neither a tag nor a digest (the API would pull every tag).
 bool image_tag_missing(const std::string& image);
 
-// Lower-case slug of `text` usable in container and metric names: [a-z0-9_-], at most 40
-// characters, "x" when nothing is left.
-std::string slug(const std::string& text);
 // gpuqual-<run slug>-<probe slug>-<attempt>; always a valid container name.
 std::string container_name(const std::string& run_id, const std::string& probe, int attempt);
 // A run id for commands run outside `gpuqual run`: <hostname>-<pid>-<time>-<random>.

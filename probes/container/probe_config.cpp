@@ -1,4 +1,4 @@
-#include "probes/probe_config.hpp"
+#include "probes/container/probe_config.hpp"
 
 #include <fmt/format.h>
 
@@ -11,10 +11,10 @@
 #include "core/base/input_error.hpp"
 #include "core/base/json_fields.hpp"
 #include "core/record/metric_summary.hpp"
-#include "probes/cli_runtime.hpp"
-#include "probes/container_owner.hpp"
-#include "probes/docker_api_runtime.hpp"
-#include "probes/names.hpp"
+#include "probes/container/cli_runtime.hpp"
+#include "probes/container/container_owner.hpp"
+#include "probes/container/docker_api_runtime.hpp"
+#include "probes/container/names.hpp"
 
 namespace gpuqual::probes {
 

@@ -29,9 +29,9 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "core/record/record.hpp"
-#include "probes/cli_template.hpp"
-#include "probes/container_runtime.hpp"
-#include "probes/probe_run.hpp"
+#include "probes/container/cli_template.hpp"
+#include "probes/container/container_runtime.hpp"
+#include "probes/container/probe_run.hpp"
 
 namespace gpuqual::probes {
 

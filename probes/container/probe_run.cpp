@@ -1,4 +1,4 @@
-#include "probes/probe_run.hpp"
+#include "probes/container/probe_run.hpp"
 
 #include <fmt/format.h>
 
@@ -10,12 +10,12 @@
 #include "core/base/elapsed.hpp"
 #include "core/base/plural.hpp"
 #include "core/base/text_case.hpp"
-#include "probes/container_janitor.hpp"
-#include "probes/container_owner.hpp"
-#include "probes/image_digest.hpp"
-#include "probes/metric_lines.hpp"
-#include "probes/names.hpp"
-#include "probes/self_probe.hpp"
+#include "probes/container/container_janitor.hpp"
+#include "probes/container/container_owner.hpp"
+#include "probes/container/image_digest.hpp"
+#include "probes/container/metric_lines.hpp"
+#include "probes/container/names.hpp"
+#include "probes/container/self_probe.hpp"
 
 namespace gpuqual::probes {
 

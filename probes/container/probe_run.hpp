@@ -17,8 +17,8 @@
 
 #include "core/record/record.hpp"
 #include "core/record/status.hpp"
-#include "probes/container_runtime.hpp"
-#include "probes/image_compat.hpp"
+#include "probes/container/container_runtime.hpp"
+#include "probes/container/image_compat.hpp"
 
 namespace gpuqual::probes {
 
@@ -38,7 +38,7 @@ struct ProbeSpec {
   // Run gpuqual's own program inside instead of a command (self_probe.hpp): GPUs visible, CUDA
   // driver and runtime inside, a tiny kernel per GPU.
   bool self_probe = false;
-  // Lines `gpuqual-metric {json}` read from the output (probes/metric_lines.hpp); 0 = none read.
+  // Lines `gpuqual-metric {json}` read from the output (probes/container/metric_lines.hpp); 0 = none read.
   std::size_t max_metric_lines = 64;
 };
 

@@ -1,4 +1,4 @@
-#include "probes/self_probe.hpp"
+#include "probes/container/self_probe.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>

@@ -1,6 +1,6 @@
 #pragma once
 // The self-probe: instead of (or before trusting) an image's own command, run gpuqual's small
-// program inside the container (probes/inside/container_probe_main.cpp, mounted read-only) and
+// program inside the container (probes/container/inside/container_probe_main.cpp, mounted read-only) and
 // judge what it saw — GPUs visible, the CUDA driver and runtime inside, a tiny kernel's result
 // on each GPU. The program needs only the image's C library (glibc 2.34 or newer).
 #include <map>
@@ -9,7 +9,7 @@
 
 #include "core/record/record.hpp"
 #include "core/record/status.hpp"
-#include "probes/container_runtime.hpp"
+#include "probes/container/container_runtime.hpp"
 
 namespace gpuqual::probes {
 

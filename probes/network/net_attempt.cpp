@@ -1,4 +1,4 @@
-#include "probes/net_attempt.hpp"
+#include "probes/network/net_attempt.hpp"
 
 #include <curl/curl.h>
 #include <fmt/format.h>

@@ -1,4 +1,4 @@
-#include "probes/net_resolve.hpp"
+#include "probes/network/net_resolve.hpp"
 
 #include <netdb.h>
 #include <netinet/in.h>

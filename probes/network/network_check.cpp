@@ -1,4 +1,4 @@
-#include "probes/network_check.hpp"
+#include "probes/network/network_check.hpp"
 
 #include <fmt/format.h>
 
@@ -7,9 +7,9 @@
 
 #include "core/base/json_fields.hpp"
 #include "core/record/metric_summary.hpp"
-#include "probes/names.hpp"
-#include "probes/net_resolve.hpp"
+#include "probes/network/net_resolve.hpp"
 #include "probes/site_config.hpp"
+#include "probes/slug.hpp"
 
 namespace gpuqual::probes {
 

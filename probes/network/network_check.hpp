@@ -23,7 +23,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "core/record/record.hpp"
-#include "probes/net_attempt.hpp"
+#include "probes/network/net_attempt.hpp"
 
 namespace gpuqual::probes {
 

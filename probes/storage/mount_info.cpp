@@ -1,4 +1,4 @@
-#include "probes/mount_info.hpp"
+#include "probes/storage/mount_info.hpp"
 
 #include <fstream>
 #include <sstream>

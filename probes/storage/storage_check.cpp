@@ -1,4 +1,4 @@
-#include "probes/storage_check.hpp"
+#include "probes/storage/storage_check.hpp"
 
 #include <fmt/format.h>
 
@@ -9,10 +9,10 @@
 #include "core/base/json_fields.hpp"
 #include "core/base/stats.hpp"
 #include "core/record/metric_summary.hpp"
-#include "probes/names.hpp"
 #include "probes/site_config.hpp"
-#include "probes/storage_files.hpp"
-#include "probes/storage_worker.hpp"
+#include "probes/slug.hpp"
+#include "probes/storage/storage_files.hpp"
+#include "probes/storage/storage_worker.hpp"
 
 namespace gpuqual::probes {
 

@@ -25,7 +25,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "core/record/record.hpp"
-#include "probes/storage_io.hpp"
+#include "probes/storage/storage_io.hpp"
 
 namespace gpuqual::probes {
 

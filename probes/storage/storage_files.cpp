@@ -1,4 +1,4 @@
-#include "probes/storage_files.hpp"
+#include "probes/storage/storage_files.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-#include "probes/storage_io.hpp"
+#include "probes/storage/storage_io.hpp"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -14,8 +14,8 @@
 #include <memory>
 
 #include "core/base/elapsed.hpp"
-#include "probes/mount_info.hpp"
-#include "probes/storage_files.hpp"
+#include "probes/storage/mount_info.hpp"
+#include "probes/storage/storage_files.hpp"
 
 namespace gpuqual::probes {
 

@@ -5,13 +5,13 @@
 // back and verify every byte, remove it. It stops at the first problem and says which.
 //
 // This blocks for as long as the filesystem does (a dead NFS server blocks it for ever): callers
-// run it in a worker process they can kill (probes/storage_worker.hpp), never in the check itself.
+// run it in a worker process they can kill (probes/storage/storage_worker.hpp), never in the check itself.
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
 
-#include "probes/storage_pattern.hpp"
+#include "probes/storage/storage_pattern.hpp"
 
 namespace gpuqual::probes {
 

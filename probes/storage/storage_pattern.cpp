@@ -1,4 +1,4 @@
-#include "probes/storage_pattern.hpp"
+#include "probes/storage/storage_pattern.hpp"
 
 #include <cstring>
 

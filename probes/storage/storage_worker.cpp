@@ -1,4 +1,4 @@
-#include "probes/storage_worker.hpp"
+#include "probes/storage/storage_worker.hpp"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "probes/storage_files.hpp"
+#include "probes/storage/storage_files.hpp"
 
 namespace gpuqual::probes {
 

@@ -1,5 +1,5 @@
 #pragma once
-// Runs the storage I/O sequence of one path (probes/storage_io.hpp) in a forked worker process
+// Runs the storage I/O sequence of one path (probes/storage/storage_io.hpp) in a forked worker process
 // with a deadline, so a hung mount (a dead NFS server, a frozen filesystem) costs one path's
 // timeout instead of the run: at the deadline, or when `stop` is set, the worker is killed, the
 // stage it was in is named, and its test file is removed in a bounded helper. The worker shares
@@ -10,7 +10,7 @@
 #include <atomic>
 #include <string>
 
-#include "probes/storage_io.hpp"
+#include "probes/storage/storage_io.hpp"
 
 namespace gpuqual::probes {
 

@@ -1,4 +1,4 @@
-#include "probes/prometheus_api.hpp"
+#include "probes/telemetry/prometheus_api.hpp"
 
 #include <fmt/format.h>
 #include <simdjson.h>

@@ -1,4 +1,4 @@
-#include "probes/prometheus_text.hpp"
+#include "probes/telemetry/prometheus_text.hpp"
 
 #include <fmt/format.h>
 

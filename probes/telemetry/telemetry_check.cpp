@@ -1,4 +1,4 @@
-#include "probes/telemetry_check.hpp"
+#include "probes/telemetry/telemetry_check.hpp"
 
 #include <fmt/format.h>
 
@@ -10,7 +10,7 @@
 #include "core/base/json_fields.hpp"
 #include "core/record/metric_summary.hpp"
 #include "probes/http_client.hpp"
-#include "probes/prometheus_text.hpp"
+#include "probes/telemetry/prometheus_text.hpp"
 
 namespace gpuqual::probes {
 

@@ -19,7 +19,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "core/record/record.hpp"
-#include "probes/telemetry_eval.hpp"
+#include "probes/telemetry/telemetry_eval.hpp"
 
 namespace gpuqual::probes {
 

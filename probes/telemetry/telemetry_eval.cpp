@@ -1,4 +1,4 @@
-#include "probes/telemetry_eval.hpp"
+#include "probes/telemetry/telemetry_eval.hpp"
 
 #include <fmt/format.h>
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/record/record.hpp"
-#include "probes/prometheus_text.hpp"
+#include "probes/telemetry/prometheus_text.hpp"
 
 namespace gpuqual::probes {
 

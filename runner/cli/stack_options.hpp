@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "core/base/input_error.hpp"
-#include "device/inventory.hpp"
+#include "device/node/inventory.hpp"
 
 namespace gpuqual {
 

@@ -13,7 +13,7 @@
 #include "core/base/exit_code.hpp"
 #include "core/base/text_escape.hpp"
 #include "core/record/record_json.hpp"
-#include "device/inventory.hpp"
+#include "device/node/inventory.hpp"
 #include "runner/cli/class_option.hpp"
 #include "runner/cli/command.hpp"
 #include "runner/cli/stack_options.hpp"

@@ -1,6 +1,6 @@
 // `gpuqual observe`: the canary pool against a control pool under real load, from the series
 // dcgm-exporter and the workloads feed a Prometheus-compatible server (docs/observe.md; the
-// judging is core/judge/observe.hpp, the client probes/prometheus_api.hpp).
+// judging is core/judge/observe.hpp, the client probes/telemetry/prometheus_api.hpp).
 #include <fmt/format.h>
 
 #include <memory>

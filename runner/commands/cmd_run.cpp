@@ -31,8 +31,8 @@
 #include "core/rules/health_rules.hpp"
 #include "core/rules/health_severity.hpp"
 #include "core/verdict/expected_gpus.hpp"
-#include "device/inventory.hpp"
-#include "device/run_monitor.hpp"
+#include "device/node/inventory.hpp"
+#include "device/monitor/run_monitor.hpp"
 #include "runner/cli/class_option.hpp"
 #include "runner/cli/command.hpp"
 #include "runner/cli/expect_gpus_option.hpp"
@@ -177,7 +177,7 @@ OutputTarget resolve_record_output(const std::string& output) {
 }
 
 // The record as it starts: one entry a check, in the suite's order, and after the suite's checks
-// the Xids seen during the whole run (device/run_monitor.hpp).
+// the Xids seen during the whole run (device/monitor/run_monitor.hpp).
 RunRecord new_run_record(const Suite& suite, const std::vector<SuiteCheck>& checks, const Inventory& inv,
                          std::chrono::system_clock::time_point now) {
   RunRecord record;

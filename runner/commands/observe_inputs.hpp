@@ -8,7 +8,7 @@
 
 #include "core/judge/observe_policy.hpp"
 #include "core/judge/observe_series.hpp"
-#include "probes/prometheus_api.hpp"
+#include "probes/telemetry/prometheus_api.hpp"
 
 namespace gpuqual {
 

@@ -1,7 +1,7 @@
 #pragma once
 // Burn-in time series for the HTML report: the TFLOP/s windows each GPU's burnin metric keeps in
 // the record, and the 1 Hz telemetry the burnin check streams to its side file
-// (burnin-telemetry.jsonl: one JSON object per GPU per second, device/telemetry_sampler.cpp).
+// (burnin-telemetry.jsonl: one JSON object per GPU per second, device/monitor/telemetry_sampler.cpp).
 #include <cstdint>
 #include <map>
 #include <string>

@@ -9,7 +9,7 @@
 #include <memory>
 #include <string>
 
-#include "device/nccl_rank_sync.hpp"
+#include "device/nccl/nccl_rank_sync.hpp"
 
 namespace gpuqual {
 

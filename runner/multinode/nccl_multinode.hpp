@@ -8,7 +8,7 @@
 #include <string>
 
 #include "core/record/record.hpp"
-#include "device/nccl_allreduce_params.hpp"
+#include "device/nccl_allreduce/nccl_allreduce_params.hpp"
 #include "runner/reporters/report_options.hpp"
 
 namespace gpuqual {

@@ -9,7 +9,7 @@
 
 #include "core/record/hardware_class.hpp"
 #include "core/record/record_json.hpp"
-#include "device/nccl_allreduce_result.hpp"
+#include "device/nccl_allreduce/nccl_allreduce_result.hpp"
 
 namespace gpuqual {
 

@@ -4,8 +4,8 @@
 
 #include <cstring>
 
-#include "device/p2p_runner.hpp"
-#include "device/pcie_runner.hpp"
+#include "device/pcie/p2p_runner.hpp"
+#include "device/pcie/pcie_runner.hpp"
 #include "gpu_test_support.hpp"
 
 namespace gpuqual {

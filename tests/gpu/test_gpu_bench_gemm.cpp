@@ -4,8 +4,8 @@
 
 #include <map>
 
-#include "device/gemm_runner.hpp"
-#include "device/measure_params.hpp"
+#include "device/gemm/gemm_runner.hpp"
+#include "device/measure/measure_params.hpp"
 #include "gpu_test_support.hpp"
 
 namespace gpuqual {

@@ -2,7 +2,7 @@
 // replay, the exact read sum) and its bandwidth within sane bounds; planted corruptions caught.
 #include <cuda_runtime_api.h>
 
-#include "device/hbm_runner.hpp"
+#include "device/hbm/hbm_runner.hpp"
 #include "gpu_test_support.hpp"
 
 namespace gpuqual {

@@ -3,7 +3,7 @@
 // memtest check end to end over 90 % of free memory.
 #include <cuda_runtime_api.h>
 
-#include "device/memtest_runner.hpp"
+#include "device/memtest/memtest_runner.hpp"
 #include "gpu_test_support.hpp"
 #include "suites/check.hpp"
 #include "suites/check_context.hpp"

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <thread>
 
-#include "device/burnin_runner.hpp"
+#include "device/burnin/burnin_runner.hpp"
 #include "gpu_test_support.hpp"
 #include "suites/check.hpp"
 #include "suites/check_context.hpp"

@@ -8,14 +8,14 @@
 #include <chrono>
 #include <iostream>
 
-#include "device/device_buffer.hpp"
-#include "device/device_guard.hpp"
-#include "device/event.hpp"
-#include "device/nccl_allreduce_bench.hpp"
-#include "device/nccl_allreduce_runner.hpp"
-#include "device/nccl_error.hpp"
-#include "device/nccl_wait.hpp"
-#include "device/stream.hpp"
+#include "device/cuda/device_buffer.hpp"
+#include "device/cuda/device_guard.hpp"
+#include "device/cuda/event.hpp"
+#include "device/nccl_allreduce/nccl_allreduce_bench.hpp"
+#include "device/nccl_allreduce/nccl_allreduce_runner.hpp"
+#include "device/nccl/nccl_error.hpp"
+#include "device/nccl/nccl_wait.hpp"
+#include "device/cuda/stream.hpp"
 #include "gpu_test_support.hpp"
 #include "suites/check.hpp"
 #include "suites/check_context.hpp"

@@ -45,12 +45,14 @@ def read_table(doc):
         folders = CODE.findall(cells[0])
         if not folders:
             continue  # the header row
-        allowed = CODE.findall(cells[1])
+        # `X/` allows X and every folder under it; `X/*` only the files directly in X (probes/*:
+        # the root files every probe shares, not the probes' own folders).
+        allowed = [a if a.endswith("/*") else a.rstrip("/") + "/" for a in CODE.findall(cells[1])]
         gpu = cells[2].lower()
         if gpu not in ("yes", "no"):
             fail_table(doc, f"row {cells[0]}: the last column must say yes or no, not {cells[2]!r}")
         for folder in folders:
-            rows[folder.rstrip("/") + "/"] = ([a.rstrip("/") + "/" for a in allowed], gpu == "yes")
+            rows[folder.rstrip("/") + "/"] = (allowed, gpu == "yes")
     if not rows:
         fail_table(doc, "the layering table has no rows")
     return rows
@@ -67,6 +69,13 @@ def row_of(path, rows):
         if path.startswith(folder) and (best is None or len(folder) > len(best)):
             best = folder
     return best
+
+
+def allows(entry, target):
+    """Whether an allowed-folder entry of the table covers the included path."""
+    if entry.endswith("/*"):
+        return os.path.dirname(target) + "/" == entry[:-1]
+    return target.startswith(entry)
 
 
 def includes(root, path):
@@ -91,7 +100,7 @@ def check_file(root, path, rows, problems):
             if not gpu_ok and GPU_HEADER.search(target):
                 problems.append(f"{where}: {own} includes no CUDA, cuBLAS, NCCL or NVML header")
             continue
-        if target.startswith(own) or any(target.startswith(a) for a in allowed):
+        if row_of(target, rows) == own or any(allows(a, target) for a in allowed):
             continue
         theirs = row_of(target, rows) or target.split("/")[0] + "/"
         problems.append(f"{where}: {own} may not include {theirs} "

@@ -1,4 +1,4 @@
-// A fake NVML: the entry points gpuqual's inventory resolves (device/nvml_library.hpp), with
+// A fake NVML: the entry points gpuqual's inventory resolves (device/nvml/nvml_library.hpp), with
 // nvml.h's own signatures, answering from the JSON topology file GPUQUAL_FAKE_NVML_TOPOLOGY
 // names (tests/data/mig/*.json): GPUs, their MIG modes, GPU instance profiles, GPU instances and
 // compute instances. A GPU instance or compute instance the file lacks is absent, exactly as on a

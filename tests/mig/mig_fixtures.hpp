@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "core/record/record.hpp"
-#include "device/nvml_devices.hpp"
-#include "device/nvml_library.hpp"
+#include "device/nvml/nvml_devices.hpp"
+#include "device/nvml/nvml_library.hpp"
 
 namespace gpuqual::mig_test {
 

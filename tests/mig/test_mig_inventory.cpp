@@ -11,7 +11,7 @@
 #include "core/record/record_json.hpp"
 #include "core/rules/mig_mode.hpp"
 #include "core/verdict/inventory_findings.hpp"
-#include "device/nvml_mig.hpp"
+#include "device/nvml/nvml_mig.hpp"
 #include "mig_fixtures.hpp"
 
 namespace gpuqual {

@@ -1,7 +1,7 @@
 // vGPU guests (docs/mig.md, "What does not apply"): what NVML does not give a vGPU guest (it
 // answers NOT_SUPPORTED) is not applicable to the health check, never an error and never a pass:
 // the check skips with vgpu_guest unless something it did read fails. Read through the real
-// NVML reader (device/nvml_snapshot.hpp) over the fake NVML (tests/data/mig/h100-vgpu-guest.json).
+// NVML reader (device/nvml/nvml_snapshot.hpp) over the fake NVML (tests/data/mig/h100-vgpu-guest.json).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -10,7 +10,7 @@
 
 #include "core/rules/health_rules.hpp"
 #include "core/verdict/skip_acceptance.hpp"
-#include "device/nvml_snapshot.hpp"
+#include "device/nvml/nvml_snapshot.hpp"
 #include "mig_fixtures.hpp"
 
 namespace gpuqual {

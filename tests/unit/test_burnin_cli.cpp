@@ -4,7 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "device/measure_gpus.hpp"
+#include "device/measure/measure_gpus.hpp"
 #include "run_fixture.hpp"
 #include "suites/check.hpp"
 #include "suites/check_context.hpp"

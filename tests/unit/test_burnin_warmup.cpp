@@ -1,8 +1,8 @@
-// Burn-in warm-up (device/burnin_runner.hpp): untimed GEMMs for about a second of wall time
+// Burn-in warm-up (device/burnin/burnin_runner.hpp): untimed GEMMs for about a second of wall time
 // before the TFLOP/s series starts, in short batches, whatever the calibration said one takes.
 #include <gtest/gtest.h>
 
-#include "device/burnin_runner.hpp"
+#include "device/burnin/burnin_runner.hpp"
 
 namespace gpuqual {
 namespace {

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/base/input_error.hpp"
-#include "device/compat_facts.hpp"
+#include "device/node/compat_facts.hpp"
 #include "suites/check.hpp"
 #include "suites/check_context.hpp"
 

@@ -1,12 +1,12 @@
-// The gpuqual-metric line protocol of container probes (probes/metric_lines.hpp): good lines
+// The gpuqual-metric line protocol of container probes (probes/container/metric_lines.hpp): good lines
 // become container.<probe>.<name> metrics, bad ones findings, and the bounds hold.
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "core/judge/diff.hpp"
-#include "probes/metric_lines.hpp"
-#include "probes/probe_run.hpp"
+#include "probes/container/metric_lines.hpp"
+#include "probes/container/probe_run.hpp"
 #include "record_builders.hpp"
 
 using namespace gpuqual;

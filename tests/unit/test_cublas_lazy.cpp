@@ -1,4 +1,4 @@
-// cuBLAS is dlopen'ed on first use (device/cublas_lazy.cpp). The library loads on a machine
+// cuBLAS is dlopen'ed on first use (device/cublas/cublas_lazy.cpp). The library loads on a machine
 // without a GPU (only creating a handle needs one), so the forwarding is tested here for real.
 #include <cublasLt.h>
 #include <cublas_v2.h>
@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "device/cublas_lazy.hpp"
+#include "device/cublas/cublas_lazy.hpp"
 
 namespace gpuqual {
 namespace {

@@ -15,9 +15,9 @@
 #include "core/baseline/class_baselines.hpp"
 #include "core/judge/compare.hpp"
 #include "core/judge/gate.hpp"
-#include "device/gemm_precision.hpp"
-#include "device/hbm_plan.hpp"
-#include "device/pcie_plan.hpp"
+#include "device/gemm/gemm_precision.hpp"
+#include "device/hbm/hbm_plan.hpp"
+#include "device/pcie/pcie_plan.hpp"
 #include "record_builders.hpp"
 
 using namespace gpuqual;

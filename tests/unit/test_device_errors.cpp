@@ -5,14 +5,14 @@
 
 #include <string>
 
-#include "device/cublas_error.hpp"
-#include "device/cublas_handle.hpp"
-#include "device/cuda_error.hpp"
-#include "device/device_buffer.hpp"
-#include "device/nccl_error.hpp"
-#include "device/nvml_error.hpp"
-#include "device/nvml_library.hpp"
-#include "device/stream.hpp"
+#include "device/cublas/cublas_error.hpp"
+#include "device/cublas/cublas_handle.hpp"
+#include "device/cuda/cuda_error.hpp"
+#include "device/cuda/device_buffer.hpp"
+#include "device/nccl/nccl_error.hpp"
+#include "device/nvml/nvml_error.hpp"
+#include "device/nvml/nvml_library.hpp"
+#include "device/cuda/stream.hpp"
 
 using namespace gpuqual;
 

@@ -1,4 +1,4 @@
-// What the GEMM check passes to cuBLASLt (device/gemm_lt_settings.hpp), seen through the lazy
+// What the GEMM check passes to cuBLASLt (device/gemm/gemm_lt_settings.hpp), seen through the lazy
 // loader's attribute seam on real cuBLASLt descriptors (host-only state: no GPU needed).
 #include <cublasLt.h>
 #include <gtest/gtest.h>
@@ -8,8 +8,8 @@
 #include <optional>
 #include <vector>
 
-#include "device/cublas_lazy.hpp"
-#include "device/gemm_lt_settings.hpp"
+#include "device/cublas/cublas_lazy.hpp"
+#include "device/gemm/gemm_lt_settings.hpp"
 
 namespace gpuqual {
 namespace {

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <cstring>
 
-#include "device/gemm_precision.hpp"
-#include "device/gemm_verify.hpp"
+#include "device/gemm/gemm_precision.hpp"
+#include "device/gemm/gemm_verify.hpp"
 
 namespace gpuqual {
 namespace {

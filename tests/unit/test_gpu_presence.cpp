@@ -15,8 +15,8 @@
 #include "core/verdict/gpu_presence.hpp"
 #include "device/host/host_facts.hpp"
 #include "device/host/pci_gpus.hpp"
-#include "device/library_versions.hpp"
-#include "device/nvml_devices.hpp"
+#include "device/node/library_versions.hpp"
+#include "device/nvml/nvml_devices.hpp"
 #include "record_builders.hpp"
 
 using namespace gpuqual;

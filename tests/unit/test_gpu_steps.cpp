@@ -1,4 +1,4 @@
-// One GPU's loop of measurements (device/measure_gpus.hpp, run_gpu_steps): an ordinary error is
+// One GPU's loop of measurements (device/measure/measure_gpus.hpp, run_gpu_steps): an ordinary error is
 // reported and the loop goes on; a sticky CUDA error stops it and is reported once.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "device/cublas_error.hpp"
-#include "device/cuda_error.hpp"
-#include "device/measure_gpus.hpp"
+#include "device/cublas/cublas_error.hpp"
+#include "device/cuda/cuda_error.hpp"
+#include "device/measure/measure_gpus.hpp"
 
 namespace gpuqual {
 namespace {

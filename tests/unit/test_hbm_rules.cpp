@@ -5,7 +5,7 @@
 #include <cmath>
 #include <set>
 
-#include "device/hbm_plan.hpp"
+#include "device/hbm/hbm_plan.hpp"
 
 namespace gpuqual {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "probes/image_digest.hpp"
+#include "probes/container/image_digest.hpp"
 
 using namespace gpuqual::probes;
 

@@ -12,13 +12,13 @@
 #include <string>
 
 #include "core/base/input_error.hpp"
-#include "device/cuda_gpus.hpp"
+#include "device/cuda/cuda_gpus.hpp"
 #include "device/host/container_runtimes.hpp"
 #include "device/host/host_facts.hpp"
 #include "device/host/k8s_node.hpp"
-#include "device/inventory.hpp"
-#include "device/library_versions.hpp"
-#include "device/nvml_devices.hpp"
+#include "device/node/inventory.hpp"
+#include "device/node/library_versions.hpp"
+#include "device/nvml/nvml_devices.hpp"
 
 using namespace gpuqual;
 

@@ -12,7 +12,7 @@
 
 #include "kernels/copy_pattern.cuh"
 #include "kernels/gemm_input.cuh"
-#include "kernels/stream_ops.cuh"
+#include "kernels/hbm_ops.cuh"
 
 namespace gpuqual::kernels {
 namespace {

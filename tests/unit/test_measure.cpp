@@ -7,9 +7,9 @@
 #include <functional>
 #include <stdexcept>
 
-#include "device/measure.hpp"
-#include "device/measure_params.hpp"
-#include "device/measure_timers.hpp"
+#include "device/measure/measure.hpp"
+#include "device/measure/measure_params.hpp"
+#include "device/measure/measure_timers.hpp"
 
 namespace gpuqual {
 namespace {
@@ -404,7 +404,7 @@ TEST(Measure, StopReasonNames) {
 namespace gpuqual {
 namespace {
 
-// CudaEventTimer's batch (device/measure_timers.hpp): the start event is recorded behind one
+// CudaEventTimer's batch (device/measure/measure_timers.hpp): the start event is recorded behind one
 // untimed run, never first on an idle stream.
 TEST(MeasureTimers, StartEventIsRecordedBehindOneUntimedRun) {
   std::string order;

@@ -6,7 +6,7 @@
 
 #include <chrono>
 
-#include "device/measure_gpus.hpp"
+#include "device/measure/measure_gpus.hpp"
 #include "suites/check.hpp"
 #include "suites/check_context.hpp"
 

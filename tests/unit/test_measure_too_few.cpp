@@ -2,7 +2,7 @@
 // (issue 14); a converged one, or one stopped by max_samples, does not.
 #include <gtest/gtest.h>
 
-#include "device/measure_report.hpp"
+#include "device/measure/measure_report.hpp"
 
 using namespace gpuqual;
 

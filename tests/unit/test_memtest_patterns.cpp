@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "device/memtest_plan.hpp"
+#include "device/memtest/memtest_plan.hpp"
 #include "kernels/memtest_reference.hpp"
 
 namespace gpuqual {

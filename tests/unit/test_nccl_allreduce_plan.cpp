@@ -6,9 +6,9 @@
 
 #include "core/base/input_error.hpp"
 #include "core/base/units.hpp"
-#include "device/measure_timers.hpp"
-#include "device/nccl_allreduce_params.hpp"
-#include "device/nccl_allreduce_plan.hpp"
+#include "device/measure/measure_timers.hpp"
+#include "device/nccl_allreduce/nccl_allreduce_params.hpp"
+#include "device/nccl_allreduce/nccl_allreduce_plan.hpp"
 
 namespace gpuqual {
 namespace {
@@ -152,7 +152,7 @@ TEST(NcclTiming, SmallMessagesAreTimedAsACapturedGraph) {
   EXPECT_EQ(to_string(AllreduceTiming::eager), "eager");
 }
 
-// One timed batch (enqueue_timed_batch in device/measure_timers.hpp): an untimed run of the
+// One timed batch (enqueue_timed_batch in device/measure/measure_timers.hpp): an untimed run of the
 // same kind, the start event, the batch, the stop event. A graph holds the sample's all-reduces,
 // so it is one launch; eager enqueues each.
 TEST(NcclTiming, ABatchIsOneGraphLaunchOrEachAllReduceBehindAnUntimedRun) {

@@ -5,10 +5,10 @@
 
 #include <chrono>
 
-#include "device/cuda_error.hpp"
-#include "device/measure_gpus.hpp"
-#include "device/nccl_allreduce_bench.hpp"
-#include "device/nccl_local_comms.hpp"
+#include "device/cuda/cuda_error.hpp"
+#include "device/measure/measure_gpus.hpp"
+#include "device/nccl_allreduce/nccl_allreduce_bench.hpp"
+#include "device/nccl/nccl_local_comms.hpp"
 #include "suites/check.hpp"
 #include "suites/check_context.hpp"
 

@@ -14,7 +14,7 @@
 #include <thread>
 
 #include "core/base/input_error.hpp"
-#include "probes/network_check.hpp"
+#include "probes/network/network_check.hpp"
 #include "process_helpers.hpp"
 
 namespace gpuqual::probes {

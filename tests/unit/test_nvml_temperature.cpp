@@ -1,10 +1,10 @@
-// read_gpu_temperature_c (device/nvml_devices.hpp): the health snapshot and the telemetry
+// read_gpu_temperature_c (device/nvml/nvml_devices.hpp): the health snapshot and the telemetry
 // sampler read temperature through nvmlDeviceGetTemperatureV first, the deprecated call only
 // where a driver lacks it or it fails. Fake NVML entry points, no driver needed.
 #include <gtest/gtest.h>
 
-#include "device/nvml_devices.hpp"
-#include "device/nvml_library.hpp"
+#include "device/nvml/nvml_devices.hpp"
+#include "device/nvml/nvml_library.hpp"
 
 namespace gpuqual {
 namespace {

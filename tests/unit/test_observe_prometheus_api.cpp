@@ -1,8 +1,8 @@
-// The Prometheus range-query answer as observe reads it (probes/prometheus_api.hpp): series and
+// The Prometheus range-query answer as observe reads it (probes/telemetry/prometheus_api.hpp): series and
 // their points, the API's error object, a series limit, and the regex literal for node names.
 #include <gtest/gtest.h>
 
-#include "probes/prometheus_api.hpp"
+#include "probes/telemetry/prometheus_api.hpp"
 
 namespace gpuqual::probes {
 namespace {

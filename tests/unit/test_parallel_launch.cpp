@@ -1,4 +1,4 @@
-// launch_on_own_threads (device/parallel_launch.hpp): the captured NCCL graphs of several GPUs
+// launch_on_own_threads (device/nccl/parallel_launch.hpp): the captured NCCL graphs of several GPUs
 // are launched from one thread per GPU, because a launch may block until its peers are launched.
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "device/parallel_launch.hpp"
+#include "device/nccl/parallel_launch.hpp"
 
 namespace gpuqual {
 namespace {

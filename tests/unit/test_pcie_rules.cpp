@@ -8,7 +8,7 @@
 
 #include <unistd.h>
 
-#include "device/pcie_plan.hpp"
+#include "device/pcie/pcie_plan.hpp"
 #include "kernels/copy_pattern.cuh"
 
 namespace gpuqual {

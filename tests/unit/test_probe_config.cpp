@@ -8,10 +8,10 @@
 
 #include "core/base/input_error.hpp"
 #include "core/compat/cuda_compat.hpp"
-#include "probes/container_owner.hpp"
-#include "probes/image_compat.hpp"
-#include "probes/probe_config.hpp"
-#include "probes/probe_run.hpp"
+#include "probes/container/container_owner.hpp"
+#include "probes/container/image_compat.hpp"
+#include "probes/container/probe_config.hpp"
+#include "probes/container/probe_run.hpp"
 #include "suites/container_probe.hpp"
 
 using namespace gpuqual;

@@ -5,9 +5,9 @@
 #include <nlohmann/json.hpp>
 
 #include "core/base/input_error.hpp"
-#include "probes/cli_template.hpp"
-#include "probes/docker_api_runtime.hpp"
-#include "probes/names.hpp"
+#include "probes/container/cli_template.hpp"
+#include "probes/container/docker_api_runtime.hpp"
+#include "probes/container/names.hpp"
 
 using namespace gpuqual;
 using namespace gpuqual::probes;

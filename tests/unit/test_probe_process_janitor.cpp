@@ -18,7 +18,7 @@
 #include <thread>
 
 #include "core/base/subprocess.hpp"
-#include "probes/container_janitor.hpp"
+#include "probes/container/container_janitor.hpp"
 
 using namespace gpuqual;
 using namespace gpuqual::probes;

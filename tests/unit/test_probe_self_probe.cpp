@@ -5,7 +5,7 @@
 #include <string>
 
 #include "core/base/subprocess.hpp"
-#include "probes/self_probe.hpp"
+#include "probes/container/self_probe.hpp"
 
 using namespace gpuqual;
 using namespace gpuqual::probes;

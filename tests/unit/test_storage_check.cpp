@@ -14,8 +14,8 @@
 #include <thread>
 
 #include "core/base/input_error.hpp"
-#include "probes/storage_check.hpp"
-#include "probes/storage_files.hpp"
+#include "probes/storage/storage_check.hpp"
+#include "probes/storage/storage_files.hpp"
 #include "storage_mounts.hpp"
 
 namespace gpuqual::probes {

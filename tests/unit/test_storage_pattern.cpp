@@ -4,8 +4,8 @@
 
 #include <vector>
 
-#include "probes/mount_info.hpp"
-#include "probes/storage_pattern.hpp"
+#include "probes/storage/mount_info.hpp"
+#include "probes/storage/storage_pattern.hpp"
 
 namespace gpuqual::probes {
 namespace {

@@ -1,4 +1,4 @@
-// The HBM kernels' per-thread indexing (kernels/stream_tiling.cuh), run on the CPU exactly as
+// The HBM kernels' per-thread indexing (kernels/hbm_tiling.cuh), run on the CPU exactly as
 // every GPU thread runs it: each vector is visited exactly once, and each unrolled load is
 // coalesced (consecutive threads, consecutive vectors).
 #include <gtest/gtest.h>
@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "kernels/stream_tiling.cuh"
+#include "kernels/hbm_tiling.cuh"
 
 namespace gpuqual::kernels {
 namespace {

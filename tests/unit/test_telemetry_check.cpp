@@ -7,8 +7,8 @@
 #include <sstream>
 
 #include "core/base/input_error.hpp"
-#include "probes/telemetry_check.hpp"
-#include "probes/telemetry_eval.hpp"
+#include "probes/telemetry/telemetry_check.hpp"
+#include "probes/telemetry/telemetry_eval.hpp"
 #include "suites/check.hpp"
 #include "suites/check_context.hpp"
 #include "test_telemetry_http_server.hpp"

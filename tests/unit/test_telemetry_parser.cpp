@@ -6,7 +6,7 @@
 #include <set>
 #include <sstream>
 
-#include "probes/prometheus_text.hpp"
+#include "probes/telemetry/prometheus_text.hpp"
 
 using gpuqual::probes::parse_prometheus_text;
 using gpuqual::probes::PromParseError;

@@ -1,9 +1,9 @@
-// xid_events_unsupported (device/xid_monitor.hpp): an environment that does not support Xid
+// xid_events_unsupported (device/monitor/xid_monitor.hpp): an environment that does not support Xid
 // events (VMs, sandboxed runtimes: NVML_ERROR_NOT_SUPPORTED) is told apart from a failure, so the
 // GPU test skips with the reason there and fails elsewhere.
 #include <gtest/gtest.h>
 
-#include "device/xid_monitor.hpp"
+#include "device/monitor/xid_monitor.hpp"
 
 namespace gpuqual {
 namespace {

@@ -1,9 +1,9 @@
-// The Xid watch's pause after a failed wait (device/xid_wait_backoff.hpp): NVML answers a lost
+// The Xid watch's pause after a failed wait (device/monitor/xid_wait_backoff.hpp): NVML answers a lost
 // GPU at once, so the watch must pause rather than spin, longer while the failures go on, up to
 // a bound, and not at all once a wait answers again. Plain arithmetic: no clock is read.
 #include <gtest/gtest.h>
 
-#include "device/xid_wait_backoff.hpp"
+#include "device/monitor/xid_wait_backoff.hpp"
 
 namespace gpuqual {
 namespace {

@@ -11,7 +11,7 @@
 //    "devices": [{"index": 0, "name": "NVIDIA H200", "uuid": "GPU-…", "cc": "9.0",
 //                 "memory_bytes": 150…, "kernel": "ok" | "<error or wrong result>"}]}
 //
-// It judges nothing: gpuqual reads the JSON and decides (probes/self_probe.cpp). Built to need
+// It judges nothing: gpuqual reads the JSON and decides (probes/container/self_probe.cpp). Built to need
 // nothing but the image's C library: no libstdc++ (no STL, -static-libgcc), the CUDA driver
 // loaded with dlopen (the NVIDIA runtime injects libcuda.so.1), the kernel as PTX text that the
 // driver compiles for whatever GPU it finds.
