@@ -28,10 +28,10 @@
 #include "core/rules/health_sampling.hpp"
 #include "core/rules/health_severity.hpp"
 #include "core/rules/health_snapshot_json.hpp"
+#include "device/monitor/xid_monitor.hpp"
 #include "device/nvml/nvml_library.hpp"
 #include "device/nvml/nvml_snapshot.hpp"
 #include "device/pcie/pcie_traffic.hpp"
-#include "device/monitor/xid_monitor.hpp"
 #include "suites/check.hpp"
 #include "suites/check_context.hpp"
 

@@ -9,8 +9,8 @@
 #include "device/cuda/cuda_error.hpp"
 #include "device/cuda/device_buffer.hpp"
 #include "device/cuda/event.hpp"
-#include "device/measure/measure_timers.hpp"
 #include "device/cuda/stream.hpp"
+#include "device/measure/measure_timers.hpp"
 
 namespace gpuqual {
 namespace {

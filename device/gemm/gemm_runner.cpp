@@ -9,9 +9,9 @@
 
 #include "device/cublas/cublas_handle.hpp"
 #include "device/cuda/device_buffer.hpp"
+#include "device/cuda/stream.hpp"
 #include "device/gemm/gemm_lt_settings.hpp"
 #include "device/measure/measure_timers.hpp"
-#include "device/cuda/stream.hpp"
 #include "kernels/gemm_kernels.cuh"
 
 namespace gpuqual {

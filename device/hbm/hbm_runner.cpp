@@ -5,8 +5,8 @@
 #include <sstream>
 
 #include "device/cuda/device_buffer.hpp"
-#include "device/measure/measure_timers.hpp"
 #include "device/cuda/stream.hpp"
+#include "device/measure/measure_timers.hpp"
 #include "kernels/hbm_kernels.cuh"
 
 namespace gpuqual {

@@ -9,8 +9,8 @@
 #include "core/record/metric_summary.hpp"
 #include "device/cuda/cuda_error.hpp"
 #include "device/measure/measure.hpp"
-#include "device/nccl_allreduce/nccl_allreduce_runner.hpp"
 #include "device/nccl/nccl_local_comms.hpp"
+#include "device/nccl_allreduce/nccl_allreduce_runner.hpp"
 #include "kernels/seeded_hash.cuh"
 
 extern char** environ;

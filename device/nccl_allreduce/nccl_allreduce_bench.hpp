@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "core/record/record.hpp"
-#include "device/nccl_allreduce/nccl_allreduce_params.hpp"
 #include "device/nccl/nccl_rank_sync.hpp"
+#include "device/nccl_allreduce/nccl_allreduce_params.hpp"
 
 namespace gpuqual {
 

@@ -25,9 +25,9 @@
 
 #include "device/cuda/device_buffer.hpp"
 #include "device/cuda/event.hpp"
-#include "device/nccl_allreduce/nccl_allreduce_plan.hpp"
-#include "device/nccl/nccl_local_comms.hpp"
 #include "device/cuda/stream.hpp"
+#include "device/nccl/nccl_local_comms.hpp"
+#include "device/nccl_allreduce/nccl_allreduce_plan.hpp"
 
 namespace gpuqual {
 

@@ -12,9 +12,9 @@
 #include "device/host/pci_gpus.hpp"
 #include "device/host/stack_tree_reader.hpp"
 #include "device/node/library_versions.hpp"
+#include "device/node/stack_collect.hpp"
 #include "device/nvml/nvml_inventory.hpp"
 #include "device/nvml/nvml_library.hpp"
-#include "device/node/stack_collect.hpp"
 
 namespace gpuqual {
 

@@ -4,13 +4,13 @@
 #include <filesystem>
 
 #include "core/rules/stack_rules.hpp"
-#include "device/nvml/gpu_firmware.hpp"
 #include "device/host/container_toolkit.hpp"
 #include "device/host/driver_addons.hpp"
 #include "device/host/k8s_node_info.hpp"
 #include "device/host/nic_firmware.hpp"
 #include "device/host/platform_firmware.hpp"
 #include "device/host/stack_tree_reader.hpp"
+#include "device/nvml/gpu_firmware.hpp"
 
 namespace gpuqual {
 

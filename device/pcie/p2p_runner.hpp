@@ -10,10 +10,10 @@
 
 #include "device/cuda/device_buffer.hpp"
 #include "device/cuda/event.hpp"
+#include "device/cuda/stream.hpp"
 #include "device/measure/measure.hpp"
 #include "device/pcie/pcie_plan.hpp"
 #include "device/pcie/pcie_runner.hpp"
-#include "device/cuda/stream.hpp"
 
 namespace gpuqual {
 

@@ -16,10 +16,10 @@
 
 #include "device/cuda/device_buffer.hpp"
 #include "device/cuda/event.hpp"
-#include "device/measure/measure.hpp"
-#include "device/pcie/pcie_plan.hpp"
 #include "device/cuda/pinned_buffer.hpp"
 #include "device/cuda/stream.hpp"
+#include "device/measure/measure.hpp"
+#include "device/pcie/pcie_plan.hpp"
 
 namespace gpuqual {
 

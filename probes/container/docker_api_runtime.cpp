@@ -4,9 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "probes/http_client.hpp"
 #include "probes/container/image_digest.hpp"
 #include "probes/container/names.hpp"
+#include "probes/http_client.hpp"
 
 namespace gpuqual::probes {
 

@@ -10,8 +10,8 @@
 
 #include "core/baseline/baseline.hpp"
 #include "device/measure/measure.hpp"
-#include "device/measure_class_floors.hpp"
 #include "device/measure/measure_gpus.hpp"
+#include "device/measure_class_floors.hpp"
 
 #define GPUQUAL_REQUIRE_GPU()                                            \
   do {                                                                   \

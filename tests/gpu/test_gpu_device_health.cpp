@@ -8,10 +8,10 @@
 #include <nlohmann/json.hpp>
 
 #include "core/rules/health_snapshot_json.hpp"
+#include "device/monitor/xid_monitor.hpp"
 #include "device/node/inventory.hpp"
 #include "device/nvml/nvml_library.hpp"
 #include "device/nvml/nvml_snapshot.hpp"
-#include "device/monitor/xid_monitor.hpp"
 #include "gpu_test_support.hpp"
 #include "suites/check.hpp"
 #include "suites/check_context.hpp"

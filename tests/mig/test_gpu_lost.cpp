@@ -18,10 +18,10 @@
 
 #include "core/record/record_io.hpp"
 #include "core/rules/health_rules.hpp"
+#include "device/monitor/run_monitor.hpp"
 #include "device/nvml/nvml_inventory.hpp"
 #include "device/nvml/nvml_library.hpp"
 #include "device/nvml/nvml_snapshot.hpp"
-#include "device/monitor/run_monitor.hpp"
 
 namespace gpuqual {
 namespace {

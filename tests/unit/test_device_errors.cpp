@@ -9,10 +9,10 @@
 #include "device/cublas/cublas_handle.hpp"
 #include "device/cuda/cuda_error.hpp"
 #include "device/cuda/device_buffer.hpp"
+#include "device/cuda/stream.hpp"
 #include "device/nccl/nccl_error.hpp"
 #include "device/nvml/nvml_error.hpp"
 #include "device/nvml/nvml_library.hpp"
-#include "device/cuda/stream.hpp"
 
 using namespace gpuqual;
 

@@ -13,10 +13,10 @@
 #include "core/base/input_error.hpp"
 #include "core/rules/health_rules.hpp"
 #include "core/rules/health_severity.hpp"
-#include "device/nvml/nvml_library.hpp"
-#include "device/pcie/pcie_traffic.hpp"
 #include "device/monitor/run_monitor.hpp"
 #include "device/monitor/xid_monitor.hpp"
+#include "device/nvml/nvml_library.hpp"
+#include "device/pcie/pcie_traffic.hpp"
 #include "suites/check.hpp"
 #include "suites/check_context.hpp"
 

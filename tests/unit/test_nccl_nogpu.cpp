@@ -7,8 +7,8 @@
 
 #include "device/cuda/cuda_error.hpp"
 #include "device/measure/measure_gpus.hpp"
-#include "device/nccl_allreduce/nccl_allreduce_bench.hpp"
 #include "device/nccl/nccl_local_comms.hpp"
+#include "device/nccl_allreduce/nccl_allreduce_bench.hpp"
 #include "suites/check.hpp"
 #include "suites/check_context.hpp"
 

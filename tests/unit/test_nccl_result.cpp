@@ -5,8 +5,8 @@
 #include <chrono>
 #include <stdexcept>
 
-#include "device/nccl_allreduce/nccl_allreduce_result.hpp"
 #include "device/nccl/nccl_wait.hpp"
+#include "device/nccl_allreduce/nccl_allreduce_result.hpp"
 #include "runner/multinode/nccl_rank_report.hpp"
 
 namespace gpuqual {
