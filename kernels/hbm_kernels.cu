@@ -82,7 +82,7 @@ __device__ void block_sum_to(double value, double* partials) {
 
 // Read-only bandwidth: sum of a, kStreamUnroll independent loads per tile into as many
 // accumulators (one dependent add chain per load would serialise them). Exact whatever the
-// order (see stream_ops.cuh), so the sum still has one right answer.
+// order (see hbm_ops.cuh), so the sum still has one right answer.
 __global__ void read_kernel(const double* __restrict__ a, std::uint64_t n, double* partials) {
   const auto* a2 = reinterpret_cast<const double2*>(a);
   const std::uint64_t nv = n / 2, tid = first_index(), threads = grid_stride();

@@ -6,7 +6,7 @@
 // independent loads of a tile before any store: tile t, slot u of thread `tid` (of `threads` in
 // the grid) is vector (t * unroll + u) * threads + tid, so for each slot consecutive threads read
 // consecutive vectors (coalesced). Vectors past the last full tile are done one per thread in a
-// grid-stride tail. Every vector is visited exactly once (tests/unit/test_stream_tiling.cpp).
+// grid-stride tail. Every vector is visited exactly once (tests/unit/test_hbm_tiling.cpp).
 #include <cstdint>
 
 #include "kernels/hd.cuh"

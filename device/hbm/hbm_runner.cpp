@@ -39,7 +39,7 @@ double sum_partials(const DeviceBuffer& partials, unsigned blocks, cudaStream_t 
       cudaMemcpyAsync(host.data(), partials.get(), blocks * sizeof(double), cudaMemcpyDeviceToHost, stream));
   CUDA_CHECK(cudaStreamSynchronize(stream));
   double sum = 0;
-  for (double v : host) sum += v;  // exact: see stream_ops.cuh
+  for (double v : host) sum += v;  // exact: see hbm_ops.cuh
   return sum;
 }
 
