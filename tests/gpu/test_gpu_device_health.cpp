@@ -141,8 +141,9 @@ TEST(GpuNvml, ReadsTheMaximumPcieLink) {
   }
   for (const auto& info : inv.gpus) {
     for (const auto& g : s.gpus) {
-      if (g.index == info.index && g.pcie_max_width)
+      if (g.index == info.index && g.pcie_max_width) {
         EXPECT_TRUE(info.pcie_max_width.has_value()) << info.index;
+      }
     }
   }
   if (!unsupported.empty()) {
