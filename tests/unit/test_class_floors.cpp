@@ -1,4 +1,4 @@
-// The GPU tests' class floors (device/measure_class_floors.hpp): read from the shipped datasheet
+// The GPU tests' class floors (tests/support/class_floors.hpp): read from the shipped datasheet
 // floors baselines/floors/<class>.yaml, the file `gpuqual compare --baseline auto` judges a record
 // of the class against, so there is one floor table. The H100 and the H200 the GPU window runs on
 // are found from what CUDA reports; their PCIe floors are provisional in a virtual machine only.
@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "core/base/input_error.hpp"
-#include "device/measure_class_floors.hpp"
+#include "tests/support/class_floors.hpp"
 
 namespace gpuqual {
 namespace {
