@@ -21,7 +21,7 @@ Each figure is shown beside its target and floor for the class and beside PyTorc
 the same run (tests/gpu/torch_reference.py). Targets are what a healthy part measures elsewhere
 (docs/performance.md, the predicted H200 and H100 figures). Floors are the one floor table: the shipped datasheet
 floors baselines/floors/<class>.yaml (expected x (1 - tolerance) of each metric), which the GPU
-tests hold each figure to (device/measure_class_floors.hpp) and which `gpuqual compare` judges a
+tests hold each figure to (tests/support/class_floors.hpp) and which `gpuqual compare` judges a
 record against when its class has no measured baseline. The PCIe floors are provisional in a
 virtual machine (the CPU's hypervisor flag; GPUQUAL_DEVICE_VM=0/1 overrides it): a figure under
 one is recorded and marked, not failed.
@@ -58,7 +58,7 @@ CLASS_TARGETS = {
     },
 }
 # Why a PCIe floor is provisional in a virtual machine (the same reason as
-# device/measure_class_floors.cpp gives the GPU tests).
+# tests/support/class_floors.cpp gives the GPU tests).
 PCIE_PROVISIONAL = ("this machine is a virtual machine (CPU hypervisor flag) with the GPU passed through: "
                     "PCIe copies may land near the floor for a platform reason (virtualised root complex, "
                     "IOMMU) until a window has measured them there")
@@ -72,7 +72,7 @@ PROGRESS_FILE = "gpu-tests-progress.tsv"
 
 
 def machine_is_vm():
-    """The CPU's hypervisor flag, as device/measure_class_floors.cpp reads it; GPUQUAL_DEVICE_VM
+    """The CPU's hypervisor flag, as tests/support/class_floors.cpp reads it; GPUQUAL_DEVICE_VM
     (0 or 1) overrides it, for the tests."""
     forced = os.environ.get("GPUQUAL_DEVICE_VM")
     if forced in ("0", "1"):

@@ -9,9 +9,15 @@
 #include <string>
 
 #include "core/baseline/baseline.hpp"
+<<<<<<< HEAD
 #include "device/measure/measure.hpp"
 #include "device/measure/measure_gpus.hpp"
 #include "device/measure_class_floors.hpp"
+=======
+#include "device/measure.hpp"
+#include "device/measure_gpus.hpp"
+#include "tests/support/class_floors.hpp"
+>>>>>>> onesource
 
 #define GPUQUAL_REQUIRE_GPU()                                            \
   do {                                                                   \
@@ -32,7 +38,7 @@ inline MeasureConfig short_measure() {
   return c;
 }
 
-// The class floors of GPU 0 from the shipped floors file (device/measure_class_floors.hpp: the
+// The class floors of GPU 0 from the shipped floors file (tests/support/class_floors.hpp: the
 // same file `gpuqual compare --baseline auto` judges a record of the class against), or nullopt
 // with the class named in the log: such a GPU is held to the unit-error bounds only.
 inline std::optional<ClassFloors> gpu0_floors() {

@@ -16,10 +16,27 @@ import sys
 import tempfile
 import unittest
 
+import yaml  # PyYAML, as device_summary.py reads the floors files
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 SUMMARY = os.path.join(HERE, "device_summary.py")
 RECORDS = os.path.join(REPO, "tests", "data", "records")
+FLOORS = os.path.join(REPO, "baselines", "floors")
+
+
+def floor(slug, metric):
+    """The floor of `metric` in the shipped baselines/floors/<slug>.yaml, as summary.md prints it:
+    the file's expected x (1 - tolerance), read here so no floor is restated in this test."""
+    with open(os.path.join(FLOORS, f"{slug}.yaml")) as f:
+        for m in yaml.safe_load(f)["metrics"]:
+            if m["name"] == metric:
+                return f"{m['expected'] * (1 - m['tolerance']):.1f}"
+    raise AssertionError(f"{metric} has no floor in {slug}.yaml")
+
+
+H200 = "h200-sxm-141gb"
+H100 = "h100-sxm-80gb"
 
 PASSING_XML = """<?xml version="1.0" encoding="UTF-8"?>
 <testsuites tests="2"><testsuite name="GpuGemm" tests="2">
@@ -85,19 +102,20 @@ class DeviceSummary(unittest.TestCase):
         self.assertIn("PASS (exit 0)", text)
         row = self.row(text, "gemm.bf16.tflops", 0)
         self.assertTrue(row[2].startswith("771.5 TFLOP/s"), row)
-        # target, floor (0.4 x 989.5 of baselines/floors/h200-sxm-141gb.yaml), PyTorch's figure
-        self.assertEqual(row[3:], ["760", "395.8", "781.2"])
+        # target, floor (baselines/floors/h200-sxm-141gb.yaml), PyTorch's figure
+        self.assertEqual(row[3:], ["760", floor(H200, "gemm.bf16.tflops"), "781.2"])
         self.assertIn("- floors from baselines/floors/h200-sxm-141gb.yaml", text)
-        self.assertEqual(self.row(text, "hbm.triad.gbps", 0)[4], "2880.0")
+        self.assertEqual(self.row(text, "hbm.triad.gbps", 0)[4], floor(H200, "hbm.triad.gbps"))
         row = self.row(text, "pcie.h2d.gbps", 1)
-        self.assertEqual(row[3:5], ["50", "35.2 provisional"])  # not yet measured in a virtual machine
+        # provisional: not yet measured in a virtual machine
+        self.assertEqual(row[3:5], ["50", floor(H200, "pcie.h2d.gbps") + " provisional"])
         self.assertIn("- pcie.h2d.gbps: floor provisional: this machine is a virtual machine", text)
         self.assertIn("| gpu-tests | ran | 0 | 40 |", text)
 
     def test_on_bare_metal_the_pcie_floor_is_firm(self):
         self.healthy_with("pcie.d2h.gbps", 0, 33.0)
         code, text = self.run_summary(0, [], vm=False)
-        self.assertEqual(self.row(text, "pcie.d2h.gbps", 0)[4], "35.2 BELOW")
+        self.assertEqual(self.row(text, "pcie.d2h.gbps", 0)[4], floor(H200, "pcie.d2h.gbps") + " BELOW")
         self.assertNotIn("provisional", text)
 
     def test_an_h100_has_its_targets_and_floors(self):
@@ -105,9 +123,9 @@ class DeviceSummary(unittest.TestCase):
         code, text = self.run_summary(0, [])
         self.assertIn("- class h100-sxm-80gb", text)
         self.assertIn("- floors from baselines/floors/h100-sxm-80gb.yaml", text)
-        self.assertEqual(self.row(text, "hbm.triad.gbps", 1)[3:5], ["2950", "2010.0 BELOW"])
-        self.assertEqual(self.row(text, "gemm.bf16.tflops", 0)[3:5], ["770", "395.8"])
-        self.assertEqual(self.row(text, "pcie.h2d.gbps", 0)[3:5], ["50", "35.2 provisional"])
+        self.assertEqual(self.row(text, "hbm.triad.gbps", 1)[3:5], ["2950", floor(H100, "hbm.triad.gbps") + " BELOW"])
+        self.assertEqual(self.row(text, "gemm.bf16.tflops", 0)[3:5], ["770", floor(H100, "gemm.bf16.tflops")])
+        self.assertEqual(self.row(text, "pcie.h2d.gbps", 0)[3:5], ["50", floor(H100, "pcie.h2d.gbps") + " provisional"])
 
     def healthy_with(self, metric, gpu, median, slug=None):
         """canary-1.json: the healthy fixture with one figure changed (and its class, given one)."""
@@ -125,8 +143,8 @@ class DeviceSummary(unittest.TestCase):
     def test_a_figure_under_its_floor_is_marked(self):
         self.healthy_with("gemm.bf16.tflops", 1, 300.0)
         code, text = self.run_summary(0, [])
-        self.assertEqual(self.row(text, "gemm.bf16.tflops", 1)[4], "395.8 BELOW")
-        self.assertEqual(self.row(text, "gemm.bf16.tflops", 0)[4], "395.8")
+        self.assertEqual(self.row(text, "gemm.bf16.tflops", 1)[4], floor(H200, "gemm.bf16.tflops") + " BELOW")
+        self.assertEqual(self.row(text, "gemm.bf16.tflops", 0)[4], floor(H200, "gemm.bf16.tflops"))
 
     def test_no_gpu_test_ran_makes_a_pass_inconclusive(self):
         code, text = self.run_summary(0, ["synthetic-healthy.json"], xml=SKIPPED_XML)
@@ -146,7 +164,7 @@ class DeviceSummary(unittest.TestCase):
         self.healthy_with("pcie.d2h.gbps", 0, 33.0)
         code, text = self.run_summary(0, [])
         self.assertEqual(code, 0)  # a provisional floor records and marks; it does not judge
-        self.assertEqual(self.row(text, "pcie.d2h.gbps", 0)[4], "35.2 provisional BELOW")
+        self.assertEqual(self.row(text, "pcie.d2h.gbps", 0)[4], floor(H200, "pcie.d2h.gbps") + " provisional BELOW")
 
     def test_a_crash_leaves_what_ran_from_the_progress_file(self):
         # GoogleTest wrote no XML (the process died in the third test); the listener's lines say

@@ -34,7 +34,7 @@ TEST(GpuPcie, EachDirectionIsVerifiedAndSane) {
                         << *floor;
           break;
         case FloorCheck::below_provisional:
-          // Recorded (summary.md marks it), not failed: see measure_class_floors.hpp.
+          // Recorded (summary.md marks it), not failed: see tests/support/class_floors.hpp.
           std::cout << "[ INFO ] " << m.name << " " << m.median << " GB/s under the provisional "
                     << floors->slug << " floor " << *floor << " (" << provisional << ")\n";
           ::testing::Test::RecordProperty(m.name + "_under_provisional_floor", std::to_string(m.median));

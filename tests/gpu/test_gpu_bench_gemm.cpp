@@ -49,7 +49,7 @@ TEST(GpuGemm, EveryPrecisionIsVerifiedAndSane) {
   EXPECT_GT(ran, 0);
 }
 
-// The class floor (baselines/floors/<class>.yaml, device/measure_class_floors.hpp) at the canonical 8192^3,
+// The class floor (baselines/floors/<class>.yaml, tests/support/class_floors.hpp) at the canonical 8192^3,
 // after the dense-GEMM warm-up, so a real shortfall (a throttled or slow GPU) fails here and not only in a
 // baseline.
 TEST(GpuGemm, Bf16MeetsTheClassFloor) {

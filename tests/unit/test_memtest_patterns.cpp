@@ -1,4 +1,4 @@
-// The memtest patterns and check loop on the CPU (kernels/memtest_reference.hpp runs the same
+// The memtest patterns and check loop on the CPU (tests/unit/memtest_reference.hpp runs the same
 // __host__ __device__ value and comparison functions as the GPU kernels) against simulated
 // faulty memory: a bit flipped once, a stuck bit, and an address line that aliases two words.
 #include <gtest/gtest.h>
@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "device/memtest/memtest_plan.hpp"
-#include "kernels/memtest_reference.hpp"
+#include "memtest_reference.hpp"
 
 namespace gpuqual {
 namespace {

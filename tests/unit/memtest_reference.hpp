@@ -1,6 +1,6 @@
 #pragma once
 // The memtest check loop on the host, over any memory with read(i)/write(i, v): the same steps,
-// values and comparison as the GPU kernels (memtest_patterns.cuh), sequential instead of
+// values and comparison as the GPU kernels (kernels/memtest_patterns.cuh), sequential instead of
 // parallel. The CPU tests run it against simulated faulty memory (flipped bits, stuck bits,
 // aliased addresses) to show each pattern catches each fault at the right word and bit.
 #include <cstdint>

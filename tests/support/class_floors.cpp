@@ -1,4 +1,4 @@
-#include "device/measure_class_floors.hpp"
+#include "tests/support/class_floors.hpp"
 
 #include <filesystem>
 #include <fstream>
