@@ -7,8 +7,8 @@
 namespace gpuqual {
 
 namespace {
-// One line per check of the project (issues 5-9). Add a check here when it can be absent from
-// a build; a check that is always built needs only its GPUQUAL_REGISTER_CHECK line.
+// One line per check of the project (README.md, "What it checks"). Add a check here when it can be absent
+// from a build; a check that is always built needs only its GPUQUAL_REGISTER_CHECK line.
 constexpr std::array<CatalogEntry, 17> kCatalog{{
     {"stack", "the host's container stack: CDI specs, runtime handler, Fabric Manager, kernel modules"},
     {"compat", "driver vs CUDA runtime and image compatibility preflight"},

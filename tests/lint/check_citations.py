@@ -53,7 +53,8 @@ SELF = ("tests/lint/check_citations.py", "tests/lint/test_check_citations.py")
 
 URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://\S+|(?<![\w./-])[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+/\S*")
 SHARED = re.compile(r"(?:(?<![\w./-])(?:\.\./)*|/work/)shared/[\w./-]*")
-ISSUE = re.compile(r"\bissues?\s*#?\s*\d+", re.IGNORECASE)
+# "issue 14", "Issue #31", "issues 5-9", "issues 17 and 18"; not the verb ("issues 4 loads").
+ISSUE = re.compile(r"\bissue\s*#?\s*\d+|\bissues\s*(?:#\s*\d+|\d+\s*(?:[-–,]|and\b))", re.IGNORECASE)
 PLACEHOLDER = set("*?<{$[")
 PATH_CHARS = r"[\w./+-]"
 NOT_PATHS = {"core/v1"}

@@ -48,7 +48,7 @@ class Fails(unittest.TestCase):
                           "tests/t.py:1:", "../shared/reference/x.md")
 
     def test_issue_numbers(self):
-        for text in ("// issue 14: pass only on readings\n", "// see Issue #31\n", "// (issues 5-9)\n"):
+        for text in ("// issue 14: pass only on readings\n", "// see Issue #31\n", "// (issues 5-9)\n", "// issues 17 and 18\n"):
             with self.subTest(text=text):
                 self.assert_fails({"core/a.hpp": text}, "core/a.hpp:1:", "of the tracker")
 
@@ -98,6 +98,9 @@ class Passes(unittest.TestCase):
 
     def test_fixtures_are_not_read(self):
         self.assert_passes({"tests/data/bad.json": '{"note": "issue 14, shared/reference/x.md"}\n'})
+
+    def test_the_verb_issues(self):
+        self.assert_passes({"kernels/k.cu": "// each thread issues 4 independent loads\n"})
 
     def test_readme_of_300_lines(self):
         self.assert_passes({"README.md": "line\n" * 300})
