@@ -32,9 +32,9 @@ baseline's `source:` or a schema's `description` is read by people as much as a 
 prose names other projects' files (`containerd docs/cri/config.md`) as often as ours, so in it
 paths are checked through its links (rule 4) only. Under tests/data/ only the scripts and the
 READMEs are read: the fixtures are data, some deliberately wrong; nor are the lint and its
-tests, which quote what they look for. Pygments is installed by
-scripts/install-deps.sh (pip); a missing one fails the test, never skips it. Prints every
-violation as `path:line: problem`; exits 1 if there is one."""
+tests, which quote what they look for. Pygments is installed by scripts/install-deps.sh (pip); a
+missing one fails the test, never skips it. Prints every violation as `path:line: problem`;
+exits 1 if there is one."""
 import argparse
 import bisect
 import os
@@ -62,7 +62,7 @@ MD_LINK = re.compile(r"\]\(([^)\s]+)\)")
 
 
 def scanned(path):
-    """What the lint reads of `path`: ('comments' or None, whether the whole text too), or None."""
+    """What the lint reads of `path`: (its comments?, its whole text?), or None for nothing."""
     name = os.path.basename(path)
     if path in SELF:
         return None
