@@ -74,6 +74,8 @@ def scanned(path):
         return False, True
     if path.endswith(CPP_EXT + (".cmake", ".py", ".sh")) or name in ("CMakeLists.txt", "Dockerfile"):
         return True, False
+    if not os.path.splitext(name)[1]:
+        return True, False  # a script by its first line (lexer_for), else nothing to read
     return None
 
 

@@ -64,6 +64,7 @@ class Fails(unittest.TestCase):
         self.assert_fails({"CMakeLists.txt": "# tests/gone.py runs it\n"}, "CMakeLists.txt:1:", "tests/gone.py")
         self.assert_fails({"scripts/a.sh": "#!/bin/bash\n# docs/gone.md\n"}, "scripts/a.sh:2:", "docs/gone.md")
         self.assert_fails({"suites/s.yaml": "# from docs/gone.md\nchecks: []\n"}, "suites/s.yaml:1:", "docs/gone.md")
+        self.assert_fails({"scripts/run": "#!/usr/bin/env bash\n# issue 7\n"}, "scripts/run:2:", "issue 7")
 
     def test_dangling_markdown_link(self):
         self.assert_fails({"docs/a.md": "See [run](run.md) and [gone](gone.md#x).\n"},
