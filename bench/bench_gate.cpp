@@ -4,12 +4,14 @@
 // Records are generated in a temporary directory on first use and removed at exit:
 //   GPUQUAL_BENCH_RECORDS          pool size (default 10000)
 //   GPUQUAL_BENCH_METRICS_PER_GPU  metrics per GPU, 20 samples each (default 5)
-//   GPUQUAL_BENCH_GPUS             GPUs per node (default 8; 2 for issue 17's 2-GPU nodes: a
+//   GPUQUAL_BENCH_GPUS             GPUs per node (default 8; 2 for the 2-GPU nodes of docs/performance.md's
+//   gate figures: a
 //                                  13 KB record with every canary check)
 // Every node has its own name (k8s_node_name) and GPU UUIDs, so gate judges each record as its
 // own machine: none is a duplicate.
 //   GPUQUAL_BENCH_GPUQUAL          the gpuqual binary to time (default: the one built with it)
-// Budgets (issue 3, measured in docs/performance.md): gate over 10,000 records <= 2 s wall and
+// Budgets (docs/performance.md, "Judging speed", where they are measured): gate over 10,000 records <= 2 s
+// wall and
 // <= 1 GB peak on 2 cores; compare of one record <= 50 ms for the whole process.
 #include <benchmark/benchmark.h>
 

@@ -8,7 +8,7 @@
 //   GPUQUAL_BENCH_FLEET_DIR        write the fleet there and keep it (for perf/callgrind on the
 //                                  binary); a directory that already holds the same number of
 //                                  records is reused as it is: remove it after changing the shape
-// Budget (issue 17 section 2, figure in docs/performance.md): 100,000 records <= 10 s and <= 1 GB
+// Budget (docs/performance.md, "Judging speed", with the figure): 100,000 records <= 10 s and <= 1 GB
 // on 2 cores.
 #include <benchmark/benchmark.h>
 

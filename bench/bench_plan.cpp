@@ -1,6 +1,6 @@
 // `gpuqual plan` at fleet scale: 5,000 GPU nodes and 100,000 pods (bench/synthetic_cluster.hpp,
 // in the API's JSON shape), read through the real Kubernetes readers and planned. The target
-// (issue 19): <= 2 s on 2 cores for the whole of it. Figures: docs/performance.md.
+// (docs/plan.md): <= 2 s on 2 cores for the whole of it. Figures: docs/performance.md.
 // GPUQUAL_BENCH_PLAN_NODES overrides the node count (the ctest smoke run uses a small one); the
 // pods scale with it (20 per GPU node).
 #include <benchmark/benchmark.h>

@@ -1,6 +1,6 @@
 #pragma once
 // The site file: the node's own storage paths and network endpoints, which only the site knows
-// (a ConfigMap mounted into the pod, containers/k8s/site-config.yaml; or a file an operator
+// (a ConfigMap mounted into the pod, containers/k8s/site.yaml; or a file an operator
 // passes). One YAML (or JSON) document with a section per check:
 //
 //   storage:  { paths: [...], size_mib: 256, ... }      # docs/storage-network.md

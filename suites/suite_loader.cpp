@@ -1,6 +1,6 @@
 // Suite YAML → Suite. The YAML is turned into JSON with the line of every key remembered
 // (core/base/yaml_tree), then read with the strict JsonObject accessors, so a suite error
-// reads like every other input error: "suites/x.yaml: line 12: $.checks[2].check: problem".
+// reads like every other input error: "suites/canary.yaml: line 12: $.checks[2].check: problem".
 #include <fmt/format.h>
 
 #include <map>

@@ -18,8 +18,9 @@ namespace {
 
 // Data-center GPUs of compute capability 7.5 or newer by the model token NVML and the kernel
 // module print ("NVIDIA H100 80GB HBM3" → H100, "Tesla T4" → T4, "NVIDIA A100-SXM4-80GB" → A100).
-// Architectures and compute capabilities: shared/reference/platform-support.md section 2.3 and
-// section 4 (CUDA 13 builds for 7.5 and newer only, so V100/P100 are not here).
+// Architectures and compute capabilities: NVIDIA, "CUDA GPU Compute Capability"
+// (https://developer.nvidia.com/cuda-gpus), and the CUDA 13.0 release notes (CUDA 13 builds for
+// 7.5 and newer only, so V100/P100 are not here); docs/compatibility.md.
 constexpr std::array<std::string_view, 22> kDataCenterModels = {
     "T4",   "A2",  "A10",  "A16",  "A30",  "A40",   "A100", "A800", "L4",    "L20",  "L40",
     "L40S", "H20", "H100", "H800", "H200", "GH200", "B100", "B200", "GB200", "B300", "GB300"};

@@ -2,8 +2,8 @@
 // Forward compatibility for gpuqual itself: when may the CUDA 13 runtime gpuqual carries run on
 // an older host driver through NVIDIA's cuda-compat-13-0 user-mode driver (libcuda.so.1 in
 // /usr/local/cuda/compat)? Exactly when all hold (NVIDIA CUDA Compatibility guide, "Forward
-// Compatibility", as collected in shared/reference/cuda-compatibility.md, platform-support.md
-// section 3.1 and cuda-image-env.md section 1):
+// Compatibility", https://docs.nvidia.com/deploy/cuda-compatibility/forward-compatibility.html;
+// docs/compatibility.md, "Forward compatibility"):
 //   - the host driver is older than CUDA 13 needs (branch < 580: below minor-version compatibility);
 //   - its branch is one CUDA 13.0's own images accept through the compat package:
 //     NVIDIA_REQUIRE_CUDA of nvidia/cuda:13.0.0 lists r535, r550, r565, r570, r575;

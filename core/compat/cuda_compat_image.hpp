@@ -1,8 +1,9 @@
 #pragma once
 // Judging a container image's CUDA requirement against the node without starting it: the image
 // environment (docker image inspect → Config.Env) carries CUDA_VERSION and NVIDIA_REQUIRE_CUDA,
-// which the NVIDIA Container Toolkit evaluates at container creation (legacy mode) — and, per
-// shared/reference/cuda-image-env.md §4.1, apparently not in CDI mode, where a too-new image
+// which the NVIDIA Container Toolkit evaluates at container creation (legacy mode) — and, as its
+// sources read (NVIDIA/nvidia-container-toolkit: checkRequirements is called only from the CSV
+// modifier), apparently not in CDI mode, where a too-new image
 // starts and fails at its first CUDA call. So gpuqual evaluates both itself.
 #include <string>
 #include <utility>

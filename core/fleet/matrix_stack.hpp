@@ -1,7 +1,7 @@
 #pragma once
 // What `gpuqual matrix build` groups records by, read from one record: the node's stack
 // components, the workload images it validated, and the node's identity. ONE function lists the
-// stack components, so that a component added to the record (issue 17 section 1) is one line
+// stack components, so that a component added to the record's stack inventory (docs/inventory.md) is one line
 // here and reaches the matrix, its formats, `matrix check` and `matrix rollback` together.
 #include <span>
 #include <string>

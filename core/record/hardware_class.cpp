@@ -50,7 +50,7 @@ struct Product {
 };
 
 // Adding a product is one row: its NVML name as seen in nvidia-smi -L, the slug, and its
-// marketed memory sizes (shared/reference/gfd-labels.md lists the names and MiB totals).
+// marketed memory sizes (docs/hardware-class.md lists the names and memory sizes).
 constexpr std::array<Product, 8> kProducts = {{
     {{"h200"}, "h200", FormFactor::sxm, false, {141}},
     {{"h100"}, "h100", FormFactor::sxm, false, {80, 94, 96}},

@@ -47,9 +47,9 @@ struct TelemetryVerdict {
 };
 TelemetryVerdict judge_telemetry(const TelemetrySummary& s, const BurninThresholds& t);
 
-// What a burn-in could not watch, each a warn (issue 14: a pass only on what was measured):
-// no telemetry sample on a GPU (throttling and ECC growth cannot be judged), the Xid watch off
-// (an Xid during the load would go unseen). Empty when both were watched.
+// What a burn-in could not watch, each a warn (a pass only on what was measured: docs/compare.md, "No false
+// pass"): no telemetry sample on a GPU (throttling and ECC growth cannot be judged), the Xid watch off (an
+// Xid during the load would go unseen). Empty when both were watched.
 std::vector<std::string> burnin_unwatched(std::size_t telemetry_samples, bool xid_watch_on,
                                           const std::string& xid_off_reason);
 

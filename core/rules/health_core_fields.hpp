@@ -1,11 +1,10 @@
 #pragma once
-// The readings `health` must have to pass a GPU (issue 14: pass only on readings): ECC mode,
-// the volatile and aggregate uncorrected ECC counts, the memory-repair state (remapped rows
-// from Ampere on, retired pages before), the PCIe link, and the Xid watch (node-wide, judged by
-// the caller). Which product has which is the table below, keyed by architecture (compute
-// capability major), as data: a field the architecture does not have is "not applicable" and
-// says so; a field it has that NVML did not give is "not read" with NVML's own message (the
-// reader's `unread` entry: "remapped_rows: NVML_ERROR_UNKNOWN ...").
+// The readings `health` must have to pass a GPU (a pass only on readings: docs/compare.md, "No false pass"):
+// ECC mode, the volatile and aggregate uncorrected ECC counts, the memory-repair state (remapped rows from
+// Ampere on, retired pages before), the PCIe link, and the Xid watch (node-wide, judged by the caller). Which
+// product has which is the table below, keyed by architecture (compute capability major), as data: a field
+// the architecture does not have is "not applicable" and says so; a field it has that NVML did not give is
+// "not read" with NVML's own message (the reader's `unread` entry: "remapped_rows: NVML_ERROR_UNKNOWN ...").
 #include <string>
 #include <string_view>
 #include <vector>

@@ -1,8 +1,7 @@
 #pragma once
-// How much of a GPU's memory a memtest covered, judged (issue 14: no outcome is pass by
-// default). The test asks for `fraction_of_free` of the memory free at its start; memory another
-// process holds is not free, so a test can meet its target and still leave much of the GPU
-// untested. The rules:
+// How much of a GPU's memory a memtest covered, judged (docs/compare.md, "No false pass": no outcome is pass
+// by default). The test asks for `fraction_of_free` of the memory free at its start; memory another process
+// holds is not free, so a test can meet its target and still leave much of the GPU untested. The rules:
 // - 0 bytes tested: error ("tested 0 bytes");
 // - fewer bytes than the target: error, with both amounts and why (allocation);
 // - the target met but below the configured share of the GPU's total memory, less a 5 %

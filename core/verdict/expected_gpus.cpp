@@ -56,7 +56,8 @@ bool pci_gpu_is_the_nodes(const PciGpu& gpu) { return gpu.driver != "vfio-pci" &
 // or not, and adds nvidia.com/mig-<profile>.count per profile; the `single` strategy overrides
 // gpu.count with the number of MIG devices and appends the profile to the product
 // (`NVIDIA-H100-80GB-HBM3-MIG-1g.10gb`; NVIDIA/k8s-device-plugin,
-// docs/gpu-feature-discovery/README.md, "MIG 'single' strategy", and internal/lm/mig-strategy.go).
+// https://github.com/NVIDIA/k8s-device-plugin/blob/main/docs/gpu-feature-discovery/README.md,
+// "MIG 'single' strategy", and internal/lm/mig-strategy.go there).
 // So on a node with a GPU in MIG mode gpu.count still counts GPUs unless the strategy is `single`
 // or the product names a MIG profile.
 bool labels_count_mig_devices(const std::map<std::string, std::string>& labels) {

@@ -12,7 +12,7 @@
 //
 // Neither makes a failing record pass or a passing one fail: they withhold a qualification (a
 // pass or warn becomes inconclusive with the reason; a fail stays a fail). compare, diff, gate
-// and plan use these; issue 34's node condition can too.
+// and plan use these; the node condition GpuQualified (docs/kubernetes.md) can too.
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -45,7 +45,8 @@ CurrentNodes parse_current_nodes(const std::string& text, const std::string& ori
                                  const JsonLimits& limits = {});
 // The driver version GFD labels a node with: nvidia.com/cuda.driver-version.full, else its
 // .major/.minor/.revision, else the deprecated cuda.driver.major/.minor/.rev that older GFD wrote
-// alone (NVIDIA/k8s-device-plugin, docs/gpu-feature-discovery/README.md). "" without them.
+// alone (https://github.com/NVIDIA/k8s-device-plugin/blob/main/docs/gpu-feature-discovery/README.md). ""
+// without them.
 std::string driver_from_labels(const std::map<std::string, std::string>& labels);
 
 // The reasons `record` does not speak for the node as `node` describes it now; empty: current.

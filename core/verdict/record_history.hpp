@@ -15,7 +15,7 @@
 //     worst verdict of the runs that may be the newest counts, and only runs that provably follow
 //     every non-passing run count toward --consecutive. An old pass never hides a newer fail.
 //
-// Plain data, no record: gate keeps one RunPoint per record of a node, and issue 34's node
+// Plain data, no record: gate keeps one RunPoint per record of a node, and the GpuQualified node
 // condition can build the same history from what it stores.
 #include <cstddef>
 #include <cstdint>

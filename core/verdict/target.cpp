@@ -27,7 +27,7 @@ constexpr std::array kComponents{
     TargetComponent{"os", "operating system (node.os, PRETTY_NAME of os-release)"},
     TargetComponent{"vbios", "VBIOS version of every GPU (gpus[].vbios)"},
     // Platform components `gpuqual matrix check` judges against the GPU Operator table; records
-    // state them once the stack inventory (issue 17 section 1) is in the record.
+    // state them once the stack inventory (docs/inventory.md) is in the record.
     TargetComponent{"gpu_operator", "NVIDIA GPU Operator release (e.g. 25.10.0)"},
     TargetComponent{"kubernetes", "Kubernetes version of the node (kubelet, e.g. 1.33.4)"},
 };
@@ -190,7 +190,7 @@ std::map<std::string, std::vector<std::string>> record_components(const RunRecor
       vbios.push_back(g.vbios);
   }
   if (!vbios.empty()) out["vbios"] = vbios;
-  // The platform versions the stack inventory read (issue 17 section 1): the kubelet's version
+  // The platform versions the stack inventory read (docs/inventory.md): the kubelet's version
   // from the Node object, the GPU Operator's from --platform gpu-operator=VERSION.
   if (r.node.stack) {
     if (r.node.stack->k8s_kubelet_version.known())

@@ -6,7 +6,7 @@
 // component, the expected and the found value; a component the record does not state cannot be
 // judged (inconclusive).
 //
-// Extensible on purpose (issue 17 reuses it): new components are new names in
+// Extensible on purpose (the compatibility matrix reuses it: docs/matrix.md): new components are new names in
 // target_components(), new match kinds new keys of a component rule.
 #include <map>
 #include <optional>

@@ -4,8 +4,9 @@
 //   the config's folder; the toolkit's drop-in /etc/containerd/conf.d/99-nvidia.toml), merged in
 //   that order as containerd merges them. Layout 2 (containerd 1.x, `version = 2`) keeps the CRI
 //   plugin in plugins."io.containerd.grpc.v1.cri"; layout 3 (containerd 2.x, `version = 3`) in
-//   plugins."io.containerd.cri.v1.runtime" (containerd docs/cri/config.md). enable_cdi defaults
-//   to true in containerd 2.0 and false in 1.7.
+//   plugins."io.containerd.cri.v1.runtime"
+//   (https://github.com/containerd/containerd/blob/main/docs/cri/config.md). enable_cdi defaults to true in
+//   containerd 2.0 and false in 1.7.
 // - CRI-O: /etc/crio/crio.conf then every file in /etc/crio/crio.conf.d in lexical order
 //   (crio.conf.d(5); subfolders, which CRI-O also walks, are not read),
 //   crio.runtime.runtimes.<handler>.runtime_path; CDI is always on (CRI-O 1.23+); cgroup_manager

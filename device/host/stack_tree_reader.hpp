@@ -65,7 +65,7 @@ std::string host_root_from_env();
 // Everything the rules read. Throws InputError when `root` is not a directory.
 HostStack read_host_stack(const std::string& root, const StackReadOptions& options = {});
 
-// Parts, for the tests and the runtime reader (device/host/stack_runtime_config.cpp).
+// Parts, for the tests and the runtime reader (device/host/stack_runtime_reader.cpp).
 void read_stack_cdi_specs(HostTree& tree, HostStack& h);
 void read_runtime_engines(HostTree& tree, HostStack& h, const std::string& handler);
 void read_runtime_mode(HostTree& tree, HostStack& h);

@@ -133,7 +133,7 @@ void merge_outcomes(CheckResult& result, const std::vector<int>& gpus, std::vect
     auto& o = outcomes[slot];
     if (!errors[slot].empty()) o.add(Status::error, errors[slot]);
     // No outcome is pass by default: every check merged here reports a metric for what it
-    // measured, so a GPU still `pass` with none was never measured (issue 14: "not measured").
+    // measured, so a GPU still `pass` with none was never measured (docs/compare.md, "No false pass").
     if (o.status == Status::pass && o.metrics.empty())
       o.add(Status::error, "not measured: no metric reported for this GPU");
     for (auto& m : o.metrics) result.metrics.push_back(std::move(m));

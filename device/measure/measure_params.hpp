@@ -13,7 +13,7 @@
 namespace gpuqual {
 
 // Warm-up of a dense GEMM measurement (gemm, burnin): 50 ms is inside the boost/power transient
-// of a dense GEMM (issue 15's review: clocks and power settle over about a second on H100/H200),
+// of a dense GEMM (clocks and power settle over about a second on H100/H200),
 // so the first samples would be taken at a clock the steady state does not hold.
 inline constexpr double kDenseGemmWarmupS = 1.0;
 

@@ -20,7 +20,7 @@ void record_measurement_attributes(GpuOutcome& out, const std::string& key, int 
   }
   if (!m.throttle_reasons.empty()) out.attributes[prefix + "clock_reasons"] = m.throttle_reasons;
   // A budget that ran out before min_samples leaves a figure too thin to judge a node on
-  // (issue 14): recorded, but warn.
+  // (docs/compare.md, "No false pass"): recorded, but warn.
   const auto n = static_cast<int>(m.seconds_per_op.size());
   if (m.stop == StopReason::budget && n < m.min_samples) {
     out.add(Status::warn, key + " gpu " + std::to_string(gpu) + ": too few samples to gate on (" +

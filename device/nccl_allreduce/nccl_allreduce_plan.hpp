@@ -1,7 +1,7 @@
 #pragma once
 // What the all-reduce check measures, and the arithmetic of what it reports: message sizes
 // ("64M", "2GiB", "8K"), their labels in metric names, the data types, and nccl-tests'
-// bandwidth convention (reference/reference-numbers.md, "Formulas"):
+// bandwidth convention (https://github.com/NVIDIA/nccl-tests/blob/master/doc/PERFORMANCE.md):
 //   algbw = bytes / time;  busbw = algbw x 2(n-1)/n  for n ranks.
 // Metrics are per size (nccl.allreduce.float.512MiB.busbw_gbps), never an average of a sweep.
 // Plain C++: no CUDA, no NCCL, so CPU tests check all of it.

@@ -18,7 +18,7 @@ namespace gpuqual::probes {
 struct StoragePathSpec {
   std::string name;                       // metric names: storage.<name>.write_gbps
   std::string path;                       // a directory
-  std::uint64_t size_bytes = 1ull << 30;  // the test file (default 1 GiB, issue 18)
+  std::uint64_t size_bytes = 1ull << 30;  // the test file (default 1 GiB: docs/storage-network.md)
   std::uint64_t min_free_bytes = 0;       // free space required beyond the test file
   int fsync_samples = 20;
   bool writable = true;    // false: a read-only mount is expected (only mount + free space)

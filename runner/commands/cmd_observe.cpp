@@ -122,7 +122,7 @@ void add_observe_command(CLI::App& app, CommandAction& selected) {
       ->check(CLI::Range(std::size_t{1}, std::size_t{10'000'000}))
       ->capture_default_str();
   add_report_options(cmd, args->report);
-  // --prometheus names the server here (issue 28's command line); the node-exporter textfile the
+  // --prometheus names the server here (docs/observe.md's command line); the node-exporter textfile the
   // other judging commands write with --prometheus FILE is --prometheus-textfile FILE.
   cmd->remove_option(cmd->get_option("--prometheus"));
   cmd->add_option("--prometheus-textfile", args->report.prometheus,

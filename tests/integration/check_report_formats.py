@@ -4,7 +4,7 @@
 1. Every *.json is a gpuqual.verdict/v1 document valid against schemas/verdict.v1.schema.json
    (draft 2020-12), and the schema itself is valid.
 2. Every *.junit.xml is well-formed XML (ElementTree) with the JUnit shape GitLab and Jenkins
-   read: <testsuites>/<testsuite>/<testcase>, whose tests/failures/errors/skipped counters agree
+   read: <testsuites>/<testsuite>/<testcase>, whose tests, failures, errors and skipped counters agree
    with the testcases, and each testcase has at most one failure, error or skipped child.
 3. Every *.prom parses with the Prometheus client's text-format parser, every family has HELP
    and TYPE, and no series repeats (node-exporter would reject the file).

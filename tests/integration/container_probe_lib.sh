@@ -16,7 +16,7 @@ make_busybox_tar() {
   rm -rf "$root"
 }
 
-# NVIDIA_REQUIRE_CUDA of nvidia/cuda:12.4.1 (shared/reference/cuda-image-env.md, first clauses).
+# NVIDIA_REQUIRE_CUDA of nvidia/cuda:12.4.1 (`docker image inspect`, Config.Env; first clauses).
 REQUIRE_12_4_1='cuda>=12.4 brand=tesla,driver>=470,driver<471 brand=unknown,driver>=470,driver<471 brand=tesla,driver>=535,driver<536 brand=unknown,driver>=535,driver<536'
 
 # The busybox rootfs plus the host's glibc (libc.so.6 and the dynamic loader): enough for

@@ -75,7 +75,7 @@ class YamlLint(unittest.TestCase):
 
 
 class SiteFile(unittest.TestCase):
-    """Issue 18: the canary Jobs mount the site file (ConfigMap gpuqual-site from site.yaml) where
+    """The canary Jobs mount the site file (ConfigMap gpuqual-site from site.yaml) where
     the shipped suites read it, and pass the node's address for dcgm-exporter."""
 
     def test_canary_jobs_mount_the_site_file_and_pass_the_node_address(self):

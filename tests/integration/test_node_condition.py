@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The Kubernetes signals of issue 34, end to end against a fake API server that records every
+"""The Kubernetes signals of docs/kubernetes.md, end to end against a fake API server that records every
 request (fake_kube_api.py): the NodeCondition GpuQualified that gpuqual-node-condition writes
 (status, CamelCase reason, one-line message, the transition-time rule, flaky nodes kept False
 until --consecutive passes), the taint gpuqual.io/unqualified that gpuqual-node-taint adds and

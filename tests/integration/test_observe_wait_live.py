@@ -3,7 +3,7 @@
 
 Starts an HTTP exporter on loopback that serves dcgm-exporter's series (its metric names, HELP
 texts, label names and order: NVIDIA/dcgm-exporter internal/pkg/rendermetrics/render_metrics.go,
-etc/default-counters.csv; ../shared/reference/dcgm-exporter.md) for 4 GPUs on each of 8 nodes,
+etc/default-counters.csv; docs/telemetry.md) for 4 GPUs on each of 8 nodes,
 and Debian's real `prometheus` scraping it every second into a TSDB of its own. Then, at once:
 - clean: a canary and a control pool, busy, no fault: `observe --wait --window 20s` exits 0;
 - xid79: GPU 1 of a canary node goes from Xid 0 to 79 eight seconds into the window (the test

@@ -45,7 +45,7 @@ READER_ONLY = [
     # A stack fact's null and its reason in the same object's `unread` map go together.
     re.compile(r"\.stack\..*: null without a reason in unread"),
     re.compile(r"\.stack(\..*)?\.unread\.\w+: (a reason is given for a fact that was read|names no fact of this object)"),
-    # The class and GPU count the record states against the ones its GPUs give (issue 31 rule 3).
+    # The class and GPU count the record states against the ones its GPUs give (docs/compare.md, "What earns a PASS").
     re.compile(r"\$\.hardware_class\.gpu_count: the class says \d+ GPUs?, \$\.gpus has \d+"),
     re.compile(r"\$\.hardware_class\.slug: the record says class .*, its GPUs .* give "),
     # A completed run ends no earlier than it started (the schema states only the times' form).

@@ -1,5 +1,6 @@
 """What the lint tests read: the product's source files, as git lists them, or every file when
-the tree has no git (an unpacked tarball). Shared by check_layering.py and check_function_size.py."""
+the tree has no git (an unpacked tarball). Shared by check_layering.py, check_function_size.py and
+check_citations.py."""
 import os
 import subprocess
 
@@ -17,3 +18,17 @@ def listed_files(root, roots, keep):
         paths = [os.path.relpath(os.path.join(d, f), root) for top in roots
                  for d, _, names in os.walk(os.path.join(root, top)) for f in names]
     return sorted(p for p in paths if keep(p) and os.path.isfile(os.path.join(root, p)))
+
+
+def all_files(root):
+    """Every file of the repository, as git lists them (tracked, and new ones it does not ignore),
+    or, without git, every file under root but hidden folders and build trees (build*/)."""
+    r = subprocess.run(["git", "-C", root, "ls-files", "--cached", "--others", "--exclude-standard"],
+                       capture_output=True, text=True)
+    if r.returncode == 0:
+        return sorted(p for p in r.stdout.splitlines() if os.path.isfile(os.path.join(root, p)))
+    paths = []
+    for d, dirs, names in os.walk(root):
+        dirs[:] = [x for x in dirs if not x.startswith(".") and not (d == root and x.startswith("build"))]
+        paths += [os.path.relpath(os.path.join(d, f), root) for f in names]
+    return sorted(paths)

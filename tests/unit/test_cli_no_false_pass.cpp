@@ -1,6 +1,6 @@
-// Issue 14 through the real binary: every fixture that used to print PASS now exits non-zero
-// with its finding, through compare, diff, gate and run as applies (tests/data/README.md lists
-// the fixtures and what each must say).
+// No false pass (docs/compare.md) through the real binary: every fixture that used to print PASS now exits
+// non-zero with its finding, through compare, diff, gate and run as applies (tests/data/README.md lists the
+// fixtures and what each must say).
 #include <gtest/gtest.h>
 
 #include <fstream>

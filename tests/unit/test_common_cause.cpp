@@ -1,4 +1,5 @@
-// Shared causes: a cause several reasons hold is said once and the rows name it (issue 32).
+// Shared causes: a cause several reasons hold is said once and the rows name it (docs/output-formats.md,
+// "Shared causes").
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 

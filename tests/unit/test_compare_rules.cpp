@@ -275,8 +275,8 @@ TEST(Compare, FailOutranksInconclusive) {
   EXPECT_EQ(v.reasons[0].rfind("gemm.bf16.tflops gpu 0", 0), 0u) << v.reasons[0];
 }
 
-// Issue 14: a skip decides unless it is not applicable to the hardware (a reason code the check
-// sets) or the check is optional. It used to be "reported but does not decide" for every skip.
+// No false pass (docs/compare.md): a skip decides unless it is not applicable to the hardware (a reason code
+// the check sets) or the check is optional. It used to be "reported but does not decide" for every skip.
 TEST(Compare, SkippedCheckThatCouldNotMeasureIsInconclusive) {
   const Baseline b = baseline_with({expect("gemm.bf16.tflops", 770, 0.05)});
   RunRecord r = gemm_record(771, 769);
@@ -380,7 +380,7 @@ TEST(Compare, NodeScopeMetricNeedsTheBaselineGpuCount) {
   r.checks.push_back(
       check("nccl_allreduce", Status::pass, {make_metric(nccl.name, "GB/s", {350}, std::nullopt)}));
   const Verdict v = compare_record(r, &b, {});
-  // Issue 14: the baseline's gpu_count is also the count the node must have: 6 GPUs are missing.
+  // The baseline's gpu_count is also the count the node must have: 6 GPUs are missing.
   EXPECT_EQ(v.outcome, Outcome::fail);
   EXPECT_EQ(v.metrics[0].reason, "the baseline holds for 8 GPUs, this node has 2");
   EXPECT_EQ(v.metrics[0].status, Status::error);

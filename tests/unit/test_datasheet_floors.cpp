@@ -32,7 +32,7 @@ const std::vector<std::string> kClasses = {"h200-sxm-141gb", "h100-sxm-80gb",  "
                                            "a100-sxm-80gb",  "a100-pcie-80gb", "b200-sxm-180gb",
                                            "l40s-pcie-48gb", "l4-pcie-24gb"};
 
-// The dense datasheet peaks of shared/reference/platform-support.md section 5, restated here so a
+// The dense datasheet peaks of docs/baselines.md ("Datasheet peaks"), restated here so a
 // floor file with a mistyped peak fails: BF16 tensor, memory bandwidth (GB/s), PCIe per direction.
 struct Peaks {
   double bf16, mem, pcie;
@@ -87,7 +87,7 @@ RunRecord node_at(const Baseline& b, Fraction fraction) {
 }
 
 // The lowest rates a healthy node of the class plausibly measures (the floor files' comments:
-// shared/reference/reference-numbers.md for Hopper, room left for the classes it does not cover).
+// public measurements for Hopper in docs/baselines.md, room left for the classes they do not cover).
 double lowest_healthy(const std::string& cls, const std::string& metric) {
   const bool small = metric.find(".n4096.") != std::string::npos;
   if (metric.starts_with("gemm.")) return power_limited(cls) ? (small ? 0.30 : 0.35) : (small ? 0.45 : 0.55);
@@ -121,7 +121,7 @@ TEST(DatasheetFloors, EveryClassShipsALoadableFloorNamingOnlyEmittedMetrics) {
     EXPECT_EQ(b.kind, BaselineKind::floor);
     EXPECT_EQ(b.hardware_class, cls);
     EXPECT_NE(b.provenance.source.find("datasheet"), std::string::npos);
-    EXPECT_NE(b.provenance.notes.find("platform-support.md"), std::string::npos);
+    EXPECT_NE(b.provenance.notes.find("docs/baselines.md"), std::string::npos);
     ASSERT_GE(b.metrics.size(), 8u);
     std::set<std::string> names;
     for (const auto& e : b.metrics) {

@@ -247,8 +247,8 @@ TEST(Diff, StackChangesAreListedFirstInOrder) {
       << v.summary;
 }
 
-// Issue 14: a metric that a passing check measured before and that is missing after was lost in
-// the upgrade (it used to be inconclusive); one whose check did not pass before still is.
+// No false pass (docs/diff.md): a metric that a passing check measured before and that is missing after was
+// lost in the upgrade (it used to be inconclusive); one whose check did not pass before still is.
 TEST(Diff, MetricMissingAfterAPassingBeforeFails) {
   Jitter jitter{std::mt19937_64(10)};
   RunRecord before = node_record(jitter, 2);

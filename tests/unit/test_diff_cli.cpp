@@ -106,7 +106,7 @@ TEST_F(Cli, DiffExitCodes) {
   const auto j = nlohmann::json::parse(json_text);
   EXPECT_EQ(j.at("kind"), "diff");
 
-  // hbm passed before and errored after: lost in the upgrade (issue 14). A check that did not run
+  // hbm passed before and errored after: lost in the upgrade (docs/diff.md). A check that did not run
   // before and skipped after could not measure: inconclusive.
   EXPECT_EQ(run_gpuqual(fmt::format("diff {} {}", before, after_error)).code, 1);
   EXPECT_EQ(run_gpuqual(fmt::format("diff {} {}", before, after_unmeasured)).code, 2);

@@ -20,8 +20,8 @@ struct NamedGpu {
   const char* gfd_product;
 };
 
-// Names and MiB totals as seen on real machines (shared/reference/gfd-labels.md, "NVML product
-// names as they appear in logs").
+// Names and MiB totals as seen on real machines (nvidia-smi and NVML
+// strings quoted in public logs and issues: docs/hardware-class.md).
 constexpr std::array<NamedGpu, 16> kRealGpus = {{
     {"NVIDIA H200", 143771, "h200-sxm-141gb", "NVIDIA-H200"},
     {"NVIDIA H200 NVL", 143771, "h200-nvl-141gb", "NVIDIA-H200-NVL"},

@@ -1,5 +1,5 @@
-// `run` hands health the GPU count the node should have (issue 14): check_params_for adds
-// expect_gpus to health's params unless the suite set it, and to no other check.
+// `run` hands health the GPU count the node should have (docs/compare.md, "No false pass"): check_params_for
+// adds expect_gpus to health's params unless the suite set it, and to no other check.
 #include <gtest/gtest.h>
 
 #include "runner/run/suite_runner.hpp"

@@ -1,4 +1,4 @@
-// NVLink judged against the links the GPU is expected to have (issue 15): expect_nvlinks when
+// NVLink judged against the links the GPU is expected to have (docs/health.md): expect_nvlinks when
 // given; otherwise every link NVML answers for, except a PCIe part or a GPU alone in its
 // partition with every link down (info, not fail). Built snapshots, the shipped severity table.
 #include <gtest/gtest.h>

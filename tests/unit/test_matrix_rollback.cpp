@@ -1,4 +1,4 @@
-// `matrix rollback` pins every component its row was grouped by (issue 31, rule 13): one the
+// `matrix rollback` pins every component its row was grouped by (docs/matrix.md): one the
 // row's records do not state is pinned `absent`, so `matrix check` of the tested rollback path
 // can never match a known-bad row that adds, say, a Kubernetes or GPU Operator version.
 #include <gtest/gtest.h>

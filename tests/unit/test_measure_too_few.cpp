@@ -1,5 +1,5 @@
 // A measurement the budget stopped below min_samples warns "too few samples to gate on"
-// (issue 14); a converged one, or one stopped by max_samples, does not.
+// (docs/compare.md, "No false pass"); a converged one, or one stopped by max_samples, does not.
 #include <gtest/gtest.h>
 
 #include "device/measure/measure_report.hpp"

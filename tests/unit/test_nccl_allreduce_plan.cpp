@@ -54,7 +54,7 @@ TEST(NcclBandwidth, FollowsTheNcclTestsConvention) {
   // 2 GiB in 10 ms: 214.748 GB/s of data; on 8 ranks each moved 1.75x that over the bus.
   EXPECT_NEAR(algbw_gbps(2.0 * GiB, 0.010), 214.7483648, 1e-6);
   EXPECT_NEAR(busbw_gbps(2.0 * GiB, 0.010, 8), 214.7483648 * 1.75, 1e-6);
-  // reference-numbers.md: 8x H200 at ~475 GB/s busbw is ~271 GB/s algbw, 7.9 ms for 2 GiB.
+  // Public figures (docs/performance.md): 8x H200 at ~475 GB/s busbw is ~271 GB/s algbw, 7.9 ms for 2 GiB.
   const double t = 2.0 * GiB / (475e9 / 1.75);
   EXPECT_NEAR(busbw_gbps(2.0 * GiB, t, 8), 475.0, 1e-9);
 }

@@ -1,7 +1,7 @@
-// Issue 14, the judging side: a verdict passes only what was measured, on the node it should be.
-// Each case is one that used to print PASS: a missing GPU, a skip that could not measure, a
-// stored summary that is not the samples', a tolerance boundary that read "-5.0% < -5.0%", a
-// pool on mixed drivers, a node off its target stack.
+// No false pass (docs/compare.md), the judging side: a verdict passes only what was measured, on the node it
+// should be. Each case is one that used to print PASS: a missing GPU, a skip that could not measure, a stored
+// summary that is not the samples', a tolerance boundary that read "-5.0% < -5.0%", a pool on mixed drivers,
+// a node off its target stack.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -445,7 +445,7 @@ TEST(Target, GateFailsTheNodesOffTargetAndShowsTheSpread) {
   EXPECT_TRUE(has_reason(without, "driver versions mixed in the pool"));
 }
 
-// --- issue 20: the summary's counts agree with the table ----------------------------------
+// --- the summary's counts agree with the table (docs/output-formats.md) --------------------
 
 TEST(SummaryCounts, EveryCheckResultThatDidNotPassIsCounted) {
   const Baseline b = baseline_with({expect("gemm.bf16.tflops", 771, 0.05)});

@@ -1,4 +1,4 @@
-// Issue 31, rules 1, 2, 5, 6 and 9: what earns a PASS (docs/compare.md, "What earns a PASS").
+// What earns a PASS (docs/compare.md, "What earns a PASS").
 // Every baseline says what a class must measure (the floors and built baselines require health,
 // gemm, hbm and pcie on every GPU, and take the GPU count from the node); a record lacking a check
 // its suite or baseline requires, or whose health did not read every GPU, is inconclusive; the
@@ -110,7 +110,7 @@ TEST(PassRulesFloors, EveryFloorTakesTheCountFromTheNodeAndRequiresTheCoreChecks
       EXPECT_TRUE(b.checks.at(check).every_gpu) << e.path() << " " << check;
     }
   }
-  EXPECT_EQ(files, 8 + 15);  // 8 whole-GPU classes and 15 derived MIG profiles (issue 30, docs/mig.md)
+  EXPECT_EQ(files, 8 + 15);  // 8 whole-GPU classes and 15 derived MIG profiles (docs/mig.md)
 }
 
 TEST(PassRulesFloors, AWholeHealthyNodePasses) {

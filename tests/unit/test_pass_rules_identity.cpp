@@ -1,4 +1,4 @@
-// Issue 31, rules 3 and 4: a record names each GPU once and states the class its GPUs give; a
+// What earns a PASS (docs/compare.md): a record names each GPU once and states the class its GPUs give; a
 // not-applicable skip code counts only from its own check and when the inventory agrees; and a
 // finding's severity is never below what gpuqual's shipped tables give it.
 #include <fmt/format.h>

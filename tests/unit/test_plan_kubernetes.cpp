@@ -1,4 +1,4 @@
-// `gpuqual plan` reads the cluster as Kubernetes does (issue 34, section 5): a node without a
+// `gpuqual plan` reads the cluster as Kubernetes does (docs/plan.md): a node without a
 // Ready condition, required node affinity with Gt/Lt, matchFields and an empty term when evicted
 // pods are placed again, bare pods that `kubectl drain` refuses, and a policy class the cluster
 // does not have. The clusters are read through the real readers from the API's JSON: nodes in

@@ -1,4 +1,4 @@
-// The guarantees of `gpuqual plan` (issue 19), checked on generated clusters of hundreds of
+// The guarantees of `gpuqual plan` (docs/plan.md), checked on generated clusters of hundreds of
 // nodes (bench/synthetic_cluster.hpp: several classes, PDBs, serving and training pods, cordoned
 // and NotReady nodes) read through the real Kubernetes JSON readers. Each guarantee is
 // recomputed here from the cluster itself, not from what the plan says about itself.

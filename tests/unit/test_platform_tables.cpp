@@ -1,4 +1,4 @@
-// The shipped rule tables checked against NVIDIA's own documents (issue 31, rule 12): Xid
+// The shipped rule tables checked against NVIDIA's own documents (docs/health.md, docs/compatibility.md): Xid
 // severities against the catalog's action and NVSentinel's mapping, the CUDA 13.1/13.2 rows of
 // baselines/cuda-compat.yaml, and the per-product driver minimums of
 // baselines/driver-branches.yaml as `matrix check` applies them.
@@ -58,7 +58,7 @@ TEST(XidTableSources, EveryRowWhoseSourceSaysResetOrRestartFails) {
 
 TEST(CudaCompatSources, Cuda131And132Rows) {
   const CudaCompatTable& c = shipped_rules().cuda;
-  // CUDA 13.2 Update 2 release notes, Table 3 (platform-support.md section 2.4).
+  // CUDA 13.2 Update 2 release notes, Table 3 (https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/).
   const std::vector<std::pair<const char*, const char*>> rows = {{"13.1.0", "590.44.01"},
                                                                  {"13.1.1", "590.48.01"},
                                                                  {"13.2.0", "595.45.04"},

@@ -180,7 +180,7 @@ CompatInputs inputs_for(const std::string& driver, const std::string& cuda) {
   return in;
 }
 
-// nvidia/cuda:12.4.1 as `docker image inspect` shows it (shared/reference/cuda-image-env.md).
+// nvidia/cuda:12.4.1 as `docker image inspect` shows it (its Config.Env).
 const std::vector<std::string> kCuda1241 = {
     "PATH=/usr/local/nvidia/bin:/usr/local/cuda/bin:/usr/bin", "CUDA_VERSION=12.4.1",
     "NVIDIA_REQUIRE_CUDA=cuda>=12.4 brand=tesla,driver>=470,driver<471 brand=unknown,driver>=470,driver<471 "

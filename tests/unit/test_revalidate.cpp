@@ -1,4 +1,4 @@
-// Re-validation's selection (core/fleet/revalidate.hpp, issue 34): over generated clusters
+// Re-validation's selection (core/fleet/revalidate.hpp, docs/kubernetes.md): over generated clusters
 // (bench/synthetic_cluster.hpp, read through the real Kubernetes JSON readers) with random
 // standings, the selection never takes more than --at-once nodes, never takes a node that is not
 // due, never leaves a class below its floor of schedulable GPUs or above its max_nodes_out, and

@@ -1,5 +1,5 @@
-// Cases an adversarial review found passing where they must not (issue 31): each test fails
-// without the rule it names. diff's pair whose order cannot be told: test_diff_rules.cpp.
+// Cases an adversarial review found passing where they must not (docs/compare.md, "What earns a PASS"): each
+// test fails without the rule it names. diff's pair whose order cannot be told: test_diff_rules.cpp.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 

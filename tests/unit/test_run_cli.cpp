@@ -122,8 +122,8 @@ TEST_F(JudgedRun, FailsWhenTheMetricDropsAndWritesTheReportFiles) {
   expect_same_as_compare(r, b);
 }
 
-// Issue 14: a skip that could not measure never passes; a not-applicable code set by the check
-// or `optional: true` in the suite lets the run pass, and the record says which it was.
+// No false pass (docs/compare.md): a skip that could not measure never passes; a not-applicable code set by
+// the check or `optional: true` in the suite lets the run pass, and the record says which it was.
 TEST_F(JudgedRun, ASkipIsInconclusiveUnlessNotApplicableOrOptional) {
   const std::string b = baseline(100);
   const std::string pass = "  - check: test_pass\n    budget_s: 1\n    timeout_s: 10\n";

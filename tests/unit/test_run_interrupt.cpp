@@ -42,7 +42,7 @@ TEST_F(RunInterrupt, SigtermStopsTheRunKeepsWhatFinishedAndExits2) {
   EXPECT_THAT(last_line(r.out), StartsWith("gpuqual: INCONCLUSIVE"));
   EXPECT_THAT(last_line(r.out), HasSubstr("run interrupted (SIGTERM) after 2 of 3 checks"));
   const RunRecord rec = record();
-  // Issue 20: the counts add up to the number they are of (the 3 checks and the run's Xid watch).
+  // The summary's counts add up to the number they are of (the 3 checks and the run's Xid watch).
   EXPECT_THAT(last_line(r.out), HasSubstr(fmt::format("; {} results: ", rec.checks.size())));
   EXPECT_FALSE(rec.complete);
   EXPECT_FALSE(rec.ended_at.empty());

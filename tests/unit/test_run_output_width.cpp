@@ -1,6 +1,6 @@
-// What a person reads from a GPU-less `gpuqual run --suite canary` (issue 32): the root cause said
-// once on each stream, not once a check; no stdout line wider than COLUMNS; the last lines say
-// what to do next and where the record is, then the summary line.
+// What a person reads from a GPU-less `gpuqual run --suite canary` (docs/output-formats.md, "Width" and
+// "Shared causes"): the root cause said once on each stream, not once a check; no stdout line wider than
+// COLUMNS; the last lines say what to do next and where the record is, then the summary line.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 

@@ -25,7 +25,7 @@ TEST_F(ShippedRun, CanaryWithoutAGpuIsInconclusiveWithAFullRecord) {
   const RunRecord rec = record();
   EXPECT_TRUE(rec.complete);
   EXPECT_EQ(rec.suite, "canary");
-  // stack (issue 29), 7 GPU checks, mig and gpu_sharing (issue 30), telemetry, storage, network
+  // stack, 7 GPU checks, mig and gpu_sharing, telemetry, storage, network
   ASSERT_EQ(suite_checks(rec).size(), 13u);
   if (!rec.gpus.empty()) GTEST_SKIP() << "this machine has GPUs; the GPU-less expectations do not apply";
   for (const auto& c : rec.checks) {

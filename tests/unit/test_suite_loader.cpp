@@ -214,15 +214,15 @@ TEST_F(ShippedSuites, BudgetsFitTheirPromises) {
   EXPECT_LE(*canary.budget_s, 300);
   double micro = 0, gpu = 0, platform = 0;
   for (const auto& c : canary.checks) {
-    if (c.check == "stack") continue;  // issue 29: reads the host's files, no GPU time
-    if (c.check == "mig" || c.check == "gpu_sharing") continue;  // issue 30: labels and configs, no GPU time
+    if (c.check == "stack") continue;                            // reads the host's files, no GPU time
+    if (c.check == "mig" || c.check == "gpu_sharing") continue;  // labels and configs, no GPU time
     if (c.check == "gemm" || c.check == "hbm" || c.check == "pcie") micro += c.budget_s;
     const bool is_platform = c.check == "telemetry" || c.check == "storage" || c.check == "network";
     (is_platform ? platform : gpu) += c.budget_s;
   }
-  EXPECT_LE(micro, 45);     // issue 15: gemm + hbm + pcie in the canary <= 45 s
-  EXPECT_LE(gpu, 90);       // issue 15: the 8-GPU canary's GPU checks <= 90 s
-  EXPECT_LE(platform, 10);  // issue 18: telemetry, storage and network add at most 10 s
+  EXPECT_LE(micro, 45);     // gemm + hbm + pcie in the canary <= 45 s
+  EXPECT_LE(gpu, 90);       // the 8-GPU canary's GPU checks <= 90 s
+  EXPECT_LE(platform, 10);  // telemetry, storage and network add at most 10 s
   // Each platform check's own overall bound is under its watchdog timeout, so what hangs is
   // named by the check, not cut off by the runner.
   for (const auto& c : canary.checks) {

@@ -1,4 +1,4 @@
-// Issue 31 rule 4 in `baseline build`: a record whose finding the shipped tables rate `fail` is
+// Severities at judging time in `baseline build`: a record whose finding the shipped tables rate `fail` is
 // left out, whatever severity the record wrote (docs/health.md, "Severities at judging time").
 #include <gtest/gtest.h>
 

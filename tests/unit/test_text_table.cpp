@@ -1,5 +1,5 @@
-// Tables and lines that fit the width (issue 32): the text column wraps, nothing is cut but a
-// cell of more than kMaxCellLines lines, and no line is wider than the width, in display columns.
+// Tables and lines that fit the width (docs/output-formats.md, "Width"): the text column wraps, nothing is
+// cut but a cell of more than kMaxCellLines lines, and no line is wider than the width, in display columns.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
-// Display columns of UTF-8 text, wrapping and cutting by them, and the output width (issue 32:
-// tables fit the terminal; width counts columns, not bytes).
+// Display columns of UTF-8 text, wrapping and cutting by them, and the output width (docs/output-formats.md,
+// "Width": tables fit the terminal; width counts columns, not bytes).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>

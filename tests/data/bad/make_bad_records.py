@@ -53,7 +53,7 @@ files = {
     "record-unknown-direction.json": mutate(set_(lambda d: (metric_check(d)["metrics"][0], "direction"), "sideways")),
     "record-unknown-status.json": mutate(set_(lambda d: (d["checks"][0], "status"), "ok")),
     "record-unknown-field.json": mutate(set_(lambda d: (d, "hardware_klass"), "h200-sxm-141gb")),
-    # Every sample is 500 while the stored median says 771.5 (issue 14): judged numbers must be
+    # Every sample is 500 while the stored median says 771.5 (docs/compare.md, "No false pass"): judged numbers must be
     # the measured ones, so the reader recomputes the summary and rejects the record.
     "record-summary-mismatch.json": mutate(lambda d: metric_check(d)["metrics"][0].update(
         samples=[500.0] * 5, min=500.0, max=772.0, cv=0.0)),
