@@ -215,9 +215,10 @@ class Condition(Helpers):
         c = self.gpu_condition(api)
         self.assertEqual((c["status"], c["reason"], c["lastTransitionTime"]),
                          ("Unknown", "QualificationExpired", "2026-12-03T10:00:00Z"))
-        res = subprocess.run([CONDITION, "--unknown", "not camel", "x"], env=api.env(NODE), capture_output=True,
-                             text=True, timeout=30)
-        self.assertEqual(res.returncode, 3)
+        res = subprocess.run([CONDITION, "--unknown", "not camel", "x"], env=dict(api.env(NODE), GPUQUAL_BIN=EXE),
+                             capture_output=True, text=True, timeout=30)
+        self.assertEqual(res.returncode, 3, res.stderr)
+        self.assertIn("not CamelCase", res.stderr)
 
     def test_in_the_pod_k8s_run_leaves_what_the_condition_needs(self):
         """gpuqual-k8s-run in the gpuqual container, then gpuqual-node-condition in its own: the
