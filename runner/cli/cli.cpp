@@ -48,6 +48,8 @@ void configure_app(CLI::App& app, CommandAction& selected) {
   add_revalidate_command(app, selected);
   // the canary pool against a control pool, from Prometheus
   add_observe_command(app, selected);
+  // the Node condition GpuQualified after a verdict (containers/bin/gpuqual-node-condition)
+  add_node_condition_command(app, selected);
   finish_help(app);
 }
 

@@ -26,5 +26,6 @@ void add_matrix_command(CLI::App& app, CommandAction& selected);
 void add_plan_command(CLI::App& app, CommandAction& selected);
 void add_revalidate_command(CLI::App& app, CommandAction& selected);
 void add_observe_command(CLI::App& app, CommandAction& selected);
+void add_node_condition_command(CLI::App& app, CommandAction& selected);
 
 }  // namespace gpuqual

@@ -87,6 +87,11 @@ const std::map<std::string, HelpFooter>& footers() {
         "above what it has, 3 usage or input error.",
         "gpuqual revalidate --nodes nodes.json --pods pods.json --pdbs pdbs.json --policy plan.yaml "
         "--records results/ --max-age 7d --at-once 2"}},
+      {"node-condition",
+       {"Exit codes: 0 the patch (or condition) printed, or nothing for --exit-code 3 (the condition is left "
+        "as it is), 3 usage or input error.",
+        "gpuqual node-condition --exit-code 1 --summary /run/gpuqual/summary --verdict "
+        "/run/gpuqual/verdict.json --node node.json --consecutive 2"}},
   };
   return table;
 }

@@ -6,7 +6,9 @@ What it does as the API server does (Kubernetes API reference, Node v1:
 https://kubernetes.io/docs/reference/kubernetes-api/cluster-resources/node-v1/):
 - GET /api/v1/nodes/NAME and /api/v1/nodes/NAME/status return the Node;
 - PATCH .../status with application/strategic-merge-patch+json merges status.conditions by `type`
-  (NodeStatus.conditions: patch strategy merge, key type) and changes nothing outside status;
+  (NodeStatus.conditions: patch strategy merge, key type) and metadata's maps (annotations,
+  labels), and never changes spec: the Node's status strategy resets only the spec (Kubernetes,
+  pkg/registry/core/node/strategy.go: nodeStatusStrategy.PrepareForUpdate and GetResetFields);
 - PATCH /api/v1/nodes/NAME with application/merge-patch+json applies RFC 7386, refusing with
   409 Conflict (a Status object, reason Conflict) when the patch names a metadata.resourceVersion
   other than the Node's current one; every write bumps resourceVersion;
@@ -41,8 +43,11 @@ def merge_patch(target, patch):
 
 
 def strategic_merge_status(node, patch):
-    """The part of a strategic merge patch the status subresource applies: status only, its
-    conditions merged by type, other status fields as a merge patch."""
+    """The part of a strategic merge patch the status subresource applies: everything but spec,
+    status.conditions merged by type, the rest (metadata's annotations and labels: maps) as a
+    merge patch."""
+    if "metadata" in patch:
+        node["metadata"] = merge_patch(node["metadata"], patch["metadata"])
     status = copy.deepcopy(node.get("status", {}))
     p = copy.deepcopy(patch.get("status", {}))
     conditions = p.pop("conditions", None)

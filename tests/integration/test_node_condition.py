@@ -2,7 +2,8 @@
 """The Kubernetes signals of docs/kubernetes.md, end to end against a fake API server that records every
 request (fake_kube_api.py): the NodeCondition GpuQualified that gpuqual-node-condition writes
 (status, CamelCase reason, one-line message, the transition-time rule, flaky nodes kept False
-until --consecutive passes), the taint gpuqual.io/unqualified that gpuqual-node-taint adds and
+until --consecutive passes, counted in the annotation gpuqual.io/consecutive-passes; the real
+script asks the real `gpuqual node-condition` what to write), the taint gpuqual.io/unqualified that gpuqual-node-taint adds and
 removes (only its own, read-modify-write with resourceVersion), and the components that ship
 them (node-condition, qualified-taint): rendered with kubectl kustomize, validated strictly with
 kubernetes-validate, their RBAC the least each helper needs (the fake API enforces the
@@ -28,6 +29,8 @@ CONDITION = os.path.join(BIN, "gpuqual-node-condition")
 TAINT = os.path.join(BIN, "gpuqual-node-taint")
 NODE_JSON = os.path.join(ml.REPO, "tests", "data", "k8s", "node-tainted.json")
 RECORDS = os.path.join(ml.REPO, "tests", "data", "records")
+EXE = os.environ.get("GPUQUAL_BINARY") or os.path.join(ml.REPO, "build", "gpuqual")
+COUNT = "gpuqual.io/consecutive-passes"
 NODE = "gpu-node-12"
 OURS = {"key": "gpuqual.io/unqualified", "effect": "NoSchedule"}
 
@@ -78,7 +81,7 @@ class Helpers(unittest.TestCase):
 
     def condition(self, api, now, extra_env=None, args=()):
         env = api.env(NODE)
-        env.update(GPUQUAL_STATUS_DIR=self.status_dir, GPUQUAL_NOW=now, **(extra_env or {}))
+        env.update(GPUQUAL_STATUS_DIR=self.status_dir, GPUQUAL_NOW=now, GPUQUAL_BIN=EXE, **(extra_env or {}))
         res = subprocess.run([CONDITION, *args], env=env, capture_output=True, text=True, timeout=60)
         self.assertEqual(res.returncode, 0, res.stdout + res.stderr)
         return res
@@ -119,9 +122,16 @@ class Condition(Helpers):
         for method, path, ctype, body, code in patches:
             self.assertEqual((path, ctype, code), (f"/api/v1/nodes/{NODE}/status",
                                                    "application/strategic-merge-patch+json", 200))
-            self.assertEqual(list(body), ["status"])
+            self.assertEqual(sorted(body), ["metadata", "status"])
+            self.assertEqual(list(body["metadata"]), ["annotations"])
+            self.assertEqual(list(body["metadata"]["annotations"]), [COUNT])
             self.assertEqual([c["type"] for c in body["status"]["conditions"]], ["GpuQualified"])
         self.assertEqual(api.nodes[NODE]["spec"], load_node()["spec"])
+        # The Node's other annotations and its labels are kept.
+        node = api.nodes[NODE]["metadata"]
+        self.assertEqual(node["labels"], load_node()["metadata"]["labels"])
+        self.assertEqual({k: v for k, v in node["annotations"].items() if k != COUNT},
+                         load_node()["metadata"]["annotations"])
 
     def test_flaky_node_keeps_false_until_consecutive_passes(self):
         api = self.api("node-condition")
@@ -140,15 +150,28 @@ class Condition(Helpers):
                 self.assertTrue(c["message"].startswith(message), c["message"])
                 self.assertEqual(c["lastTransitionTime"],
                                  "2026-12-03T10:00:00Z" if status == "False" else now)
+            count = json.loads(api.nodes[NODE]["metadata"]["annotations"][COUNT])
+            self.assertEqual(count, {"passes": int(message[0]) if status == "False" else 3, "heartbeat": now})
         # A fail in the middle starts the count again.
         self.verdict_in_pod("synthetic-ecc-uncorrected.json")
         self.condition(api, "2026-12-03T14:00:00Z", env)
         self.verdict_in_pod("synthetic-healthy.json")
         self.condition(api, "2026-12-03T15:00:00Z", env)
         self.assertTrue(self.gpu_condition(api)["message"].startswith("1 of 3"))
+        # The count is the annotation, never the message: a message that says otherwise changes nothing.
+        self.gpu_condition(api)["message"] = "2 of 3 passing runs in a row since the last non-passing run"
+        self.condition(api, "2026-12-03T15:30:00Z", env)
+        self.assertEqual((self.gpu_condition(api)["status"], self.gpu_condition(api)["message"][:6]),
+                         ("False", "2 of 3"))
+        # A condition written since by something else (its heartbeat is not the count's): nothing
+        # counted, the node waits for three passes again.
+        self.gpu_condition(api)["lastHeartbeatTime"] = "2026-12-03T15:45:00Z"
+        res = self.condition(api, "2026-12-03T16:00:00Z", env)
+        self.assertIn(COUNT, res.stderr)
+        self.assertTrue(self.gpu_condition(api)["message"].startswith("1 of 3"))
         # A node never failed qualifies on its first pass.
         fresh = self.api("node-condition")
-        self.condition(fresh, "2026-12-03T16:00:00Z", env)
+        self.condition(fresh, "2026-12-03T17:00:00Z", env)
         self.assertEqual(self.gpu_condition(fresh)["status"], "True")
 
     def test_inconclusive_unknown_and_usage_error_untouched(self):
@@ -168,6 +191,21 @@ class Condition(Helpers):
         self.condition(api, "2026-12-03T12:00:00Z", args=["3"])
         self.assertEqual(len(api.patches()), before, "exit 3 is about the Job, not the node")
 
+    def test_dry_run_prints_the_patch_and_sends_nothing(self):
+        api = self.api("node-condition")
+        self.verdict_in_pod("synthetic-ecc-uncorrected.json")
+        node_file = os.path.join(self.tmp, "node.json")
+        with open(node_file, "w", encoding="utf-8") as f:
+            json.dump(load_node(), f)
+        res = self.condition(api, "2026-12-03T10:00:00Z", {"GPUQUAL_NODE_JSON": node_file}, args=["--dry-run"])
+        patch = json.loads(res.stdout)
+        c, = patch["status"]["conditions"]
+        self.assertEqual((c["status"], c["reason"], c["lastTransitionTime"]),
+                         ("False", "EccUncorrectedVolatile", "2026-12-03T10:00:00Z"))
+        self.assertEqual(json.loads(patch["metadata"]["annotations"][COUNT]),
+                         {"passes": 0, "heartbeat": "2026-12-03T10:00:00Z"})
+        self.assertEqual(api.requests, [])
+
     def test_expired_pass_goes_unknown_not_false(self):
         api = self.api("node-condition")
         self.verdict_in_pod("synthetic-healthy.json")
@@ -177,9 +215,10 @@ class Condition(Helpers):
         c = self.gpu_condition(api)
         self.assertEqual((c["status"], c["reason"], c["lastTransitionTime"]),
                          ("Unknown", "QualificationExpired", "2026-12-03T10:00:00Z"))
-        res = subprocess.run([CONDITION, "--unknown", "not camel", "x"], env=api.env(NODE), capture_output=True,
-                             text=True, timeout=30)
-        self.assertEqual(res.returncode, 3)
+        res = subprocess.run([CONDITION, "--unknown", "not camel", "x"], env=dict(api.env(NODE), GPUQUAL_BIN=EXE),
+                             capture_output=True, text=True, timeout=30)
+        self.assertEqual(res.returncode, 3, res.stderr)
+        self.assertIn("not CamelCase", res.stderr)
 
     def test_in_the_pod_k8s_run_leaves_what_the_condition_needs(self):
         """gpuqual-k8s-run in the gpuqual container, then gpuqual-node-condition in its own: the
