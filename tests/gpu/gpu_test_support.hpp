@@ -9,15 +9,9 @@
 #include <string>
 
 #include "core/baseline/baseline.hpp"
-<<<<<<< HEAD
 #include "device/measure/measure.hpp"
 #include "device/measure/measure_gpus.hpp"
-#include "device/measure_class_floors.hpp"
-=======
-#include "device/measure.hpp"
-#include "device/measure_gpus.hpp"
 #include "tests/support/class_floors.hpp"
->>>>>>> onesource
 
 #define GPUQUAL_REQUIRE_GPU()                                            \
   do {                                                                   \
