@@ -116,6 +116,7 @@ RunRecord full_record() {
   r.suite = "canary";
   r.node.hostname = "node-a";
   r.node.kernel = "6.1.0-28-amd64";
+  r.node.arch = "x86_64";
   r.node.os = "Debian GNU/Linux 12 (bookworm)";
   r.node.cpu_model = "Intel(R) Xeon(R) Platinum 8480+";
   r.node.numa_nodes = 2;

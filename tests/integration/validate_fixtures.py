@@ -52,6 +52,13 @@ READER_ONLY = [
     re.compile(r"\$\.ended_at: .* is before started_at "),
     # A per-slice row's MIG device must be one of its GPU's compute instances (docs/mig.md).
     re.compile(r"\.mig_device: MIG-.* is not a MIG device of GPU \d+ in \$\.gpus"),
+    # A MIG layout's identity against itself and its GPU (docs/mig.md): instance and compute
+    # instance ids unique within their parent, a compute instance's profile one of its GPU
+    # instance's, and a profile's memory and SM share matching the sizes the record states.
+    re.compile(r"has two (GPU|compute) instances with id \d+"),
+    re.compile(r"\.profile: compute instance profile .* is not one of its GPU instance's"),
+    re.compile(r"\.sm_count: \S+ has \d+ SMs, but \d+ of \d+ compute slices of "),
+    re.compile(r"\.memory_bytes: profile \S+ names [\d.]+ GB, but the GPU instance has "),
 ]
 
 
