@@ -7,13 +7,16 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <random>
 
 #include "core/base/input_error.hpp"
 #include "core/base/json_input.hpp"
+#include "core/judge/diff.hpp"
 #include "core/rules/dra.hpp"
 #include "core/verdict/skip_acceptance.hpp"
 #include "suites/check.hpp"
 #include "suites/check_context.hpp"
+#include "test_diff_fixtures.hpp"
 
 namespace gpuqual {
 namespace {
@@ -212,6 +215,36 @@ TEST(DraCheck, NoDriverIsNotApplicableNothingReadIsInconclusiveBadFileIsAnError)
   EXPECT_EQ(r.status, Status::error);
   EXPECT_NE(r.reason.find(tmp.string()), std::string::npos) << r.reason;
   std::filesystem::remove(tmp);
+}
+
+// Before/after an upgrade, `gpuqual diff` judges the dra check's findings as it judges any
+// (core/judge/diff.cpp): a slice that is gone, or re-published empty, after fails the node.
+TEST(DraDiff, ASliceLostInTheUpgradeFailsTheDiff) {
+  const DraObjects o = parse_dra_objects(slices_json(), kSlices);
+  DraObjects empty = o;
+  empty.slices[0].devices.clear();
+  for (const auto& [after_objects, code] :
+       {std::pair{DraObjects{{}, o.device_classes, {}}, "dra.slice_missing"},
+        std::pair{empty, "dra.slice_empty"}}) {
+    testing::Jitter jitter{std::mt19937_64(1)};
+    RunRecord before = testing::node_record(jitter, 2);
+    RunRecord after = testing::node_record(jitter, 2);
+    CheckResult dra;
+    dra.name = "dra";
+    dra.status = Status::pass;
+    before.checks.push_back(dra);
+    dra.findings = judge_dra(after_objects, "node-a", node_a_gpus(), "570.133.20");
+    dra.status = Status::fail;
+    dra.reason = dra.findings.at(0).detail;
+    after.checks.push_back(dra);
+    const Verdict v = diff_records(before, after, DiffOptions{});
+    EXPECT_EQ(v.outcome, Outcome::fail) << v.summary;
+    const auto row = std::find_if(v.findings.begin(), v.findings.end(),
+                                  [&](const FindingRow& r) { return r.finding.code == code; });
+    ASSERT_NE(row, v.findings.end()) << code;
+    EXPECT_EQ(row->status, Status::fail);
+    EXPECT_NE(row->reason.find("new since the before-run"), std::string::npos) << row->reason;
+  }
 }
 
 }  // namespace
