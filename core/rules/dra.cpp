@@ -234,6 +234,13 @@ std::set<std::string> judge_gpus(const Published& p, const std::vector<GpuInfo>&
       judge_device(p, g.uuid, "gpu", g, driver_version, out);
       continue;
     }
+    if (!g.mig->unread.empty()) {
+      // The record could not list this GPU's MIG devices: nothing to hold the slice to.
+      for (const auto& [uuid, d] : p.by_uuid) {
+        if (d->parent_uuid == g.uuid) known.insert(uuid);
+      }
+      continue;
+    }
     for (const MigGpuInstance& gi : g.mig->gpu_instances) {
       for (const MigComputeInstance& ci : gi.compute_instances) {
         known.insert(ci.uuid);

@@ -118,6 +118,16 @@ TEST(DraRules, EveryGpuAndMigDeviceOfTheRecordMustBePublished) {
   EXPECT_EQ(f[0].gpu, 2);
 }
 
+TEST(DraRules, MigDevicesTheRecordCouldNotListAreNotJudged) {
+  const DraObjects o = parse_dra_objects(slices_json(), kSlices);
+  auto gpus = node_a_gpus();
+  gpus[1].mig->gpu_instances.clear();
+  EXPECT_EQ(codes(judge_dra(o, "node-a", gpus, "570.133.20")),
+            (std::vector<std::string>{"dra.device_unknown", "dra.device_unknown"}));
+  gpus[1].mig->unread = "NVML_ERROR_NOT_SUPPORTED";
+  EXPECT_TRUE(judge_dra(o, "node-a", gpus, "570.133.20").empty());
+}
+
 TEST(DraRules, AProductThatDiffersIsAFinding) {
   const DraObjects o = parse_dra_objects(slices_json(), kSlices);
   auto gpus = node_a_gpus();
