@@ -249,8 +249,9 @@ TEST(DraDiff, ASliceLostInTheUpgradeFailsTheDiff) {
     after.checks.push_back(dra);
     const Verdict v = diff_records(before, after, DiffOptions{});
     EXPECT_EQ(v.outcome, Outcome::fail) << v.summary;
-    const auto row = std::find_if(v.findings.begin(), v.findings.end(),
-                                  [&](const FindingRow& r) { return r.finding.code == code; });
+    const auto row =
+        std::find_if(v.findings.begin(), v.findings.end(),
+                     [want = std::string(code)](const FindingRow& r) { return r.finding.code == want; });
     ASSERT_NE(row, v.findings.end()) << code;
     EXPECT_EQ(row->status, Status::fail);
     EXPECT_NE(row->reason.find("new since the before-run"), std::string::npos) << row->reason;
