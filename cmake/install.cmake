@@ -27,4 +27,5 @@ install(PROGRAMS
           ${PROJECT_SOURCE_DIR}/containers/bin/gpuqual-label-node
           ${PROJECT_SOURCE_DIR}/containers/bin/gpuqual-node-condition
           ${PROJECT_SOURCE_DIR}/containers/bin/gpuqual-node-taint
+          ${PROJECT_SOURCE_DIR}/containers/bin/gpuqual-dra-objects
         DESTINATION ${CMAKE_INSTALL_BINDIR})

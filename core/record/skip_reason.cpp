@@ -50,6 +50,13 @@ constexpr std::array kCodes{
                       "no time-slicing or MPS is configured: no replicas label, sharing strategy or device "
                       "plugin sharing config",
                       {"gpu_sharing", ""}},
+    // Dynamic Resource Allocation (docs/kubernetes.md, "DRA"): a cluster whose GPUs reach pods
+    // through the device plugin has no slices to check.
+    NotApplicableCode{
+        "no_dra",
+        "the cluster serves no resource.k8s.io API, or has no NVIDIA DRA driver (no DeviceClass "
+        "gpu.nvidia.com and no ResourceSlice of it)",
+        {"dra", ""}},
     NotApplicableCode{
         "vgpu_guest",
         "the GPUs are vGPUs of a guest VM: peer-to-peer copies between vGPUs, and the health "

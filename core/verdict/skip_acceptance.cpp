@@ -8,6 +8,7 @@
 
 #include "core/base/plural.hpp"
 #include "core/record/skip_reason.hpp"
+#include "core/verdict/dra_skips.hpp"
 #include "core/verdict/expected_gpus.hpp"
 #include "core/verdict/gpu_partition_skips.hpp"
 
@@ -181,6 +182,7 @@ std::optional<std::string> not_applicable_refusal(const RunRecord& r, const Chec
   }
   if (code == "precision_unsupported") return unless_precisions_lacking(r, check, gpu);
   if (code == "no_hca") return unless_no_hca(r, check);
+  if (code == "no_dra") return no_dra_refusal(check);
   if (is_gpu_partition_code(code)) return gpu_partition_refusal(r, code, gpu, check.name);
   return std::nullopt;  // not_configured: only the site knows what a node must reach
 }

@@ -80,6 +80,10 @@ class FakeApi:
         self.requests = []  # (method, path, content type, parsed body or None, HTTP status)
         self.before_patch = None  # hook(node) run before a node PATCH: a concurrent writer
         self.pods, self.pdbs, self.jobs = [], [], []  # the lists the re-validation CronJob reads; Jobs it creates
+        # Other lists by API path ("apis/resource.k8s.io/v1/resourceslices": items), and the API
+        # groups GET /apis lists (an APIGroupList: Kubernetes API concepts, "Discovery API").
+        self.lists = {}
+        self.api_groups = []
         self.sa_dir = os.path.join(tmp, "sa")
         os.makedirs(self.sa_dir)
         key, cert = os.path.join(tmp, "key.pem"), os.path.join(self.sa_dir, "ca.crt")
@@ -116,12 +120,22 @@ class FakeApi:
                                   "reason": reason, "code": code}, body)
 
             def collection(self, verb, parts, body):
-                """GET /api/v1/nodes|pods, /apis/policy/v1/poddisruptionbudgets, GET|POST
+                """GET /apis, /api/v1/nodes|pods, /apis/policy/v1/poddisruptionbudgets, api.lists, GET|POST
                 /apis/batch/v1/namespaces/NS/jobs (a label selector key=value on GET)."""
                 path = "/".join(parts)
                 lists = {"api/v1/nodes": ("", "nodes", lambda: list(api.nodes.values())),
                          "api/v1/pods": ("", "pods", lambda: api.pods),
                          "apis/policy/v1/poddisruptionbudgets": ("policy", "poddisruptionbudgets", lambda: api.pdbs)}
+                if path == "apis" and verb == "get":
+                    return self.reply_done(200, {"kind": "APIGroupList", "apiVersion": "v1", "groups": [
+                        {"name": g, "versions": [{"groupVersion": f"{g}/{v}", "version": v}],
+                         "preferredVersion": {"groupVersion": f"{g}/{v}", "version": v}}
+                        for g, v in api.api_groups]})
+                if path in api.lists and verb == "get":
+                    group, resource = parts[1], parts[3]
+                    if not allowed(api.rules, "list", resource, group):
+                        return self.status_done(403, "Forbidden", f"cannot list {resource}", body)
+                    return self.reply_done(200, as_list(api.lists[path]))
                 if path in lists and verb == "get":
                     group, resource, items = lists[path]
                     if not allowed(api.rules, "list", resource, group):
