@@ -96,13 +96,21 @@ void carry_samples(const HealthSnapshot& sampled, HealthSnapshot& after) {
 }
 
 // What NVLink to expect from the inventory: a PCIe part has no fabric; a node of one GPU (a GPU
-// passed alone into a VM) may sit in a partition without its NVSwitches.
-void nvlink_expectations(const std::vector<GpuInfo>& gpus, HealthPolicy& policy) {
+// passed alone into a VM) may sit in a partition without its NVSwitches; a GPU of a class
+// listed in <tables dir>/nvlink-expected.yaml has that class's links (core/rules/gpu_fabric.hpp).
+void nvlink_expectations(const std::vector<GpuInfo>& gpus, const std::string& tables_dir,
+                         HealthPolicy& policy, CheckResult& r) {
   policy.single_gpu_partition = gpus.size() == 1;
+  const std::string path = tables_dir + "/" + kNvLinkExpectedFile;
+  NvLinkClassTable classes;
+  if (std::filesystem::exists(path)) {
+    classes = load_nvlink_expectations(path);
+    r.attributes["nvlink_expectations"] = path;
+  }
   for (const auto& g : gpus) {
-    if (hardware_class_slug(g.name, g.memory_bytes >> 20).find("-pcie-") != std::string::npos) {
-      policy.no_nvlink_fabric.insert(g.index);
-    }
+    const std::string slug = hardware_class_slug(g.name, g.memory_bytes >> 20);
+    if (slug.find("-pcie-") != std::string::npos) policy.no_nvlink_fabric.insert(g.index);
+    if (auto it = classes.find(slug); it != classes.end()) policy.nvlink_by_gpu[g.index] = it->second;
   }
 }
 
@@ -185,7 +193,7 @@ class HealthCheck : public Check {
     CheckResult r;
     r.name = "health";
     HealthParams p = read_health_params(ctx.params);
-    nvlink_expectations(ctx.node_gpus, p.policy);
+    nvlink_expectations(ctx.node_gpus, severity_tables_dir(p.tables_dir), p.policy, r);
     const SeverityTable table = load_health_tables(p, r);
 
     NvmlSession nvml = NvmlSession::open();

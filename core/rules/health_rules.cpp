@@ -319,7 +319,12 @@ const std::vector<std::string>& health_finding_codes() {
                                               "nvlink.recovery_errors",
                                               "nvlink.errors",
                                               "nvlink.errors_grew"};
-  return codes;
+  static const std::vector<std::string> all = [] {
+    std::vector<std::string> v = codes;
+    v.insert(v.end(), gpu_fabric_finding_codes().begin(), gpu_fabric_finding_codes().end());
+    return v;
+  }();
+  return all;
 }
 
 Status status_of_findings(const std::vector<Finding>& findings) {
@@ -421,6 +426,8 @@ void collect_findings(const HealthSnapshot& now, const HealthSnapshot* before, c
     clock_rules(g, policy, sink);
     pcie_rules(g, sink);
     nvlink_rules(g, policy, sink);
+    const FabricPolicy fabric{policy.nvlink_by_gpu, policy.no_nvlink_fabric, policy.single_gpu_partition};
+    for (auto& f : gpu_fabric_findings(g, fabric, table)) ev.findings.push_back(std::move(f));
     if (before) {
       if (const GpuHealthReading* b = match(*before, g)) growth_rules(*b, g, sink);
     }
@@ -435,6 +442,7 @@ void collect_findings(const HealthSnapshot& now, const HealthSnapshot* before, c
     }
   }
   for (auto& f : xid_findings(now.xids, table)) ev.findings.push_back(std::move(f));
+  apply_recovery_actions(ev.findings, now, table);
 }
 
 // GPU `g`'s status from its findings; a core field not read makes it error unless it already

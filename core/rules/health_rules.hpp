@@ -2,12 +2,14 @@
 // The health rules: pure functions from NVML readings (HealthSnapshot) to findings and a
 // status. Severities, meanings and actions come from the SeverityTable (data), never from here;
 // these rules only decide which facts are findings. CPU-tested with JSON snapshot fixtures.
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "core/record/record.hpp"
+#include "core/rules/gpu_fabric.hpp"
 #include "core/rules/health_severity.hpp"
 #include "core/rules/health_snapshot.hpp"
 
@@ -26,6 +28,9 @@ struct HealthPolicy {
   bool single_gpu_partition = false;
   // GPU indices of PCIe parts (class form factor pcie): no NVLink fabric to expect.
   std::set<int> no_nvlink_fabric;
+  // GPU index → the NVLink its hardware class must have (baselines/nvlink-expected.yaml);
+  // judged by core/rules/gpu_fabric.hpp with the fabric registration and health mask.
+  std::map<int, NvLinkClassExpectation> nvlink_by_gpu;
   // Why the Xid watch was off or had a gap (its waits failed); nullopt: it watched throughout.
   // Off is `error`: a health check that could not watch for Xids did not read one of its core
   // fields. When the reason records NVML_ERROR_GPU_IS_LOST it is also a gpu.lost finding.

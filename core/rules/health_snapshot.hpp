@@ -18,6 +18,21 @@ struct NvLinkReading {
   std::optional<std::uint64_t> recovery_errors;  // NVML_NVLINK_ERROR_DL_RECOVERY
   std::optional<std::uint64_t> crc_flit_errors;  // NVML_NVLINK_ERROR_DL_CRC_FLIT
   std::optional<std::uint64_t> crc_data_errors;  // NVML_NVLINK_ERROR_DL_CRC_DATA
+  // NVML_FI_DEV_NVLINK_GET_VERSION (an nvmlNvlinkVersion_t: 6 = NVLink 4.0, 7 = 5.0) and
+  // NVML_FI_DEV_NVLINK_GET_SPEED (MBps) of this link; nullopt where NVML does not give them.
+  std::optional<int> version;
+  std::optional<std::uint64_t> speed_mbps;
+};
+
+// nvmlDeviceGetGpuFabricInfoV (nvmlGpuFabricInfo_v3_t): the GPU's registration with the NVLink
+// fabric (NVSwitch systems: Fabric Manager or the NVLink subnet manager).
+struct GpuFabricReading {
+  int state = 0;            // NVML_GPU_FABRIC_STATE_* (0 not supported .. 3 completed)
+  int status = 0;           // the probe's nvmlReturn_t; meaningful once state is completed
+  std::string status_text;  // NVML's name for `status` ("NVML_SUCCESS")
+  unsigned clique_id = 0;
+  std::string cluster_uuid;                  // the cluster UUID as 8-4-4-4-12 hex ("" when all zero)
+  std::optional<std::uint32_t> health_mask;  // NVML_GPU_FABRIC_HEALTH_MASK_* fields (v2 and later)
 };
 
 struct GpuHealthReading {
@@ -78,6 +93,15 @@ struct GpuHealthReading {
   std::optional<std::uint64_t> pcie_replay_counter;
 
   std::vector<NvLinkReading> nvlinks;  // links NVML answers for; empty on boards without NVLink
+
+  // The fabric registration; nullopt with `fabric_unread` saying why (an older driver without
+  // nvmlDeviceGetGpuFabricInfoV, a GPU without fabric support). Never a core field: not read
+  // is `info` (core/rules/gpu_fabric.hpp).
+  std::optional<GpuFabricReading> fabric;
+  std::string fabric_unread;
+  // NVML_FI_DEV_GET_GPU_RECOVERY_ACTION (nvmlDeviceGpuRecoveryAction_t): what the driver says
+  // this GPU needs (the action an Xid 154 announces); nullopt where NVML does not give it.
+  std::optional<int> recovery_action;
 
   std::vector<std::string> unread;  // "<reading>: <why>" for each reading NVML did not give
 };

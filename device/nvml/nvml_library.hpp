@@ -78,7 +78,9 @@ namespace gpuqual {
   X(nvmlEventSetCreate)                        \
   X(nvmlDeviceRegisterEvents)                  \
   X(nvmlEventSetWait_v2)                       \
-  X(nvmlEventSetFree)
+  X(nvmlEventSetFree)                          \
+  X(nvmlDeviceGetGpuFabricInfoV)               \
+  X(nvmlDeviceGetFieldValues)
 
 // Function pointers typed from nvml.h's own declarations. Some are deprecated in NVML 13 but
 // are the only spelling older drivers have, hence the pragma.

@@ -11,6 +11,7 @@
 #include <ctime>
 
 #include "device/nvml/nvml_error.hpp"
+#include "device/nvml/nvml_fabric.hpp"
 #include "device/nvml/nvml_library.hpp"
 
 namespace gpuqual {
@@ -309,6 +310,7 @@ HealthSnapshot NvmlHealthReader::read() const {
     read_memory_repair(api, d.handle, r);
     read_limits(api, d.handle, r);
     read_nvlinks(api, d.handle, g);
+    read_gpu_fabric(nvml_, d.handle, g);  // after the links: it reads each one's version and speed
     s.gpus.push_back(std::move(g));
   }
   // After the opened devices (sample() goes through them in this order): the run's GPUs NVML

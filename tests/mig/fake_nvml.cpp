@@ -11,6 +11,12 @@
 // "ecc_counters", "remapped_rows", "pcie_link", "clock_event_reasons", "register_events"; e.g.
 // {"uuid": "GPU_IS_LOST"}), and the topology's top-level `event_wait` the status every
 // nvmlEventSetWait_v2 answers; without it a wait times out after its timeout, as on a quiet GPU.
+// NVLink fabric (core/rules/gpu_fabric.hpp): a GPU's `fabric` is either the status
+// nvmlDeviceGetGpuFabricInfoV answers ("NOT_SUPPORTED", "FUNCTION_NOT_FOUND": an older driver)
+// or {state, status, clique_id, cluster_uuid (32 hex digits), health_mask}; its `nvlinks`
+// {count, down: [links], version (nvmlNvlinkVersion_t), slow: [links one version lower],
+// speed_mbps} answers nvmlDeviceGetNvLinkState and the per-link field values; its
+// `recovery_action` NVML_FI_DEV_GET_GPU_RECOVERY_ACTION. Without them: NOT_SUPPORTED.
 #include <nvml.h>
 
 #include <chrono>
@@ -62,6 +68,8 @@ nvmlReturn_t status_named(const std::string& name) {
   if (name == "NO_PERMISSION") return NVML_ERROR_NO_PERMISSION;
   if (name == "TIMEOUT") return NVML_ERROR_TIMEOUT;
   if (name == "UNINITIALIZED") return NVML_ERROR_UNINITIALIZED;
+  if (name == "FUNCTION_NOT_FOUND") return NVML_ERROR_FUNCTION_NOT_FOUND;
+  if (name == "SUCCESS") return NVML_SUCCESS;
   return NVML_ERROR_UNKNOWN;
 }
 
@@ -397,5 +405,82 @@ nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t, nvmlEventData_t*, unsigned int 
 }
 
 nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t) { return NVML_SUCCESS; }
+
+}  // extern "C"
+
+namespace {
+
+// The GPU's `nvlinks` object; null when it has none (a board without NVLink).
+const json* nvlinks_of(nvmlDevice_t device) {
+  Gpu* g = gpu_of(device);
+  if (!g || device->mig >= 0) return nullptr;
+  auto it = g->spec.find("nvlinks");
+  return it == g->spec.end() ? nullptr : &*it;
+}
+
+bool listed(const json& links, const char* key, unsigned link) {
+  for (const json& l : links.value(key, json::array())) {
+    if (l.get<unsigned>() == link) return true;
+  }
+  return false;
+}
+
+void answer_field(nvmlDevice_t device, nvmlFieldValue_t& v) {
+  v.nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
+  Gpu* g = gpu_of(device);
+  const json* links = nvlinks_of(device);
+  if (v.fieldId == NVML_FI_DEV_GET_GPU_RECOVERY_ACTION && g && g->spec.contains("recovery_action")) {
+    v.valueType = NVML_VALUE_TYPE_UNSIGNED_INT;
+    v.value.uiVal = g->spec.at("recovery_action").get<unsigned>();
+    v.nvmlReturn = NVML_SUCCESS;
+  }
+  if (!links || v.scopeId >= links->value("count", 0u)) return;
+  if (v.fieldId == NVML_FI_DEV_NVLINK_GET_VERSION && links->contains("version")) {
+    v.valueType = NVML_VALUE_TYPE_UNSIGNED_INT;
+    v.value.uiVal = links->at("version").get<unsigned>() - (listed(*links, "slow", v.scopeId) ? 1 : 0);
+    v.nvmlReturn = NVML_SUCCESS;
+  }
+  if (v.fieldId == NVML_FI_DEV_NVLINK_GET_SPEED && links->contains("speed_mbps")) {
+    v.valueType = NVML_VALUE_TYPE_UNSIGNED_INT;
+    v.value.uiVal = links->at("speed_mbps").get<unsigned>();
+    v.nvmlReturn = NVML_SUCCESS;
+  }
+}
+
+}  // namespace
+
+extern "C" {
+
+nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned int link, nvmlEnableState_t* active) {
+  const json* links = nvlinks_of(device);
+  if (!links) return NVML_ERROR_NOT_SUPPORTED;
+  if (link >= links->value("count", 0u)) return NVML_ERROR_INVALID_ARGUMENT;
+  *active = listed(*links, "down", link) ? NVML_FEATURE_DISABLED : NVML_FEATURE_ENABLED;
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int count, nvmlFieldValue_t* values) {
+  if (!gpu_of(device) || count < 0) return NVML_ERROR_INVALID_ARGUMENT;
+  for (int i = 0; i < count; ++i) answer_field(device, values[i]);
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device, nvmlGpuFabricInfoV_t* info) {
+  Gpu* g = gpu_of(device);
+  if (!g || device->mig >= 0) return NVML_ERROR_INVALID_ARGUMENT;
+  auto it = g->spec.find("fabric");
+  if (it == g->spec.end()) return NVML_ERROR_NOT_SUPPORTED;
+  if (it->is_string()) return status_named(it->get<std::string>());
+  if (info->version != nvmlGpuFabricInfo_v3) return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+  const json& f = *it;
+  info->state = f.value("state", 0u);
+  info->status = status_named(f.value("status", "SUCCESS"));
+  info->cliqueId = f.value("clique_id", 0u);
+  info->healthMask = f.value("health_mask", 0u);
+  const std::string hex = f.value("cluster_uuid", "");
+  for (std::size_t i = 0; i < NVML_GPU_FABRIC_UUID_LEN && 2 * i + 1 < hex.size(); ++i)
+    info->clusterUuid[i] = static_cast<unsigned char>(std::stoul(hex.substr(2 * i, 2), nullptr, 16));
+  return NVML_SUCCESS;
+}
 
 }  // extern "C"

@@ -33,7 +33,7 @@ HealthSnapshot with_links(int links, int active) {
   g.remap_pending = false;
   g.pcie_gen = 5;
   g.pcie_width = 16;
-  for (int l = 0; l < links; ++l) g.nvlinks.push_back(NvLinkReading{l, l < active, 0, 0, 0, 0});
+  for (int l = 0; l < links; ++l) g.nvlinks.push_back(NvLinkReading{l, l < active, 0, 0, 0, 0, {}, {}});
   s.gpus.push_back(g);
   return s;
 }
