@@ -10,6 +10,7 @@
 
 #include "core/base/plural.hpp"
 #include "core/fleet/plan_placement.hpp"
+#include "core/verdict/driver_upgrade.hpp"
 
 namespace gpuqual {
 
@@ -84,6 +85,7 @@ class Planner {
     work_.resize(nodes_.size());
     reasons_.resize(nodes_.size());
     state_.assign(nodes_.size(), NodeState::deferred);
+    hold_.resize(nodes_.size());
   }
 
   void index_pods() {
@@ -171,12 +173,19 @@ class Planner {
       cc.gpus += n.gpus;
       NodeState s = NodeState::deferred;  // "to plan" until judged below
       auto v = verdicts_.find(n.name);
+      // The GPU Operator's driver upgrade (driver_upgrade.hpp): a skipped node is the user's hold,
+      // out like an excluded one; a node it is upgrading waits for it, whatever its last verdict
+      // said of the old driver. A failed node stays failed: it is out either way.
+      const OperatorHoldReason hold = operator_hold(n.labels);
       if (policy_.exclude_nodes.count(n.name) != 0)
+        s = NodeState::excluded;
+      else if (hold.hold == OperatorHold::skipped)
         s = NodeState::excluded;
       else if (v != verdicts_.end() && v->second == Outcome::fail)
         s = NodeState::failed;
-      else if (v != verdicts_.end() && is_qualified(v->second))
+      else if (v != verdicts_.end() && is_qualified(v->second) && hold.hold == OperatorHold::none)
         s = NodeState::done;
+      if (s != NodeState::failed && policy_.exclude_nodes.count(n.name) == 0) hold_[i] = hold.reason;
       state_[i] = s;
       // Failed qualification: out of service until repaired, so no longer capacity.
       work_[i].capacity = n.ready && !n.unschedulable && s != NodeState::failed;
@@ -207,6 +216,10 @@ class Planner {
     for (std::size_t i = 0; i < nodes_.size(); ++i) {
       if (state_[i] != NodeState::deferred) {
         reasons_[i].clear();  // done, failed or excluded: no wave to wait for
+        continue;
+      }
+      if (!hold_[i].empty()) {  // the GPU Operator has it: nothing else to judge until it is done
+        reasons_[i] = {hold_[i]};
         continue;
       }
       const int cid = work_[i].class_id;
@@ -429,7 +442,7 @@ class Planner {
           break;
         case NodeState::excluded:
           ++excluded;
-          f.reasons = {"excluded by the policy (exclude_nodes)"};
+          f.reasons = {hold_[i].empty() ? "excluded by the policy (exclude_nodes)" : hold_[i]};
           break;
         case NodeState::deferred:
           ++deferred;
@@ -469,6 +482,7 @@ class Planner {
   std::vector<NodeWork> work_;
   std::vector<std::vector<std::string>> reasons_;
   std::vector<NodeState> state_;
+  std::vector<std::string> hold_;  // operator_hold's reason, when the GPU Operator has the node
   std::map<std::string, int> class_ids_;
   std::vector<const ClassPolicy*> limits_;
   std::unordered_map<std::size_t, int> wave_of_;

@@ -55,7 +55,8 @@ NodeOutcomes planner_verdicts(const Cluster& cluster, const Standings& standings
 // Why a due node that the first wave does not hold waits.
 std::string why_waiting(const NodeFate& f, int first_wave, bool cut, int at_once) {
   if (cut) return fmt::format("at most {} at once (--at-once): a later run", at_once);
-  if (f.state == NodeState::excluded) return "excluded by the policy (exclude_nodes)";
+  if (f.state == NodeState::excluded)  // the policy's exclude_nodes, or the Operator's skip label
+    return f.reasons.empty() ? "excluded by the policy (exclude_nodes)" : f.reasons.front();
   if (f.state == NodeState::planned && f.wave > first_wave)
     return "its class's max_nodes_out, floor or a PodDisruptionBudget leaves no room this run: a later run";
   std::string why;

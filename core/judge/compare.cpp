@@ -15,6 +15,7 @@
 #include "core/record/hardware_class.hpp"
 #include "core/record/record_lookup.hpp"
 #include "core/verdict/check_rows.hpp"
+#include "core/verdict/driver_upgrade.hpp"
 #include "core/verdict/expected_gpus.hpp"
 #include "core/verdict/inventory_findings.hpp"
 
@@ -348,6 +349,11 @@ Verdict compare_record(const RunRecord& r, const Baseline* b, const CompareOptio
   roll_up_gpus(r, b, v);
   decide(r, b, options, v, std::move(unjudged));
   v.summary = compare_summary(v, b != nullptr);
+  // A run during the GPU Operator's driver upgrade (its validation-required step,
+  // docs/gpu-operator-nvsentinel.md): the condition's message and the logs say which step the
+  // verdict was taken at.
+  if (const std::string step = driver_upgrade_state(r.node.k8s_labels); !step.empty())
+    v.summary += fmt::format(", GPU Operator driver upgrade: {}", step);
   return v;
 }
 

@@ -41,6 +41,8 @@ def pod_specs_of(obj):
         yield ml.name_of(obj), obj["spec"]["template"]["spec"]
     elif kind == "CronJob":
         yield ml.name_of(obj), obj["spec"]["jobTemplate"]["spec"]["template"]["spec"]
+    elif kind == "DaemonSet":
+        yield ml.name_of(obj), obj["spec"]["template"]["spec"]
     elif kind == "AnalysisTemplate":
         for label, spec in ml.job_specs(obj):
             yield label, spec["template"]["spec"]
@@ -282,6 +284,136 @@ class KubernetesSchemas(unittest.TestCase):
         self.assertIn('--max-age "{{workflow.parameters.max-age}}"', gate_step["script"]["source"])
 
 
+UPGRADE_STATE = "nvidia.com/gpu-driver-upgrade-state"
+
+
+class GpuOperatorUpgrade(unittest.TestCase):
+    """components/driver-upgrade-validation runs the canary where the GPU Operator's upgrade holds
+    a node in validation-required, Ready only on a pass; components/driver-upgrade-gate gives its
+    pods the Operator's validator label so that the Operator waits for them. Neither is in the base."""
+
+    def daemonsets(self, components):
+        objs = ml.kustomize_with_components(components)
+        for obj in objs:
+            if ml.is_custom_resource(obj):
+                continue
+            for v in (ml.MIN_K8S, ml.newest_k8s()):
+                with self.subTest(components=components, obj=ml.name_of(obj), k8s=v):
+                    self.assertIsNone(ml.validate(obj, v))
+        return [o for o in objs if o["kind"] == "DaemonSet"]
+
+    def test_validation_runs_only_at_validation_required(self):
+        need_kubectl(self)
+        self.assertNotIn("DaemonSet", {o["kind"] for o in ml.kustomize(ml.K8S)}, "opt-in only")
+        ds, = self.daemonsets(["driver-upgrade-validation"])
+        self.assertEqual(ds["metadata"]["namespace"], "gpuqual")
+        spec = ds["spec"]["template"]["spec"]
+        terms = spec["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
+        self.assertEqual(terms, [{"matchExpressions": [{"key": UPGRADE_STATE, "operator": "In",
+                                                        "values": ["validation-required"]}]}])
+        c, = spec["containers"]
+        script = c["command"][-1]
+        self.assertIn("gpuqual-k8s-run run --suite canary --baseline auto --timeout 8m", script)
+        self.assertLess(8 * 60, 600, "the Operator's validation timeout (validationTimeoutSeconds)")
+        self.assertIn("while :; do sleep 3600; done", script, "one run, then stay: no rerun on restart")
+        env = {e["name"]: e.get("value") for e in c["env"]}
+        self.assertEqual(env["GPUQUAL_STATUS_DIR"], "/run/gpuqual")
+        self.assertIn("/run/gpuqual/exit-code", c["readinessProbe"]["exec"]["command"][-1])
+        self.assertIn("= 0", c["readinessProbe"]["exec"]["command"][-1], "Ready = pass only")
+        self.assertNotIn("app", ds["spec"]["template"]["metadata"]["labels"], "without the gate it blocks nothing")
+
+    def test_gate_gives_the_operators_validator_label(self):
+        need_kubectl(self)
+        ds, = self.daemonsets(["driver-upgrade-validation", "driver-upgrade-gate"])
+        labels = ds["spec"]["template"]["metadata"]["labels"]
+        self.assertEqual(labels["app"], "nvidia-operator-validator")
+        # The selector is unchanged (immutable once applied) and still matches the pods.
+        self.assertEqual(ds["spec"]["selector"]["matchLabels"],
+                         {"app.kubernetes.io/name": "gpuqual", "app.kubernetes.io/component": "upgrade-validation"})
+        self.assertLessEqual(ds["spec"]["selector"]["matchLabels"].items(), labels.items())
+
+
+NVSENTINEL_VALUES = os.path.join(ml.CONTAINERS, "nvsentinel", "lifecycle-manager-values.yaml")
+
+
+def render_nvsentinel_template(text, ctx):
+    """What NVSentinel's Go text/template rendering gives for the constructs its chart's own
+    k8s-job template uses (field references, `index .Nodes 0`, `range` over lists, `quote`), with
+    the values in ctx: enough to validate the Job it creates."""
+    def ranges(m):
+        items, body = ctx[m.group(1)], m.group(2)
+        out = ""
+        for it in items:
+            b = body
+            if isinstance(it, dict):
+                b = re.sub(r"\{\{quote \.(\w+)\}\}", lambda f: json.dumps(str(it[f.group(1)])), b)
+                b = re.sub(r"\{\{\.(\w+)\}\}", lambda f: str(it[f.group(1)]), b)
+            else:
+                b = b.replace("{{quote .}}", json.dumps(str(it)))
+            out += b
+        return out
+    text = re.sub(r"\{\{- range \.(\w+)\}\}(.*?)\{\{- end\}\}", ranges, text, flags=re.S)
+    text = text.replace("{{(index .Nodes 0).NodeName}}", ctx["Nodes"][0]["NodeName"])
+    text = re.sub(r"\{\{\.(\w+)\}\}", lambda m: str(ctx[m.group(1)]), text)
+    assert "{{" not in text, text
+    return yaml.safe_load(text)
+
+
+class NvSentinelProvider(unittest.TestCase):
+    """containers/nvsentinel/lifecycle-manager-values.yaml: a k8s-job provider and test in the shape
+    of NVSentinel's lifecycle-manager chart, whose rendered Job is a valid, hardened gpuqual run
+    that maps gpuqual's exit codes onto the Job's Complete/Failed conditions."""
+
+    def setUp(self):
+        with open(NVSENTINEL_VALUES, encoding="utf-8") as f:
+            self.config = yaml.safe_load(f)["lifecycle-manager"]["config"]
+
+    def job(self):
+        test = self.config["tests"]["gpuqual-canary"]
+        provider = self.config["providers"][test["provider"]]
+        ctx = {"ValidationRequestName": "node-a-validation-1", "TestGroupName": "gpuqual-canary-group-1",
+               "Namespace": "nvsentinel", "TimeoutSeconds": provider["timeoutSeconds"],
+               "Nodes": [{"NodeName": "node-a"}], "Image": test["image"], "Command": test["command"],
+               "Env": [{"Name": e["name"], "Value": e["value"]} for e in test["env"]],  # Go field names
+               "Tolerations": [{"Key": "nvidia.com/gpu", "Value": "", "Operator": "Exists", "Effect": "NoSchedule"}]}
+        return render_nvsentinel_template(self.config["templates"][provider["templateFile"]], ctx)
+
+    def test_provider_and_test_shape(self):
+        provider = self.config["providers"]["gpuqual-job-provider"]
+        self.assertEqual({k: provider[k] for k in ("apiGroup", "version", "kind", "resource")},
+                         {"apiGroup": "batch", "version": "v1", "kind": "Job", "resource": "jobs"})
+        self.assertEqual(provider["successfulCondition"], {"type": "Complete", "status": "True"})
+        self.assertEqual(provider["failedCondition"], {"type": "Failed", "status": "True"})
+        self.assertIn(provider["templateFile"], self.config["templates"])
+        test = self.config["tests"]["gpuqual-canary"]
+        self.assertEqual(test["provider"], "gpuqual-job-provider")
+        self.assertEqual(test["command"][:2], ["gpuqual-k8s-run", "run"])
+        self.assertIn("gpuqual-canary", self.config["newNodeValidation"]["newNodeTests"])
+
+    def test_rendered_job_is_valid_and_maps_the_exit_codes(self):
+        job = self.job()
+        for v in (ml.MIN_K8S, ml.newest_k8s()):
+            with self.subTest(k8s=v):
+                self.assertIsNone(ml.validate(job, v))
+        spec = job["spec"]
+        test = self.config["tests"]["gpuqual-canary"]
+        timeout = test["command"][test["command"].index("--timeout") + 1]
+        self.assertLess(int(timeout.rstrip("m")) * 60, spec["activeDeadlineSeconds"])
+        self.assertEqual(spec["backoffLimit"], 0)
+        rules = spec["podFailurePolicy"]["rules"]
+        fail = next(r for r in rules if r["action"] == "FailJob")
+        # Every non-zero code of gpuqual's (docs/architecture.md) fails the Job: only a pass is Complete.
+        self.assertEqual(sorted(fail["onExitCodes"]["values"]), sorted(c for c in ml.exit_codes_from_source().values() if c))
+        self.assertEqual(fail["onExitCodes"]["containerName"], "test")
+        pod = spec["template"]["spec"]
+        self.assertEqual(pod["nodeName"], "node-a")
+        c, = pod["containers"]
+        env = {e["name"]: e for e in c["env"]}
+        self.assertEqual(env["NODE_NAME"]["valueFrom"]["fieldRef"]["fieldPath"], "spec.nodeName")
+        self.assertEqual(env["NVIDIA_VISIBLE_DEVICES"]["value"], "all")
+        self.assertEqual(c["command"], test["command"])
+
+
 class PodHardening(unittest.TestCase):
     """Every pod gpuqual ships runs as the image's non-root UID with a read-only root filesystem,
     no privilege escalation, no capabilities and the runtime's seccomp profile; GPU containers
@@ -298,7 +430,7 @@ class PodHardening(unittest.TestCase):
                     self.assertIs(psc.get("runAsNonRoot"), True)
                     self.assertEqual(psc.get("runAsUser"), IMAGE_UID)
                     self.assertEqual(psc.get("seccompProfile"), {"type": "RuntimeDefault"})
-                    if obj["kind"] != "MPIJob":
+                    if obj["kind"] not in ("MPIJob", "DaemonSet"):  # a DaemonSet's pods restart: Always
                         self.assertEqual(spec.get("restartPolicy"), "Never")
                     for c in spec.get("initContainers", []) + spec["containers"]:
                         sc = c.get("securityContext", {})

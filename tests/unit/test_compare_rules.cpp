@@ -193,6 +193,19 @@ TEST(Compare, OneSlowGpuFailsThatGpuOnly) {
             "-5.0%), 0 findings");
 }
 
+TEST(Compare, TheSummaryNamesTheGpuOperatorsUpgradeStep) {
+  const Baseline b = baseline_with({expect("gemm.bf16.tflops", 770, 0.05)});
+  RunRecord r = gemm_record(771, 769);
+  r.node.k8s_labels["nvidia.com/gpu-driver-upgrade-state"] = "validation-required";
+  const Verdict v = compare_record(r, &b, {});
+  EXPECT_EQ(
+      v.summary,
+      "gpuqual: PASS node-a h200-sxm-141gb: 2 of 2 metrics passed, 0 findings, GPU Operator driver upgrade: "
+      "validation-required");
+  r.node.k8s_labels.erase("nvidia.com/gpu-driver-upgrade-state");  // no label: the line says nothing of it
+  EXPECT_EQ(compare_record(r, &b, {}).summary.find("driver upgrade"), std::string::npos);
+}
+
 TEST(Compare, NoBaselineIsInconclusiveNeverPass) {
   const Verdict v = compare_record(gemm_record(771, 769), nullptr, {});
   EXPECT_EQ(v.outcome, Outcome::inconclusive);
