@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <set>
 #include <tuple>
 #include <unordered_map>
 
 #include "core/base/plural.hpp"
 #include "core/fleet/plan_placement.hpp"
+#include "core/fleet/plan_racks.hpp"
 #include "core/verdict/driver_upgrade.hpp"
 
 namespace gpuqual {
@@ -82,6 +84,11 @@ class Planner {
     }
     std::sort(nodes_.begin(), nodes_.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
     for (std::size_t i = 0; i < nodes_.size(); ++i) by_name_.emplace(nodes_[i].name, i);
+    rack_.resize(nodes_.size());
+    for (std::size_t i = 0; i < nodes_.size(); ++i) {
+      rack_[i] = rack_of(nodes_[i].labels, policy_.rack_label);
+      if (!rack_[i].empty()) racks_[rack_[i]].push_back(i);
+    }
     work_.resize(nodes_.size());
     reasons_.resize(nodes_.size());
     state_.assign(nodes_.size(), NodeState::deferred);
@@ -238,9 +245,54 @@ class Planner {
                         "the floor is {}",
                         cc.schedulable - cap_gpus(i), cc.schedulable, cc.hardware_class, cc.floor));
       }
-      for (std::string& why : pdb_overflows(i)) r.push_back(std::move(why));
+      for (std::string& why : pdb_overflows({i})) r.push_back(std::move(why));
       if (r.empty()) state_[i] = NodeState::planned;  // provisional: a wave is found below
     }
+    judge_racks();
+  }
+
+  // A rack goes whole, so its nodes never run two drivers for longer than one wave: when one of
+  // its nodes still to upgrade must wait, the rest wait with it; and its GPUs leave together, so
+  // the floor and every PDB must allow all of them at once. Its done, failed and excluded nodes
+  // are not in the wave.
+  void judge_racks() {
+    for (const auto& [rack, members] : racks_) {
+      std::vector<std::size_t> pending;
+      for (std::size_t i : members) {
+        if (state_[i] == NodeState::planned || state_[i] == NodeState::deferred) pending.push_back(i);
+      }
+      const std::vector<std::string> why = rack_wait_reasons(rack, pending);
+      for (std::size_t i : pending) {
+        if (state_[i] != NodeState::planned || why.empty()) continue;
+        state_[i] = NodeState::deferred;
+        reasons_[i].insert(reasons_[i].end(), why.begin(), why.end());
+      }
+    }
+  }
+
+  std::vector<std::string> rack_wait_reasons(const std::string& rack,
+                                             const std::vector<std::size_t>& pending) const {
+    for (std::size_t i : pending) {
+      if (state_[i] != NodeState::deferred) continue;
+      return {
+          fmt::format("rack {}: its node {} must wait ({}); a rack's nodes go in one wave, never on two "
+                      "drivers",
+                      rack, nodes_[i].name, reasons_[i].front())};
+    }
+    std::map<int, int> gpus;  // class → the rack's schedulable GPUs
+    for (std::size_t i : pending) gpus[work_[i].class_id] += cap_gpus(i);
+    std::vector<std::string> out;
+    for (const auto& [cid, g] : gpus) {
+      if (g <= budget(cid)) continue;
+      const ClassCapacity& cc = plan_.classes[static_cast<std::size_t>(cid)];
+      out.push_back(fmt::format(
+          "rack {} goes whole: its {} nodes take {} of {} schedulable {} GPUs at once, "
+          "{} would be left, the floor is {}",
+          rack, pending.size(), g, cc.schedulable, cc.hardware_class, cc.schedulable - g, cc.floor));
+    }
+    for (std::string& r : pdb_overflows(pending))
+      out.push_back(fmt::format("rack {} goes whole: {}", rack, r));
+    return out;
   }
 
   // The nodes that may be upgraded, least disruptive first: fewest evicted GPU pods, then fewest
@@ -270,7 +322,10 @@ class Planner {
     for (std::size_t i : members) {
       w.nodes.push_back(nodes_[i].name);
       wave_of_[i] = w.index;
+      if (!rack_[i].empty()) w.racks.push_back(rack_[i]);
     }
+    std::sort(w.racks.begin(), w.racks.end());
+    w.racks.erase(std::unique(w.racks.begin(), w.racks.end()), w.racks.end());
     for (std::size_t cid = 0; cid < plan_.classes.size(); ++cid) {
       if (out_nodes[cid] == 0) continue;
       const ClassCapacity& cc = plan_.classes[cid];
@@ -286,12 +341,65 @@ class Planner {
     return w;
   }
 
-  // Waves: the candidates, least disruptive first, taken in that order into each wave while
-  // the class's node and GPU limits and every PDB's budget allow. Then the wave's GPU pods are
-  // placed on the nodes that stay, and every evicted pod that found a node moves there in the
-  // model: when that node's wave comes, it is evicted again and takes its PDB's budget again.
+  // The candidates as units that go whole: a node alone, or every candidate of its rack, in the
+  // order the first of them comes.
+  std::vector<std::vector<std::size_t>> units_of(const std::vector<std::size_t>& todo) const {
+    std::vector<std::vector<std::size_t>> units;
+    std::map<std::string, std::size_t> unit_of_rack;
+    for (std::size_t i : todo) {
+      if (rack_[i].empty()) {
+        units.push_back({i});
+        continue;
+      }
+      auto [it, fresh] = unit_of_rack.emplace(rack_[i], units.size());
+      if (fresh) units.emplace_back();
+      units[it->second].push_back(i);
+    }
+    return units;
+  }
+
+  // What one wave has taken so far: per class its units (a rack counts as one against canary and
+  // max_nodes_out), nodes and schedulable GPUs out, and per PDB its evictions.
+  struct WaveLoad {
+    std::vector<int> units, nodes, gpus;
+    std::vector<std::size_t> touched;
+  };
+
+  bool unit_fits(const std::vector<std::size_t>& unit, const WaveLoad& load, const std::vector<int>& pdb_used,
+                 bool canary) const {
+    std::map<int, int> gpus;
+    for (std::size_t i : unit) gpus[work_[i].class_id] += cap_gpus(i);
+    for (const auto& [cid, g] : gpus) {
+      const int limit = canary ? limits_[cid]->canary : limits_[cid]->max_nodes_out;
+      if (load.units[cid] >= limit || load.gpus[cid] + g > budget(cid)) return false;
+    }
+    for (const auto& [d, count] : pdb_pods_of(unit)) {
+      if (pdb_used[d] + count > c_.pdbs[d].disruptions_allowed) return false;
+    }
+    return true;
+  }
+
+  void take(const std::vector<std::size_t>& unit, WaveLoad& load, std::vector<int>& pdb_used) {
+    std::set<int> classes;
+    for (std::size_t i : unit) {
+      const int cid = work_[i].class_id;
+      if (classes.insert(cid).second) ++load.units[cid];
+      ++load.nodes[cid];
+      load.gpus[cid] += cap_gpus(i);
+    }
+    for (const auto& [d, count] : pdb_pods_of(unit)) {
+      if (pdb_used[d] == 0) load.touched.push_back(d);
+      pdb_used[d] += count;
+    }
+  }
+
+  // Waves: the candidates, least disruptive first, taken in that order into each wave (a rack
+  // whole) while the class's node and GPU limits and every PDB's budget allow. Then the wave's
+  // GPU pods are placed on the nodes that stay, and every evicted pod that found a node moves
+  // there in the model: when that node's wave comes, it is evicted again and takes its PDB's
+  // budget again.
   void build_waves() {
-    std::vector<std::size_t> todo = candidates_least_disruptive_first();
+    std::vector<std::vector<std::size_t>> todo = units_of(candidates_least_disruptive_first());
     PlacementIndex index(nodes_);
     for (std::size_t i = 0; i < nodes_.size(); ++i) {
       // Nodes with a verdict that passed are upgraded already: evicted pods go there first.
@@ -302,44 +410,38 @@ class Planner {
     const std::size_t nclasses = plan_.classes.size();
     bool canary = true;
     while (!todo.empty()) {
-      std::vector<int> out_nodes(nclasses, 0), out_gpus(nclasses, 0);
-      std::vector<std::size_t> touched, members, later;
-      for (std::size_t i : todo) {
-        if (auto why = pdb_overflows(i); !why.empty()) {  // pods moved here by earlier waves
-          state_[i] = NodeState::deferred;
-          for (std::string& r : why) reasons_[i].push_back(r + " (moved here by earlier waves)");
+      WaveLoad load{
+          std::vector<int>(nclasses, 0), std::vector<int>(nclasses, 0), std::vector<int>(nclasses, 0), {}};
+      std::vector<std::size_t> members;
+      std::vector<std::vector<std::size_t>> later;
+      for (const auto& unit : todo) {
+        if (auto why = pdb_overflows(unit); !why.empty()) {  // pods moved here by earlier waves
+          for (std::size_t i : unit) {
+            state_[i] = NodeState::deferred;
+            for (const std::string& r : why) reasons_[i].push_back(r + " (moved here by earlier waves)");
+          }
           continue;
         }
-        const int cid = work_[i].class_id;
-        const int limit = canary ? limits_[cid]->canary : limits_[cid]->max_nodes_out;
-        bool fits = out_nodes[cid] < limit && out_gpus[cid] + cap_gpus(i) <= budget(cid);
-        for (std::size_t k = 0; fits && k < work_[i].pdb_pods.size(); ++k) {
-          const auto [d, count] = work_[i].pdb_pods[k];
-          fits = pdb_used[d] + count <= c_.pdbs[d].disruptions_allowed;
-        }
-        if (!fits) {
-          later.push_back(i);
+        if (!unit_fits(unit, load, pdb_used, canary)) {
+          later.push_back(unit);
           continue;
         }
-        ++out_nodes[cid];
-        out_gpus[cid] += cap_gpus(i);
-        for (auto [d, count] : work_[i].pdb_pods) {
-          if (pdb_used[d] == 0) touched.push_back(d);
-          pdb_used[d] += count;
-        }
-        members.push_back(i);
+        take(unit, load, pdb_used);
+        members.insert(members.end(), unit.begin(), unit.end());
       }
       if (members.empty()) {  // cannot happen: a candidate fits an empty wave by construction
-        for (std::size_t i : later) {
-          state_[i] = NodeState::deferred;
-          reasons_[i].push_back("fits in no wave");
+        for (const auto& unit : later) {
+          for (std::size_t i : unit) {
+            state_[i] = NodeState::deferred;
+            reasons_[i].push_back("fits in no wave");
+          }
         }
         break;
       }
       std::vector<std::string> ranked;  // the order they were taken in: least disruptive first
       for (std::size_t i : members) ranked.push_back(nodes_[i].name);
       std::sort(members.begin(), members.end());  // by name
-      Wave w = make_wave(members, out_nodes, out_gpus, touched, pdb_used, canary);
+      Wave w = make_wave(members, load.nodes, load.gpus, load.touched, pdb_used, canary);
       w.by_rank = std::move(ranked);
       drain(w, members, index);
       plan_.waves.push_back(std::move(w));
@@ -348,14 +450,31 @@ class Planner {
     }
   }
 
-  // Every PDB this node has more of its pods under than it allows, as reasons.
-  std::vector<std::string> pdb_overflows(std::size_t i) const {
+  // PDB index → the unit's pods under it, in the order its nodes first use each.
+  std::vector<std::pair<std::size_t, int>> pdb_pods_of(const std::vector<std::size_t>& unit) const {
+    std::vector<std::pair<std::size_t, int>> out;
+    for (std::size_t i : unit) {
+      for (const auto& pair : work_[i].pdb_pods) {
+        const std::size_t d = pair.first;
+        auto e = std::find_if(out.begin(), out.end(), [d](auto& x) { return x.first == d; });
+        if (e == out.end())
+          out.emplace_back(d, pair.second);
+        else
+          e->second += pair.second;
+      }
+    }
+    return out;
+  }
+
+  // Every PDB these nodes (one, or a rack's) have more of their pods under than it allows, as reasons.
+  std::vector<std::string> pdb_overflows(const std::vector<std::size_t>& unit) const {
     std::vector<std::string> out;
-    for (auto [d, count] : work_[i].pdb_pods) {
+    for (auto [d, count] : pdb_pods_of(unit)) {
       const ClusterPdb& pdb = c_.pdbs[d];
       if (count > pdb.disruptions_allowed) {
-        out.push_back(fmt::format("PDB {} allows {}; the node has {} of its pods", pdb.key(),
-                                  plural(pdb.disruptions_allowed, "disruption"), count));
+        out.push_back(fmt::format("PDB {} allows {}; {} {} of its pods", pdb.key(),
+                                  plural(pdb.disruptions_allowed, "disruption"),
+                                  unit.size() == 1 ? "the node has" : "the rack's nodes have", count));
       }
     }
     return out;
@@ -425,6 +544,7 @@ class Planner {
       f.node = nodes_[i].name;
       f.hardware_class = nodes_[i].hardware_class;
       f.gpus = nodes_[i].gpus;
+      f.rack = rack_[i];
       f.state = state_[i];
       f.reasons = reasons_[i];
       switch (f.state) {
@@ -480,6 +600,8 @@ class Planner {
   std::unordered_map<std::string, std::vector<std::size_t>> pdbs_in_ns_;
   std::vector<std::vector<std::size_t>> pod_pdbs_;
   std::vector<NodeWork> work_;
+  std::vector<std::string> rack_;                          // per node; "" in no rack
+  std::map<std::string, std::vector<std::size_t>> racks_;  // rack → its nodes, by name
   std::vector<std::vector<std::string>> reasons_;
   std::vector<NodeState> state_;
   std::vector<std::string> hold_;  // operator_hold's reason, when the GPU Operator has the node

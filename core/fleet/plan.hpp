@@ -16,6 +16,10 @@
 // nothing would recreate it), an unfinished training pod without a checkpoint (or any, with
 // before_drain: done), GPUs whose absence alone would break the floor, a class the policy does
 // not name. A floor above what the class has cannot be met at all.
+//
+// A rack (the nodes of one multi-node NVLink domain, core/fleet/plan_racks.hpp) is one unit: its
+// nodes go in one wave or all wait, it counts as one against canary and max_nodes_out, and its
+// GPUs and pods count together against the floor and the PDBs.
 #include <string>
 #include <vector>
 
@@ -53,6 +57,7 @@ struct Wave {
   bool canary = false;
   std::vector<std::string> nodes;
   std::vector<std::string> by_rank;  // the same nodes, least disruptive first (re-validation takes a prefix)
+  std::vector<std::string> racks;    // the racks it takes whole (core/fleet/plan_racks.hpp), sorted
   std::vector<WaveClass> classes;
   std::vector<PlannedEviction> evictions;
   std::vector<PdbUse> pdbs;
@@ -68,7 +73,8 @@ struct NodeFate {
   std::string hardware_class;
   int gpus = 0;
   NodeState state = NodeState::deferred;
-  int wave = -1;  // planned: its wave
+  int wave = -1;     // planned: its wave
+  std::string rack;  // "" in no rack
   std::vector<std::string> reasons;
 };
 

@@ -27,10 +27,12 @@ nlohmann::json wave_json(const Wave& w) {
   nlohmann::json pdbs = nlohmann::json::array();
   for (const PdbUse& p : w.pdbs)
     pdbs.push_back({{"pdb", p.pdb}, {"evictions", p.evictions}, {"allowed", p.allowed}});
-  return {{"wave", w.index},        {"canary", w.canary},
-          {"nodes", w.nodes},       {"classes", classes},
-          {"evictions", evictions}, {"pdbs", pdbs},
-          {"fits", w.fits()},       {"unplaced_gpu_pods", w.unplaced_gpu_pods}};
+  nlohmann::json out = {{"wave", w.index},        {"canary", w.canary},
+                        {"nodes", w.nodes},       {"classes", classes},
+                        {"evictions", evictions}, {"pdbs", pdbs},
+                        {"fits", w.fits()},       {"unplaced_gpu_pods", w.unplaced_gpu_pods}};
+  if (!w.racks.empty()) out["racks"] = w.racks;  // a cluster without racks reads as before
+  return out;
 }
 
 }  // namespace
@@ -61,6 +63,7 @@ nlohmann::json plan_to_json(const Plan& plan) {
                      {"state", std::string(to_string(f.state))},
                      {"wave", f.wave < 0 ? nlohmann::json(nullptr) : nlohmann::json(f.wave)},
                      {"reasons", f.reasons}});
+    if (!f.rack.empty()) nodes.back()["rack"] = f.rack;
   }
   nlohmann::json out = {{"schema", kPlanResultSchema},    {"exit_code", plan.exit_code},
                         {"summary", plan.summary},        {"classes", classes},

@@ -91,6 +91,7 @@ PlanPolicy policy_from_json(const nlohmann::json& root, const std::string& file)
   if (o.has("exclude_nodes")) {
     for (const std::string& n : o.string_array("exclude_nodes")) p.exclude_nodes.insert(n);
   }
+  if (o.has("rack_label")) p.rack_label = o.nonempty_str("rack_label");
   o.finish();
   p.origin = file;
   return p;

@@ -10,6 +10,7 @@
 //     l40s-pcie-48gb: {min_schedulable_gpus: "75%", max_nodes_out: 4}
 //   training: {owner_kinds: [Job, MPIJob], labels: {team: research}, before_drain: checkpoint}
 //   exclude_nodes: [gpu-node-13]
+//   rack_label: nvidia.com/gpu.clique     # the default: racks go whole (core/fleet/plan_racks.hpp)
 #include <map>
 #include <optional>
 #include <set>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "core/fleet/plan_cluster.hpp"
+#include "core/fleet/plan_racks.hpp"
 
 namespace gpuqual {
 
@@ -53,6 +55,9 @@ struct PlanPolicy {
   std::map<std::string, ClassPolicy> classes;  // slug → policy
   TrainingPolicy training;
   std::set<std::string> exclude_nodes;
+  // The node label that names a node's rack (a multi-node NVLink domain): the nodes of one rack
+  // go in one wave or wait together, and the floor counts their GPUs as lost together.
+  std::string rack_label = kCliqueLabel;
   std::string origin;
 };
 

@@ -51,7 +51,9 @@ struct Product {
 
 // Adding a product is one row: its NVML name as seen in nvidia-smi -L, the slug, and its
 // marketed memory sizes (docs/hardware-class.md lists the names and memory sizes).
-constexpr std::array<Product, 8> kProducts = {{
+// B300 and GB300 are Blackwell Ultra: the HGX module reports "NVIDIA B300 SXM6 AC" (275040 MiB,
+// sold as 288 GB), the Grace superchip "NVIDIA GB300" (284208 MiB; 279 GB usable per GPU).
+constexpr std::array<Product, 10> kProducts = {{
     {{"h200"}, "h200", FormFactor::sxm, false, {141}},
     {{"h100"}, "h100", FormFactor::sxm, false, {80, 94, 96}},
     {{"a100"}, "a100", FormFactor::none, true, {40, 80}},
@@ -59,6 +61,8 @@ constexpr std::array<Product, 8> kProducts = {{
     {{"l4"}, "l4", FormFactor::pcie, false, {24}},
     {{"b200"}, "b200", FormFactor::sxm, false, {180}},
     {{"gb200"}, "gb200", FormFactor::none, false, {186}},
+    {{"b300"}, "b300", FormFactor::sxm, false, {288}},
+    {{"gb300"}, "gb300", FormFactor::none, false, {279}},
     {{"rtx", "6000", "ada"}, "rtx-6000-ada", FormFactor::pcie, false, {48}},
 }};
 

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "core/base/dotted_version.hpp"
+#include "core/rules/stack_fabric_rules.hpp"
 
 namespace gpuqual {
 namespace {
@@ -46,6 +47,17 @@ constexpr StackFindingCode kCodes[] = {
      "install the nvidia-fabricmanager of the driver's exact version and restart nvidia-fabricmanager"},
     {"stack.fabric_manager_missing", Severity::fail,
      "install nvidia-fabricmanager-<branch> of the driver's version and enable the service"},
+    {"stack.nvlsm_missing", Severity::fail,
+     "install nvlsm from NVIDIA's CUDA repository beside nvidia-fabricmanager and restart "
+     "nvidia-fabricmanager"},
+    {"stack.imex_version_mismatch", Severity::fail,
+     "install the nvidia-imex of the loaded driver's exact version and restart nvidia-imex"},
+    {"stack.imex_channels_missing", Severity::warn,
+     "create the IMEX channel: load nvidia with NVreg_CreateImexChannel0=1, or mknod "
+     "/dev/nvidia-caps-imex-channels/channel0 with the major of nvidia-caps-imex-channels in /proc/devices"},
+    {"stack.imex_dra_conflict", Severity::fail,
+     "let the DRA driver run IMEX: `systemctl disable --now nvidia-imex.service && systemctl mask "
+     "nvidia-imex.service` (or run the DRA driver in its host-managed IMEX mode)"},
     {"stack.kernel_module_missing", Severity::fail,
      "build or install the NVIDIA module for that kernel (`dkms autoinstall -k <kernel>` or the "
      "linux-modules-nvidia package) before booting it"},
@@ -257,11 +269,17 @@ void daemon_reload_rules(const HostStack& h, Findings& f) {
 }
 
 void fabric_manager_rules(const HostStack& h, Findings& f) {
-  if (!h.pci_read || h.pci_nvswitches == 0 || !h.packages_read) return;
+  // An HGX B200/B300 baseboard is an NVSwitch system even where its NVSwitches do not show on
+  // the host's PCI bus (core/rules/stack_fabric_rules.hpp).
+  if (!h.pci_read || (h.pci_nvswitches == 0 && !hgx_blackwell(h)) || !h.packages_read) return;
   if (h.fabric_manager_packages.empty()) {
     f.add("stack.fabric_manager_missing",
-          fmt::format("{} NVSwitch device(s) on the PCI bus but no nvidia-fabricmanager package is installed",
-                      h.pci_nvswitches));
+          h.pci_nvswitches > 0
+              ? fmt::format(
+                    "{} NVSwitch device(s) on the PCI bus but no nvidia-fabricmanager package is installed",
+                    h.pci_nvswitches)
+              : std::string(
+                    "HGX B200/B300 GPUs on the PCI bus but no nvidia-fabricmanager package is installed"));
     return;
   }
   if (!h.loaded_driver) return;
@@ -401,6 +419,7 @@ std::vector<Finding> stack_findings(const HostStack& h, const StackRuleOptions& 
   runtime_rules(h, options, f);
   daemon_reload_rules(h, f);
   fabric_manager_rules(h, f);
+  nvlink_fabric_rules(h, [&f](std::string_view code, std::string detail) { f.add(code, std::move(detail)); });
   kernel_rules(h, f);
   driver_rules(h, f);
   if (!h.packages_note.empty()) f.add("stack.packages_unread", h.packages_note);

@@ -109,6 +109,9 @@ struct HostStack {
   // Packages: driver, Fabric Manager, toolkit, DCGM. `packages_read` false: no database could
   // be read (packages_note says why); a database that cannot be read is said in packages_note.
   std::vector<StackPackage> driver_packages, fabric_manager_packages, toolkit_packages, dcgm_packages;
+  // NVLink Subnet Manager (`nvlsm`: its own version scheme, kept whole) and the IMEX daemon
+  // (`nvidia-imex[-<branch>]`: the driver's version) (core/rules/stack_fabric_rules.hpp).
+  std::vector<StackPackage> nvlsm_packages, imex_packages;
   bool packages_read = false;
   std::string packages_note;
 
@@ -116,7 +119,18 @@ struct HostStack {
   int pci_gpus = 0;                           // NVIDIA display/3D controllers on the bus
   int pci_gpus_passthrough = 0;               // of them, bound to vfio-pci (passed to a VM)
   int pci_nvswitches = 0;                     // NVIDIA bridges (class 0x0680): NVSwitch
-  bool pci_read = false;                      // sysfs could be listed
+  std::vector<unsigned> pci_gpu_device_ids;   // the GPUs' PCI device ids (sysfs `device`), bus order
+
+  // The IMEX daemon's systemd unit nvidia-imex.service: installed (a unit file), enabled (a link in
+  // a .wants folder of /etc/systemd/system) and masked (/etc/systemd/system/nvidia-imex.service
+  // links to /dev/null).
+  bool imex_unit = false, imex_enabled = false, imex_masked = false;
+  // /dev/nvidia-caps-imex-channels: nullopt when the folder is absent, else its channel<N> names.
+  std::optional<std::vector<std::string>> imex_channels;
+  // The NVIDIA DRA driver's ComputeDomain kubelet plugin has its folder on this node
+  // (/var/lib/kubelet/plugins/compute-domain.nvidia.com): ComputeDomains run IMEX daemons in pods.
+  bool dra_compute_domains = false;
+  bool pci_read = false;  // sysfs could be listed
 
   std::vector<StackUnread> unread;
 };

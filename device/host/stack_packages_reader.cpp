@@ -29,6 +29,10 @@ void classify(HostStack& h, const std::string& name, const std::string& version)
   static const std::regex fm(R"(^(nvidia-fabric-?manager(-\d+)?)$)");
   static const std::regex toolkit(R"(^nvidia-container-toolkit(-base)?$)");
   static const std::regex dcgm(R"(^datacenter-gpu-manager.*$)");
+  // NVLink Subnet Manager and the IMEX daemon, as NVIDIA's CUDA repositories name them
+  // (docs/stack-check.md, "NVLink fabric: NVLSM and IMEX").
+  static const std::regex nvlsm(R"(^nvlsm$)");
+  static const std::regex imex(R"(^nvidia-imex(-\d+)?$)");
   const std::string upstream = upstream_driver_version(version);
   if (std::regex_match(name, driver) && !upstream.empty()) {
     h.driver_packages.push_back(StackPackage{name, upstream});
@@ -36,6 +40,10 @@ void classify(HostStack& h, const std::string& name, const std::string& version)
     h.fabric_manager_packages.push_back(StackPackage{name, upstream});
   } else if (std::regex_match(name, toolkit)) {
     h.toolkit_packages.push_back(StackPackage{name, version});
+  } else if (std::regex_match(name, nvlsm)) {
+    h.nvlsm_packages.push_back(StackPackage{name, version});
+  } else if (std::regex_match(name, imex) && !upstream.empty()) {
+    h.imex_packages.push_back(StackPackage{name, upstream});
   } else if (std::regex_match(name, dcgm)) {
     h.dcgm_packages.push_back(StackPackage{name, version});
   }

@@ -290,6 +290,32 @@ void read_dev_char(HostTree& tree, HostStack& h) {
   }
 }
 
+// The IMEX daemon's unit, its channels and the DRA driver's ComputeDomain plugin. The unit is
+// nvidia-imex.service (IMEX guide, "Getting Started with IMEX":
+// https://docs.nvidia.com/multi-node-nvlink-systems/imex-guide/gettingstarted.html); systemctl
+// enables a unit by a link in <target>.wants and masks it by a link to /dev/null (systemctl(1)).
+void read_imex(HostTree& tree, HostStack& h) {
+  constexpr const char* kUnit = "nvidia-imex.service";
+  for (const char* dir : {"/lib/systemd/system", "/usr/lib/systemd/system", "/etc/systemd/system"}) {
+    h.imex_unit = h.imex_unit || tree.exists(std::string(dir) + "/" + kUnit);
+  }
+  h.imex_masked = tree.link_target(std::string("/etc/systemd/system/") + kUnit) == "/dev/null";
+  for (const auto& wants : tree.list("/etc/systemd/system")) {
+    if (!wants.ends_with(".wants")) continue;
+    const std::string link = "/etc/systemd/system/" + wants + "/" + kUnit;
+    h.imex_enabled = h.imex_enabled || !tree.link_target(link).empty() || tree.exists(link);
+  }
+  constexpr const char* kChannels = "/dev/nvidia-caps-imex-channels";
+  if (tree.is_dir(kChannels)) {
+    std::vector<std::string> channels;
+    for (const auto& name : tree.list(kChannels)) {
+      if (name.starts_with("channel")) channels.push_back(name);
+    }
+    h.imex_channels = std::move(channels);
+  }
+  h.dra_compute_domains = tree.is_dir("/var/lib/kubelet/plugins/compute-domain.nvidia.com");
+}
+
 std::optional<unsigned> hex_file(HostTree& tree, const std::string& p) {
   std::string text;
   if (tree.read(p, text, 4096) != HostTree::Read::ok) return std::nullopt;
@@ -312,6 +338,7 @@ void read_pci(HostTree& tree, HostStack& h) {
     if (!cls) continue;
     if (is_gpu_pci_class(*cls)) {
       ++h.pci_gpus;
+      if (auto id = hex_file(tree, d + "/device")) h.pci_gpu_device_ids.push_back(*id);
       const std::string driver = tree.link_target(d + "/driver");
       if (fs::path(driver).filename() == "vfio-pci") ++h.pci_gpus_passthrough;
     }
@@ -341,6 +368,7 @@ HostStack read_host_stack(const std::string& root, const StackReadOptions& optio
   read_stack_packages(tree, h, options);
   read_dev_char(tree, h);
   read_pci(tree, h);
+  read_imex(tree, h);
   h.unread = std::move(tree.unread);
   return h;
 }

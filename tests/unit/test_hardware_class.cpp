@@ -22,7 +22,7 @@ struct NamedGpu {
 
 // Names and MiB totals as seen on real machines (nvidia-smi and NVML
 // strings quoted in public logs and issues: docs/hardware-class.md).
-constexpr std::array<NamedGpu, 16> kRealGpus = {{
+constexpr std::array<NamedGpu, 18> kRealGpus = {{
     {"NVIDIA H200", 143771, "h200-sxm-141gb", "NVIDIA-H200"},
     {"NVIDIA H200 NVL", 143771, "h200-nvl-141gb", "NVIDIA-H200-NVL"},
     {"NVIDIA H100 80GB HBM3", 81559, "h100-sxm-80gb", "NVIDIA-H100-80GB-HBM3"},
@@ -37,6 +37,10 @@ constexpr std::array<NamedGpu, 16> kRealGpus = {{
     {"NVIDIA L4", 23034, "l4-pcie-24gb", "NVIDIA-L4"},
     {"NVIDIA B200", 183359, "b200-sxm-180gb", "NVIDIA-B200"},
     {"NVIDIA GB200", 189471, "gb200-186gb", "NVIDIA-GB200"},
+    // Blackwell Ultra: the HGX module's name carries "SXM6" and a trailing "AC"; 275040 MiB
+    // (268.6 GiB) is nearest the 288 GB it is sold as. GB300 (Grace superchip): 284208 MiB.
+    {"NVIDIA B300 SXM6 AC", 275040, "b300-sxm-288gb", "NVIDIA-B300-SXM6-AC"},
+    {"NVIDIA GB300", 284208, "gb300-279gb", "NVIDIA-GB300"},
     {"NVIDIA RTX 6000 Ada Generation", 49140, "rtx-6000-ada-pcie-48gb", "NVIDIA-RTX-6000-Ada-Generation"},
     // Driver 450 (GPU Operator MIG docs, 2020): no "NVIDIA " prefix, 40537 MiB.
     {"A100-SXM4-40GB", 40537, "a100-sxm-40gb", "A100-SXM4-40GB"},
@@ -80,6 +84,25 @@ TEST(HardwareClass, CudaTotalGlobalMemGivesTheSameClassAsNvml) {
   // CUDA's totalGlobalMem is a few hundred MiB under NVML's total: deviceQuery on an
   // A100-SXM4-80GB prints 81251 MBytes where nvidia-smi prints 81920 MiB.
   EXPECT_EQ(hardware_class_slug("NVIDIA A100-SXM4-80GB", 81251), "a100-sxm-80gb");
+}
+
+TEST(HardwareClass, BlackwellUltraIsItsOwnClassNotBlackwells) {
+  // "b300" and "gb300" are whole tokens: neither matches the B200/GB200 rows, nor each other.
+  EXPECT_EQ(hardware_class_slug("NVIDIA B300 SXM6 AC", 275040), "b300-sxm-288gb");
+  EXPECT_EQ(hardware_class_slug("NVIDIA B300", 275040), "b300-sxm-288gb");  // SXM is the module's form
+  EXPECT_EQ(hardware_class_slug("NVIDIA GB300", 284208), "gb300-279gb");
+  EXPECT_EQ(hardware_class_slug("NVIDIA GB300", 189471), "gb300-186gb");  // not a size it is sold in
+  EXPECT_EQ(hardware_class_slug("NVIDIA B300A", 275040), "unknown");      // no prefix matching
+  const HardwareClass hw = derive_hardware_class(node_of(8, "NVIDIA B300 SXM6 AC", 275040));
+  EXPECT_EQ(hw.slug, "b300-sxm-288gb");
+  EXPECT_EQ(hw.product, "NVIDIA-B300-SXM6-AC");
+  EXPECT_EQ(hw.gpu_count, 8);
+  // A GB300 compute tray has 4 GPUs; its GFD labels give the same class as NVML.
+  const HardwareClass tray = hardware_class_from_gfd_labels({{"nvidia.com/gpu.product", "NVIDIA-GB300"},
+                                                             {"nvidia.com/gpu.memory", "284208"},
+                                                             {"nvidia.com/gpu.count", "4"}});
+  EXPECT_EQ(tray.slug, "gb300-279gb");
+  EXPECT_EQ(tray.gpu_count, 4);
 }
 
 TEST(HardwareClass, UnknownProducts) {

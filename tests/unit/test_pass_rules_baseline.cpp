@@ -6,6 +6,7 @@
 // false` never passes; baseline build leaves a partial record out and never weakens for one.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -104,13 +105,25 @@ TEST(PassRulesFloors, EveryFloorTakesTheCountFromTheNodeAndRequiresTheCoreChecks
     ++files;
     EXPECT_TRUE(b.gpu_count_from_node) << e.path();
     EXPECT_FALSE(b.gpu_count) << e.path();
+    // GB200/GB300 reach the host over NVLink-C2C: their floors name no PCIe metric and mark the
+    // pcie check optional (docs/baselines.md); every other floor requires it on every GPU.
+    const bool c2c = b.hardware_class.starts_with("gb200-") || b.hardware_class.starts_with("gb300-");
+    if (c2c) {
+      EXPECT_TRUE(std::none_of(b.metrics.begin(), b.metrics.end(), [](const auto& m) {
+        return m.name.starts_with("pcie.");
+      })) << e.path();
+    }
     for (const char* check : {"health", "gemm", "hbm", "pcie"}) {
       ASSERT_TRUE(b.checks.count(check)) << e.path() << " " << check;
+      if (c2c && std::string_view(check) == "pcie") {
+        EXPECT_TRUE(b.checks.at(check).optional) << e.path();
+        continue;
+      }
       EXPECT_TRUE(b.checks.at(check).required) << e.path() << " " << check;
       EXPECT_TRUE(b.checks.at(check).every_gpu) << e.path() << " " << check;
     }
   }
-  EXPECT_EQ(files, 8 + 15);  // 8 whole-GPU classes and 15 derived MIG profiles (docs/mig.md)
+  EXPECT_EQ(files, 11 + 15);  // 11 whole-GPU classes and 15 derived MIG profiles (docs/mig.md)
 }
 
 TEST(PassRulesFloors, AWholeHealthyNodePasses) {

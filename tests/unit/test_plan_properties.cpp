@@ -50,6 +50,14 @@ bool unfinished_training_without_checkpoint(const ClusterPod& p) {
   return it == p.annotations.end() || it->second != "true";
 }
 
+// The rack of a node, recomputed here: the cluster UUID of its GFD clique label
+// (`<clusterUUID>.<cliqueId>`), "" for none.
+std::string rack_label_of(const ClusterNode& n) {
+  auto it = n.labels.find("nvidia.com/gpu.clique");
+  if (it == n.labels.end()) return "";
+  return it->second.substr(0, it->second.rfind('.'));
+}
+
 struct Expect {
   std::map<std::string, int> schedulable;  // per class, failed nodes out
   std::map<std::string, int> floor;
@@ -107,10 +115,14 @@ void check_guarantees(const Cluster& c, const PlanPolicy& policy, const NodeOutc
   for (const auto& w : plan.waves) {
     std::set<std::string> in_wave(w.nodes.begin(), w.nodes.end());
     // No class below its floor; no more nodes out than allowed (the canary's size in wave 0).
+    // A rack counts as one against the limits: count units, a node alone or a rack.
     std::map<std::string, int> out_gpus, out_nodes;
+    std::set<std::pair<std::string, std::string>> units;  // (class, rack or node)
     for (const auto& name : w.nodes) {
       const ClusterNode& n = *nodes.at(name);
-      ++out_nodes[n.hardware_class];
+      const std::string rack = rack_label_of(n);
+      if (units.emplace(n.hardware_class, rack.empty() ? "node:" + name : "rack:" + rack).second)
+        ++out_nodes[n.hardware_class];
       auto v = verdicts.find(name);
       ASSERT_TRUE(v == verdicts.end() || v->second == Outcome::inconclusive)
           << name << " has a verdict but is in a wave";
@@ -232,6 +244,65 @@ TEST_P(PlanProperties, SameInputSamePlanInAnyOrder) {
   std::shuffle(c.pods.begin(), c.pods.end(), rng);
   std::shuffle(c.pdbs.begin(), c.pdbs.end(), rng);
   EXPECT_EQ(plan_to_json(make_plan(c, policy, {})).dump(), a);
+}
+
+// The generated cluster with its H100 and H200 nodes in racks of 4 (by name), each rack two NVLink
+// partitions (clique ids 0 and 1 of one cluster UUID), as GFD labels GB200/GB300 NVL racks.
+Cluster with_racks(Cluster c) {
+  std::vector<ClusterNode*> racked;
+  for (auto& n : c.nodes) {
+    if (n.gpus > 0 && (n.hardware_class == "h100-sxm-80gb" || n.hardware_class == "h200-sxm-141gb"))
+      racked.push_back(&n);
+  }
+  std::sort(racked.begin(), racked.end(), [](auto* a, auto* b) { return a->name < b->name; });
+  for (std::size_t i = 0; i < racked.size(); ++i) {
+    racked[i]->labels["nvidia.com/gpu.clique"] =
+        racked[i]->hardware_class + "-uuid-" + std::to_string(i / 4) + "." + std::to_string(i % 4 / 2);
+  }
+  return c;
+}
+
+TEST_P(PlanProperties, RacksGoWholeAndEveryGuaranteeHolds) {
+  const Cluster c = with_racks(cluster_for(GetParam(), 300));
+  const PlanPolicy policy = parse_plan_policy_yaml(kPolicy, "policy.yaml");
+  const Plan plan = make_plan(c, policy, {});
+  check_guarantees(c, policy, {}, plan);
+  // Every rack's nodes are in one wave, or all wait: never two drivers in one rack past a wave.
+  std::map<std::string, std::set<int>> waves_of_rack;
+  std::map<std::string, std::string> rack_of_node;
+  for (const auto& n : c.nodes) rack_of_node[n.name] = rack_label_of(n);
+  int racked_planned = 0;
+  for (const auto& f : plan.nodes) {
+    const std::string& rack = rack_of_node.at(f.node);
+    if (rack.empty()) continue;
+    EXPECT_EQ(f.rack, rack) << f.node;
+    ASSERT_TRUE(f.state == NodeState::planned || f.state == NodeState::deferred) << f.node;
+    waves_of_rack[rack].insert(f.wave);  // -1: waits
+    if (f.state == NodeState::planned) ++racked_planned;
+  }
+  ASSERT_FALSE(waves_of_rack.empty());
+  for (const auto& [rack, waves] : waves_of_rack) EXPECT_EQ(waves.size(), 1u) << rack;
+  // The test proves nothing unless some racks go and some wait.
+  EXPECT_GT(racked_planned, 0);
+  const bool some_wait = std::any_of(waves_of_rack.begin(), waves_of_rack.end(),
+                                     [](auto& r) { return r.second.count(-1) != 0; });
+  EXPECT_TRUE(some_wait);
+}
+
+TEST_P(PlanProperties, RacksOfQualifiedNodesLeaveTheRestTogether) {
+  // The first plan's canary passed: in the second, every rack's remaining nodes still go together.
+  const Cluster c = with_racks(cluster_for(GetParam(), 300));
+  const PlanPolicy policy = parse_plan_policy_yaml(kPolicy, "policy.yaml");
+  const Plan first = make_plan(c, policy, {});
+  NodeOutcomes verdicts;
+  for (const auto& n : first.waves.at(0).nodes) verdicts[n] = Outcome::pass;
+  const Plan second = make_plan(c, policy, verdicts);
+  check_guarantees(c, policy, verdicts, second);
+  std::map<std::string, std::set<int>> waves_of_rack;
+  for (const auto& f : second.nodes) {
+    if (!f.rack.empty() && f.state != NodeState::done) waves_of_rack[f.rack].insert(f.wave);
+  }
+  for (const auto& [rack, waves] : waves_of_rack) EXPECT_EQ(waves.size(), 1u) << rack;
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, PlanProperties, ::testing::Values(1u, 2u, 3u, 17u, 42u));
