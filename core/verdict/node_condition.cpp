@@ -259,4 +259,14 @@ void add_valid_until(nlohmann::ordered_json& patch, const ConditionWrite& w, dou
   patch["metadata"]["annotations"][kValidUntilKey] = annotation;
 }
 
+std::optional<std::int64_t> parse_valid_until_label(std::string_view label) {
+  // utc_compact's form: YYYYMMDDTHHMMSSZ, back to the RFC 3339 the strict reader checks.
+  if (label.size() != 16 || label[8] != 'T' || label[15] != 'Z') return std::nullopt;
+  const std::string rfc =
+      fmt::format("{}-{}-{}T{}:{}:{}Z", label.substr(0, 4), label.substr(4, 2), label.substr(6, 2),
+                  label.substr(9, 2), label.substr(11, 2), label.substr(13, 2));
+  if (!is_rfc3339_text(rfc)) return std::nullopt;
+  return parse_rfc3339_ms(rfc);
+}
+
 }  // namespace gpuqual

@@ -20,6 +20,7 @@
 // condition was written since by something else) counts nothing: a node is never qualified
 // sooner than N passes.
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -95,5 +96,7 @@ nlohmann::ordered_json condition_patch(const ConditionWrite& w);
 // `max_age_s` when the condition written is True, and removes both (null) when it is not: a node
 // that is not qualified has no validity. Throws InputError for a heartbeat that is not RFC 3339.
 void add_valid_until(nlohmann::ordered_json& patch, const ConditionWrite& w, double max_age_s);
+// The label form back to Unix ms ("20261210T120000Z"); nullopt for anything else.
+std::optional<std::int64_t> parse_valid_until_label(std::string_view label);
 
 }  // namespace gpuqual
