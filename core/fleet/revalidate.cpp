@@ -6,6 +6,7 @@
 #include <set>
 
 #include "core/fleet/plan_verdicts.hpp"
+#include "core/verdict/node_condition.hpp"
 
 namespace gpuqual {
 
@@ -107,6 +108,23 @@ Revalidation select_revalidation(const Cluster& cluster, const PlanPolicy& polic
   }
   r.summary = summary_of(r, due, failed);
   return r;
+}
+
+void apply_valid_until(Standings& standings, const Cluster& cluster, std::int64_t now_ms,
+                       std::vector<std::string>& warnings) {
+  for (const ClusterNode& n : cluster.nodes) {
+    auto label = n.labels.find(kValidUntilKey);
+    if (label == n.labels.end()) continue;
+    const std::optional<std::int64_t> until = parse_valid_until_label(label->second);
+    if (!until) {
+      warnings.push_back(
+          fmt::format("node {}: label {}={} is not a UTC time such as 20261210T120000Z; ignored", n.name,
+                      kValidUntilKey, label->second));
+      continue;
+    }
+    auto s = standings.find(n.name);
+    if (s != standings.end() && s->second == Due::current && *until <= now_ms) s->second = Due::expired;
+  }
 }
 
 }  // namespace gpuqual

@@ -11,6 +11,7 @@
 // and cut at `at_once` nodes. A re-validation has no canary: the first wave may take up to
 // max_nodes_out nodes of each class. What is not selected now waits for a later run, with why.
 // Pure: the same cluster, policy and standings give the same selection.
+#include <cstdint>
 #include <map>
 #include <string>
 #include <string_view>
@@ -55,6 +56,13 @@ struct Revalidation {
   int exit_code = 0;                  // 0; 1 when a class's floor is above what it has (nothing of it goes)
   std::string summary;                // one line
 };
+
+// gpuqual.io/valid-until (core/verdict/node_condition.hpp), as the Node's label holds it: a node
+// the records call current whose label is at or before `now_ms` is expired (the age it was
+// qualified for has passed, whatever --max-age says now). A label that is not the compact UTC form
+// is ignored with a warning in `warnings`; the records decide.
+void apply_valid_until(Standings& standings, const Cluster& cluster, std::int64_t now_ms,
+                       std::vector<std::string>& warnings);
 
 Revalidation select_revalidation(const Cluster& cluster, const PlanPolicy& policy, const Standings& standings,
                                  int at_once);

@@ -17,6 +17,7 @@
 #include "core/record/hardware_class.hpp"
 #include "core/verdict/noise_model.hpp"
 #include "core/verdict/record_history.hpp"
+#include "core/verdict/verdict_action.hpp"
 
 namespace gpuqual {
 
@@ -619,6 +620,7 @@ Verdict GatePool::finish() {
   decide_outcome(v, r.fails, r.unjudged, r.warns, r.notes, options_.strict);
   v.nodes.reserve(nodes_.size());
   for (auto& n : nodes_) v.nodes.push_back(std::move(n.verdict));
+  assign_actions(v);  // the pool's action: the strongest any node needs (docs/actions.md)
   v.summary =
       gate_summary(v, GateCounts{t.failed.size(), t.inconclusive.size(), t.warned.size(), t.passed.size(),
                                  ignored_records_, budget.nodes, t.unreadable.size()});

@@ -42,7 +42,10 @@ std::string gate_summary(const Verdict& v, const GateCounts& c) {
   std::vector<std::string> nodes;
   std::vector<std::string> failed_names;
   for (const auto& n : v.nodes) {
-    if (n.outcome == Outcome::fail && failed_names.size() < 3) failed_names.push_back(n.hostname);
+    // Each failed node with what it needs (docs/actions.md): "node-c: reset_gpu".
+    if (n.outcome == Outcome::fail && failed_names.size() < 3)
+      failed_names.push_back(
+          n.action == NodeAction::none ? n.hostname : fmt::format("{}: {}", n.hostname, to_string(n.action)));
   }
   if (c.failed) {
     nodes.push_back(fmt::format("{} failed ({}{})", c.failed, fmt::join(failed_names, ", "),
@@ -79,6 +82,7 @@ std::string gate_summary(const Verdict& v, const GateCounts& c) {
   std::string line =
       fmt::format("gpuqual gate: {} {} ({}): {}; {}", to_upper(to_string(v.outcome)), plural(total, "node"),
                   v.hardware_class.empty() ? "no class" : v.hardware_class, fmt::join(nodes, ", "), pool);
+  if (v.action != NodeAction::none) line += fmt::format("; action: {}", to_string(v.action));
   return one_line(line + pool_notes(v, c));
 }
 

@@ -15,8 +15,9 @@ struct GateCounts {
   std::size_t unreadable = 0;  // records that could not be read (their nodes are `error`)
 };
 
-// "gpuqual gate: FAIL 8 nodes (h200-sxm-141gb): 1 failed (node-c), 7 passed; pool: 1 of 5
-//  metrics regressed (hbm.triad.gbps -4.1% < -2.0%); 1 duplicate record ignored"
+// "gpuqual gate: FAIL 8 nodes (h200-sxm-141gb): 1 failed (node-c: reset_gpu), 7 passed; pool: 1 of 5
+//  metrics regressed (hbm.triad.gbps -4.1% < -2.0%); action: reset_gpu; 1 duplicate record ignored"
+// (each failed node's action and the pool's, docs/actions.md)
 std::string gate_summary(const Verdict& gate, const GateCounts& counts);
 
 }  // namespace gpuqual

@@ -53,6 +53,15 @@ Severity severity_of(const YAML::Node& n, const std::string& origin, const std::
   return *sev;
 }
 
+NodeAction node_action_of(const YAML::Node& n, const std::string& origin, const std::string& path) {
+  const std::string s = scalar(n, origin, path);
+  auto a = parse_node_action(s);
+  if (!a)
+    throw InputError(origin, where_of(n, path),
+                     "unknown node_action \"" + s + "\" (expected " + std::string(node_action_names()) + ")");
+  return *a;
+}
+
 void check_schema(const YAML::Node& root, const std::string& expected, const std::string& origin) {
   const YAML::Node s = root["schema"];
   if (!s) throw InputError(origin, "schema", "required field is missing (expected " + expected + ")");
@@ -80,13 +89,15 @@ void read_rule(const YAML::Node& n, SeverityRule& rule, bool complete, bool is_x
       rule.meaning = scalar(kv.second, origin, p);
     else if (key == "action")
       rule.action = scalar(kv.second, origin, p);
+    else if (key == "node_action")
+      rule.node_action = node_action_of(kv.second, origin, p);
     else if (key == "source")
       rule.source = scalar(kv.second, origin, p);
     else
       throw InputError(origin, where_of(kv.first, p), "unknown field \"" + key + "\"");
   }
   if (complete) {
-    for (const char* required : {"severity", "meaning", "action"}) {
+    for (const char* required : {"severity", "meaning", "action", "node_action"}) {
       if (!n[required])
         throw InputError(origin, where_of(n, path),
                          std::string("required field \"") + required + "\" is missing");
@@ -267,13 +278,24 @@ const SeverityTable& judging_severity_table() {
   return table;
 }
 
+namespace {
+
+// 79 for "xid.79"; nullopt for a code that is not xid.<non-negative integer>.
+std::optional<int> xid_of_code(const std::string& code) {
+  int xid = -1;
+  const char* end = code.data() + code.size();
+  auto [ptr, ec] = std::from_chars(code.data() + 4, end, xid);
+  if (ec != std::errc() || ptr != end || xid < 0) return std::nullopt;
+  return xid;
+}
+
+}  // namespace
+
 std::optional<Severity> table_severity(const SeverityTable& table, const std::string& code) {
   if (code.starts_with("xid.")) {
-    int xid = -1;
-    const char* end = code.data() + code.size();
-    auto [ptr, ec] = std::from_chars(code.data() + 4, end, xid);
-    if (ec != std::errc() || ptr != end || xid < 0) return std::nullopt;
-    const SeverityRule& rule = table.xid(xid);
+    const std::optional<int> xid = xid_of_code(code);
+    if (!xid) return std::nullopt;
+    const SeverityRule& rule = table.xid(*xid);
     // An application-side Xid is rated higher only while gpuqual's own kernels ran, which the
     // finding does not say: the lower rating is the floor.
     if (rule.own_kernel_severity) return std::min(rule.severity, *rule.own_kernel_severity);
@@ -282,6 +304,17 @@ std::optional<Severity> table_severity(const SeverityTable& table, const std::st
   auto it = table.findings.find(code);
   if (it == table.findings.end()) return std::nullopt;
   return it->second.severity;
+}
+
+std::optional<NodeAction> table_node_action(const SeverityTable& table, const std::string& code) {
+  if (code.starts_with("xid.")) {
+    const std::optional<int> xid = xid_of_code(code);
+    if (!xid) return std::nullopt;
+    return table.xid(*xid).node_action;
+  }
+  auto it = table.findings.find(code);
+  if (it == table.findings.end()) return std::nullopt;
+  return it->second.node_action;
 }
 
 Finding with_table_severity(const SeverityTable& table, Finding f) {

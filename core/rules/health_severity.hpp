@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/record/record.hpp"
+#include "core/rules/node_action.hpp"
 
 namespace gpuqual {
 
@@ -19,6 +20,8 @@ struct SeverityRule {
   std::string mnemonic;  // NVIDIA's name (Xids only)
   std::string meaning;
   std::string action;
+  // The structured action (docs/actions.md): what the node needs when this finding warns or fails.
+  NodeAction node_action = NodeAction::watch;
   std::string source;
 };
 
@@ -57,6 +60,10 @@ const SeverityTable& judging_severity_table();
 // the table's `unknown` entry; with own_kernel_severity, the lower of the two), or a health
 // finding code's. nullopt for a code the table does not rate (other checks' findings).
 std::optional<Severity> table_severity(const SeverityTable& table, const std::string& code);
+
+// The action the table gives a finding code (an Xid's, an unlisted Xid's `unknown` entry, or a
+// health finding code's); nullopt for a code the table does not rate.
+std::optional<NodeAction> table_node_action(const SeverityTable& table, const std::string& code);
 
 // `f` with its severity raised to the table's: a record may raise a severity, never lower one
 // the table gives (an Xid 79 written as `warn` is judged `fail`). A finding whose detail records

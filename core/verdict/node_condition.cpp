@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <initializer_list>
 
 #include "core/base/input_error.hpp"
 #include "core/base/json_input.hpp"
+#include "core/base/utc_time.hpp"
 
 namespace gpuqual {
 
@@ -179,6 +181,9 @@ std::optional<ConditionVerdict> condition_from_exit(int exit_code, const std::st
   c.message = !summary.empty()  ? summary
               : verdict_summary ? *verdict_summary
                                 : fmt::format("gpuqual exited {}", exit_code);
+  // The verdict's action first (docs/actions.md), where a long message is cut last.
+  if (const std::string* action = string_at(v, "action"); action && *action != "none")
+    c.message = fmt::format("action: {}; {}", *action, c.message);
   return c;
 }
 
@@ -236,6 +241,32 @@ nlohmann::ordered_json condition_patch(const ConditionWrite& w) {
   patch["metadata"]["annotations"][kConsecutivePassesAnnotation] = count.dump();
   patch["status"]["conditions"] = nlohmann::ordered_json::array({condition_json(w.condition)});
   return patch;
+}
+
+void add_valid_until(nlohmann::ordered_json& patch, const ConditionWrite& w, double max_age_s) {
+  nlohmann::ordered_json label = nullptr, annotation = nullptr;  // null removes them (merge patch)
+  if (w.condition.status == "True") {
+    const std::optional<std::int64_t> now_ms = parse_rfc3339_ms(w.condition.last_heartbeat);
+    if (!now_ms)
+      throw InputError("--now", "", fmt::format("{} is not an RFC 3339 time", w.condition.last_heartbeat));
+    const auto until = std::chrono::system_clock::time_point(std::chrono::milliseconds(*now_ms)) +
+                       std::chrono::duration_cast<std::chrono::system_clock::duration>(
+                           std::chrono::duration<double>(max_age_s));
+    annotation = utc_rfc3339(until);
+    label = utc_compact(until);
+  }
+  patch["metadata"]["labels"][kValidUntilKey] = label;
+  patch["metadata"]["annotations"][kValidUntilKey] = annotation;
+}
+
+std::optional<std::int64_t> parse_valid_until_label(std::string_view label) {
+  // utc_compact's form: YYYYMMDDTHHMMSSZ, back to the RFC 3339 the strict reader checks.
+  if (label.size() != 16 || label[8] != 'T' || label[15] != 'Z') return std::nullopt;
+  const std::string rfc =
+      fmt::format("{}-{}-{}T{}:{}:{}Z", label.substr(0, 4), label.substr(4, 2), label.substr(6, 2),
+                  label.substr(9, 2), label.substr(11, 2), label.substr(13, 2));
+  if (!is_rfc3339_text(rfc)) return std::nullopt;
+  return parse_rfc3339_ms(rfc);
 }
 
 }  // namespace gpuqual

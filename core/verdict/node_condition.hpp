@@ -9,7 +9,8 @@
 //   reason   Qualified for a pass; else the deciding finding code, metric or check in CamelCase
 //            (ecc.uncorrected_volatile -> EccUncorrectedVolatile), QualificationFailed or
 //            QualificationInconclusive when the verdict names none
-//   message  gpuqual's one-line summary
+//   message  gpuqual's one-line summary, after "action: <action>; " when the verdict asks for
+//            more than none (docs/actions.md)
 //
 // Consecutive passes (gate's --consecutive, docs/gate.md): a node whose condition is not True
 // becomes True only after N passing runs in a row. One pod sees one run, and the node's earlier
@@ -19,6 +20,7 @@
 // condition was written since by something else) counts nothing: a node is never qualified
 // sooner than N passes.
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -30,6 +32,11 @@ namespace gpuqual {
 
 inline constexpr const char* kGpuQualifiedType = "GpuQualified";
 inline constexpr const char* kConsecutivePassesAnnotation = "gpuqual.io/consecutive-passes";
+// When the node's qualification expires (docs/kubernetes.md, "Valid until"): an annotation in
+// RFC 3339 (2026-12-10T12:00:00Z) and a label of the same key in the compact UTC form label values
+// allow (20261210T120000Z: no ':'), so schedulers select on it and re-validation reads it
+// without gpuqual.
+inline constexpr const char* kValidUntilKey = "gpuqual.io/valid-until";
 
 // The new condition's status, reason and message, before the node's history is applied.
 struct ConditionVerdict {
@@ -84,5 +91,12 @@ ConditionWrite next_condition(const ConditionVerdict& v, const NodeConditionStat
 // that writes it with the annotation.
 nlohmann::ordered_json condition_json(const GpuCondition& c);
 nlohmann::ordered_json condition_patch(const ConditionWrite& w);
+
+// With --max-age: the patch also sets kValidUntilKey (label and annotation) to the heartbeat plus
+// `max_age_s` when the condition written is True, and removes both (null) when it is not: a node
+// that is not qualified has no validity. Throws InputError for a heartbeat that is not RFC 3339.
+void add_valid_until(nlohmann::ordered_json& patch, const ConditionWrite& w, double max_age_s);
+// The label form back to Unix ms ("20261210T120000Z"); nullopt for anything else.
+std::optional<std::int64_t> parse_valid_until_label(std::string_view label);
 
 }  // namespace gpuqual

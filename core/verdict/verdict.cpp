@@ -1,5 +1,7 @@
 #include "core/verdict/verdict.hpp"
 
+#include "core/verdict/verdict_action.hpp"
+
 namespace gpuqual {
 
 std::string_view to_string(Outcome o) {
@@ -54,6 +56,7 @@ void decide_outcome(Verdict& v, const std::vector<std::string>& fails,
   for (const auto* list : {&fails, &unjudged, &warns, &notes})
     v.reasons.insert(v.reasons.end(), list->begin(), list->end());
   v.exit_code = exit_code_for(v.outcome, strict);
+  assign_actions(v);
 }
 
 }  // namespace gpuqual

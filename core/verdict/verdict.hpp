@@ -9,6 +9,7 @@
 
 #include "core/base/exit_code.hpp"
 #include "core/record/record.hpp"
+#include "core/rules/node_action.hpp"
 
 namespace gpuqual {
 
@@ -43,6 +44,9 @@ struct FindingRow {
   Finding finding;
   Status status = Status::pass;
   std::string reason;
+  // What the node needs for this row (docs/actions.md); none for a row that passes. Set by
+  // assign_actions (core/verdict/verdict_action.hpp).
+  NodeAction node_action = NodeAction::none;
 };
 
 // One check on one GPU (or the whole check when gpu is empty): the JUnit testcase unit.
@@ -67,7 +71,9 @@ struct Verdict {
   Outcome outcome = Outcome::inconclusive;
   bool strict = false;
   int exit_code = kExitInconclusive;
-  std::string summary;               // the one-line summary printed last on stdout
+  std::string summary;  // the one-line summary printed last on stdout
+  // The strongest action of its rows (and, for gate, of its nodes): docs/actions.md.
+  NodeAction action = NodeAction::none;
   std::vector<std::string> reasons;  // what decided the outcome, most important first
   // What was judged.
   std::string hostname;
@@ -90,8 +96,8 @@ struct Verdict {
 
 // The rule every judgement (compare, diff, gate) ends with: any fail → fail; else anything that
 // could not be judged → inconclusive; else any warning → warn (fail with `strict`); else pass.
-// Sets v.outcome and v.exit_code, and appends the reasons in that order, then `notes` (which
-// never decide).
+// Sets v.outcome, v.exit_code and the actions (assign_actions), and appends the reasons in that order, then
+// `notes` (which never decide).
 void decide_outcome(Verdict& v, const std::vector<std::string>& fails,
                     const std::vector<std::string>& unjudged, const std::vector<std::string>& warns,
                     const std::vector<std::string>& notes, bool strict);

@@ -88,7 +88,8 @@ json to_json(const Verdict& v) {
     findings.push_back({{"check", f.check},
                         {"finding", to_json(f.finding)},
                         {"status", to_string(f.status)},
-                        {"reason", f.reason}});
+                        {"reason", f.reason},
+                        {"node_action", to_string(f.node_action)}});
   }
   json checks = json::array();
   for (const auto& c : v.checks) {
@@ -110,6 +111,7 @@ json to_json(const Verdict& v) {
            {"strict", v.strict},
            {"exit_code", v.exit_code},
            {"summary", v.summary},
+           {"action", to_string(v.action)},
            {"reasons", v.reasons},
            {"hostname", v.hostname},
            {"run_id", v.run_id},
@@ -138,6 +140,14 @@ json to_json(const Verdict& v) {
 
 namespace {
 
+// Added within v1 (docs/actions.md): a verdict written before it reads as none.
+NodeAction read_node_action(JsonObject& o, const std::string& key) {
+  const std::string text = o.str_or(key, "none");
+  const auto a = parse_node_action(text);
+  if (!a) o.fail(key, fmt::format("unknown action \"{}\" (expected {})", text, node_action_names()));
+  return *a;
+}
+
 // One row of a verdict's findings, checks and stack, each checked as the verdict itself is.
 FindingRow finding_row_from_json(const json& e, const std::string& file, const std::string& p) {
   JsonObject f(e, file, p);
@@ -146,6 +156,7 @@ FindingRow finding_row_from_json(const json& e, const std::string& file, const s
   row.finding = finding_from_json(f.object("finding"), file, f.child_path("finding"));
   row.status = read_status(f, "status");
   row.reason = f.str("reason");
+  row.node_action = read_node_action(f, "node_action");
   f.finish();
   return row;
 }
@@ -201,6 +212,7 @@ Verdict verdict_from_json(const json& j, const std::string& file) {
     v.strict = o.boolean("strict");
     v.exit_code = static_cast<int>(o.integer("exit_code", 0, 3));
     v.summary = o.str("summary");
+    v.action = read_node_action(o, "action");
     v.reasons = o.string_array("reasons");
     v.hostname = o.str("hostname");
     v.run_id = o.str("run_id");

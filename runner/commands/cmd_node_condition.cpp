@@ -20,6 +20,8 @@
 #include "core/base/utc_time.hpp"
 #include "core/verdict/node_condition.hpp"
 #include "runner/cli/command.hpp"
+#include "runner/cli/freshness_options.hpp"
+#include "suites/suite_duration.hpp"
 
 namespace gpuqual {
 
@@ -33,6 +35,7 @@ struct NodeConditionArgs {
   std::string summary, verdict, node, now;
   std::size_t consecutive = 1;
   std::string print = "patch";
+  std::string max_age;  // empty: no gpuqual.io/valid-until in the patch
 };
 
 // gpuqual's exit code as the pod wrote it. Anything that is not a number (an empty or torn file)
@@ -107,8 +110,8 @@ int run_node_condition(const NodeConditionArgs& a) {
   const NodeConditionState node = read_node(a.node);
   for (const std::string& w : node.warnings) print_line(stderr, "gpuqual node-condition: warning: " + w);
   const ConditionWrite w = next_condition(*v, node, now, a.consecutive);
-  const nlohmann::ordered_json out =
-      a.print == "condition" ? condition_json(w.condition) : condition_patch(w);
+  nlohmann::ordered_json out = a.print == "condition" ? condition_json(w.condition) : condition_patch(w);
+  if (a.print == "patch" && !a.max_age.empty()) add_valid_until(out, w, *parse_duration_s(a.max_age));
   std::fputs((out.dump() + "\n").c_str(), stdout);
   return 0;
 }
@@ -147,6 +150,11 @@ void add_node_condition_command(CLI::App& app, CommandAction& selected) {
                   "Passing runs in a row a node whose condition is not True needs to become True")
       ->type_name("N")
       ->check(CLI::Range(0, 1000));
+  add_max_age_option(cmd, args->max_age)
+      ->description(
+          "How long a pass qualifies the node: the patch sets gpuqual.io/valid-until (label, compact UTC, "
+          "and "
+          "annotation, RFC 3339) to now plus this on a True condition and removes it otherwise (e.g. 7d)");
   cmd->add_option("--print", args->print, "stdout: patch (nodes/status, strategic merge) or condition")
       ->check(CLI::IsMember({"patch", "condition"}));
   cmd->callback([args, &selected] { selected = [args] { return run_node_condition(*args); }; });

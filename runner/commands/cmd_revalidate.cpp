@@ -13,6 +13,7 @@
 #include "core/base/text_escape.hpp"
 #include "core/fleet/plan_policy.hpp"
 #include "core/fleet/revalidate.hpp"
+#include "core/verdict/record_age.hpp"
 #include "runner/cli/command.hpp"
 #include "runner/cli/freshness_options.hpp"
 #include "runner/commands/plan_inputs.hpp"
@@ -70,7 +71,11 @@ int run_revalidate(RevalidateArgs& a) {
   auto states = std::make_shared<CurrentNodes>();
   const Cluster cluster = read_cluster(a.cluster, states.get());
   a.standings.nodes = states;
-  const Revalidation r = select_revalidation(cluster, policy, read_standings(a.standings), a.at_once);
+  Standings standings = read_standings(a.standings);
+  std::vector<std::string> label_warnings;
+  apply_valid_until(standings, cluster, now_ms(), label_warnings);  // gpuqual.io/valid-until
+  for (const std::string& w : label_warnings) print_line(stderr, "gpuqual revalidate: warning: " + w);
+  const Revalidation r = select_revalidation(cluster, policy, standings, a.at_once);
   for (const std::string& w : r.warnings) print_line(stderr, "gpuqual revalidate: warning: " + w);
   const nlohmann::json j = revalidation_json(r);
   if (!a.output.empty()) {

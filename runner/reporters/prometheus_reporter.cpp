@@ -72,10 +72,18 @@ Labels with_gpu(Labels base, const std::optional<int>& gpu) {
 
 constexpr Status kStatuses[] = {Status::pass, Status::warn, Status::fail, Status::skip, Status::error};
 constexpr Outcome kOutcomes[] = {Outcome::pass, Outcome::warn, Outcome::fail, Outcome::inconclusive};
+constexpr NodeAction kNodeActions[] = {
+    NodeAction::none,      NodeAction::watch,  NodeAction::restart_workload, NodeAction::drain,
+    NodeAction::reset_gpu, NodeAction::reboot, NodeAction::service};
 
 struct Families {
   Family verdict{"gpuqual_verdict",
                  "Outcome of the last gpuqual judgement of this node (1 for the current outcome)."};
+  Family action{"gpuqual_action",
+                "What the last judgement asks for this node (1 for the current action; docs/actions.md)."};
+  Family action_level{"gpuqual_action_level",
+                      "The current action's rank: 0 none, 1 watch, 2 restart_workload, 3 drain, 4 reset_gpu, "
+                      "5 reboot, 6 service (alert on >= 3)."};
   Family exit_code{"gpuqual_exit_code",
                    "Exit code of the last gpuqual judgement (0 pass, 1 fail, 2 inconclusive)."};
   Family gpu_status{"gpuqual_gpu_status",
@@ -103,6 +111,11 @@ void add_verdict(Families& f, const Verdict& v) {
     f.verdict.add(with(base, {{"kind", v.kind}, {"outcome", std::string(to_string(o))}}),
                   v.outcome == o ? 1 : 0);
   }
+  for (NodeAction a : kNodeActions) {
+    f.action.add(with(base, {{"kind", v.kind}, {"action", std::string(to_string(a))}}),
+                 v.action == a ? 1 : 0);
+  }
+  f.action_level.add(with(base, {{"kind", v.kind}}), static_cast<int>(v.action));
   f.exit_code.add(with(base, {{"kind", v.kind}}), v.exit_code);
   for (const auto& [gpu, status] : v.per_gpu) {
     for (Status s : kStatuses) {
@@ -154,8 +167,8 @@ std::string render_prometheus(const Verdict& v) {
     for (const auto& n : v.nodes) add_verdict(f, n);  // gate: one set of series per node
   }
   std::string out;
-  for (const Family* fam : {&f.verdict, &f.exit_code, &f.gpu_status, &f.check_status, &f.value, &f.expected,
-                            &f.allowed, &f.findings, &f.stack}) {
+  for (const Family* fam : {&f.verdict, &f.action, &f.action_level, &f.exit_code, &f.gpu_status,
+                            &f.check_status, &f.value, &f.expected, &f.allowed, &f.findings, &f.stack}) {
     fam->write(out);
   }
   return out;

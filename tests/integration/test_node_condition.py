@@ -112,7 +112,8 @@ class Condition(Helpers):
                 self.assertEqual(c["status"], status)
                 self.assertEqual(c["lastHeartbeatTime"], now, "the heartbeat moves on every write")
                 self.assertEqual(c["lastTransitionTime"], transition, "moves only when the status changes")
-                self.assertEqual(c["message"], summary)
+                # A failure's action comes first (docs/actions.md): ecc.uncorrected_volatile resets the GPU.
+                self.assertEqual(c["message"], summary if status == "True" else "action: reset_gpu; " + summary)
                 self.assertEqual(c["reason"], "Qualified" if status == "True" else "EccUncorrectedVolatile")
                 self.assertRegex(c["reason"], r"^[A-Z][A-Za-z0-9]*$")
         # The kubelet's conditions are untouched, in place; every write was a strategic merge patch of
@@ -242,7 +243,8 @@ class Condition(Helpers):
         self.condition(api, "2026-12-03T10:00:00Z")
         c = self.gpu_condition(api)
         self.assertEqual((c["status"], c["reason"], c["message"]),
-                         ("False", "EccUncorrectedVolatile", "gpuqual: FAIL gpu-node-12: 1 of 2 findings failed"))
+                         ("False", "EccUncorrectedVolatile",
+                          "action: reset_gpu; gpuqual: FAIL gpu-node-12: 1 of 2 findings failed"))
         # A verdict file that is no JSON object leaves the exit code to decide, with a generic reason.
         with open(os.path.join(self.status_dir, "verdict.json"), "w", encoding="utf-8") as f:
             f.write("gpuqual compare: error\n")

@@ -182,9 +182,9 @@ TEST_F(Cli, BaselineBuildThenGate) {
   EXPECT_EQ(gate.out.compare(gate.out.find('\n', table + 1) + 1, 7, "node-6 "), 0) << gate.out;
   EXPECT_LT(table, gate.out.find("\nMETRIC "));
   EXPECT_EQ(gate.out.find("\nCHECK "), std::string::npos) << gate.out;
-  EXPECT_EQ(
-      gate.last_line().rfind("gpuqual gate: FAIL 7 nodes (h200-sxm-141gb): 1 failed (node-6), 6 passed", 0),
-      0u)
+  EXPECT_EQ(gate.last_line().rfind(
+                "gpuqual gate: FAIL 7 nodes (h200-sxm-141gb): 1 failed (node-6: drain), 6 passed", 0),
+            0u)
       << gate.last_line();
   // JUnit: one testcase per node and per pool metric (6), the failed node as the one failure.
   const std::string junit = (dir_ / "gate.xml").string();

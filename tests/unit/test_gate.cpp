@@ -102,7 +102,8 @@ TEST(Gate, OneBadNodeFailsThePool) {
       << v.reasons.front();
   for (const auto& m : v.metrics)
     EXPECT_EQ(m.status, Status::pass) << "one node does not move the pool median";
-  EXPECT_NE(v.summary.find("1 failed (node-05), 7 passed"), std::string::npos) << v.summary;
+  EXPECT_NE(v.summary.find("1 failed (node-05: drain), 7 passed"), std::string::npos) << v.summary;
+  EXPECT_EQ(v.action, NodeAction::drain);  // a regressed metric drains (docs/actions.md)
 
   // Within the failure budget the pool only warns (and --strict makes that a failure).
   GateOptions one;
