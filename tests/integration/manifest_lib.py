@@ -19,6 +19,16 @@ PIPELINES = os.path.join(CONTAINERS, "pipelines")
 MIN_K8S = "1.33.0"
 
 
+# An API that became GA after MIN_K8S is validated from its first GA release on: DRA's
+# resource.k8s.io/v1 is GA in 1.34 (https://kubernetes.io/docs/concepts/scheduling-eviction/dynamic-resource-allocation/).
+GA_SINCE = {"resource.k8s.io/v1": "1.34.0"}
+
+
+def oldest_k8s_for(obj):
+    """The oldest release an object is validated against: MIN_K8S, or its API's first GA release."""
+    return GA_SINCE.get(obj.get("apiVersion"), MIN_K8S)
+
+
 def newest_k8s():
     import kubernetes_validate
 

@@ -102,11 +102,10 @@ class SiteFile(unittest.TestCase):
 
 class KubernetesSchemas(unittest.TestCase):
     def assert_valid(self, objs, where):
-        versions = (ml.MIN_K8S, ml.newest_k8s())
         for obj in objs:
             if ml.is_custom_resource(obj):
                 continue
-            for v in versions:
+            for v in (ml.oldest_k8s_for(obj), ml.newest_k8s()):
                 with self.subTest(where=where, obj=ml.name_of(obj), k8s=v):
                     self.assertIsNone(ml.validate(obj, v))
 
