@@ -124,7 +124,7 @@ void class_rules(const GpuHealthReading& g, const FabricPolicy& p, const Severit
 
 void recovery_rules(const GpuHealthReading& g, const SeverityTable& t, std::vector<Finding>& out) {
   if (!g.recovery_action || *g.recovery_action == 0) return;
-  out.push_back(make(t, "gpu.recovery_action", g.index,
+  out.push_back(make(t, kRecoveryActionCode, g.index,
                      fmt::format("{}: the driver asks for recovery action: {}", gpu_label(g),
                                  recovery_action_name(*g.recovery_action)),
                      *g.recovery_action));
@@ -213,7 +213,7 @@ const std::vector<std::string>& gpu_fabric_finding_codes() {
       "fabric.bandwidth_degraded",      "fabric.route_recovery",
       "fabric.route_unhealthy",         "fabric.access_timeout_recovery",
       "fabric.incorrect_configuration", "nvlink.below_class",
-      "nvlink.slower_than_class",       "gpu.recovery_action"};
+      "nvlink.slower_than_class",       kRecoveryActionCode};
   return codes;
 }
 
@@ -228,7 +228,7 @@ std::vector<Finding> gpu_fabric_findings(const GpuHealthReading& g, const Fabric
 
 void apply_recovery_actions(std::vector<Finding>& findings, const HealthSnapshot& now,
                             const SeverityTable& table) {
-  const Severity named = table.finding("gpu.recovery_action").severity;
+  const Severity named = table.finding(kRecoveryActionCode).severity;
   for (Finding& f : findings) {
     if (f.code != "xid.154" || !f.gpu) continue;
     for (const auto& g : now.gpus) {

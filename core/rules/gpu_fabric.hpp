@@ -30,6 +30,9 @@ struct NvLinkClassExpectation {
 using NvLinkClassTable = std::map<std::string, NvLinkClassExpectation>;  // class slug → row
 
 inline constexpr const char* kNvLinkExpectedFile = "nvlink-expected.yaml";
+// The finding of a GPU whose driver names a recovery action; its value is the
+// nvmlDeviceGpuRecoveryAction_t (the verdict maps it to a node action: core/verdict/verdict_action.hpp).
+inline constexpr const char* kRecoveryActionCode = "gpu.recovery_action";
 
 // Reads the table; InputError(path, where, problem) on a malformed file.
 NvLinkClassTable parse_nvlink_expectations(const std::string& yaml, const std::string& origin);

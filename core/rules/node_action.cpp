@@ -24,4 +24,18 @@ std::string_view node_action_names() {
   return "none, watch, restart_workload, drain, reset_gpu, reboot or service";
 }
 
+std::optional<NodeAction> nvml_recovery_node_action(int nvml_action) {
+  // Indexed by nvmlDeviceGpuRecoveryAction_t (nvml.h; what each asks of the user: NVIDIA, "Error
+  // Recovery and Response Flags",
+  // https://docs.nvidia.com/deploy/a100-gpu-mem-error-mgmt/error-recovery-and-response-flags.html).
+  // DRAIN_P2P: end the processes doing peer-to-peer traffic, then ask again; no reset: drain. DRAIN_AND_RESET
+  // and BUS_RESET: a reset (which includes the drain; a bus reset is still no reboot). RECOVER_IMEX_DOMAIN:
+  // the node's IMEX imports are gone until the domain is recovered: drain.
+  static constexpr std::array<NodeAction, 8> kByNvml = {
+      NodeAction::none,      NodeAction::reset_gpu, NodeAction::reboot,    NodeAction::drain,
+      NodeAction::reset_gpu, NodeAction::drain,     NodeAction::reset_gpu, NodeAction::reboot};
+  if (nvml_action < 0 || nvml_action >= static_cast<int>(kByNvml.size())) return std::nullopt;
+  return kByNvml[static_cast<std::size_t>(nvml_action)];
+}
+
 }  // namespace gpuqual

@@ -17,4 +17,10 @@ std::optional<NodeAction> parse_node_action(std::string_view text);
 // "none, watch, restart_workload, drain, reset_gpu, reboot or service": for error messages.
 std::string_view node_action_names();
 
+// What the driver's own recovery action for a GPU (NVML_FI_DEV_GET_GPU_RECOVERY_ACTION, an
+// nvmlDeviceGpuRecoveryAction_t) asks of the node, in this set (table and why: docs/actions.md,
+// "The driver's recovery action"). nullopt for a value this build does not know: the row then
+// takes its status's floor.
+std::optional<NodeAction> nvml_recovery_node_action(int nvml_action);
+
 }  // namespace gpuqual

@@ -11,6 +11,7 @@
 #include "core/record/hardware_class.hpp"
 #include "core/rules/gpu_fabric.hpp"
 #include "core/rules/health_rules.hpp"
+#include "core/verdict/verdict_action.hpp"
 #include "device/nvml/nvml_snapshot.hpp"
 #include "mig_fixtures.hpp"
 
@@ -118,6 +119,17 @@ TEST(MigGpuFabric, RecoveryActionFromNvmlIsAFinding) {
   EXPECT_EQ(fabric_codes(j.ev, 1), std::vector<std::string>{"gpu.recovery_action:fail"});
   EXPECT_EQ(j.snapshot.gpus[0].recovery_action, std::nullopt);  // NOT_SUPPORTED: not read, no finding
   EXPECT_TRUE(fabric_codes(j.ev, 0).empty());
+
+  // The verdict over these findings needs what the driver asked for: drain and reset is a reset.
+  Verdict v;
+  for (const auto& f : j.ev.findings) {
+    if (f.severity == Severity::info) continue;
+    v.findings.push_back(FindingRow{.check = "health",
+                                    .finding = f,
+                                    .status = f.severity == Severity::fail ? Status::fail : Status::warn});
+  }
+  assign_actions(v, shipped());
+  EXPECT_EQ(v.action, NodeAction::reset_gpu);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 
 #include "core/base/input_error.hpp"
 #include "core/judge/gate_summary.hpp"
+#include "core/rules/gpu_fabric.hpp"
 #include "core/rules/health_rules.hpp"
 #include "core/rules/health_severity.hpp"
 #include "core/rules/node_action.hpp"
@@ -185,6 +186,64 @@ TEST(VerdictAction, AFailureDrainsAtLeast) {
   m.metrics.back().status = Status::error;  // could not be judged: inconclusive, no action
   assign_actions(m, shipped());
   EXPECT_EQ(m.action, NodeAction::none);
+}
+
+TEST(NodeAction, TheDriversRecoveryActionsMapIntoTheSet) {
+  // nvmlDeviceGpuRecoveryAction_t 0..7 (nvml.h), in the order docs/actions.md lists them.
+  const std::vector<NodeAction> expected = {NodeAction::none,      NodeAction::reset_gpu, NodeAction::reboot,
+                                            NodeAction::drain,     NodeAction::reset_gpu, NodeAction::drain,
+                                            NodeAction::reset_gpu, NodeAction::reboot};
+  for (int i = 0; i < static_cast<int>(expected.size()); ++i) {
+    ASSERT_TRUE(nvml_recovery_node_action(i)) << i;
+    EXPECT_EQ(*nvml_recovery_node_action(i), expected[static_cast<std::size_t>(i)]) << i;
+  }
+  EXPECT_FALSE(nvml_recovery_node_action(8));  // a newer driver's value: the floor decides
+  EXPECT_FALSE(nvml_recovery_node_action(-1));
+}
+
+namespace {
+
+FindingRow recovery_row(int gpu, int nvml_action) {
+  FindingRow r = row(kRecoveryActionCode, Status::fail);
+  r.finding.gpu = gpu;
+  r.finding.value = nvml_action;
+  return r;
+}
+
+}  // namespace
+
+TEST(VerdictAction, TheDriversRecoveryActionDecidesItsRowAndXid154s) {
+  Verdict v;
+  v.findings = {recovery_row(0, 2)};  // NODE_REBOOT: stronger than the table's drain
+  assign_actions(v, shipped());
+  EXPECT_EQ(v.findings[0].node_action, NodeAction::reboot);
+  EXPECT_EQ(v.action, NodeAction::reboot);
+
+  v.findings = {recovery_row(0, 3)};  // DRAIN_P2P
+  assign_actions(v, shipped());
+  EXPECT_EQ(v.action, NodeAction::drain);
+  v.findings = {recovery_row(0, 99)};  // unknown to this build: the failure's floor
+  assign_actions(v, shipped());
+  EXPECT_EQ(v.action, NodeAction::drain);
+
+  // Xid 154 on GPU 1 takes GPU 1's driver action (GPU reset), not GPU 0's (reboot), nor the
+  // catalog's watch; on a GPU whose driver names none, the catalog's.
+  FindingRow x1 = row("xid.154", Status::fail);
+  x1.finding.gpu = 1;
+  FindingRow x2 = row("xid.154", Status::warn);
+  x2.finding.gpu = 2;
+  v.findings = {recovery_row(0, 2), recovery_row(1, 1), x1, x2};
+  assign_actions(v, shipped());
+  EXPECT_EQ(v.findings[2].node_action, NodeAction::reset_gpu);
+  EXPECT_EQ(v.findings[3].node_action, *table_node_action(shipped(), "xid.154"));
+  EXPECT_EQ(v.action, NodeAction::reboot);
+
+  // A row that passed needs nothing, whatever its value.
+  FindingRow passed = recovery_row(0, 2);
+  passed.status = Status::pass;
+  v.findings = {passed};
+  assign_actions(v, shipped());
+  EXPECT_EQ(v.action, NodeAction::none);
 }
 
 TEST(VerdictAction, DecideOutcomeSetsItAndGateTakesTheNodesStrongest) {
