@@ -11,7 +11,7 @@
 
 #include "core/base/plural.hpp"
 #include "core/fleet/plan_placement.hpp"
-#include "core/fleet/plan_racks.hpp"
+#include "core/record/rack.hpp"
 #include "core/verdict/driver_upgrade.hpp"
 
 namespace gpuqual {

@@ -17,7 +17,7 @@
 // before_drain: done), GPUs whose absence alone would break the floor, a class the policy does
 // not name. A floor above what the class has cannot be met at all.
 //
-// A rack (the nodes of one multi-node NVLink domain, core/fleet/plan_racks.hpp) is one unit: its
+// A rack (the nodes of one multi-node NVLink domain, core/record/rack.hpp) is one unit: its
 // nodes go in one wave or all wait, it counts as one against canary and max_nodes_out, and its
 // GPUs and pods count together against the floor and the PDBs.
 #include <string>
@@ -57,7 +57,7 @@ struct Wave {
   bool canary = false;
   std::vector<std::string> nodes;
   std::vector<std::string> by_rank;  // the same nodes, least disruptive first (re-validation takes a prefix)
-  std::vector<std::string> racks;    // the racks it takes whole (core/fleet/plan_racks.hpp), sorted
+  std::vector<std::string> racks;    // the racks it takes whole (core/record/rack.hpp), sorted
   std::vector<WaveClass> classes;
   std::vector<PlannedEviction> evictions;
   std::vector<PdbUse> pdbs;

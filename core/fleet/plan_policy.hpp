@@ -10,7 +10,7 @@
 //     l40s-pcie-48gb: {min_schedulable_gpus: "75%", max_nodes_out: 4}
 //   training: {owner_kinds: [Job, MPIJob], labels: {team: research}, before_drain: checkpoint}
 //   exclude_nodes: [gpu-node-13]
-//   rack_label: nvidia.com/gpu.clique     # the default: racks go whole (core/fleet/plan_racks.hpp)
+//   rack_label: nvidia.com/gpu.clique     # the default: racks go whole (core/record/rack.hpp)
 #include <map>
 #include <optional>
 #include <set>
@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "core/fleet/plan_cluster.hpp"
-#include "core/fleet/plan_racks.hpp"
+#include "core/record/rack.hpp"
 
 namespace gpuqual {
 

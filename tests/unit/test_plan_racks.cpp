@@ -1,4 +1,4 @@
-// Racks in `gpuqual plan` (core/fleet/plan_racks.hpp): the nodes of one NVLink domain, named by
+// Racks in `gpuqual plan` (core/record/rack.hpp): the nodes of one NVLink domain, named by
 // GFD's `nvidia.com/gpu.clique` label or a policy's `rack_label`, go in one wave or wait together,
 // count as one against canary and max_nodes_out, and take their GPUs and pods out together.
 #include <gtest/gtest.h>
@@ -10,7 +10,7 @@
 #include "core/fleet/plan.hpp"
 #include "core/fleet/plan_json.hpp"
 #include "core/fleet/plan_policy.hpp"
-#include "core/fleet/plan_racks.hpp"
+#include "core/record/rack.hpp"
 
 namespace gpuqual {
 namespace {

@@ -1,4 +1,4 @@
-#include "core/fleet/plan_racks.hpp"
+#include "core/record/rack.hpp"
 
 namespace gpuqual {
 
