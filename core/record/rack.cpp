@@ -2,7 +2,7 @@
 
 namespace gpuqual {
 
-std::string rack_of(const Labels& labels, const std::string& rack_label) {
+std::string rack_of(const std::map<std::string, std::string>& labels, const std::string& rack_label) {
   auto it = labels.find(rack_label);
   if (it == labels.end()) return "";
   const std::string& value = it->second;

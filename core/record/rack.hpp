@@ -1,16 +1,15 @@
 #pragma once
-// Racks for `gpuqual plan`: the nodes of one multi-node NVLink domain (a GB200/GB300 NVL72 rack)
-// are one unit of a rollout. GPU Feature Discovery labels each node of such a system with
-// `nvidia.com/gpu.clique` = `<clusterUUID>.<cliqueId>` (the NVLink fabric's cluster UUID and the
-// clique, the NVLink partition, within it; label table:
+// Racks (`gpuqual plan`, `gate`, `matrix`): the nodes of one multi-node NVLink domain (a
+// GB200/GB300 NVL72 rack) are one unit of a rollout and of a verdict. GPU Feature Discovery labels each node
+// of such a system with `nvidia.com/gpu.clique` = `<clusterUUID>.<cliqueId>` (the NVLink fabric's cluster
+// UUID and the clique, the NVLink partition, within it; label table:
 // https://github.com/NVIDIA/k8s-device-plugin/blob/main/docs/gpu-feature-discovery/README.md).
 // The rack is the cluster UUID: the partitions of one NVL72 share its NVLink switch trays, so a
 // driver rollout that left one partition on another driver than the next would still mix
 // versions within the rack. A policy may name another label (`rack_label:`), whose whole value
 // then names the rack.
+#include <map>
 #include <string>
-
-#include "core/fleet/node_selector.hpp"
 
 namespace gpuqual {
 
@@ -19,6 +18,6 @@ inline constexpr const char* kCliqueLabel = "nvidia.com/gpu.clique";
 // The rack of a node with these labels under `rack_label` ("" when the node is in none): for the
 // clique label the text before its last '.', the cluster UUID (the whole value when it has no
 // '.', or when what is left would be empty); for any other label its whole value.
-std::string rack_of(const Labels& labels, const std::string& rack_label);
+std::string rack_of(const std::map<std::string, std::string>& labels, const std::string& rack_label);
 
 }  // namespace gpuqual
