@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <set>
 #include <tuple>
@@ -79,7 +80,7 @@ const std::string* MatrixRow::component(const std::string& name) const {
   return nullptr;
 }
 
-MatrixObservation observe_record(const RunRecord& record, Outcome outcome) {
+MatrixObservation observe_record(const RunRecord& record, Outcome outcome, const std::string& rack_label) {
   MatrixObservation o;
   o.hardware_class = record.hardware_class.slug;
   o.gpu_product = record_gpu_product(record);
@@ -91,6 +92,7 @@ MatrixObservation observe_record(const RunRecord& record, Outcome outcome) {
   o.run_id = record.run_id;
   o.started_at = record.started_at;
   o.outcome = outcome;
+  if (!rack_label.empty()) o.rack = rack_of(record.node.k8s_labels, rack_label);
   for (const auto& uuid : record_gpu_uuids(record)) o.gpu_keys.push_back(std::hash<std::string>{}(uuid));
   return o;
 }
@@ -171,6 +173,7 @@ void MatrixBuilder::add(MatrixObservation o) {
   e.outcome = o.outcome;
   e.complete = o.complete;
   for (const auto& img : o.images) e.images.push_back(images_(img));
+  if (!o.rack.empty()) e.rack = racks_(o.rack);
 
   if (!o.run_id.empty()) {
     auto [it, fresh_run] = run_index_.emplace(o.run_id, events_.size());
@@ -210,8 +213,39 @@ std::vector<std::string> labels(const std::map<std::uint32_t, std::set<std::uint
   return out;
 }
 
+// What a row's passing nodes count toward known-good: a node in no rack counts; a rack's nodes
+// count only when all of the rack's nodes passed on the row.
+struct RackCredit {
+  std::size_t counted = 0;
+  std::vector<std::string> partial;  // "rack-a (2 of 4 nodes)"
+};
+
+RackCredit rack_credit(const RowTally& t, const MatrixRackIndex& idx,
+                       const std::vector<std::string>& rack_names) {
+  RackCredit c;
+  std::map<std::uint32_t, std::size_t> passed_in;  // rack → its machines that passed here
+  for (const auto& [machine, names] : t.passed) {
+    auto it = idx.rack_of.find(machine);
+    if (it == idx.rack_of.end()) {
+      ++c.counted;
+    } else {
+      ++passed_in[it->second];
+    }
+  }
+  for (const auto& [rack, n] : passed_in) {
+    const std::size_t whole = idx.members.at(rack).size();
+    if (n == whole) {
+      c.counted += n;
+    } else {
+      c.partial.push_back(fmt::format("{} ({} of {} nodes)", rack_names[rack], n, whole));
+    }
+  }
+  std::sort(c.partial.begin(), c.partial.end());  // not the order the racks were first read
+  return c;
+}
+
 void state_of(MatrixRow& r, const std::vector<std::string>& blamed, const std::string& example, int min_nodes,
-              int unidentified_passes) {
+              int unidentified_passes, const RackCredit& racks) {
   const std::size_t np = r.nodes_passed.size(), nf = r.nodes_failed.size();
   if (!blamed.empty()) {
     r.state = MatrixState::known_bad;
@@ -223,14 +257,20 @@ void state_of(MatrixRow& r, const std::vector<std::string>& blamed, const std::s
         "failed on {} ({}), passed on {}; no failing node passed before on another stack, so the "
         "failure may be the node's own",
         plural(nf, "node"), some_names(r.nodes_failed), plural(np, "node"));
-  } else if (np >= static_cast<std::size_t>(min_nodes)) {
+  } else if (racks.counted >= static_cast<std::size_t>(min_nodes)) {
     r.state = MatrixState::known_good;
     r.why = fmt::format("passed on {} (at least {}), failed on none", plural(np, "node"), min_nodes);
   } else {
     r.state = MatrixState::unqualified;
-    r.why = np > 0 ? fmt::format("passed on {}, fewer than the {} --min-nodes asks; failed on none",
-                                 plural(np, "node"), min_nodes)
+    r.why = np > 0 ? fmt::format("passed on {}{}, fewer than the {} --min-nodes asks; failed on none",
+                                 plural(np, "node"),
+                                 racks.counted == np ? "" : fmt::format(" ({} counting)", racks.counted),
+                                 min_nodes)
                    : fmt::format("no run passed or failed ({} inconclusive)", r.runs_inconclusive);
+  }
+  if (!racks.partial.empty()) {
+    r.why += fmt::format("; a rack counts only whole, and these passed in part: {}",
+                         fmt::join(racks.partial, ", "));
   }
   if (unidentified_passes > 0) {
     r.why += fmt::format("; {} named no GPU (every UUID unread) and count toward no node",
@@ -239,6 +279,25 @@ void state_of(MatrixRow& r, const std::vector<std::string>& blamed, const std::s
 }
 
 }  // namespace
+
+// Each machine is in the rack of its newest event (ties: the greater rack name), so the index
+// does not depend on the order the records were read.
+MatrixRackIndex MatrixBuilder::index_racks() {
+  std::map<Id, std::tuple<std::int64_t, std::string, Id>> newest;  // machine → (started, name, rack)
+  for (const Event& e : events_) {
+    if (!e.rack || !e.identified) continue;
+    const auto key = std::make_tuple(e.started_ms.value_or(std::numeric_limits<std::int64_t>::min()),
+                                     racks_.names[*e.rack], *e.rack);
+    auto [it, fresh] = newest.emplace(machine_of(e.identity), key);
+    if (!fresh && key > it->second) it->second = key;
+  }
+  MatrixRackIndex idx;
+  for (const auto& [machine, key] : newest) {
+    idx.rack_of[machine] = std::get<2>(key);
+    idx.members[std::get<2>(key)].insert(machine);
+  }
+  return idx;
+}
 
 Matrix MatrixBuilder::finish() {
   const std::size_t n_rows = rows_.size();
@@ -278,6 +337,7 @@ Matrix MatrixBuilder::finish() {
     }
   }
   const auto blame = blame_stacks(seen);
+  const MatrixRackIndex rack_index = index_racks();
 
   Matrix m;
   m.min_nodes = min_nodes_;
@@ -312,7 +372,7 @@ Matrix MatrixBuilder::finish() {
     for (const auto& b : blamed) blamed_names.push_back(b.first);
     state_of(r, blamed_names,
              blamed.empty() ? "" : stack_difference(rows_[blamed.front().second].stack, a.stack), min_nodes_,
-             t.unidentified_passes);
+             t.unidentified_passes, rack_credit(t, rack_index, racks_.names));
     m.rows.push_back(std::move(r));
   }
   std::sort(m.rows.begin(), m.rows.end(), [](const MatrixRow& x, const MatrixRow& y) {

@@ -6,7 +6,9 @@
 //
 // known-bad    a failure attributable to the stack: a node failed on this stack after it had
 //              passed on another stack of the same class (the node was fine; the stack changed)
-// known-good   passed on >= min_nodes distinct nodes and failed on none
+// known-good   passed on >= min_nodes distinct nodes and failed on none; a node of a rack (the
+//              nodes of one multi-node NVLink domain, core/record/rack.hpp) counts only when every
+//              node of its rack the input has seen passed on this stack: a rack is judged whole
 // mixed        failed on some node, but no failing node is known to have passed elsewhere before:
 //              the failure may be the node's own hardware
 // unqualified  failed on none, and passed on fewer than min_nodes nodes (or only inconclusive runs)
@@ -23,12 +25,14 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
 #include "core/fleet/matrix_stack.hpp"
+#include "core/record/rack.hpp"
 #include "core/verdict/verdict.hpp"
 
 namespace gpuqual {
@@ -81,8 +85,17 @@ struct MatrixObservation {
   Outcome outcome = Outcome::inconclusive;
   bool complete = true;                 // the record's `complete`
   std::vector<std::uint64_t> gpu_keys;  // hashes of its distinct GPU UUIDs: the machine's identity
+  std::string rack;                     // rack_of(its node labels, the rack label); "" = none
 };
-MatrixObservation observe_record(const RunRecord& record, Outcome outcome);
+// `rack_label`: the node label that names racks ("" = no racks).
+MatrixObservation observe_record(const RunRecord& record, Outcome outcome,
+                                 const std::string& rack_label = kCliqueLabel);
+
+// The racks a build has seen: each machine's rack and each rack's machines (by interned id).
+struct MatrixRackIndex {
+  std::map<std::uint32_t, std::uint32_t> rack_of;            // machine → rack
+  std::map<std::uint32_t, std::set<std::uint32_t>> members;  // rack → machines
+};
 
 class MatrixBuilder {
  public:
@@ -104,6 +117,7 @@ class MatrixBuilder {
     Outcome outcome = Outcome::inconclusive;
     bool complete = true;
     std::vector<Id> images;
+    std::optional<Id> rack;  // interned in racks_
   };
   struct Acc {
     std::string key;  // class + stack: the row's identity and its sort order's tie-break
@@ -122,13 +136,14 @@ class MatrixBuilder {
   bool replaces(const Event& challenger, const Event& held) const;
   std::map<Id, std::map<Id, Id>> blame_stacks(const std::map<std::pair<Id, Id>, Seen>& seen) const;
   Id machine_of(Id identity);
+  MatrixRackIndex index_racks();
   void unite(Id a, Id b);
 
   int min_nodes_;
   std::size_t unreadable_ = 0;
   std::unordered_map<std::string, Id> row_index_;
   std::vector<Acc> rows_;
-  Interned names_, images_;
+  Interned names_, images_, racks_;
   // Union-find over identities: a GPU (by UUID hash) or, for a record without GPUs, a node name.
   // Hashes, not the UUIDs: 8 GPUs x 100,000 records of strings would double the build's memory.
   std::unordered_map<std::uint64_t, Id> gpu_identity_;

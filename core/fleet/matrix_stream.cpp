@@ -11,7 +11,7 @@
 namespace gpuqual {
 
 MatrixBuildResult build_matrix(const std::vector<std::string>& paths, BaselineSource& baselines,
-                               int min_nodes, unsigned jobs) {
+                               int min_nodes, unsigned jobs, const std::string& rack_label) {
   const std::size_t n = paths.size();
   std::vector<std::optional<MatrixObservation>> seen(n);
   std::vector<std::string> problems(n);
@@ -32,7 +32,7 @@ MatrixBuildResult build_matrix(const std::vector<std::string>& paths, BaselineSo
     co.with_stack = false;  // the row's stack is matrix_components(record); only the outcome is used
     // Every unit (MIG slices too) against its class's baseline, as compare judges the record.
     const Verdict v = compare_with_baselines(record, baselines, co);
-    seen[i] = observe_record(record, v.outcome);
+    seen[i] = observe_record(record, v.outcome, rack_label);
   });
 
   MatrixBuildResult out;

@@ -21,6 +21,7 @@ struct MatrixBuildResult {
 // matrix must not stop at one truncated file); when none can be read, the first one's
 // InputError is thrown (exit 3), as is a bad baseline file.
 MatrixBuildResult build_matrix(const std::vector<std::string>& paths, BaselineSource& baselines,
-                               int min_nodes, unsigned jobs = 0);
+                               int min_nodes, unsigned jobs = 0,
+                               const std::string& rack_label = kCliqueLabel);
 
 }  // namespace gpuqual

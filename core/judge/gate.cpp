@@ -13,6 +13,7 @@
 #include "core/base/utc_time.hpp"
 #include "core/baseline/unit_baseline.hpp"
 #include "core/judge/compare.hpp"
+#include "core/judge/gate_racks.hpp"
 #include "core/judge/gate_summary.hpp"
 #include "core/record/hardware_class.hpp"
 #include "core/verdict/noise_model.hpp"
@@ -167,6 +168,7 @@ NodeSummary summarize_node(const RunRecord& r, const Baseline* b, const GateOpti
     s.gpu_keys.push_back(std::hash<std::string>{}(gpu_uuid_key(g.uuid)));
   }
   s.hardware_class = r.hardware_class.slug;
+  if (!options.rack_label.empty()) s.rack = rack_of(r.node.k8s_labels, options.rack_label);
   if (auto note = class_override_note(r)) s.class_note = s.node + ": " + *note;
   CompareOptions co;
   co.strict = options.strict;
@@ -591,6 +593,8 @@ Verdict GatePool::finish() {
   resolve_histories();
   std::vector<std::string> machine_notes, shared_machines;
   const std::size_t machines = count_machines(machine_notes, shared_machines);
+  // Before the tally: a rack's held nodes count as failed (core/judge/gate_racks.hpp).
+  const RackJudgement racks = judge_racks(nodes_);
   sort_by_outcome(nodes_);
   const PoolTally t = tally_nodes(nodes_, v);
   state_pool_stack(t, v);
@@ -599,6 +603,8 @@ Verdict GatePool::finish() {
   r.notes = duplicates_;
   r.notes.insert(r.notes.end(), notes_.begin(), notes_.end());
   r.notes.insert(r.notes.end(), machine_notes.begin(), machine_notes.end());
+  r.fails.insert(r.fails.end(), racks.fails.begin(), racks.fails.end());
+  r.notes.insert(r.notes.end(), racks.notes.begin(), racks.notes.end());
   for (const auto& n : nodes_) {
     if (!n.class_note.empty()) r.notes.push_back(n.class_note);
   }

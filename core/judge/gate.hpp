@@ -18,6 +18,8 @@
 // prove which is newest (two boots, a clock that may have been reset) the worst of those that
 // may be counts. --consecutive N: the node qualifies only after N passing runs in a row since
 // its last non-passing one; runs that alternate between pass and fail make it flaky (warn).
+// Racks (--rack-label, core/judge/gate_racks.hpp): the nodes of one multi-node NVLink domain are
+// judged whole; a failed node fails its rack's other nodes, and a rack on two drivers fails.
 // --max-age and --node-file withhold the qualification of a record too old or stale
 // (core/verdict/record_age.hpp). Nodes with GPU UUIDs in common are one machine: one toward
 // --expect-nodes, named in the reasons and the summary.
@@ -32,6 +34,7 @@
 
 #include "core/baseline/baseline.hpp"
 #include "core/baseline/class_baselines.hpp"
+#include "core/record/rack.hpp"
 #include "core/record/record.hpp"
 #include "core/verdict/record_age.hpp"
 #include "core/verdict/target.hpp"
@@ -50,6 +53,9 @@ struct GateOptions {
   const Target* target = nullptr;        // --target: nodes off this stack fail (core/verdict/target.hpp)
   Freshness freshness{};                 // --max-age, --node-file (core/verdict/record_age.hpp)
   int consecutive = 1;                   // --consecutive: passing runs in a row a node needs
+  // --rack-label: the record's node label that names its rack (core/record/rack.hpp), judged
+  // whole (core/judge/gate_racks.hpp); "" = no racks.
+  std::string rack_label = kCliqueLabel;
   // Where the baselines of the records' other units are found (CompareOptions::unit_baselines);
   // gate_records sets its own.
   BaselineSource* unit_baselines = nullptr;
@@ -68,6 +74,7 @@ struct NodeSummary {
   bool complete = true;                 // record.complete: of two files of one run, the complete one wins
   std::vector<std::uint64_t> gpu_keys;  // hashes of the GPU UUIDs: nodes that share one are one machine
   std::string hardware_class;
+  std::string rack;        // rack_of(the record's node labels, GateOptions::rack_label); "" = none
   std::string class_note;  // class_override_note: the pool says it (docs/hardware-class.md)
   Verdict verdict;         // the compare verdict, trimmed (see trim_node_verdict)
   // One value per metric of the class baseline (same order as Baseline::metrics): the median over

@@ -69,6 +69,11 @@ std::vector<CLI::Option*> add_gate_pool_options(CLI::App* cmd, GatePoolFlags& fl
                       "non-passing one (its records in the pool are its history; default 1)")
           ->type_name("N")
           ->check(CLI::Range(1, 1000)));
+  added.push_back(cmd->add_option("--rack-label", flags.rack_label,
+                                  "The node label (read from each record) that names a node's rack, "
+                                  "judged whole; none: no racks (docs/gate.md, Racks)")
+                      ->type_name("LABEL|none")
+                      ->capture_default_str());
   return added;
 }
 
@@ -81,6 +86,7 @@ GateOptions gate_options_from(const GatePoolFlags& flags, bool strict) {
   o.strict = strict;
   o.freshness = freshness_from(flags.freshness);
   o.consecutive = flags.consecutive;
+  o.rack_label = flags.rack_label == "none" ? "" : flags.rack_label;
   return o;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // The pool rules' flags (--max-failed, --expect-nodes, --pool-allowed-drop, --confidence, and
-// time: --max-age, --node-file, --consecutive), the same on `gpuqual gate` and `gpuqual report
+// time: --max-age, --node-file, --consecutive; racks: --rack-label), the same on `gpuqual gate` and `gpuqual
+// report
 // --gate`, so a report shows the verdict the pipeline's gate gave when it is given the same flags.
 #include <CLI/CLI.hpp>
 
@@ -19,6 +20,7 @@ struct GatePoolFlags {
   std::string confidence = "0.95";
   FreshnessFlags freshness;  // --max-age, --node-file
   int consecutive = 1;
+  std::string rack_label = kCliqueLabel;  // --rack-label; "none": no racks
 };
 
 // Returns the options added, so a command can tell whether any was given.

@@ -34,6 +34,7 @@ struct MatrixArgs {
   std::string markdown, html, baselines_dir, target, matrix = kDefaultMatrix, class_slug, as_of;
   int min_nodes = kDefaultMinNodes;
   unsigned jobs = 0;
+  std::string rack_label = kCliqueLabel;  // "none": no racks
 };
 
 int run_build(const MatrixArgs& a) {
@@ -42,7 +43,8 @@ int run_build(const MatrixArgs& a) {
   if (paths.empty())
     throw InputError(fmt::format("{}", fmt::join(a.records, ", ")), "", "no *.json run records in it");
   AutoBaselines baselines(baselines_dir(a.baselines_dir));
-  MatrixBuildResult res = build_matrix(paths, baselines, a.min_nodes, a.jobs);
+  MatrixBuildResult res =
+      build_matrix(paths, baselines, a.min_nodes, a.jobs, a.rack_label == "none" ? "" : a.rack_label);
   for (const auto& u : res.unreadable) print_line(stderr, "gpuqual: left out (unreadable): " + u);
   const Matrix& m = res.matrix;
   write_file_atomic(a.output, a.output.ends_with(".json") ? matrix_to_json(m) : matrix_to_yaml(m));
@@ -139,6 +141,11 @@ void add_matrix_command(CLI::App& app, CommandAction& selected) {
       ->type_name("FILE");
   b->add_option("--min-nodes", build->min_nodes, "Distinct passing nodes a row needs to be known-good")
       ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  b->add_option("--rack-label", build->rack_label,
+                "The node label (read from each record) that names a node's rack: a rack's nodes count "
+                "toward --min-nodes only when the whole rack passed; none: no racks")
+      ->type_name("LABEL|none")
       ->capture_default_str();
   add_baselines_dir(b, build->baselines_dir, "Where the class baselines are (as compare --baseline auto)");
   b->add_option("--jobs", build->jobs, "Threads that read and judge records (default: one per CPU)")

@@ -14,6 +14,7 @@
 #include "core/judge/gate_stream.hpp"
 #include "core/judge/gate_summary.hpp"
 #include "core/record/record_io.hpp"
+#include "runner/cli/gate_pool_flags.hpp"
 #include "runner/reporters/reporters.hpp"
 #include "test_diff_fixtures.hpp"
 
@@ -354,4 +355,88 @@ TEST(Gate, StreamsRecordFilesFromADirectory) {
   }
   EXPECT_THROW(expand_record_paths({(dir / "missing.json").string()}), InputError);
   fs::remove_all(dir);
+}
+
+namespace {
+
+// `records[i]` in the NVL72 rack `rack` (GFD's clique label: <cluster UUID>.<clique id>).
+void in_rack(std::vector<RunRecord>& records, std::initializer_list<int> nodes, const std::string& rack,
+             int clique) {
+  for (int i : nodes)
+    records[static_cast<std::size_t>(i)].node.k8s_labels[kCliqueLabel] = rack + "." + std::to_string(clique);
+}
+
+}  // namespace
+
+TEST(Gate, ARackIsJudgedWholeItsFailedNodeHoldsTheOthers) {
+  Jitter jitter{std::mt19937_64(21)};
+  const Baseline b = class_baseline();
+  auto records =
+      pool_of(8, jitter, [](int node, int g, int m) { return node == 1 && g == 3 && m == 0 ? 0.90 : 1.0; });
+  in_rack(records, {0, 1}, "rack-a", 1);
+  in_rack(records, {2, 3}, "rack-a", 2);  // another partition of the same rack
+  in_rack(records, {4, 5, 6, 7}, "rack-b", 1);
+  GateOptions one;
+  one.max_failed = 1;
+  Verdict v = gate(records, {&b}, one);
+  // One node failed alone, but its rack's four nodes are lost together: beyond --max-failed 1.
+  EXPECT_EQ(v.outcome, Outcome::fail) << v.summary;
+  EXPECT_TRUE(has_reason(v, "4 of 8 nodes failed, more than --max-failed 1 allows")) << v.summary;
+  EXPECT_TRUE(has_reason(
+      v, "racks judged whole: rack-a (4 nodes, 3 held by the failure of node-01); rack-b (4 nodes)"));
+  int held = 0;
+  for (const auto& n : v.nodes) {
+    if (n.hostname == "node-01") EXPECT_EQ(n.action, NodeAction::drain);
+    if (n.hostname != "node-00" && n.hostname != "node-02" && n.hostname != "node-03") continue;
+    ++held;
+    EXPECT_EQ(n.outcome, Outcome::fail);
+    EXPECT_EQ(n.exit_code, 1);
+    EXPECT_EQ(n.action, NodeAction::none);  // nothing to repair on it
+    EXPECT_TRUE(n.summary.starts_with("rack rack-a is judged whole: node-01 failed")) << n.summary;
+  }
+  EXPECT_EQ(held, 3);
+
+  // The same pool without racks: one failed node, within the budget.
+  GateOptions flat = one;
+  flat.rack_label = "";
+  EXPECT_EQ(gate(records, {&b}, flat).outcome, Outcome::warn);
+  // A site's own rack label names racks by its whole value.
+  for (auto& r : records)
+    r.node.k8s_labels = {{"example.com/rack", r.node.hostname < "node-04" ? "r1" : "r2"}};
+  GateOptions site = one;
+  site.rack_label = "example.com/rack";
+  Verdict by_site = gate(records, {&b}, site);
+  EXPECT_EQ(by_site.outcome, Outcome::fail);
+  EXPECT_TRUE(has_reason(by_site, "r1 (4 nodes, 3 held by the failure of node-01)"));
+}
+
+TEST(Gate, ARackOnTwoDriversFailsEvenWithEveryNodePassing) {
+  Jitter jitter{std::mt19937_64(22)};
+  const Baseline b = class_baseline();
+  auto records = healthy_pool(4, jitter);
+  in_rack(records, {0, 1, 2, 3}, "rack-a", 1);
+  for (auto& r : records) r.node.driver_version = "580.95.05";
+  Verdict same = gate(records, {&b});
+  EXPECT_EQ(same.outcome, Outcome::pass) << same.summary;
+  EXPECT_TRUE(has_reason(same, "racks judged whole: rack-a (4 nodes)"));
+
+  records[3].node.driver_version = "575.57.08";
+  Verdict mixed = gate(records, {&b});
+  EXPECT_EQ(mixed.outcome, Outcome::fail) << mixed.summary;
+  EXPECT_TRUE(has_reason(mixed,
+                         "rack rack-a runs 2 driver versions (575.57.08 on node-03; 580.95.05 on "
+                         "node-00,node-01,node-02)"))
+      << mixed.reasons.front();
+  // Nodes on two drivers in different racks are the pool's mix only (inconclusive without --target).
+  in_rack(records, {3}, "rack-b", 1);
+  EXPECT_EQ(gate(records, {&b}).outcome, Outcome::inconclusive);
+}
+
+TEST(Gate, RackLabelFlagDefaultsToTheCliqueLabelAndNoneTurnsRacksOff) {
+  GatePoolFlags flags;
+  EXPECT_EQ(gate_options_from(flags, false).rack_label, kCliqueLabel);
+  flags.rack_label = "example.com/rack";
+  EXPECT_EQ(gate_options_from(flags, false).rack_label, "example.com/rack");
+  flags.rack_label = "none";
+  EXPECT_EQ(gate_options_from(flags, false).rack_label, "");
 }

@@ -358,5 +358,63 @@ TEST(MatrixIo, StrictLoaderNamesFileLineAndPath) {
   }
 }
 
+// A rack's node counts toward known-good only when its whole rack passed on the stack.
+MatrixObservation rack_obs(const std::string& node, const std::string& driver, const std::string& day,
+                           Outcome o, const std::string& clique) {
+  RunRecord r = rec(node, driver, day, "gb200-186gb");
+  r.node.k8s_labels[kCliqueLabel] = clique;
+  return observe_record(r, o);
+}
+
+TEST(MatrixRacks, ARacksNodesCountOnlyWhenTheWholeRackPassed) {
+  std::vector<MatrixObservation> seen = {
+      // rack-a (two partitions): all four nodes seen; on the new driver only two of them ran.
+      rack_obs("a1", "570.195.03", "10", Outcome::pass, "rack-a.1"),
+      rack_obs("a2", "570.195.03", "10", Outcome::pass, "rack-a.1"),
+      rack_obs("a3", "570.195.03", "10", Outcome::pass, "rack-a.2"),
+      rack_obs("a4", "570.195.03", "10", Outcome::pass, "rack-a.2"),
+      rack_obs("a1", "580.95.05", "12", Outcome::pass, "rack-a.1"),
+      rack_obs("a2", "580.95.05", "12", Outcome::pass, "rack-a.1"),
+  };
+  MatrixBuilder b(2);
+  for (auto o : seen) b.add(std::move(o));
+  const Matrix m = b.finish();
+  const MatrixRow& old_row = row_with(m, "570.195.03", "gb200-186gb");
+  EXPECT_EQ(old_row.state, MatrixState::known_good) << old_row.why;
+  const MatrixRow& part = row_with(m, "580.95.05", "gb200-186gb");
+  EXPECT_EQ(part.state, MatrixState::unqualified) << part.why;
+  EXPECT_EQ(part.nodes_passed, (std::vector<std::string>{"a1", "a2"}));  // the facts stay
+  EXPECT_NE(part.why.find("passed on 2 nodes (0 counting), fewer than the 2 --min-nodes asks"),
+            std::string::npos)
+      << part.why;
+  EXPECT_NE(part.why.find("a rack counts only whole, and these passed in part: rack-a (2 of 4 nodes)"),
+            std::string::npos)
+      << part.why;
+
+  // The rest of the rack passes on the new driver: the rack counts, in any order of the records.
+  seen.push_back(rack_obs("a3", "580.95.05", "13", Outcome::pass, "rack-a.2"));
+  seen.push_back(rack_obs("a4", "580.95.05", "13", Outcome::pass, "rack-a.2"));
+  std::mt19937 rng(7);
+  std::string first_why;
+  for (int round = 0; round < 3; ++round) {
+    std::shuffle(seen.begin(), seen.end(), rng);
+    MatrixBuilder w(2);
+    for (auto o : seen) w.add(o);
+    const Matrix whole = w.finish();
+    const MatrixRow& r = row_with(whole, "580.95.05", "gb200-186gb");
+    EXPECT_EQ(r.state, MatrixState::known_good) << r.why;
+    if (round == 0) first_why = r.why;
+    EXPECT_EQ(r.why, first_why);
+  }
+}
+
+TEST(MatrixRacks, WithoutARackLabelNodesCountAlone) {
+  RunRecord r = rec("a1", "580.95.05", "12", "gb200-186gb");
+  r.node.k8s_labels[kCliqueLabel] = "rack-a.1";
+  EXPECT_EQ(observe_record(r, Outcome::pass).rack, "rack-a");
+  EXPECT_EQ(observe_record(r, Outcome::pass, "").rack, "");
+  EXPECT_EQ(observe_record(r, Outcome::pass, "example.com/rack").rack, "");
+}
+
 }  // namespace
 }  // namespace gpuqual
