@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <tuple>
 
+#include "core/baseline/baseline.hpp"
 #include "core/record/hardware_class.hpp"
 #include "core/record/metric_summary.hpp"
+#include "core/record/rack.hpp"
 #include "record_builders.hpp"
 
 namespace gpuqual::testing {
@@ -22,7 +24,8 @@ struct Peaks {
 
 Peaks peaks_of(const std::string& product) {
   if (product.find("H200") != std::string::npos) return {989.5, 4800};
-  return {989.5, 3350};  // H100 SXM
+  if (product.find("GB200") != std::string::npos) return {2250, 7700};  // baselines/floors/gb200-186gb.yaml
+  return {989.5, 3350};                                                 // H100 SXM
 }
 
 // A MIG device's share of its GPU (NVIDIA MIG user guide, "Supported MIG Profiles"): SMs by
@@ -103,6 +106,7 @@ std::vector<NodeSpec> node_specs() {
       {"mig-all-h100x2", NodeShape::mig_all, "NVIDIA H100 80GB HBM3", 81559, 2},
       {"mig-ci-h200x2", NodeShape::mig_compute_instances, "NVIDIA H200", 143771, 2},
       {"vgpu-h100x2", NodeShape::vgpu, "NVIDIA H100 80GB HBM3", 81559, 2},
+      {"nvl72-gb200x4", NodeShape::whole_gpu, "NVIDIA GB200", 189471, 4, true},
   };
 }
 
@@ -178,6 +182,23 @@ void RecordGenerator::add_gpu_figures(const NodeSpec& spec, const GpuInfo& g, Ru
   }
 }
 
+namespace {
+
+// The checks the class's shipped floors require (baselines/floors/<class>.yaml): a record without
+// one must never pass. A Grace superchip's class (GB200) leaves pcie optional: its GPU reaches
+// host memory over NVLink-C2C.
+std::vector<std::string> floor_required_checks(const std::string& slug) {
+  const Baseline floors =
+      load_baseline(std::string(GPUQUAL_SOURCE_DIR) + "/baselines/floors/" + slug + ".yaml");
+  std::vector<std::string> out;
+  for (const auto& [name, expectation] : floors.checks) {
+    if (expectation.required) out.push_back(name);
+  }
+  return out;
+}
+
+}  // namespace
+
 RunRecord RecordGenerator::healthy_record(const NodeSpec& spec, int node, int run) {
   RunRecord r = make_record(0);
   r.run_id = fmt::format("run-{}-n{}-r{}", spec.name, node, run);
@@ -211,6 +232,7 @@ RunRecord RecordGenerator::healthy_record(const NodeSpec& spec, int node, int ru
   }
   r.hardware_class = derive_hardware_class(r.gpus);
   r.node.k8s_labels["nvidia.com/gpu.count"] = std::to_string(spec.gpus);
+  if (spec.rack) r.node.k8s_labels[kCliqueLabel] = "8f3c1e2a-5b6d-4e7f-9a0b-" + spec.name + ".1";
   r.node.stack = make_stack(spec.gpus);
   for (std::size_t i = 0; i < r.gpus.size(); ++i) r.node.stack->gpu_firmware[i].uuid = r.gpus[i].uuid;
   r.node.stack->stack_check = StackCheckSummary{"pass", {}, false, "none", "containerd; mode cdi"};
@@ -307,11 +329,10 @@ void RecordGenerator::add_status_mutants(const RunRecord& healthy, std::vector<M
     out.push_back(
         {Mutation::unit_status_failed, "check " + c.name + " on " + where + " failed", std::move(rr)});
   }
-  for (const char* required : {"health", "gemm", "hbm", "pcie"}) {
+  for (const std::string& required : floor_required_checks(healthy.hardware_class.slug)) {
     RunRecord r = healthy;
     std::erase_if(r.checks, [&](const CheckResult& x) { return x.name == required; });
-    out.push_back(
-        {Mutation::required_check_removed, std::string("check ") + required + " removed", std::move(r)});
+    out.push_back({Mutation::required_check_removed, "check " + required + " removed", std::move(r)});
   }
   // Optional forgives a skip, never a failure (docs/compare.md, "No false pass").
   RunRecord extra = healthy;

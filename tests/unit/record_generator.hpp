@@ -10,7 +10,8 @@
 //     in healthy_record();
 //   - a new piece of evidence the record holds (an inventory field a judge must read, a status of
 //     its own): a Mutation that flips it to failing, in mutate() and kMutations;
-//   - a new identity (a UUID, a place): a Mutation that duplicates or drops it.
+//   - a new identity (a UUID, a place): a Mutation that duplicates or drops it;
+//   - a new grouping of nodes the pool commands judge (a rack): a NodeSpec whose nodes share it.
 // A mutation whose rule lands on another branch is listed in kAwaitingOtherBranches (with the
 // rule), so the test keeps generating it and asserts it once that branch is merged.
 #include <array>
@@ -35,6 +36,9 @@ struct NodeSpec {
   std::string product;  // NVML name: "NVIDIA H200"
   std::uint64_t memory_mib = 0;
   int gpus = 1;
+  // A node of a multi-node NVLink rack (GB200 NVL72): GFD's clique label, every node of the shape
+  // in one rack, so gate and matrix judge them as a rack (core/record/rack.hpp).
+  bool rack = false;
 };
 
 // gtest prints a shape by its name.

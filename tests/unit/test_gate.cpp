@@ -401,12 +401,14 @@ TEST(Gate, ARackIsJudgedWholeItsFailedNodeHoldsTheOthers) {
   flat.rack_label = "";
   EXPECT_EQ(gate(records, {&b}, flat).outcome, Outcome::warn);
   // A site's own rack label names racks by its whole value.
-  for (auto& r : records)
-    r.node.k8s_labels = {{"example.com/rack", r.node.hostname < "node-04" ? "r1" : "r2"}};
+  for (auto& r : records) {
+    r.node.k8s_labels.erase(kCliqueLabel);
+    r.node.k8s_labels["example.com/rack"] = r.node.hostname < "node-04" ? "r1" : "r2";
+  }
   GateOptions site = one;
   site.rack_label = "example.com/rack";
   Verdict by_site = gate(records, {&b}, site);
-  EXPECT_EQ(by_site.outcome, Outcome::fail);
+  EXPECT_EQ(by_site.outcome, Outcome::fail) << fmt::format("{}", fmt::join(by_site.reasons, " | "));
   EXPECT_TRUE(has_reason(by_site, "r1 (4 nodes, 3 held by the failure of node-01)"));
 }
 
