@@ -310,7 +310,8 @@ class DraComponent(unittest.TestCase):
 
     def test_renders_alone_and_with_node_labels(self):
         need_kubectl(self)
-        for comps in (["dra"], ["node-labels", "dra"], ["dra", "node-labels"], ALL_COMPONENTS + ["dra"]):
+        node_signals = ["node-condition", "qualified-taint", "nvsentinel-opt-out"]
+        for comps in (["dra"], ["node-labels", "dra"], ["dra", "node-labels"], ALL_COMPONENTS + node_signals + ["dra"]):
             objs = ml.kustomize_with_components(comps)
             for obj in (o for o in objs if not ml.is_custom_resource(o)):
                 for v in (ml.oldest_k8s_for(obj), ml.newest_k8s()):
