@@ -3,8 +3,9 @@
 (fake_kube_api.py): it reads the API groups, then the ResourceSlices, DeviceClasses and
 ComputeDomains at the versions the server prefers, and writes the List the `dra` check reads;
 with list permission on each (403 otherwise), and an empty List where the cluster serves no
-resource.k8s.io. The objects served are the example shapes of tests/data/dra (its README cites
-where each comes from), with `kind` taken off as a list's items arrive from the API.
+resource.k8s.io. The rules the fake server enforces are components/dra's ClusterRole. The objects
+served are the example shapes of tests/data/dra (its README cites where each comes from), with
+`kind` taken off as a list's items arrive from the API.
 
 Run: python3 tests/integration/test_dra_objects.py   (ctest: manifests.dra_objects)
 """
@@ -58,6 +59,16 @@ class DraObjects(unittest.TestCase):
         self.assertEqual(written["items"], example_items())
         with open(groups, encoding="utf-8") as f:
             self.assertEqual(json.load(f)["kind"], "APIGroupList")
+
+    def test_the_component_grants_exactly_these_rules(self):
+        """components/dra's ClusterRole is the RULES the fake API enforces here, and the helper
+        runs with it: what it needs, and nothing more."""
+        docs = ml.load_all(os.path.join(ml.COMPONENTS, "dra", "rbac.yaml"))
+        granted = [r for d in docs if d["kind"] == "ClusterRole" for r in d["rules"]]
+        self.assertEqual(granted, RULES)
+        res, (objects, _) = self.serve(granted, [("resource.k8s.io", "v1"), ("resource.nvidia.com", "v1beta1")])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertTrue(os.path.exists(objects))
 
     def test_no_resource_api_is_an_empty_list(self):
         res, (objects, groups) = self.serve(RULES, [("apps", "v1")])

@@ -283,6 +283,93 @@ class KubernetesSchemas(unittest.TestCase):
         self.assertIn('--max-age "{{workflow.parameters.max-age}}"', gate_step["script"]["source"])
 
 
+DRA_DIR = "/etc/gpuqual/dra"
+SA_DIR = "/var/run/secrets/kubernetes.io/serviceaccount"
+
+
+class DraComponent(unittest.TestCase):
+    """components/dra: an init container writes the `dra` check's two files with the API token
+    (its own, nowhere else), the gpuqual container reads them read-only through
+    GPUQUAL_DRA_FILE and GPUQUAL_API_GROUPS_FILE; RBAC lists the three kinds and nothing more."""
+
+    @staticmethod
+    def per_node_pods(objs):
+        for obj in objs:
+            per_node = obj["kind"] == "CronJob" or (
+                obj["kind"] == "Job" and obj["metadata"].get("labels", {}).get("gpuqual.io/per-node") == "true")
+            for label, spec in pod_specs_of(obj):
+                yield label, spec, per_node
+
+    def test_off_by_default(self):
+        need_kubectl(self)
+        for label, spec, _ in self.per_node_pods(ml.kustomize(ml.K8S)):
+            with self.subTest(pod=label):
+                self.assertNotIn("dra-objects", [c["name"] for c in spec.get("initContainers", [])])
+                env = {e["name"] for c in spec["containers"] for e in c.get("env", [])}
+                self.assertFalse({"GPUQUAL_DRA_FILE", "GPUQUAL_API_GROUPS_FILE"} & env, "without the component the check skips")
+
+    def test_renders_alone_and_with_node_labels(self):
+        need_kubectl(self)
+        node_signals = ["node-condition", "qualified-taint", "nvsentinel-opt-out"]
+        for comps in (["dra"], ["node-labels", "dra"], ["dra", "node-labels"], ALL_COMPONENTS + node_signals + ["dra"]):
+            objs = ml.kustomize_with_components(comps)
+            for obj in (o for o in objs if not ml.is_custom_resource(o)):
+                for v in (ml.oldest_k8s_for(obj), ml.newest_k8s()):
+                    with self.subTest(components=comps, obj=ml.name_of(obj), k8s=v):
+                        self.assertIsNone(ml.validate(obj, v))
+            patched = 0
+            for label, spec, per_node in self.per_node_pods(objs):
+                inits = {c["name"]: c for c in spec.get("initContainers", [])}
+                with self.subTest(components=comps, pod=label):
+                    if not per_node:  # the gate judges records: it reads no DRA objects
+                        self.assertNotIn("dra-objects", inits)
+                        continue
+                    patched += 1
+                    self.assert_dra_pod(spec, inits, comps)
+            self.assertGreaterEqual(patched, 3, comps)
+
+    def assert_dra_pod(self, spec, inits, comps):
+        self.assertIs(spec["automountServiceAccountToken"], False)
+        if "node-labels" in comps:
+            self.assertEqual(set(inits), {"dra-objects", "node-labels"})
+        else:
+            self.assertEqual(list(inits), ["dra-objects"])
+        init = inits["dra-objects"]
+        self.assertEqual(init["command"], ["gpuqual-dra-objects", f"{DRA_DIR}/dra.json", f"{DRA_DIR}/apis.json"])
+        self.assertEqual({e["name"]: e.get("value") for e in init["env"]}, {"NVIDIA_VISIBLE_DEVICES": "void"})
+        self.assertEqual(sorted((m["name"], m["mountPath"], m.get("readOnly", False)) for m in init["volumeMounts"]),
+                         [("api-token", SA_DIR, True), ("dra-objects", DRA_DIR, False)])
+        gq = spec["containers"][0]
+        self.assertEqual(gq["name"], "gpuqual")
+        env = {e["name"]: e.get("value") for e in gq["env"]}
+        self.assertEqual(env["GPUQUAL_DRA_FILE"], init["command"][1])
+        self.assertEqual(env["GPUQUAL_API_GROUPS_FILE"], init["command"][2])
+        self.assertIn({"name": "dra-objects", "mountPath": DRA_DIR, "readOnly": True}, gq["volumeMounts"])
+        vols = {v["name"]: v for v in spec["volumes"]}
+        self.assertEqual(vols["dra-objects"], {"name": "dra-objects", "emptyDir": {}})
+        sources = vols["api-token"]["projected"]["sources"]
+        self.assertEqual(sources[0], {"serviceAccountToken": {"path": "token", "expirationSeconds": 3600}})
+        # The token reaches the init containers that call the API (and verdict-labels' label-node
+        # where listed), never gpuqual: by volume and by path.
+        for c in spec["containers"]:
+            mounts = c.get("volumeMounts", [])
+            if c["name"] == "gpuqual" or "verdict-labels" not in comps:
+                self.assertNotIn("api-token", [m["name"] for m in mounts], c["name"])
+                self.assertNotIn(SA_DIR, [m["mountPath"] for m in mounts], c["name"])
+
+    def test_rbac_lists_the_three_kinds_and_nothing_more(self):
+        docs = ml.load_all(os.path.join(ml.COMPONENTS, "dra", "rbac.yaml"))
+        self.assertEqual(sorted(d["kind"] for d in docs), ["ClusterRole", "ClusterRoleBinding"])
+        role = next(d for d in docs if d["kind"] == "ClusterRole")
+        self.assertEqual(role["rules"], [
+            {"apiGroups": ["resource.k8s.io"], "resources": ["resourceslices", "deviceclasses"], "verbs": ["list"]},
+            {"apiGroups": ["resource.nvidia.com"], "resources": ["computedomains"], "verbs": ["list"]}])
+        binding = next(d for d in docs if d["kind"] == "ClusterRoleBinding")
+        self.assertEqual(binding["roleRef"], {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole",
+                                              "name": role["metadata"]["name"]})
+        self.assertEqual(binding["subjects"], [{"kind": "ServiceAccount", "name": "gpuqual", "namespace": "gpuqual"}])
+
+
 UPGRADE_STATE = "nvidia.com/gpu-driver-upgrade-state"
 
 
