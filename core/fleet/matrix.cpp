@@ -196,6 +196,14 @@ struct RowTally {
   bool any = false;
 };
 
+// The row's first and last run by start time.
+void note_seen(RowTally& t, const std::optional<std::int64_t>& started_ms, const std::string& started_at) {
+  if (!started_ms) return;
+  const std::pair<std::int64_t, std::string> at{*started_ms, started_at};
+  if (!t.first || at < *t.first) t.first = at;
+  if (!t.last || at > *t.last) t.last = at;
+}
+
 // "node-a", or "node-a (also node-b)" for one machine seen under several node names.
 std::string machine_label(const std::set<std::uint32_t>& names, const std::vector<std::string>& all) {
   std::vector<std::string> n;
@@ -307,11 +315,7 @@ Matrix MatrixBuilder::finish() {
     const Id m = machine_of(e.identity);
     RowTally& t = tally[e.row];
     t.any = true;
-    if (e.started_ms) {
-      const std::pair<std::int64_t, std::string> at{*e.started_ms, e.started_at};
-      if (!t.first || at < *t.first) t.first = at;
-      if (!t.last || at > *t.last) t.last = at;
-    }
+    note_seen(t, e.started_ms, e.started_at);
     // A run naming no GPU is placed by a node name another machine can carry: it never shows one
     // machine passing on one stack and failing on another, so it blames no stack (docs/matrix.md).
     Seen unplaced;

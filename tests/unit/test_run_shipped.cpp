@@ -25,14 +25,18 @@ TEST_F(ShippedRun, CanaryWithoutAGpuIsInconclusiveWithAFullRecord) {
   const RunRecord rec = record();
   EXPECT_TRUE(rec.complete);
   EXPECT_EQ(rec.suite, "canary");
-  // stack, 7 GPU checks, mig and gpu_sharing, telemetry, storage, network
-  ASSERT_EQ(suite_checks(rec).size(), 13u);
+  // stack, 7 GPU checks, mig and gpu_sharing, telemetry, storage, network, dra (optional)
+  ASSERT_EQ(suite_checks(rec).size(), 14u);
   if (!rec.gpus.empty()) GTEST_SKIP() << "this machine has GPUs; the GPU-less expectations do not apply";
   for (const auto& c : rec.checks) {
     // Nothing can pass without a GPU; whatever could not run says why.
     EXPECT_TRUE(c.status == Status::skip || c.status == Status::error || c.status == Status::fail)
         << c.name << " " << to_string(c.status);
     EXPECT_FALSE(c.reason.empty()) << c.name;
+  }
+  // Without the DRA component's files the optional dra check reads nothing: a skip, never a pass.
+  for (const auto& c : rec.checks) {
+    if (c.name == "dra") EXPECT_EQ(c.status, Status::skip) << c.reason;
   }
 }
 
