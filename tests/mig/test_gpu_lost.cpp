@@ -22,6 +22,7 @@
 #include "device/nvml/nvml_inventory.hpp"
 #include "device/nvml/nvml_library.hpp"
 #include "device/nvml/nvml_snapshot.hpp"
+#include "tests/support/shipped_severity.hpp"
 
 namespace gpuqual {
 namespace {
@@ -31,11 +32,7 @@ using nlohmann::json;
 
 const std::string kData = GPUQUAL_TEST_DATA;
 
-const SeverityTable& shipped() {
-  static const SeverityTable t =
-      load_severity_tables(std::string(GPUQUAL_SOURCE_DIR) + "/baselines", health_finding_codes());
-  return t;
-}
+const SeverityTable& shipped() { return gpuqual::testing::shipped_severity_table(); }
 
 struct CliResult {
   int code = -1;

@@ -12,6 +12,7 @@
 #include "core/verdict/skip_acceptance.hpp"
 #include "device/nvml/nvml_snapshot.hpp"
 #include "mig_fixtures.hpp"
+#include "tests/support/shipped_severity.hpp"
 
 namespace gpuqual {
 namespace {
@@ -19,11 +20,7 @@ namespace {
 using mig_test::gpus_from_fake_nvml;
 using mig_test::topology;
 
-const SeverityTable& shipped() {
-  static const SeverityTable t =
-      load_severity_tables(std::string(GPUQUAL_SOURCE_DIR) + "/baselines", health_finding_codes());
-  return t;
-}
+const SeverityTable& shipped() { return gpuqual::testing::shipped_severity_table(); }
 
 // The guest's topology with each GPU's virtualization mode and unsupported readings replaced.
 std::string guest_topology(const std::string& mode, const nlohmann::json& not_supported) {

@@ -5,16 +5,13 @@
 
 #include "core/rules/health_rules.hpp"
 #include "core/rules/health_severity.hpp"
+#include "tests/support/shipped_severity.hpp"
 
 using namespace gpuqual;
 
 namespace {
 
-const SeverityTable& shipped() {
-  static const SeverityTable t =
-      load_severity_tables(std::string(GPUQUAL_SOURCE_DIR) + "/baselines", health_finding_codes());
-  return t;
-}
+const SeverityTable& shipped() { return gpuqual::testing::shipped_severity_table(); }
 
 // One GPU with `links` NVLink links of which the first `active` are up.
 HealthSnapshot with_links(int links, int active) {

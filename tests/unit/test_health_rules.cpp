@@ -12,16 +12,13 @@
 #include "core/rules/health_rules.hpp"
 #include "core/rules/health_severity.hpp"
 #include "core/rules/health_snapshot_json.hpp"
+#include "tests/support/shipped_severity.hpp"
 
 using namespace gpuqual;
 
 namespace {
 
-const SeverityTable& shipped() {
-  static const SeverityTable t =
-      load_severity_tables(std::string(GPUQUAL_SOURCE_DIR) + "/baselines", health_finding_codes());
-  return t;
-}
+const SeverityTable& shipped() { return gpuqual::testing::shipped_severity_table(); }
 
 HealthSnapshot fixture(const std::string& name) {
   return load_health_snapshot(std::string(GPUQUAL_TEST_DATA) + "/health/" + name + ".json");

@@ -22,6 +22,7 @@
 #include "core/verdict/expected_gpus.hpp"
 #include "core/verdict/lost_gpus.hpp"
 #include "record_builders.hpp"
+#include "tests/support/shipped_severity.hpp"
 
 using namespace gpuqual;
 using namespace gpuqual::testing;
@@ -32,11 +33,7 @@ namespace {
 const std::string kData = GPUQUAL_TEST_DATA;
 const std::string kLost = "uuid: NVML_ERROR_GPU_IS_LOST: GPU is lost";
 
-const SeverityTable& shipped() {
-  static const SeverityTable t =
-      load_severity_tables(std::string(GPUQUAL_SOURCE_DIR) + "/baselines", health_finding_codes());
-  return t;
-}
+const SeverityTable& shipped() { return gpuqual::testing::shipped_severity_table(); }
 
 HealthSnapshot healthy_snapshot() { return load_health_snapshot(kData + "/health/healthy.json"); }
 

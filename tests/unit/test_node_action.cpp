@@ -20,16 +20,13 @@
 #include "core/verdict/verdict_action.hpp"
 #include "core/verdict/verdict_json.hpp"
 #include "runner/reporters/reporters.hpp"
+#include "tests/support/shipped_severity.hpp"
 
 using namespace gpuqual;
 
 namespace {
 
-const SeverityTable& shipped() {
-  static const SeverityTable t =
-      load_severity_tables(std::string(GPUQUAL_SOURCE_DIR) + "/baselines", health_finding_codes());
-  return t;
-}
+const SeverityTable& shipped() { return gpuqual::testing::shipped_severity_table(); }
 
 FindingRow row(const std::string& code, Status status) {
   FindingRow r;
