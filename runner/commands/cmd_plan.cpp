@@ -46,6 +46,7 @@ int run_plan(PlanArgs& a) {
   judged.freshness = freshness_from(FreshnessFlags{a.max_age, ""});
   judged.freshness.nodes = states;
   judged.consecutive = a.consecutive;
+  judged.rack_label = policy.rack_label;  // the records' racks are the plan's (core/judge/gate_racks.hpp)
   NodeClasses classes;
   const NodeOutcomes verdicts =
       a.verdicts.empty() ? NodeOutcomes{} : read_verdicts(a.verdicts, a.baselines_dir, judged, &classes);
