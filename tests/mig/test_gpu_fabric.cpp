@@ -124,9 +124,11 @@ TEST(MigGpuFabric, RecoveryActionFromNvmlIsAFinding) {
   Verdict v;
   for (const auto& f : j.ev.findings) {
     if (f.severity == Severity::info) continue;
-    v.findings.push_back(FindingRow{.check = "health",
-                                    .finding = f,
-                                    .status = f.severity == Severity::fail ? Status::fail : Status::warn});
+    FindingRow row;
+    row.check = "health";
+    row.finding = f;
+    row.status = f.severity == Severity::fail ? Status::fail : Status::warn;
+    v.findings.push_back(row);
   }
   assign_actions(v, shipped());
   EXPECT_EQ(v.action, NodeAction::reset_gpu);
