@@ -20,4 +20,7 @@ inline constexpr const char* kCliqueLabel = "nvidia.com/gpu.clique";
 // '.', or when what is left would be empty); for any other label its whole value.
 std::string rack_of(const std::map<std::string, std::string>& labels, const std::string& rack_label);
 
+// The rack label a `--rack-label` flag names: "none" turns racks off ("").
+inline std::string rack_label_from_flag(const std::string& flag) { return flag == "none" ? "" : flag; }
+
 }  // namespace gpuqual

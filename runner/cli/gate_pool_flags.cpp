@@ -86,7 +86,7 @@ GateOptions gate_options_from(const GatePoolFlags& flags, bool strict) {
   o.strict = strict;
   o.freshness = freshness_from(flags.freshness);
   o.consecutive = flags.consecutive;
-  o.rack_label = flags.rack_label == "none" ? "" : flags.rack_label;
+  o.rack_label = rack_label_from_flag(flags.rack_label);
   return o;
 }
 

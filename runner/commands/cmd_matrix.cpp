@@ -44,7 +44,7 @@ int run_build(const MatrixArgs& a) {
     throw InputError(fmt::format("{}", fmt::join(a.records, ", ")), "", "no *.json run records in it");
   AutoBaselines baselines(baselines_dir(a.baselines_dir));
   MatrixBuildResult res =
-      build_matrix(paths, baselines, a.min_nodes, a.jobs, a.rack_label == "none" ? "" : a.rack_label);
+      build_matrix(paths, baselines, a.min_nodes, a.jobs, rack_label_from_flag(a.rack_label));
   for (const auto& u : res.unreadable) print_line(stderr, "gpuqual: left out (unreadable): " + u);
   const Matrix& m = res.matrix;
   write_file_atomic(a.output, a.output.ends_with(".json") ? matrix_to_json(m) : matrix_to_yaml(m));

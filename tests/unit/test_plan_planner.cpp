@@ -6,6 +6,7 @@
 
 #include "core/fleet/plan.hpp"
 #include "core/fleet/plan_policy.hpp"
+#include "plan_builders.hpp"
 
 namespace gpuqual {
 namespace {
@@ -19,18 +20,7 @@ ClusterNode gpu_node(const std::string& name, int gpus = 8, const std::string& c
   return n;
 }
 
-ClusterPod pod(const std::string& name, const std::string& node, int gpus, Labels labels = {},
-               const std::string& owner = "ReplicaSet") {
-  ClusterPod p;
-  p.ns = "ns";
-  p.name = name;
-  p.node = node;
-  p.gpus = gpus;
-  p.phase = "Running";
-  p.labels = std::move(labels);
-  p.owners = {{owner, name + "-owner"}};
-  return p;
-}
+using testing::pod;
 
 PlanPolicy policy(const std::string& classes, const std::string& extra = "") {
   return parse_plan_policy_yaml("schema: gpuqual.plan/v1\nclasses:\n" + classes + extra, "p.yaml");

@@ -11,6 +11,7 @@
 #include "core/fleet/plan_json.hpp"
 #include "core/fleet/plan_policy.hpp"
 #include "core/record/rack.hpp"
+#include "plan_builders.hpp"
 
 namespace gpuqual {
 namespace {
@@ -25,18 +26,7 @@ ClusterNode gpu_node(const std::string& name, const std::string& clique = "") {
   return n;
 }
 
-ClusterPod pod(const std::string& name, const std::string& node, int gpus, Labels labels = {},
-               const std::string& owner = "ReplicaSet") {
-  ClusterPod p;
-  p.ns = "ns";
-  p.name = name;
-  p.node = node;
-  p.gpus = gpus;
-  p.phase = "Running";
-  p.labels = std::move(labels);
-  p.owners = {{owner, name + "-owner"}};
-  return p;
-}
+using testing::pod;
 
 PlanPolicy policy(const std::string& cls, const std::string& extra = "") {
   return parse_plan_policy_yaml("schema: gpuqual.plan/v1\nclasses:\n  gb200-186gb: " + cls + "\n" + extra,
